@@ -1,0 +1,2 @@
+pub mod asm;
+pub mod insn;

@@ -1,0 +1,176 @@
+//! Compile errors: DTrace's error tags (shown with `-xerrtags`) and the
+//! message text, tied to the line of D source they concern.
+
+use std::fmt;
+
+macro_rules! tags {
+    ($($name:ident),* $(,)?) => {
+        /// DTrace's compiler error tags, named as DTrace names them.
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Tag { $($name),* }
+
+        impl Tag {
+            pub fn name(self) -> &'static str {
+                match self { $(Tag::$name => stringify!($name)),* }
+            }
+        }
+    };
+}
+
+tags! {
+    D_SYNTAX,
+    D_EMPTY,
+    D_PRAGMA_MALFORM,
+    D_PRAGMA_INVAL,
+    D_PRAGMA_OPTSET,
+    D_PRAGCTL_INVAL,
+    D_CHR_BADESC,
+    D_CHR_NL,
+    D_CHR_NULL,
+    D_CHR_OFLOW,
+    D_STR_BADESC,
+    D_STR_NL,
+    D_INT_DIGIT,
+    D_INT_OFLOW,
+    D_IDENT_UNDEF,
+    D_IDENT_BADREF,
+    D_MACRO_UNDEF,
+    D_MACRO_UNUSED,
+    D_PDESC_ZERO,
+    D_PDESC_INVAL,
+    D_PSPEC_UNDEF,
+    D_OP_INT,
+    D_OP_SCALAR,
+    D_OP_ARITH,
+    D_OP_LVAL,
+    D_OP_WRITE,
+    D_OP_INCOMPAT,
+    D_OP_VFPTR,
+    D_OP_ACT,
+    D_OP_DYN,
+    D_OP_STRING,
+    D_OP_ARRVAR,
+    D_CAST_INVAL,
+    D_TYPE_ERR,
+    D_TYPE_MISMATCH,
+    D_DECL_TYPE,
+    D_DECL_IDRED,
+    D_DECL_SCOPE,
+    D_DECL_USELESS,
+    D_DECL_BAD,
+    D_UNKNOWN,
+    D_VAR_UNSUP,
+    D_PROTO_LEN,
+    D_PROTO_ARG,
+    D_ARGS_IDX,
+    D_ARGS_MULTI,
+    D_ARGS_TYPE,
+    D_AGG_FUNC,
+    D_AGG_SCALAR,
+    D_AGG_MDIM,
+    D_AGG_REDEF,
+    D_AGG_NULL,
+    D_KEY_TYPE,
+    D_ARR_BADREF,
+    D_ARR_LOCAL,
+    D_PRINTF_ARG_FMT,
+    D_PRINTF_ARG_TYPE,
+    D_PRINTF_ARG_EXTRA,
+    D_PRINTF_ARG_PROTO,
+    D_PRINTF_DYN_PROTO,
+    D_PRINTF_DYN_TYPE,
+    D_PRINTF_AGG_CONV,
+    D_PRINTF_FMT_EMPTY,
+    D_PRINTA_PROTO,
+    D_PRINTA_AGGARG,
+    D_PRINTA_AGGPROTO,
+    D_PRINTA_AGGKEY,
+    D_TRACE_VOID,
+    D_TRACE_DYN,
+    D_TRACE_AGG,
+    D_EXIT_SPEC,
+    D_CLEAR_PROTO,
+    D_CLEAR_AGGARG,
+    D_TRUNC_PROTO,
+    D_TRUNC_AGGARG,
+    D_TRUNC_SCALAR,
+    D_LQUANT_BASETYPE,
+    D_LQUANT_BASEVAL,
+    D_LQUANT_LIMTYPE,
+    D_LQUANT_LIMVAL,
+    D_LQUANT_MISMATCH,
+    D_LQUANT_STEPTYPE,
+    D_LQUANT_STEPVAL,
+    D_LQUANT_STEPLARGE,
+    D_LQUANT_STEPSMALL,
+    D_QUANT_PROTO,
+    D_ACT_SPEC,
+    D_FUNC_UNDEF,
+    D_FUNC_IDENT,
+    D_STRINGOF_TYPE,
+    D_ACTION_NOTSUP,
+    D_NOTSUP,
+}
+
+/// A compile error: tag, optional line, message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompileError {
+    pub tag: Tag,
+    pub line: Option<u32>,
+    pub msg: String,
+}
+
+impl CompileError {
+    pub fn new(tag: Tag, line: u32, msg: impl Into<String>) -> CompileError {
+        CompileError {
+            tag,
+            line: if line == 0 { None } else { Some(line) },
+            msg: msg.into(),
+        }
+    }
+
+    pub fn no_line(tag: Tag, msg: impl Into<String>) -> CompileError {
+        CompileError {
+            tag,
+            line: None,
+            msg: msg.into(),
+        }
+    }
+
+    /// The text after "dtrace: failed to compile script X: ", with the
+    /// `[D_TAG] ` prefix when `errtags` is set.
+    pub fn render(&self, errtags: bool) -> String {
+        let mut s = String::new();
+        if errtags {
+            s.push_str(&format!("[{}] ", self.tag.name()));
+        }
+        if let Some(l) = self.line {
+            s.push_str(&format!("line {}: ", l));
+        }
+        s.push_str(&self.msg);
+        s
+    }
+}
+
+impl fmt::Display for CompileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render(false))
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_with_and_without_tags() {
+        let e = CompileError::new(Tag::D_SYNTAX, 3, "syntax error near \"}\"");
+        assert_eq!(e.render(false), "line 3: syntax error near \"}\"");
+        assert_eq!(e.render(true), "[D_SYNTAX] line 3: syntax error near \"}\"");
+        let e = CompileError::no_line(Tag::D_PDESC_ZERO, "x");
+        assert_eq!(e.render(false), "x");
+    }
+}

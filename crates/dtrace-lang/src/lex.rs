@@ -1,0 +1,553 @@
+//! The D lexer. D is lexed in two modes: at the outer level of a program a
+//! run of probe-description characters (`syscall::read:entry`, `tick-1s`,
+//! `pid$target:::entry`) is one token, while inside predicates and clause
+//! bodies the ordinary C tokens apply. The parser says which mode it wants.
+
+use crate::error::{CompileError, Tag};
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Tok {
+    Ident(String),
+    /// An integer constant with its C suffix flags.
+    Int {
+        value: u64,
+        unsigned: bool,
+        long: bool,
+        /// Written in octal or hex (such constants may be unsigned in C).
+        radix_not_decimal: bool,
+    },
+    /// A character constant such as 'a'.
+    Char(i64),
+    Str(Vec<u8>),
+    /// `$1`, `$target`; `$$1` sets `quoted`.
+    Macro { name: String, quoted: bool },
+    /// `@name`, or `@` alone (empty name).
+    Agg(String),
+    /// A probe description, outer mode only.
+    PSpec(String),
+    Punct(&'static str),
+    Eof,
+}
+
+impl Tok {
+    /// How DTrace quotes a token in "syntax error near" messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Tok::Ident(s) | Tok::PSpec(s) => s.clone(),
+            Tok::Int { value, .. } => value.to_string(),
+            Tok::Char(c) => format!("'{}'", char::from_u32(*c as u32).unwrap_or('?')),
+            Tok::Str(s) => format!("\"{}\"", String::from_utf8_lossy(s)),
+            Tok::Macro { name, quoted } => format!("{}{}", if *quoted { "$$" } else { "$" }, name),
+            Tok::Agg(n) => format!("@{}", n),
+            Tok::Punct(p) => p.to_string(),
+            Tok::Eof => String::new(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Token {
+    pub tok: Tok,
+    pub line: u32,
+    /// Byte offset of the token's first character.
+    pub pos: usize,
+}
+
+/// Operators and punctuation, longest first so that greedy matching works.
+const PUNCTS: &[&str] = &[
+    "<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "^^", "+=",
+    "-=", "*=", "/=", "%=", "&=", "|=", "^=", "+", "-", "*", "/", "%", "<", ">", "=", "!", "~", "&",
+    "|", "^", "?", ":", ";", ",", ".", "(", ")", "[", "]", "{", "}", "`",
+];
+
+fn is_pspec_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || b"-$:_.?*\\[]!".contains(&c)
+}
+
+fn is_pspec_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || b"-$:_.?*\\[]!`".contains(&c)
+}
+
+fn is_ident_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_'
+}
+
+fn is_ident_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+pub struct Lexer<'a> {
+    src: &'a [u8],
+    pos: usize,
+    line: u32,
+}
+
+impl<'a> Lexer<'a> {
+    pub fn new(src: &'a str) -> Lexer<'a> {
+        Lexer {
+            src: src.as_bytes(),
+            pos: 0,
+            line: 1,
+        }
+    }
+
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// Rewinds to a position previously returned by `pos` (with its line).
+    pub fn reset(&mut self, pos: usize, line: u32) {
+        self.pos = pos;
+        self.line = line;
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.src.get(self.pos).copied()
+    }
+
+    fn peek_at(&self, n: usize) -> Option<u8> {
+        self.src.get(self.pos + n).copied()
+    }
+
+    fn bump(&mut self) -> Option<u8> {
+        let c = self.peek()?;
+        self.pos += 1;
+        if c == b'\n' {
+            self.line += 1;
+        }
+        Some(c)
+    }
+
+    fn err(&self, tag: Tag, msg: impl Into<String>) -> CompileError {
+        CompileError::new(tag, self.line, msg)
+    }
+
+    /// Skips white space and comments.
+    pub fn skip_space(&mut self) -> Result<(), CompileError> {
+        loop {
+            match self.peek() {
+                Some(c) if c.is_ascii_whitespace() => {
+                    self.bump();
+                }
+                Some(b'/') if self.peek_at(1) == Some(b'*') => {
+                    let start = self.line;
+                    self.pos += 2;
+                    loop {
+                        match self.bump() {
+                            None => {
+                                return Err(CompileError::new(
+                                    Tag::D_SYNTAX,
+                                    start,
+                                    "end-of-file encountered before matching */",
+                                ))
+                            }
+                            Some(b'*') if self.peek() == Some(b'/') => {
+                                self.pos += 1;
+                                break;
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                Some(b'/') if self.peek_at(1) == Some(b'/') => {
+                    while let Some(c) = self.peek() {
+                        if c == b'\n' {
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// True if, after white space, the input is at a `#` directive at the
+    /// start of a line.
+    pub fn at_directive(&mut self) -> Result<bool, CompileError> {
+        self.skip_space()?;
+        Ok(self.peek() == Some(b'#'))
+    }
+
+    /// Reads a `#...` line (the caller checked `at_directive`), returning its
+    /// text without the `#` and the line it was on. Backslash-newline
+    /// continues the directive.
+    pub fn directive_line(&mut self) -> (String, u32) {
+        let line = self.line;
+        self.bump();
+        let mut s = Vec::new();
+        while let Some(c) = self.peek() {
+            if c == b'\\' && self.peek_at(1) == Some(b'\n') {
+                self.bump();
+                self.bump();
+                s.push(b' ');
+                continue;
+            }
+            if c == b'\n' {
+                break;
+            }
+            s.push(c);
+            self.bump();
+        }
+        (String::from_utf8_lossy(&s).into_owned(), line)
+    }
+
+    /// Reads a probe description token if one starts here (outer mode).
+    pub fn pspec(&mut self) -> Result<Option<Token>, CompileError> {
+        self.skip_space()?;
+        let line = self.line;
+        match self.peek() {
+            Some(c) if is_pspec_start(c) => {}
+            _ => return Ok(None),
+        }
+        let start = self.pos;
+        while let Some(c) = self.peek() {
+            if !is_pspec_char(c) {
+                break;
+            }
+            self.bump();
+        }
+        let text = String::from_utf8_lossy(&self.src[start..self.pos]).into_owned();
+        Ok(Some(Token {
+            tok: Tok::PSpec(text),
+            line,
+            pos: start,
+        }))
+    }
+
+    /// The next ordinary token.
+    pub fn next(&mut self) -> Result<Token, CompileError> {
+        self.skip_space()?;
+        let line = self.line;
+        let start = self.pos;
+        let tok = match self.peek() {
+            None => Tok::Eof,
+            Some(c) if is_ident_start(c) => {
+                let start = self.pos;
+                while matches!(self.peek(), Some(c) if is_ident_char(c)) {
+                    self.pos += 1;
+                }
+                Tok::Ident(String::from_utf8_lossy(&self.src[start..self.pos]).into_owned())
+            }
+            Some(c) if c.is_ascii_digit() => self.number()?,
+            Some(b'"') => self.string()?,
+            Some(b'\'') => self.char_const()?,
+            Some(b'$') => {
+                self.pos += 1;
+                let quoted = if self.peek() == Some(b'$') {
+                    self.pos += 1;
+                    true
+                } else {
+                    false
+                };
+                let start = self.pos;
+                while matches!(self.peek(), Some(c) if is_ident_char(c)) {
+                    self.pos += 1;
+                }
+                if start == self.pos {
+                    return Err(self.err(Tag::D_SYNTAX, "syntax error near \"$\""));
+                }
+                Tok::Macro {
+                    name: String::from_utf8_lossy(&self.src[start..self.pos]).into_owned(),
+                    quoted,
+                }
+            }
+            Some(b'@') => {
+                self.pos += 1;
+                let start = self.pos;
+                while matches!(self.peek(), Some(c) if is_ident_char(c)) {
+                    self.pos += 1;
+                }
+                Tok::Agg(String::from_utf8_lossy(&self.src[start..self.pos]).into_owned())
+            }
+            Some(_) => {
+                let rest = &self.src[self.pos..];
+                match PUNCTS.iter().find(|p| rest.starts_with(p.as_bytes())) {
+                    Some(p) => {
+                        self.pos += p.len();
+                        Tok::Punct(p)
+                    }
+                    None => {
+                        let c = self.peek().unwrap_or(b'?');
+                        return Err(self.err(
+                            Tag::D_CHR_BADESC,
+                            format!("invalid character '{}'", String::from_utf8_lossy(&[c])),
+                        ));
+                    }
+                }
+            }
+        };
+        Ok(Token {
+            tok,
+            line,
+            pos: start,
+        })
+    }
+
+    fn number(&mut self) -> Result<Tok, CompileError> {
+        let start = self.pos;
+        let (radix, digits_start) = if self.peek() == Some(b'0') && matches!(self.peek_at(1), Some(b'x' | b'X')) {
+            self.pos += 2;
+            (16, self.pos)
+        } else if self.peek() == Some(b'0') {
+            (8, self.pos)
+        } else {
+            (10, self.pos)
+        };
+        while matches!(self.peek(), Some(c) if c.is_ascii_alphanumeric()) {
+            self.pos += 1;
+        }
+        let text = String::from_utf8_lossy(&self.src[digits_start..self.pos]).into_owned();
+        let whole = String::from_utf8_lossy(&self.src[start..self.pos]).into_owned();
+        let digits_end = text
+            .find(|c: char| !c.is_digit(radix))
+            .unwrap_or(text.len());
+        let (digits, suffix) = text.split_at(digits_end);
+        let mut unsigned = false;
+        let mut long = false;
+        for c in suffix.chars() {
+            match c {
+                'u' | 'U' if !unsigned => unsigned = true,
+                'l' | 'L' => long = true,
+                _ => {
+                    return Err(self.err(Tag::D_INT_DIGIT, format!("invalid digit in constant \"{}\"", whole)));
+                }
+            }
+        }
+        let value = if digits.is_empty() {
+            if radix == 16 {
+                return Err(self.err(Tag::D_INT_DIGIT, format!("invalid digit in constant \"{}\"", whole)));
+            }
+            0
+        } else {
+            u64::from_str_radix(digits, radix)
+                .map_err(|_| self.err(Tag::D_INT_OFLOW, format!("integer constant {} is too large", whole)))?
+        };
+        Ok(Tok::Int {
+            value,
+            unsigned,
+            long,
+            radix_not_decimal: radix != 10,
+        })
+    }
+
+    /// One escape sequence after a backslash, as a byte.
+    fn escape(&mut self) -> Result<u8, CompileError> {
+        let c = self
+            .bump()
+            .ok_or_else(|| self.err(Tag::D_STR_NL, "newline encountered in string literal"))?;
+        Ok(match c {
+            b'n' => b'\n',
+            b't' => b'\t',
+            b'r' => b'\r',
+            b'a' => 7,
+            b'b' => 8,
+            b'f' => 12,
+            b'v' => 11,
+            b'\\' => b'\\',
+            b'\'' => b'\'',
+            b'"' => b'"',
+            b'?' => b'?',
+            b'0'..=b'7' => {
+                let mut v = u32::from(c - b'0');
+                for _ in 0..2 {
+                    match self.peek() {
+                        Some(d @ b'0'..=b'7') => {
+                            v = v * 8 + u32::from(d - b'0');
+                            self.pos += 1;
+                        }
+                        _ => break,
+                    }
+                }
+                v as u8
+            }
+            b'x' => {
+                let mut v = 0u32;
+                let mut n = 0;
+                while let Some(d) = self.peek() {
+                    match (d as char).to_digit(16) {
+                        Some(x) if n < 2 => {
+                            v = v * 16 + x;
+                            n += 1;
+                            self.pos += 1;
+                        }
+                        _ => break,
+                    }
+                }
+                v as u8
+            }
+            other => {
+                return Err(self.err(
+                    Tag::D_STR_BADESC,
+                    format!("invalid escape sequence in string literal: \\{}", other as char),
+                ))
+            }
+        })
+    }
+
+    fn string(&mut self) -> Result<Tok, CompileError> {
+        self.pos += 1;
+        let mut out = Vec::new();
+        loop {
+            match self.peek() {
+                None | Some(b'\n') => {
+                    return Err(self.err(Tag::D_STR_NL, "newline encountered in string literal"));
+                }
+                Some(b'"') => {
+                    self.pos += 1;
+                    break;
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    if self.peek() == Some(b'\n') {
+                        // Line continuation inside a string.
+                        self.bump();
+                        continue;
+                    }
+                    out.push(self.escape()?);
+                }
+                Some(c) => {
+                    out.push(c);
+                    self.pos += 1;
+                }
+            }
+        }
+        Ok(Tok::Str(out))
+    }
+
+    fn char_const(&mut self) -> Result<Tok, CompileError> {
+        self.pos += 1;
+        let mut v: i64 = 0;
+        let mut n = 0;
+        loop {
+            match self.peek() {
+                None | Some(b'\n') => {
+                    return Err(self.err(Tag::D_CHR_NL, "newline encountered in character constant"));
+                }
+                Some(b'\'') => {
+                    self.pos += 1;
+                    break;
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    let b = self.escape()?;
+                    v = (v << 8) | i64::from(b);
+                    n += 1;
+                }
+                Some(c) => {
+                    v = (v << 8) | i64::from(c);
+                    n += 1;
+                    self.pos += 1;
+                }
+            }
+        }
+        if n == 0 {
+            return Err(self.err(Tag::D_CHR_NULL, "empty character constant"));
+        }
+        if n > 8 {
+            return Err(self.err(Tag::D_CHR_OFLOW, "character constant is too long"));
+        }
+        // A single character is a (signed) char promoted to int.
+        if n == 1 {
+            v = i64::from(v as u8 as i8);
+        }
+        Ok(Tok::Char(v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(s: &str) -> Vec<Tok> {
+        let mut l = Lexer::new(s);
+        let mut out = Vec::new();
+        loop {
+            let t = l.next().unwrap();
+            if t.tok == Tok::Eof {
+                return out;
+            }
+            out.push(t.tok);
+        }
+    }
+
+    #[test]
+    fn lexes_operators_greedily() {
+        assert_eq!(
+            toks("a<<=b->c^^d"),
+            vec![
+                Tok::Ident("a".into()),
+                Tok::Punct("<<="),
+                Tok::Ident("b".into()),
+                Tok::Punct("->"),
+                Tok::Ident("c".into()),
+                Tok::Punct("^^"),
+                Tok::Ident("d".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn lexes_numbers_in_every_radix() {
+        let v = |t: &Tok| match t {
+            Tok::Int { value, .. } => *value,
+            _ => panic!("not an int"),
+        };
+        let t = toks("10 010 0x1f 0 42ul");
+        assert_eq!(t.iter().map(v).collect::<Vec<_>>(), vec![10, 8, 31, 0, 42]);
+        assert!(matches!(t[4], Tok::Int { unsigned: true, long: true, .. }));
+        assert!(Lexer::new("09").next().is_err());
+        assert!(Lexer::new("99999999999999999999999").next().is_err());
+    }
+
+    #[test]
+    fn lexes_strings_and_escapes() {
+        assert_eq!(toks(r#""a\tb\n\101\x41""#), vec![Tok::Str(b"a\tb\nAA".to_vec())]);
+        assert!(Lexer::new("\"abc\n\"").next().is_err());
+        assert_eq!(toks("'a' '\\n'"), vec![Tok::Char(97), Tok::Char(10)]);
+    }
+
+    #[test]
+    fn lexes_macros_and_aggregations() {
+        assert_eq!(
+            toks("$1 $$target @foo @"),
+            vec![
+                Tok::Macro {
+                    name: "1".into(),
+                    quoted: false
+                },
+                Tok::Macro {
+                    name: "target".into(),
+                    quoted: true
+                },
+                Tok::Agg("foo".into()),
+                Tok::Agg(String::new()),
+            ]
+        );
+    }
+
+    #[test]
+    fn skips_comments_and_counts_lines() {
+        let mut l = Lexer::new("/* a\n b */ x // c\n y");
+        assert_eq!(l.next().unwrap().line, 2);
+        assert_eq!(l.next().unwrap().line, 3);
+        assert!(Lexer::new("/* never closed").next().is_err());
+    }
+
+    #[test]
+    fn reads_probe_descriptions_in_outer_mode() {
+        let mut l = Lexer::new("  syscall::read:entry/pid/");
+        let t = l.pspec().unwrap().unwrap();
+        assert_eq!(t.tok, Tok::PSpec("syscall::read:entry".into()));
+        assert_eq!(l.next().unwrap().tok, Tok::Punct("/"));
+        let mut l = Lexer::new("pid$target:libc.so.6:malloc:entry,tick-1s{");
+        assert_eq!(
+            l.pspec().unwrap().unwrap().tok,
+            Tok::PSpec("pid$target:libc.so.6:malloc:entry".into())
+        );
+    }
+}

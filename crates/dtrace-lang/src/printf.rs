@@ -1,0 +1,297 @@
+//! printf-style format strings: parsing into literal text and conversions,
+//! and the argument kinds each conversion accepts. The compiler checks
+//! `printf()`/`printa()` arguments with this; the consumer formats values
+//! with the same parsed form, so a format is understood in one place.
+
+use crate::types::Type;
+
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Flags {
+    pub minus: bool,
+    pub plus: bool,
+    pub space: bool,
+    pub hash: bool,
+    pub zero: bool,
+    /// `'`: thousands grouping (accepted and ignored, as in the C locale).
+    pub quote: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Count {
+    None,
+    Fixed(u32),
+    /// `*`: taken from an argument.
+    Star,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Length {
+    None,
+    Hh,
+    H,
+    L,
+    Ll,
+    /// `j`, `z`, `t`: 64-bit here.
+    Wide,
+}
+
+/// What a conversion prints, and so what argument it takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConvKind {
+    /// d i
+    Signed,
+    /// u
+    Unsigned,
+    /// o
+    Octal,
+    /// x X
+    Hex { upper: bool },
+    /// c
+    Char,
+    /// s
+    Str,
+    /// S: string with non-printing characters escaped.
+    EscapedStr,
+    /// p
+    Pointer,
+    /// a A: kernel symbol (printed as an address until symbols are known)
+    Symbol,
+    /// Y: a nanosecond wall-clock time as a date.
+    Date,
+    /// @: the aggregation value (printa only).
+    AggValue,
+    /// e f g E G: floating point, which D does not have.
+    Float,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Conversion {
+    pub flags: Flags,
+    pub width: Count,
+    pub precision: Count,
+    pub length: Length,
+    pub kind: ConvKind,
+    /// The conversion as written, e.g. `%-8.3ld`, for messages.
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Segment {
+    Literal(Vec<u8>),
+    Conv(Conversion),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Format {
+    pub text: Vec<u8>,
+    pub segments: Vec<Segment>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FormatError {
+    /// A `%` at the end, or an unknown conversion character.
+    BadConversion(String),
+}
+
+impl Format {
+    pub fn parse(text: &[u8]) -> Result<Format, FormatError> {
+        let mut segments = Vec::new();
+        let mut lit = Vec::new();
+        let mut i = 0;
+        while i < text.len() {
+            let c = text[i];
+            if c != b'%' {
+                lit.push(c);
+                i += 1;
+                continue;
+            }
+            if text.get(i + 1) == Some(&b'%') {
+                lit.push(b'%');
+                i += 2;
+                continue;
+            }
+            let start = i;
+            i += 1;
+            let mut flags = Flags::default();
+            while let Some(&f) = text.get(i) {
+                match f {
+                    b'-' => flags.minus = true,
+                    b'+' => flags.plus = true,
+                    b' ' => flags.space = true,
+                    b'#' => flags.hash = true,
+                    b'0' => flags.zero = true,
+                    b'\'' => flags.quote = true,
+                    _ => break,
+                }
+                i += 1;
+            }
+            let width = count(text, &mut i);
+            let precision = if text.get(i) == Some(&b'.') {
+                i += 1;
+                match count(text, &mut i) {
+                    Count::None => Count::Fixed(0),
+                    c => c,
+                }
+            } else {
+                Count::None
+            };
+            let mut length = Length::None;
+            loop {
+                match text.get(i) {
+                    Some(b'h') => {
+                        length = if length == Length::H { Length::Hh } else { Length::H };
+                    }
+                    Some(b'l') => {
+                        length = if length == Length::L { Length::Ll } else { Length::L };
+                    }
+                    Some(b'j' | b'z' | b't' | b'L') => length = Length::Wide,
+                    _ => break,
+                }
+                i += 1;
+            }
+            let Some(&conv) = text.get(i) else {
+                let t = String::from_utf8_lossy(&text[start..]).into_owned();
+                return Err(FormatError::BadConversion(t));
+            };
+            i += 1;
+            let kind = match conv {
+                b'd' | b'i' => ConvKind::Signed,
+                b'u' => ConvKind::Unsigned,
+                b'o' => ConvKind::Octal,
+                b'x' => ConvKind::Hex { upper: false },
+                b'X' => ConvKind::Hex { upper: true },
+                b'c' => ConvKind::Char,
+                b's' => ConvKind::Str,
+                b'S' => ConvKind::EscapedStr,
+                b'p' => ConvKind::Pointer,
+                b'a' | b'A' => ConvKind::Symbol,
+                b'Y' => ConvKind::Date,
+                b'@' => ConvKind::AggValue,
+                b'e' | b'E' | b'f' | b'g' | b'G' => ConvKind::Float,
+                _ => {
+                    let t = String::from_utf8_lossy(&text[start..i]).into_owned();
+                    return Err(FormatError::BadConversion(t));
+                }
+            };
+            if !lit.is_empty() {
+                segments.push(Segment::Literal(std::mem::take(&mut lit)));
+            }
+            segments.push(Segment::Conv(Conversion {
+                flags,
+                width,
+                precision,
+                length,
+                kind,
+                text: String::from_utf8_lossy(&text[start..i]).into_owned(),
+            }));
+        }
+        if !lit.is_empty() {
+            segments.push(Segment::Literal(lit));
+        }
+        Ok(Format {
+            text: text.to_vec(),
+            segments,
+        })
+    }
+
+    pub fn conversions(&self) -> impl Iterator<Item = &Conversion> {
+        self.segments.iter().filter_map(|s| match s {
+            Segment::Conv(c) => Some(c),
+            _ => None,
+        })
+    }
+
+    /// How many arguments the format consumes, counting `*` widths and
+    /// precisions (but not `%@`, which printa supplies).
+    pub fn arg_count(&self) -> usize {
+        self.conversions()
+            .map(|c| {
+                usize::from(c.width == Count::Star)
+                    + usize::from(c.precision == Count::Star)
+                    + usize::from(c.kind != ConvKind::AggValue)
+            })
+            .sum()
+    }
+}
+
+fn count(text: &[u8], i: &mut usize) -> Count {
+    if text.get(*i) == Some(&b'*') {
+        *i += 1;
+        return Count::Star;
+    }
+    let start = *i;
+    while matches!(text.get(*i), Some(c) if c.is_ascii_digit()) {
+        *i += 1;
+    }
+    if *i == start {
+        Count::None
+    } else {
+        let s = std::str::from_utf8(&text[start..*i]).unwrap_or("0");
+        Count::Fixed(s.parse().unwrap_or(u32::MAX))
+    }
+}
+
+impl ConvKind {
+    /// True if an argument of type `t` may be printed with this conversion.
+    pub fn accepts(self, t: &Type) -> bool {
+        match self {
+            ConvKind::Signed
+            | ConvKind::Unsigned
+            | ConvKind::Octal
+            | ConvKind::Hex { .. }
+            | ConvKind::Char
+            | ConvKind::Pointer
+            | ConvKind::Symbol
+            | ConvKind::Date => t.is_scalar(),
+            ConvKind::Str | ConvKind::EscapedStr => t.is_string(),
+            ConvKind::AggValue => true,
+            ConvKind::Float => false,
+        }
+    }
+
+    /// DTrace's description of what a conversion expects, for messages.
+    pub fn prototype(self) -> &'static str {
+        match self {
+            ConvKind::Signed | ConvKind::Unsigned | ConvKind::Octal | ConvKind::Hex { .. } => "integer",
+            ConvKind::Char => "char, short, or int",
+            ConvKind::Str | ConvKind::EscapedStr => "char [] or string (or use stringof)",
+            ConvKind::Pointer => "pointer or integer",
+            ConvKind::Symbol => "pointer or integer",
+            ConvKind::Date => "int64_t, uint64_t, or hrtime_t",
+            ConvKind::AggValue => "aggregation value",
+            ConvKind::Float => "double",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_literals_and_conversions() {
+        let f = Format::parse(b"a %-8.3ld b %% %s\n").unwrap();
+        assert_eq!(f.segments.len(), 5);
+        let convs: Vec<_> = f.conversions().collect();
+        assert_eq!(convs[0].kind, ConvKind::Signed);
+        assert_eq!(convs[0].width, Count::Fixed(8));
+        assert_eq!(convs[0].precision, Count::Fixed(3));
+        assert_eq!(convs[0].length, Length::L);
+        assert!(convs[0].flags.minus);
+        assert_eq!(convs[0].text, "%-8.3ld");
+        assert_eq!(f.segments[2], Segment::Literal(b" b % ".to_vec()));
+    }
+
+    #[test]
+    fn counts_star_arguments() {
+        let f = Format::parse(b"%*.*d %s %@d").unwrap();
+        assert_eq!(f.arg_count(), 4);
+    }
+
+    #[test]
+    fn rejects_unknown_conversions() {
+        assert!(Format::parse(b"%q").is_err());
+        assert!(Format::parse(b"50%").is_err());
+        assert!(Format::parse(b"%.d").is_ok());
+    }
+}

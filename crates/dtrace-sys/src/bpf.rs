@@ -1,0 +1,523 @@
+//! The `bpf(2)` system call: maps, programs, raw tracepoints, test runs and
+//! object enumeration. Every kernel object is returned as an `OwnedFd`, so
+//! dropping it (or the process dying) releases it: nothing is ever pinned.
+
+use std::ffi::CString;
+use std::io;
+use std::mem::size_of;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+const BPF_MAP_CREATE: u32 = 0;
+const BPF_MAP_LOOKUP_ELEM: u32 = 1;
+const BPF_MAP_UPDATE_ELEM: u32 = 2;
+const BPF_MAP_DELETE_ELEM: u32 = 3;
+const BPF_MAP_GET_NEXT_KEY: u32 = 4;
+const BPF_PROG_LOAD: u32 = 5;
+const BPF_PROG_TEST_RUN: u32 = 10;
+const BPF_PROG_GET_NEXT_ID: u32 = 11;
+const BPF_MAP_GET_NEXT_ID: u32 = 12;
+const BPF_PROG_GET_FD_BY_ID: u32 = 13;
+const BPF_MAP_GET_FD_BY_ID: u32 = 14;
+const BPF_OBJ_GET_INFO_BY_FD: u32 = 15;
+const BPF_RAW_TRACEPOINT_OPEN: u32 = 17;
+const BPF_MAP_FREEZE: u32 = 22;
+const BPF_LINK_GET_NEXT_ID: u32 = 31;
+
+/// Map types the project uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MapType {
+    Hash = 1,
+    Array = 2,
+    PercpuHash = 5,
+    PercpuArray = 6,
+    Ringbuf = 27,
+}
+
+/// Program types the project loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgType {
+    Kprobe = 2,
+    Tracepoint = 5,
+    PerfEvent = 7,
+    RawTracepoint = 17,
+    Tracing = 26,
+}
+
+/// Map flag: the map is read-only from BPF programs.
+pub const BPF_F_RDONLY_PROG: u32 = 1 << 7;
+/// Map flag: do not preallocate hash map elements.
+pub const BPF_F_NO_PREALLOC: u32 = 1 << 0;
+/// Update flag: fail when the key exists.
+pub const BPF_NOEXIST: u64 = 1;
+/// Update flag: create or replace.
+pub const BPF_ANY: u64 = 0;
+
+/// Longest object name the kernel keeps (including the NUL).
+pub const OBJ_NAME_LEN: usize = 16;
+
+#[repr(C)]
+#[derive(Default)]
+struct MapCreateAttr {
+    map_type: u32,
+    key_size: u32,
+    value_size: u32,
+    max_entries: u32,
+    map_flags: u32,
+    inner_map_fd: u32,
+    numa_node: u32,
+    map_name: [u8; OBJ_NAME_LEN],
+}
+
+#[repr(C)]
+#[derive(Default)]
+struct MapElemAttr {
+    map_fd: u32,
+    _pad: u32,
+    key: u64,
+    value_or_next_key: u64,
+    flags: u64,
+}
+
+#[repr(C)]
+#[derive(Default)]
+struct ProgLoadAttr {
+    prog_type: u32,
+    insn_cnt: u32,
+    insns: u64,
+    license: u64,
+    log_level: u32,
+    log_size: u32,
+    log_buf: u64,
+    kern_version: u32,
+    prog_flags: u32,
+    prog_name: [u8; OBJ_NAME_LEN],
+    prog_ifindex: u32,
+    expected_attach_type: u32,
+}
+
+#[repr(C)]
+#[derive(Default)]
+struct TestRunAttr {
+    prog_fd: u32,
+    retval: u32,
+    data_size_in: u32,
+    data_size_out: u32,
+    data_in: u64,
+    data_out: u64,
+    repeat: u32,
+    duration: u32,
+    ctx_size_in: u32,
+    ctx_size_out: u32,
+    ctx_in: u64,
+    ctx_out: u64,
+    flags: u32,
+    cpu: u32,
+    batch_size: u32,
+    _pad: u32,
+}
+
+#[repr(C)]
+#[derive(Default)]
+struct RawTracepointAttr {
+    name: u64,
+    prog_fd: u32,
+    _pad: u32,
+    cookie: u64,
+}
+
+#[repr(C)]
+#[derive(Default)]
+struct GetIdAttr {
+    start_id: u32,
+    next_id: u32,
+    open_flags: u32,
+}
+
+#[repr(C)]
+#[derive(Default)]
+struct InfoAttr {
+    bpf_fd: u32,
+    info_len: u32,
+    info: u64,
+}
+
+/// The leading part of `struct bpf_prog_info` the project reads.
+#[repr(C)]
+#[derive(Default, Clone, Copy)]
+struct ProgInfoHead {
+    prog_type: u32,
+    id: u32,
+    tag: [u8; 8],
+    jited_prog_len: u32,
+    xlated_prog_len: u32,
+    jited_prog_insns: u64,
+    xlated_prog_insns: u64,
+    load_time: u64,
+    created_by_uid: u32,
+    nr_map_ids: u32,
+    map_ids: u64,
+    name: [u8; OBJ_NAME_LEN],
+}
+
+/// The leading part of `struct bpf_map_info`.
+#[repr(C)]
+#[derive(Default, Clone, Copy)]
+struct MapInfoHead {
+    map_type: u32,
+    id: u32,
+    key_size: u32,
+    value_size: u32,
+    max_entries: u32,
+    map_flags: u32,
+    name: [u8; OBJ_NAME_LEN],
+}
+
+fn sys_bpf<T>(cmd: u32, attr: &mut T) -> io::Result<i64> {
+    // SAFETY: `attr` is a live, properly aligned #[repr(C)] struct whose
+    // layout is a prefix of the kernel's `union bpf_attr` for `cmd`; the
+    // kernel reads (and for some commands writes) at most size_of::<T>()
+    // bytes of it. Any pointers inside it refer to buffers the caller keeps
+    // alive for the duration of the call.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_bpf,
+            cmd as libc::c_long,
+            attr as *mut T as *mut libc::c_void,
+            size_of::<T>() as libc::c_long,
+        )
+    };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r)
+    }
+}
+
+fn fd_result(r: i64) -> OwnedFd {
+    // SAFETY: the kernel just returned `r` as a new file descriptor that
+    // nothing else owns.
+    unsafe { OwnedFd::from_raw_fd(r as RawFd) }
+}
+
+fn obj_name(name: &str) -> [u8; OBJ_NAME_LEN] {
+    let mut out = [0u8; OBJ_NAME_LEN];
+    // The kernel accepts only alphanumerics, '_' and '.'.
+    let clean = name
+        .bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b == b'_' || b == b'.' {
+                b
+            } else {
+                b'_'
+            }
+        })
+        .take(OBJ_NAME_LEN - 1);
+    for (d, s) in out.iter_mut().zip(clean) {
+        *d = s;
+    }
+    out
+}
+
+/// Creates a map.
+pub fn map_create(
+    map_type: MapType,
+    key_size: u32,
+    value_size: u32,
+    max_entries: u32,
+    flags: u32,
+    name: &str,
+) -> io::Result<OwnedFd> {
+    let mut attr = MapCreateAttr {
+        map_type: map_type as u32,
+        key_size,
+        value_size,
+        max_entries,
+        map_flags: flags,
+        map_name: obj_name(name),
+        ..Default::default()
+    };
+    sys_bpf(BPF_MAP_CREATE, &mut attr).map(fd_result)
+}
+
+/// Looks `key` up; fills `value` (which must be the map's value size, times
+/// the number of possible CPUs, each rounded up to 8, for per-CPU maps).
+/// Returns false when the key is absent.
+pub fn map_lookup(fd: &OwnedFd, key: &[u8], value: &mut [u8]) -> io::Result<bool> {
+    let mut attr = MapElemAttr {
+        map_fd: fd.as_raw_fd() as u32,
+        key: key.as_ptr() as u64,
+        value_or_next_key: value.as_mut_ptr() as u64,
+        ..Default::default()
+    };
+    match sys_bpf(BPF_MAP_LOOKUP_ELEM, &mut attr) {
+        Ok(_) => Ok(true),
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Stores `value` at `key`.
+pub fn map_update(fd: &OwnedFd, key: &[u8], value: &[u8], flags: u64) -> io::Result<()> {
+    let mut attr = MapElemAttr {
+        map_fd: fd.as_raw_fd() as u32,
+        key: key.as_ptr() as u64,
+        value_or_next_key: value.as_ptr() as u64,
+        flags,
+        ..Default::default()
+    };
+    sys_bpf(BPF_MAP_UPDATE_ELEM, &mut attr).map(|_| ())
+}
+
+/// Deletes `key`; returns false if it was not there.
+pub fn map_delete(fd: &OwnedFd, key: &[u8]) -> io::Result<bool> {
+    let mut attr = MapElemAttr {
+        map_fd: fd.as_raw_fd() as u32,
+        key: key.as_ptr() as u64,
+        ..Default::default()
+    };
+    match sys_bpf(BPF_MAP_DELETE_ELEM, &mut attr) {
+        Ok(_) => Ok(true),
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// The key after `key` (the first key when `key` is None); false at the end.
+pub fn map_next_key(fd: &OwnedFd, key: Option<&[u8]>, next: &mut [u8]) -> io::Result<bool> {
+    let mut attr = MapElemAttr {
+        map_fd: fd.as_raw_fd() as u32,
+        key: key.map(|k| k.as_ptr() as u64).unwrap_or(0),
+        value_or_next_key: next.as_mut_ptr() as u64,
+        ..Default::default()
+    };
+    match sys_bpf(BPF_MAP_GET_NEXT_KEY, &mut attr) {
+        Ok(_) => Ok(true),
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Makes a map immutable from user space (required for read-only data the
+/// verifier may treat as constant).
+pub fn map_freeze(fd: &OwnedFd) -> io::Result<()> {
+    let mut attr = MapElemAttr {
+        map_fd: fd.as_raw_fd() as u32,
+        ..Default::default()
+    };
+    sys_bpf(BPF_MAP_FREEZE, &mut attr).map(|_| ())
+}
+
+/// A refused program: the errno and the verifier's explanation.
+#[derive(Debug)]
+pub struct LoadError {
+    pub error: io::Error,
+    pub log: String,
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.error)?;
+        if !self.log.is_empty() {
+            write!(f, "\n{}", self.log)?;
+        }
+        Ok(())
+    }
+}
+
+/// Loads a program given as raw little-endian instructions (8 bytes each).
+/// On refusal the load is repeated with the verifier log enabled so the
+/// error carries the reason.
+pub fn prog_load(
+    prog_type: ProgType,
+    insns: &[u8],
+    name: &str,
+    expected_attach_type: u32,
+) -> Result<OwnedFd, LoadError> {
+    let license = CString::new("GPL").expect("static string has no NUL");
+    let mut attr = ProgLoadAttr {
+        prog_type: prog_type as u32,
+        insn_cnt: (insns.len() / 8) as u32,
+        insns: insns.as_ptr() as u64,
+        license: license.as_ptr() as u64,
+        prog_name: obj_name(name),
+        expected_attach_type,
+        ..Default::default()
+    };
+    match sys_bpf(BPF_PROG_LOAD, &mut attr) {
+        Ok(r) => Ok(fd_result(r)),
+        Err(error) => {
+            if error.raw_os_error() == Some(libc::EPERM) {
+                return Err(LoadError {
+                    error,
+                    log: String::new(),
+                });
+            }
+            let mut log = vec![0u8; 16 << 20];
+            attr.log_level = 1;
+            attr.log_size = log.len() as u32;
+            attr.log_buf = log.as_mut_ptr() as u64;
+            let retry = sys_bpf(BPF_PROG_LOAD, &mut attr);
+            let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+            let text = String::from_utf8_lossy(&log[..end]).into_owned();
+            match retry {
+                // Loading with a log can succeed where the first try failed
+                // only on a transient condition; keep the program then.
+                Ok(r) => Ok(fd_result(r)),
+                Err(_) => Err(LoadError { error, log: text }),
+            }
+        }
+    }
+}
+
+/// Attaches a raw tracepoint program; the returned fd is the attachment.
+pub fn raw_tracepoint_open(name: &str, prog: &OwnedFd) -> io::Result<OwnedFd> {
+    let cname = CString::new(name).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    let mut attr = RawTracepointAttr {
+        name: cname.as_ptr() as u64,
+        prog_fd: prog.as_raw_fd() as u32,
+        ..Default::default()
+    };
+    sys_bpf(BPF_RAW_TRACEPOINT_OPEN, &mut attr).map(fd_result)
+}
+
+/// Runs a raw tracepoint program once, now, on `cpu` (or on the calling
+/// CPU), with `ctx` as its argument array. Returns the program's r0.
+pub fn prog_test_run(prog: &OwnedFd, ctx: &[u64], cpu: Option<u32>) -> io::Result<u32> {
+    let mut attr = TestRunAttr {
+        prog_fd: prog.as_raw_fd() as u32,
+        ctx_size_in: std::mem::size_of_val(ctx) as u32,
+        ctx_in: if ctx.is_empty() {
+            0
+        } else {
+            ctx.as_ptr() as u64
+        },
+        flags: if cpu.is_some() { 1 } else { 0 },
+        cpu: cpu.unwrap_or(0),
+        ..Default::default()
+    };
+    sys_bpf(BPF_PROG_TEST_RUN, &mut attr)?;
+    Ok(attr.retval)
+}
+
+/// A loaded program as the kernel describes it.
+#[derive(Clone, Debug)]
+pub struct ProgInfo {
+    pub id: u32,
+    pub prog_type: u32,
+    pub name: String,
+}
+
+/// A map as the kernel describes it.
+#[derive(Clone, Debug)]
+pub struct MapInfo {
+    pub id: u32,
+    pub map_type: u32,
+    pub name: String,
+}
+
+fn cstr_name(b: &[u8; OBJ_NAME_LEN]) -> String {
+    let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+    String::from_utf8_lossy(&b[..end]).into_owned()
+}
+
+fn next_id(cmd: u32, start: u32) -> io::Result<Option<u32>> {
+    let mut attr = GetIdAttr {
+        start_id: start,
+        ..Default::default()
+    };
+    match sys_bpf(cmd, &mut attr) {
+        Ok(_) => Ok(Some(attr.next_id)),
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn fd_by_id(cmd: u32, id: u32) -> io::Result<OwnedFd> {
+    let mut attr = GetIdAttr {
+        start_id: id,
+        ..Default::default()
+    };
+    sys_bpf(cmd, &mut attr).map(fd_result)
+}
+
+fn info_by_fd<T: Default>(fd: &OwnedFd) -> io::Result<T> {
+    let mut info = T::default();
+    let mut attr = InfoAttr {
+        bpf_fd: fd.as_raw_fd() as u32,
+        info_len: size_of::<T>() as u32,
+        info: &mut info as *mut T as u64,
+    };
+    sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &mut attr)?;
+    Ok(info)
+}
+
+/// Every BPF program loaded in the system (for leak checks and tests).
+pub fn list_programs() -> io::Result<Vec<ProgInfo>> {
+    let mut out = Vec::new();
+    let mut id = 0;
+    while let Some(next) = next_id(BPF_PROG_GET_NEXT_ID, id)? {
+        id = next;
+        // A program may go away between the two calls.
+        let Ok(fd) = fd_by_id(BPF_PROG_GET_FD_BY_ID, id) else {
+            continue;
+        };
+        let info: ProgInfoHead = info_by_fd(&fd)?;
+        out.push(ProgInfo {
+            id: info.id,
+            prog_type: info.prog_type,
+            name: cstr_name(&info.name),
+        });
+    }
+    Ok(out)
+}
+
+/// Every BPF map in the system.
+pub fn list_maps() -> io::Result<Vec<MapInfo>> {
+    let mut out = Vec::new();
+    let mut id = 0;
+    while let Some(next) = next_id(BPF_MAP_GET_NEXT_ID, id)? {
+        id = next;
+        let Ok(fd) = fd_by_id(BPF_MAP_GET_FD_BY_ID, id) else {
+            continue;
+        };
+        let info: MapInfoHead = info_by_fd(&fd)?;
+        out.push(MapInfo {
+            id: info.id,
+            map_type: info.map_type,
+            name: cstr_name(&info.name),
+        });
+    }
+    Ok(out)
+}
+
+/// The number of BPF links in the system.
+pub fn count_links() -> io::Result<usize> {
+    let mut n = 0;
+    let mut id = 0;
+    while let Some(next) = next_id(BPF_LINK_GET_NEXT_ID, id)? {
+        id = next;
+        n += 1;
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn object_names_are_sanitised_and_truncated() {
+        let n = obj_name("dtrace-syscall:read:entry");
+        assert_eq!(&n[..15], b"dtrace_syscall_");
+        assert_eq!(n[15], 0);
+    }
+
+    #[test]
+    fn attribute_layouts_match_the_kernel() {
+        assert_eq!(size_of::<MapElemAttr>(), 32);
+        assert_eq!(size_of::<TestRunAttr>(), 80);
+        assert_eq!(std::mem::offset_of!(ProgLoadAttr, prog_name), 48);
+        assert_eq!(std::mem::offset_of!(ProgLoadAttr, expected_attach_type), 68);
+        assert_eq!(std::mem::offset_of!(ProgInfoHead, name), 64);
+    }
+}

@@ -1,0 +1,41 @@
+//! The kernel layer. Everything dtrace asks of the kernel goes through this
+//! crate: `bpf(2)`, `perf_event_open(2)`, ring-buffer mappings, tracefs,
+//! process creation and signals. It is the only crate allowed `unsafe`, and
+//! each unsafe block states why it is sound. Objects are returned as owned
+//! file descriptors and nothing is pinned, so when dtrace exits, however it
+//! exits, the kernel detaches and frees every program, map and event.
+
+pub mod bpf;
+pub mod btf;
+pub mod cpus;
+pub mod perf;
+pub mod poll;
+pub mod process;
+pub mod ringbuf;
+pub mod tracefs;
+
+/// Wall-clock minus monotonic time, in nanoseconds: added to
+/// `bpf_ktime_get_ns()` it gives `walltimestamp`.
+pub fn realtime_offset_ns() -> i64 {
+    fn now(clock: libc::clockid_t) -> i64 {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `ts` is a valid timespec to fill.
+        unsafe { libc::clock_gettime(clock, &mut ts) };
+        ts.tv_sec * 1_000_000_000 + ts.tv_nsec
+    }
+    now(libc::CLOCK_REALTIME) - now(libc::CLOCK_MONOTONIC)
+}
+
+/// Monotonic time in nanoseconds, the clock of `timestamp`.
+pub fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid timespec to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// The effective user id (privilege checks and messages).
+pub fn geteuid() -> u32 {
+    // SAFETY: geteuid cannot fail and has no preconditions.
+    unsafe { libc::geteuid() }
+}

@@ -1,0 +1,127 @@
+//! Waiting: an epoll set over ring buffers, process descriptors and the
+//! signal pipe, and the handlers that turn SIGINT/SIGTERM into a wake-up.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+use std::time::Duration;
+
+pub struct Poller {
+    epfd: OwnedFd,
+}
+
+impl Poller {
+    pub fn new() -> io::Result<Poller> {
+        // SAFETY: epoll_create1 takes only flags.
+        let fd = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: a fresh descriptor nobody else owns.
+        Ok(Poller {
+            epfd: unsafe { OwnedFd::from_raw_fd(fd) },
+        })
+    }
+
+    /// Watches `fd` for readability; `token` comes back from `wait`.
+    pub fn add(&self, fd: RawFd, token: u64) -> io::Result<()> {
+        let mut ev = libc::epoll_event {
+            events: libc::EPOLLIN as u32,
+            u64: token,
+        };
+        // SAFETY: `ev` is a valid epoll_event; the kernel copies it.
+        let r = unsafe { libc::epoll_ctl(self.epfd.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut ev) };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// Waits up to `timeout` for any watched descriptor; returns the tokens
+    /// of the ready ones (empty on timeout or signal).
+    pub fn wait(&self, timeout: Duration) -> io::Result<Vec<u64>> {
+        let mut evs = [libc::epoll_event { events: 0, u64: 0 }; 16];
+        let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
+        // SAFETY: `evs` is a writable array of the length passed.
+        let n = unsafe { libc::epoll_wait(self.epfd.as_raw_fd(), evs.as_mut_ptr(), evs.len() as i32, ms) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() == Some(libc::EINTR) {
+                return Ok(Vec::new());
+            }
+            return Err(e);
+        }
+        Ok(evs[..n as usize].iter().map(|e| e.u64).collect())
+    }
+}
+
+static SIGNALS: AtomicUsize = AtomicUsize::new(0);
+static WAKE_FD: AtomicI32 = AtomicI32::new(-1);
+
+extern "C" fn on_signal(_sig: libc::c_int) {
+    SIGNALS.fetch_add(1, Ordering::SeqCst);
+    let fd = WAKE_FD.load(Ordering::SeqCst);
+    if fd >= 0 {
+        let b = 1u8;
+        // SAFETY: write(2) is async-signal-safe; the pipe is non-blocking, so
+        // a full pipe just loses a redundant wake-up byte.
+        unsafe { libc::write(fd, &b as *const u8 as *const libc::c_void, 1) };
+    }
+}
+
+/// SIGINT and SIGTERM handling: each signal is counted and wakes the poller
+/// through a pipe. SIGPIPE is ignored so a closed output is an error, not
+/// death.
+pub struct StopSignals {
+    read: OwnedFd,
+    _write: OwnedFd,
+}
+
+impl StopSignals {
+    pub fn install() -> io::Result<StopSignals> {
+        let mut fds = [0; 2];
+        // SAFETY: `fds` has room for the two descriptors pipe2 returns.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: both are fresh descriptors owned by nobody else.
+        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        WAKE_FD.store(write.as_raw_fd(), Ordering::SeqCst);
+        for sig in [libc::SIGINT, libc::SIGTERM] {
+            // SAFETY: installing a handler that only touches atomics and
+            // calls write(2); sa_mask is initialised by sigemptyset.
+            unsafe {
+                let mut sa: libc::sigaction = std::mem::zeroed();
+                sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+                libc::sigemptyset(&mut sa.sa_mask);
+                sa.sa_flags = libc::SA_RESTART;
+                if libc::sigaction(sig, &sa, std::ptr::null_mut()) < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+        }
+        // SAFETY: setting SIGPIPE's disposition to ignore.
+        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+        Ok(StopSignals { read, _write: write })
+    }
+
+    /// The descriptor that becomes readable when a signal arrives.
+    pub fn fd(&self) -> RawFd {
+        self.read.as_raw_fd()
+    }
+
+    /// How many stop signals have arrived so far.
+    pub fn count(&self) -> usize {
+        let mut buf = [0u8; 64];
+        // Drain the pipe so the poller does not spin.
+        // SAFETY: reading into a local buffer from our non-blocking pipe.
+        while unsafe { libc::read(self.read.as_raw_fd(), buf.as_mut_ptr() as *mut libc::c_void, buf.len()) } > 0 {}
+        SIGNALS.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for StopSignals {
+    fn drop(&mut self) {
+        WAKE_FD.store(-1, Ordering::SeqCst);
+    }
+}

@@ -1,0 +1,175 @@
+//! Consumer side of a `BPF_MAP_TYPE_RINGBUF`: the consumer position page is
+//! mapped read-write, the producer position and the data area read-only
+//! (the kernel maps the data twice in a row, so a record that wraps around
+//! the end is still contiguous in our address space).
+
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+const BUSY_BIT: u32 = 1 << 31;
+const DISCARD_BIT: u32 = 1 << 30;
+const HDR_SIZE: u64 = 8;
+
+pub struct RingBuf {
+    fd: OwnedFd,
+    consumer: NonNull<u8>,
+    producer: NonNull<u8>,
+    data: *const u8,
+    mask: u64,
+    page: usize,
+    size: usize,
+}
+
+impl RingBuf {
+    /// Maps a ring buffer map of `size` data bytes (a power of two).
+    pub fn new(fd: OwnedFd, size: usize) -> io::Result<RingBuf> {
+        let page = page_size();
+        // SAFETY: mapping a BPF ring buffer map: the first page is the
+        // consumer position, writable by the consumer, at offset 0.
+        let consumer = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                page,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd.as_raw_fd(),
+                0,
+            )
+        };
+        if consumer == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: the producer page followed by the data area mapped twice,
+        // read-only, at offset one page, as the kernel lays them out.
+        let producer = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                page + 2 * size,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                fd.as_raw_fd(),
+                page as libc::off_t,
+            )
+        };
+        if producer == libc::MAP_FAILED {
+            let e = io::Error::last_os_error();
+            // SAFETY: unmapping exactly what was mapped above.
+            unsafe { libc::munmap(consumer, page) };
+            return Err(e);
+        }
+        let consumer = NonNull::new(consumer as *mut u8).expect("mmap returned a non-null page");
+        let producer = NonNull::new(producer as *mut u8).expect("mmap returned a non-null page");
+        // SAFETY: the data area starts one page into the second mapping.
+        let data = unsafe { producer.as_ptr().add(page) } as *const u8;
+        Ok(RingBuf {
+            fd,
+            consumer,
+            producer,
+            data,
+            mask: size as u64 - 1,
+            page,
+            size,
+        })
+    }
+
+    pub fn fd(&self) -> &OwnedFd {
+        &self.fd
+    }
+
+    fn consumer_pos(&self) -> &AtomicU64 {
+        // SAFETY: the consumer page is mapped, 8-byte aligned, and lives as
+        // long as self; the kernel reads it concurrently, so it is accessed
+        // atomically.
+        unsafe { &*(self.consumer.as_ptr() as *const AtomicU64) }
+    }
+
+    fn producer_pos(&self) -> &AtomicU64 {
+        // SAFETY: as for the consumer page; the kernel writes it atomically.
+        unsafe { &*(self.producer.as_ptr() as *const AtomicU64) }
+    }
+
+    /// True if records are waiting.
+    pub fn has_data(&self) -> bool {
+        self.consumer_pos().load(Ordering::Acquire) < self.producer_pos().load(Ordering::Acquire)
+    }
+
+    /// Hands every committed record to `f`, in order, and releases its space.
+    /// Stops at the first record still being written. Returns the number of
+    /// records delivered. `f` returning false stops consumption after that
+    /// record.
+    pub fn consume(&mut self, mut f: impl FnMut(&[u8]) -> bool) -> usize {
+        let mut n = 0;
+        let mut cons = self.consumer_pos().load(Ordering::Acquire);
+        loop {
+            let prod = self.producer_pos().load(Ordering::Acquire);
+            if cons >= prod {
+                break;
+            }
+            let mut stop = false;
+            while cons < prod {
+                let off = (cons & self.mask) as usize;
+                // SAFETY: `off` is inside the data area and record headers
+                // are 8-byte aligned; the kernel publishes the header word
+                // with a release store.
+                let hdr = unsafe { &*(self.data.add(off) as *const AtomicU32) };
+                let len = hdr.load(Ordering::Acquire);
+                if len & BUSY_BIT != 0 {
+                    stop = true;
+                    break;
+                }
+                let size = (len & !(BUSY_BIT | DISCARD_BIT)) as usize;
+                if len & DISCARD_BIT == 0 {
+                    // SAFETY: a committed record of `size` bytes follows its
+                    // header; the double mapping keeps it contiguous, and the
+                    // kernel does not reuse the space until the consumer
+                    // position moves past it, after `f` returns.
+                    let rec = unsafe { std::slice::from_raw_parts(self.data.add(off + 8), size) };
+                    n += 1;
+                    if !f(rec) {
+                        stop = true;
+                    }
+                }
+                cons += (size as u64 + HDR_SIZE + 7) & !7;
+                self.consumer_pos().store(cons, Ordering::Release);
+                if stop {
+                    break;
+                }
+            }
+            if stop {
+                break;
+            }
+        }
+        n
+    }
+}
+
+impl Drop for RingBuf {
+    fn drop(&mut self) {
+        // SAFETY: unmapping the two regions mapped in `new`, which nothing
+        // references any more.
+        unsafe {
+            libc::munmap(self.consumer.as_ptr() as *mut libc::c_void, self.page);
+            libc::munmap(
+                self.producer.as_ptr() as *mut libc::c_void,
+                self.page + 2 * self.size,
+            );
+        }
+    }
+}
+
+// The mappings are owned by the RingBuf and only touched through &mut self
+// or atomics.
+// SAFETY: no thread-affine state; the raw pointers are to shared mappings.
+unsafe impl Send for RingBuf {}
+
+pub fn page_size() -> usize {
+    // SAFETY: sysconf has no memory-safety preconditions.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if p > 0 {
+        p as usize
+    } else {
+        4096
+    }
+}
