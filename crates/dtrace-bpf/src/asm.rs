@@ -24,6 +24,7 @@ pub struct Asm {
     insns: Vec<Insn>,
     labels: Vec<Option<usize>>,
     fixups: Vec<(usize, Label)>,
+    call_fixups: Vec<(usize, Label)>,
     relocs: Vec<MapReloc>,
 }
 
@@ -88,6 +89,12 @@ impl Asm {
         self.branch(jmp_reg(cond, a, b, 0), target);
     }
 
+    /// A BPF-to-BPF call to the subprogram starting at `target`.
+    pub fn call_to(&mut self, target: Label) {
+        self.call_fixups.push((self.insns.len(), target));
+        self.insns.push(call_local(0));
+    }
+
     /// Loads the map's handle (for helper calls) into `dst`.
     pub fn ld_map_fd(&mut self, dst: Reg, map: MapId) {
         self.relocs.push(MapReloc {
@@ -112,11 +119,94 @@ impl Asm {
             let off = target as i64 - at as i64 - 1;
             self.insns[at].off = i16::try_from(off).map_err(|_| AsmError::JumpTooFar)?;
         }
-        Ok(Assembled {
-            insns: self.insns,
-            relocs: self.relocs,
-        })
+        for (at, label) in std::mem::take(&mut self.call_fixups) {
+            let target = self.labels[label.0].ok_or(AsmError::UnboundLabel)?;
+            self.insns[at].imm = (target as i64 - at as i64 - 1) as i32;
+        }
+        let (insns, relocs) = drop_unreachable(self.insns, self.relocs);
+        Ok(Assembled { insns, relocs })
     }
+}
+
+fn is_local_call(i: &Insn) -> bool {
+    i.code == BPF_JMP | 0x80 && i.src == 1
+}
+
+fn is_exit(i: &Insn) -> bool {
+    i.code == BPF_JMP | 0x90
+}
+
+fn is_ja(i: &Insn) -> bool {
+    i.code == BPF_JMP
+}
+
+/// Removes instructions no path reaches (the verifier refuses them), and
+/// re-targets every jump, call and relocation.
+fn drop_unreachable(insns: Vec<Insn>, relocs: Vec<MapReloc>) -> (Vec<Insn>, Vec<MapReloc>) {
+    let n = insns.len();
+    let mut live = vec![false; n];
+    let mut work = vec![0usize];
+    while let Some(i) = work.pop() {
+        if i >= n || live[i] {
+            continue;
+        }
+        live[i] = true;
+        let ins = &insns[i];
+        if ins.is_lddw() {
+            if i + 1 < n {
+                live[i + 1] = true;
+            }
+            work.push(i + 2);
+        } else if is_exit(ins) {
+        } else if is_local_call(ins) {
+            work.push(i + 1);
+            work.push((i as i64 + 1 + i64::from(ins.imm)) as usize);
+        } else if ins.is_branch() {
+            work.push((i as i64 + 1 + i64::from(ins.off)) as usize);
+            if !is_ja(ins) {
+                work.push(i + 1);
+            }
+        } else {
+            work.push(i + 1);
+        }
+    }
+    if live.iter().all(|&l| l) {
+        return (insns, relocs);
+    }
+    let mut new_index = vec![usize::MAX; n + 1];
+    let mut k = 0;
+    for i in 0..n {
+        if live[i] {
+            new_index[i] = k;
+            k += 1;
+        }
+    }
+    new_index[n] = k;
+    let mut out = Vec::with_capacity(k);
+    for i in 0..n {
+        if !live[i] {
+            continue;
+        }
+        let mut ins = insns[i];
+        let here = new_index[i] as i64;
+        if is_local_call(&ins) {
+            let t = (i as i64 + 1 + i64::from(ins.imm)) as usize;
+            ins.imm = (new_index[t] as i64 - here - 1) as i32;
+        } else if ins.is_branch() {
+            let t = (i as i64 + 1 + i64::from(ins.off)) as usize;
+            ins.off = (new_index[t] as i64 - here - 1) as i16;
+        }
+        out.push(ins);
+    }
+    let relocs = relocs
+        .into_iter()
+        .filter(|r| live[r.insn])
+        .map(|r| MapReloc {
+            insn: new_index[r.insn],
+            map: r.map,
+        })
+        .collect();
+    (out, relocs)
 }
 
 impl Assembled {
@@ -179,6 +269,23 @@ mod tests {
         let l = a.new_label();
         a.ja_to(l);
         assert_eq!(a.finish().unwrap_err(), AsmError::UnboundLabel);
+    }
+
+    #[test]
+    fn unreachable_code_is_dropped_and_jumps_retargeted() {
+        let mut a = Asm::new();
+        let end = a.new_label();
+        a.ld_map_fd(R1, MapId(0));
+        a.ja_to(end);
+        a.emit(mov64_imm(R0, 7)); // never reached
+        a.ld_map_fd(R2, MapId(1)); // never reached
+        a.bind(end);
+        a.emit(mov64_imm(R0, 0));
+        a.emit(exit());
+        let p = a.finish().unwrap();
+        assert_eq!(p.insns.len(), 5);
+        assert_eq!(p.insns[2].off, 0);
+        assert_eq!(p.relocs.len(), 1);
     }
 
     #[test]

@@ -314,6 +314,16 @@ pub fn atomic_cmpxchg32(dst: Reg, off: i16, src: Reg) -> Insn {
     Insn::new(BPF_STX | BPF_ATOMIC | BPF_W, dst, src, off, 0xf1)
 }
 
+/// Atomic compare-and-exchange of a 64-bit word (see `atomic_cmpxchg32`).
+pub fn atomic_cmpxchg64(dst: Reg, off: i16, src: Reg) -> Insn {
+    Insn::new(BPF_STX | BPF_ATOMIC | BPF_DW, dst, src, off, 0xf1)
+}
+
+/// A BPF-to-BPF call to the instruction `off + 1` after this one.
+pub fn call_local(off: i32) -> Insn {
+    Insn::new(BPF_JMP | CALL, R0, Reg(1), 0, off)
+}
+
 pub fn jmp_imm(cond: Cond, dst: Reg, imm: i32, off: i16) -> Insn {
     Insn::new(BPF_JMP | cond as u8 | BPF_K, dst, R0, off, imm)
 }

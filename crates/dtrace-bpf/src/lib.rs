@@ -1,2 +1,22 @@
+//! The BPF back end: turns checked D clauses into BPF programs and the maps
+//! they use, and describes the records those programs leave for the
+//! consumer. Pure: it produces instructions and descriptions and never
+//! touches the kernel, so everything here is tested without privileges.
+//!
+//! - `insn`, `asm`: the instruction set and an assembler with labels;
+//! - `plan`: what is asked for (program plans) and what comes back (map
+//!   specs, record and aggregation layouts);
+//! - `layout`: sizes and offsets decided at compile time;
+//! - `codegen`, `program`, `expr`: the lowering itself.
+
+#![forbid(unsafe_code)]
+
 pub mod asm;
+pub mod codegen;
+mod expr;
 pub mod insn;
+pub mod layout;
+pub mod plan;
+mod program;
+
+pub use codegen::{generate, GenError, Input};

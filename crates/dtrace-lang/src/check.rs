@@ -113,7 +113,7 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "inet_ntop", "rand", "progenyof", "getmajor", "getminor", "ddi_pathname", "mutex_owned",
     "mutex_owner", "mutex_type_adaptive", "mutex_type_spin", "rw_read_held", "rw_write_held",
     "rw_iswriter", "cleanpath", "msgsize", "msgdsize", "setopt", "normalize", "denormalize", "ftruncate",
-    "freopen", "llquantize", "print", "d_path", "link_ntop", "strtoll", "stddev",
+    "freopen", "print", "d_path", "link_ntop", "strtoll",
 ];
 
 impl<'a> Checker<'a> {
@@ -625,7 +625,7 @@ impl<'a> Checker<'a> {
                 }
                 (AggFunc::Count, None, None)
             }
-            "sum" | "min" | "max" | "avg" | "stddev" => {
+            "sum" | "min" | "max" | "avg" => {
                 if fargs.len() != 1 {
                     return Err(want("1"));
                 }
@@ -633,8 +633,7 @@ impl<'a> Checker<'a> {
                     "sum" => AggFunc::Sum,
                     "min" => AggFunc::Min,
                     "max" => AggFunc::Max,
-                    "avg" => AggFunc::Avg,
-                    _ => AggFunc::Stddev,
+                    _ => AggFunc::Avg,
                 };
                 (f, Some(self.scalar_arg(fname, &fargs[0], 1)?), None)
             }

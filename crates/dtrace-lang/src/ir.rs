@@ -38,7 +38,6 @@ pub enum AggFunc {
     Min,
     Max,
     Avg,
-    Stddev,
     Quantize,
     Lquantize { base: i32, limit: i32, step: u16 },
 }
@@ -51,7 +50,6 @@ impl AggFunc {
             AggFunc::Min => "min",
             AggFunc::Max => "max",
             AggFunc::Avg => "avg",
-            AggFunc::Stddev => "stddev",
             AggFunc::Quantize => "quantize",
             AggFunc::Lquantize { .. } => "lquantize",
         }
@@ -64,8 +62,6 @@ impl AggFunc {
             // value, plus "has data" so CPUs that never fired are ignored.
             AggFunc::Min | AggFunc::Max => 2,
             AggFunc::Avg => 2,
-            // count, sum, and the sum of squares as a 128-bit pair.
-            AggFunc::Stddev => 4,
             AggFunc::Quantize => QUANTIZE_BUCKETS,
             AggFunc::Lquantize { base, limit, step } => lquantize_levels(base, limit, step) + 2,
         }

@@ -39,3 +39,26 @@ pub fn geteuid() -> u32 {
     // SAFETY: geteuid cannot fail and has no preconditions.
     unsafe { libc::geteuid() }
 }
+
+/// Broken-down local time of `secs` since the epoch: (year, month 0-11,
+/// day, hour, minute, second).
+pub fn localtime(secs: i64) -> (i32, u32, u32, u32, u32, u32) {
+    let t: libc::time_t = secs;
+    // SAFETY: `tm` is a plain C struct for localtime_r to fill; `t` is a
+    // valid time_t. localtime_r is thread-safe.
+    let tm = unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&t, &mut tm).is_null() {
+            return (1970, 0, 1, 0, 0, 0);
+        }
+        tm
+    };
+    (
+        tm.tm_year + 1900,
+        tm.tm_mon as u32,
+        tm.tm_mday as u32,
+        tm.tm_hour as u32,
+        tm.tm_min as u32,
+        tm.tm_sec as u32,
+    )
+}

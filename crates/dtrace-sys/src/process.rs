@@ -2,7 +2,7 @@
 //! until tracing is enabled, watching a process for exit, and reaping it.
 
 use std::ffi::OsString;
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command};
@@ -11,7 +11,8 @@ use std::process::{Child, Command};
 pub struct Target {
     pid: i32,
     child: Option<Child>,
-    gate: Option<std::fs::File>,
+    /// A created child still held at its exec stop.
+    stopped: bool,
     pidfd: OwnedFd,
     exited: bool,
 }
@@ -27,44 +28,42 @@ fn pidfd_open(pid: i32) -> io::Result<OwnedFd> {
 }
 
 impl Target {
-    /// Creates `argv` as a child that waits, before exec, until `release`.
-    /// If dtrace goes away first the child exits without running.
+    /// Creates `argv` as a child stopped right after its exec, before it
+    /// runs any instruction of the new program, until `release`. The stop
+    /// is a ptrace exec stop, as DTrace's process control uses.
     pub fn create(argv: &[OsString]) -> io::Result<Target> {
         let (prog, args) = argv
             .split_first()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
-        let mut fds = [0; 2];
-        // SAFETY: `fds` has room for two descriptors.
-        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: fresh descriptors owned by nobody else.
-        let (rd, wr) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-        let rfd = rd.as_raw_fd();
-        let wfd = wr.as_raw_fd();
         let mut cmd = Command::new(prog);
         cmd.args(args);
-        // SAFETY: the closure runs in the forked child before exec and calls
-        // only async-signal-safe functions (close, read, _exit).
+        // SAFETY: the closure runs in the forked child before exec and only
+        // makes the ptrace system call, which is async-signal-safe.
         unsafe {
-            cmd.pre_exec(move || {
-                libc::close(wfd);
-                let mut b = 0u8;
-                let n = libc::read(rfd, &mut b as *mut u8 as *mut libc::c_void, 1);
-                if n != 1 {
-                    libc::_exit(127);
+            cmd.pre_exec(|| {
+                if libc::ptrace(libc::PTRACE_TRACEME, 0, std::ptr::null_mut::<libc::c_void>(), std::ptr::null_mut::<libc::c_void>()) < 0 {
+                    return Err(io::Error::last_os_error());
                 }
                 Ok(())
             });
         }
         let child = cmd.spawn()?;
-        drop(rd);
         let pid = child.id() as i32;
+        // The exec raises SIGTRAP, stopping the child for us.
+        let mut status = 0;
+        // SAFETY: waitpid on our own child with a valid status pointer.
+        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if !libc::WIFSTOPPED(status) {
+            return Err(io::Error::other("command exited before it could be traced"));
+        }
         let pidfd = pidfd_open(pid)?;
         Ok(Target {
             pid,
             child: Some(child),
-            gate: Some(std::fs::File::from(wr)),
+            stopped: true,
             pidfd,
             exited: false,
         })
@@ -76,7 +75,7 @@ impl Target {
         Ok(Target {
             pid,
             child: None,
-            gate: None,
+            stopped: false,
             pidfd,
             exited: false,
         })
@@ -88,8 +87,16 @@ impl Target {
 
     /// Lets a created command run.
     pub fn release(&mut self) -> io::Result<()> {
-        if let Some(mut g) = self.gate.take() {
-            g.write_all(&[1])?;
+        if self.stopped {
+            self.stopped = false;
+            // SAFETY: detaching from our own stopped tracee; no pointers
+            // are passed (signal 0: the SIGTRAP is not delivered).
+            let r = unsafe {
+                libc::ptrace(libc::PTRACE_DETACH, self.pid, std::ptr::null_mut::<libc::c_void>(), std::ptr::null_mut::<libc::c_void>())
+            };
+            if r < 0 {
+                return Err(io::Error::last_os_error());
+            }
         }
         Ok(())
     }
@@ -125,7 +132,6 @@ impl Target {
 
     /// Kills a created command that is still running (dtrace exiting first).
     pub fn kill(&mut self) {
-        self.gate.take();
         if let Some(child) = self.child.as_mut() {
             if !self.exited {
                 let _ = child.kill();
@@ -138,9 +144,11 @@ impl Target {
 
 impl Drop for Target {
     fn drop(&mut self) {
-        // A created child that never got released exits by itself when the
-        // gate closes; one that is running is reaped if it already exited.
-        self.gate.take();
+        // A created child that was never released is killed; one that is
+        // running is reaped if it already exited.
+        if self.stopped {
+            self.kill();
+        }
         if let Some(child) = self.child.as_mut() {
             let _ = child.try_wait();
         }

@@ -1,1 +1,315 @@
-fn main() {}
+//! dtrace(1M): the command-line consumer. A thin client of libdtrace: it
+//! parses options as dtrace(1M) does, compiles and enables the programs
+//! they name, runs the consumer loop, and prints what DTrace prints.
+
+#![forbid(unsafe_code)]
+
+mod cli;
+mod list;
+
+use std::ffi::OsString;
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use libdtrace::{Consume, Consumer, Dtrace, Error, ProbeData, ProgramSource, RecDesc, RecKind, WorkStatus};
+
+use cli::{Cmd, Mode, Spec};
+
+/// Exit statuses, as dtrace(1M) uses them.
+const E_SUCCESS: u8 = 0;
+const E_ERROR: u8 = 1;
+const E_USAGE: u8 = 2;
+
+fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    let cmd = match cli::parse(&args) {
+        Ok(c) => c,
+        Err(cli::CliError::Usage(msg)) => {
+            if let Some(m) = msg {
+                eprintln!("dtrace: {}", m);
+            }
+            eprint!("{}", cli::usage());
+            return ExitCode::from(E_USAGE);
+        }
+        Err(cli::CliError::Fatal(msg)) => {
+            eprintln!("dtrace: {}", msg);
+            return ExitCode::from(E_ERROR);
+        }
+        Err(cli::CliError::Exit(code, text)) => {
+            print!("{}", text);
+            return ExitCode::from(code);
+        }
+    };
+    ExitCode::from(run(cmd))
+}
+
+/// Prints "dtrace: msg" to stderr.
+fn fatal(msg: impl std::fmt::Display) -> u8 {
+    eprintln!("dtrace: {}", msg);
+    E_ERROR
+}
+
+/// The probe and record callbacks: dtrace(1M)'s `chew` and `chewrec`.
+struct Chew {
+    quiet: bool,
+    heading: bool,
+    status: Option<i32>,
+}
+
+impl Consumer for Chew {
+    fn probe(&mut self, out: &mut dyn Write, pd: &ProbeData) -> Consume {
+        if !self.quiet {
+            if !self.heading {
+                let _ = writeln!(out, "{:>3} {:>6} {:>32}", "CPU", "ID", "FUNCTION:NAME");
+                self.heading = true;
+            }
+            let name = format!("{}:{}", pd.probe.function, pd.probe.name);
+            let _ = write!(out, "{:>3} {:>6} {:>32} ", pd.cpu, pd.probe_id, name);
+        }
+        Consume::This
+    }
+
+    fn record(&mut self, out: &mut dyn Write, _pd: &ProbeData, rec: Option<&RecDesc>) -> Consume {
+        match rec {
+            None => {
+                if !self.quiet {
+                    let _ = writeln!(out);
+                }
+                Consume::Next
+            }
+            Some(r) if r.kind == RecKind::Exit => {
+                self.status = r.int_value.map(|v| v as i32);
+                Consume::Next
+            }
+            Some(_) => Consume::This,
+        }
+    }
+}
+
+fn open_output(cmd: &Cmd) -> Result<Box<dyn Write>, u8> {
+    match &cmd.output {
+        Some(path) => match std::fs::OpenOptions::new().create(true).append(true).open(path) {
+            Ok(f) => Ok(Box::new(io::BufWriter::new(f))),
+            Err(e) => Err(fatal(format!("failed to open output file '{}': {}", path.to_string_lossy(), e))),
+        },
+        None => Ok(Box::new(io::BufWriter::new(io::stdout()))),
+    }
+}
+
+fn compile_error(spec: &Spec, e: &Error, errtags: bool) -> String {
+    let what = match e {
+        Error::Compile(c) => c.render(errtags),
+        other => other.to_string(),
+    };
+    match spec {
+        Spec::Script(path) => format!("failed to compile script {}: {}", path, what),
+        Spec::Desc(_, text) | Spec::Id(text) => format!("invalid probe specifier {}: {}", text, what),
+    }
+}
+
+/// Turns `-i id [body]` into the description of probe `id`.
+pub(crate) fn resolve_id(dt: &Dtrace, spec: &Spec) -> Result<Spec, String> {
+    let Spec::Id(text) = spec else {
+        return Ok(spec.clone());
+    };
+    let digits = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let probe = text[..digits]
+        .parse::<u32>()
+        .ok()
+        .and_then(|id| dt.probes().get(id))
+        .ok_or_else(|| format!("invalid probe specifier {}: probe ID {} does not exist", text, &text[..digits]))?;
+    Ok(Spec::Desc(libdtrace::SpecKind::Name, format!("{}{}", probe.desc, &text[digits..])))
+}
+
+fn run(cmd: Cmd) -> u8 {
+    let mut dt = match Dtrace::open() {
+        Ok(d) => d,
+        Err(e) => return fatal(format!("failed to initialize dtrace: {}", e)),
+    };
+    for (name, value) in &cmd.options {
+        if let Err(e) = dt.setopt(name, value.as_deref()) {
+            return fatal(e);
+        }
+    }
+
+    // Processes come first, so that $target is known when compiling.
+    let mut targets: Vec<dtrace_sys::process::Target> = Vec::new();
+    for c in &cmd.commands {
+        let argv: Vec<OsString> = c.split_whitespace().map(OsString::from).collect();
+        match dtrace_sys::process::Target::create(&argv) {
+            Ok(t) => targets.push(t),
+            Err(e) => return fatal(format!("failed to execute {}: {}", c, e)),
+        }
+    }
+    for &pid in &cmd.pids {
+        match dtrace_sys::process::Target::grab(pid) {
+            Ok(t) => targets.push(t),
+            Err(e) => return fatal(format!("failed to grab pid {}: {}", pid, e)),
+        }
+    }
+    if let Some(t) = targets.first() {
+        dt.set_target(t.pid());
+    }
+
+    if cmd.mode == Mode::List {
+        return list::list(&mut dt, &cmd);
+    }
+    if cmd.specs.is_empty() {
+        eprintln!("dtrace: no probes specified");
+        return E_USAGE;
+    }
+
+    let errtags = dt.options().flag("errtags");
+    let mut specs = Vec::new();
+    for spec in &cmd.specs {
+        match resolve_id(&dt, spec) {
+            Ok(s) => specs.push(s),
+            Err(msg) => return fatal(msg),
+        }
+    }
+    let mut programs = Vec::new();
+    for spec in &specs {
+        let (text, source, arg0) = match spec {
+            Spec::Script(path) => {
+                let text = if path == "-" {
+                    let mut s = String::new();
+                    if let Err(e) = io::Read::read_to_string(&mut io::stdin(), &mut s) {
+                        return fatal(format!("failed to read standard input: {}", e));
+                    }
+                    s
+                } else {
+                    match std::fs::read(path) {
+                        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+                        Err(e) => return fatal(format!("failed to open {}: {}", path, io_reason(&e))),
+                    }
+                };
+                (text, ProgramSource::File, path.clone())
+            }
+            Spec::Desc(kind, text) => (text.clone(), ProgramSource::Description(*kind), "dtrace".to_string()),
+            Spec::Id(_) => unreachable!("resolved above"),
+        };
+        dt.set_args(&arg0, &cmd.args);
+        match dt.compile(&text, source) {
+            Ok(p) => programs.push((spec.clone(), p)),
+            Err(e) => {
+                for t in &mut targets {
+                    t.kill();
+                }
+                eprintln!("dtrace: {}", compile_error(spec, &e, dt.options().flag("errtags") || errtags));
+                return E_ERROR;
+            }
+        }
+    }
+    if cmd.exit_after_compile {
+        return E_SUCCESS;
+    }
+
+    let quiet = dt.options().flag("quiet");
+    for (spec, p) in &programs {
+        match dt.exec(p) {
+            Ok(info) => {
+                if !quiet {
+                    let n = info.matches;
+                    let what = match spec {
+                        Spec::Script(path) => format!("script '{}'", path),
+                        Spec::Desc(_, text) | Spec::Id(text) => format!("description '{}'", cli::crop_description(text)),
+                    };
+                    eprintln!("dtrace: {} matched {} probe{}", what, n, if n == 1 { "" } else { "s" });
+                }
+            }
+            Err(e) => return fatal(e),
+        }
+    }
+    if dt.options().flag("destructive") && !quiet {
+        eprintln!("dtrace: allowing destructive actions");
+    }
+
+    let mut out = match open_output(&cmd) {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
+    let signals = match dtrace_sys::poll::StopSignals::install() {
+        Ok(s) => s,
+        Err(e) => return fatal(format!("failed to install signal handlers: {}", e)),
+    };
+    let mut chew = Chew {
+        quiet,
+        heading: false,
+        status: None,
+    };
+    if let Err(e) = dt.go() {
+        for t in &mut targets {
+            t.kill();
+        }
+        return fatal(e);
+    }
+    for t in &mut targets {
+        if let Err(e) = t.release() {
+            return fatal(format!("failed to start target: {}", e));
+        }
+    }
+
+    let mut done = false;
+    let mut fds: Vec<i32> = vec![signals.fd()];
+    fds.extend(targets.iter().map(|t| t.fd()));
+    let mut live = targets.len();
+    let mut reported = vec![false; targets.len()];
+    loop {
+        let intr = signals.count();
+        if intr == 0 && !done {
+            dt.sleep(&fds);
+        }
+        let intr = signals.count();
+        for (t, rep) in targets.iter_mut().zip(reported.iter_mut()) {
+            if !*rep && t.poll_exited() {
+                *rep = true;
+                live -= 1;
+                if !dt.options().flag("quiet") {
+                    eprintln!("dtrace: pid {} has exited", t.pid());
+                }
+            }
+        }
+        if done || intr > 0 || (!targets.is_empty() && live == 0) {
+            done = true;
+            if let Err(e) = dt.stop() {
+                return fatal(format!("couldn't stop tracing: {}", e));
+            }
+        }
+        match dt.work(&mut out, &mut chew) {
+            Ok(WorkStatus::Done) => done = true,
+            Ok(WorkStatus::Okay) => {}
+            Err(e) => {
+                let _ = out.flush();
+                return fatal(format!("processing aborted: {}", e));
+            }
+        }
+        if out.flush().is_err() {
+            // A closed output ends tracing, as a failed write does in DTrace.
+            done = true;
+        }
+        if done && dt.stopped() {
+            break;
+        }
+    }
+    let _ = writeln!(out);
+    if signals.count() < 2 {
+        if let Err(e) = dt.aggregate_print(&mut out) {
+            let _ = out.flush();
+            return fatal(format!("failed to print aggregations: {}", e));
+        }
+    }
+    let _ = out.flush();
+    for t in &mut targets {
+        t.kill();
+    }
+    chew.status.map(|s| s as u8).unwrap_or(E_SUCCESS)
+}
+
+/// strerror-style wording of an I/O error, without Rust's "(os error N)".
+fn io_reason(e: &io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}

@@ -1,0 +1,639 @@
+//! The consumer library, in the image of libdtrace. Its life cycle:
+//!
+//! ```text
+//! Dtrace::open → setopt … → compile … → exec (per program)
+//!   → go → loop { sleep; work } → stop → (aggregate_print) → drop
+//! ```
+//!
+//! `compile` parses and checks D and matches probe descriptions; `exec`
+//! enables a program (assigning an EPID to each clause × probe pair);
+//! `go` generates BPF for every enabled probe, loads and attaches it and
+//! runs BEGIN; `work` consumes the principal buffer, handing each record
+//! set to the caller's `Consumer` and formatting trace/printf/printa output;
+//! `stop` runs END. Errors, drops and target processes reach the caller
+//! through handlers, as with `dtrace_handle_err` and friends.
+
+#![forbid(unsafe_code)]
+
+pub mod aggregate;
+mod consume;
+pub mod format;
+mod load;
+pub mod options;
+
+use std::collections::HashSet;
+use std::fmt;
+use std::io::{self, Write};
+use std::time::{Duration, Instant};
+
+use dtrace_bpf::plan::{ActionLayout, Generated};
+use dtrace_lang::ir::{AggId, CClause};
+use dtrace_lang::pdesc::ProbeDesc;
+use dtrace_lang::{CompileError, MacroEnv, Source, Symbols, Tag};
+use dtrace_providers::{Enabling, Probes};
+
+pub use consume::{ErrorData, ProbeData, RecDesc, RecKind};
+pub use dtrace_lang;
+pub use dtrace_providers::{ArgDesc, Probe};
+pub use options::{OptionError, Options};
+
+/// A library error, worded as dtrace(1M) words it after "dtrace: ".
+#[derive(Debug)]
+pub enum Error {
+    Compile(CompileError),
+    Option {
+        name: String,
+        value: Option<String>,
+        err: OptionError,
+    },
+    /// Not allowed to trace.
+    Privilege(String),
+    /// Tracing could not be enabled.
+    Enable(String),
+    Io(io::Error),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Compile(e) => write!(f, "{}", e),
+            Error::Option { name, value, err } => match value {
+                Some(v) => write!(f, "failed to set option -x {}={}: {}", name, v, err),
+                None => write!(f, "failed to set option -x {}: {}", name, err),
+            },
+            Error::Privilege(m) => write!(f, "{}", m),
+            Error::Enable(m) => write!(f, "could not enable tracing: {}", m),
+            Error::Io(e) => write!(f, "{}", e),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<io::Error> for Error {
+    fn from(e: io::Error) -> Self {
+        Error::Io(e)
+    }
+}
+
+/// How a program's text is to be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgramSource {
+    /// A script (`-s`).
+    File,
+    /// A probe description and optional body, as given to `-n` (name),
+    /// `-f` (function), `-m` (module) or `-P` (provider): a partial
+    /// description fills fields from that position.
+    Description(SpecKind),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpecKind {
+    Provider,
+    Module,
+    Function,
+    Name,
+}
+
+/// A compiled program.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub id: usize,
+    first_clause: usize,
+    clause_count: usize,
+    /// Probe ids matched by each clause.
+    matches: Vec<Vec<u32>>,
+}
+
+impl Program {
+    /// Every probe this program's clauses match.
+    pub fn probes(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self.matches.iter().flatten().copied().collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+}
+
+/// What `exec` reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProgramInfo {
+    /// Enabled probes: clause × probe pairs.
+    pub matches: usize,
+}
+
+/// What `work` says about the session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkStatus {
+    Okay,
+    /// Tracing has stopped and every record has been consumed.
+    Done,
+}
+
+/// What a consumer callback wants next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Consume {
+    This,
+    Next,
+    Abort,
+}
+
+/// Callbacks for each probe firing and each of its records, as
+/// `dtrace_consume_probe_f` and `dtrace_consume_rec_f`.
+/// Both write to the same output the library formats records to.
+pub trait Consumer {
+    fn probe(&mut self, _out: &mut dyn Write, _data: &ProbeData) -> Consume {
+        Consume::This
+    }
+    /// Called for each record before its output, then once with None.
+    fn record(&mut self, _out: &mut dyn Write, _data: &ProbeData, _rec: Option<&RecDesc>) -> Consume {
+        Consume::This
+    }
+}
+
+/// A consumer that does nothing but let the library print.
+pub struct NullConsumer;
+impl Consumer for NullConsumer {}
+
+/// Drops reported to the drop handler.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DropData {
+    pub cpu: u32,
+    pub kind: DropKind,
+    pub count: u64,
+    /// The message dtrace(1M) prints, without "dtrace: ".
+    pub msg: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropKind {
+    Principal,
+    Aggregation,
+    Dynamic,
+    DoubleError,
+}
+
+type ErrHandler = Box<dyn FnMut(&ErrorData)>;
+type DropHandler = Box<dyn FnMut(&DropData)>;
+type BufHandler = Box<dyn FnMut(&[u8])>;
+
+/// One enabled probe description: probe and clause.
+#[derive(Clone, Copy, Debug)]
+pub struct EpidDesc {
+    pub probe: u32,
+    pub clause: usize,
+}
+
+/// The consumer handle.
+pub struct Dtrace {
+    opts: Options,
+    syms: Symbols,
+    clauses: Vec<CClause>,
+    next_clause: usize,
+    programs: Vec<Program>,
+    probes: Probes,
+    enablings: Vec<Enabling>,
+    epids: Vec<EpidDesc>,
+    macros: MacroEnv,
+    running: Option<load::Running>,
+    stopped: bool,
+    printed: HashSet<AggId>,
+    err_handler: Option<ErrHandler>,
+    drop_handler: Option<DropHandler>,
+    buf_handler: Option<BufHandler>,
+    last_status: Instant,
+    drops_seen: Vec<[u64; 4]>,
+}
+
+impl Dtrace {
+    /// Opens a handle: discovers providers and their probes.
+    pub fn open() -> Result<Dtrace, Error> {
+        Ok(Dtrace {
+            opts: Options::default(),
+            syms: Symbols::default(),
+            clauses: Vec::new(),
+            next_clause: 0,
+            programs: Vec::new(),
+            probes: Probes::discover(),
+            enablings: Vec::new(),
+            epids: Vec::new(),
+            macros: MacroEnv {
+                args: vec!["dtrace".into()],
+                named: vec![
+                    ("pid".into(), i64::from(std::process::id())),
+                    ("target".into(), 0),
+                    ("uid".into(), i64::from(dtrace_sys::geteuid())),
+                ],
+                defaultargs: false,
+            },
+            running: None,
+            stopped: false,
+            printed: HashSet::new(),
+            err_handler: None,
+            drop_handler: None,
+            buf_handler: None,
+            last_status: Instant::now(),
+            drops_seen: Vec::new(),
+        })
+    }
+
+    /// Sets an option (`-x name=value`, `#pragma D option`).
+    pub fn setopt(&mut self, name: &str, value: Option<&str>) -> Result<(), Error> {
+        let fail = |err| Error::Option {
+            name: name.to_string(),
+            value: value.map(|v| v.to_string()),
+            err,
+        };
+        if self.running.is_some() && !matches!(name, "quiet" | "aggsortkey" | "aggsortrev" | "aggsortpos" | "aggsortkeypos" | "flowindent") {
+            return Err(fail(OptionError::TracingActive));
+        }
+        self.opts.set(name, value).map_err(fail)?;
+        if name == "defaultargs" {
+            self.macros.defaultargs = self.opts.flag("defaultargs");
+        }
+        Ok(())
+    }
+
+    pub fn getopt(&self, name: &str) -> i64 {
+        self.opts.get(name)
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.opts
+    }
+
+    /// Sets `$0` and the script arguments `$1`...
+    pub fn set_args(&mut self, arg0: &str, args: &[String]) {
+        self.macros.args = std::iter::once(arg0.to_string()).chain(args.iter().cloned()).collect();
+    }
+
+    /// Sets the value of `$target`.
+    pub fn set_target(&mut self, pid: i32) {
+        for (n, v) in &mut self.macros.named {
+            if n == "target" {
+                *v = i64::from(pid);
+            }
+        }
+    }
+
+    pub fn probes(&self) -> &Probes {
+        &self.probes
+    }
+
+    /// Probes matching a description (for listing), creating on-demand
+    /// probes it names.
+    pub fn match_probes(&mut self, desc: &ProbeDesc) -> Vec<u32> {
+        self.probes.lookup(desc)
+    }
+
+    /// Parses a description given to `-P`/`-m`/`-f`/`-n`.
+    pub fn parse_desc(text: &str, kind: SpecKind) -> Result<ProbeDesc, String> {
+        let text = align_spec(text, kind);
+        ProbeDesc::parse(&text).map_err(|e| match e {
+            dtrace_lang::pdesc::PdescError::Overspecified => {
+                format!("invalid probe description \"{}\": Overspecified probe description", text)
+            }
+            dtrace_lang::pdesc::PdescError::BadGlob => format!("invalid probe description \"{}\"", text),
+        })
+    }
+
+    /// Compiles a program. Probe descriptions must match at least one probe
+    /// unless the `zdefs` option is set.
+    pub fn compile(&mut self, text: &str, source: ProgramSource) -> Result<Program, Error> {
+        let src = match source {
+            ProgramSource::File => Source::File,
+            ProgramSource::Description(_) => Source::CommandLine,
+        };
+        let text = match source {
+            ProgramSource::Description(kind) if kind != SpecKind::Name => align_program_spec(text, kind),
+            _ => text.to_string(),
+        };
+        let mut syms = self.syms.clone();
+        let mut next = self.next_clause;
+        let checked = dtrace_lang::compile(&text, src, &self.macros, &mut syms, &mut next).map_err(Error::Compile)?;
+        // Pragmas take effect as the program is compiled.
+        for (name, value, line) in &checked.options {
+            if !Options::exists(name) {
+                return Err(Error::Compile(CompileError::new(
+                    Tag::D_PRAGMA_OPTSET,
+                    *line,
+                    format!("failed to set option '{}': Invalid option name", name),
+                )));
+            }
+            self.setopt(name, value.as_deref()).map_err(|e| match e {
+                Error::Option { err, .. } => Error::Compile(CompileError::new(
+                    Tag::D_PRAGMA_OPTSET,
+                    *line,
+                    format!("failed to set option '{}' to '{}': {}", name, value.clone().unwrap_or_default(), err),
+                )),
+                other => other,
+            })?;
+        }
+        let zdefs = self.opts.flag("zdefs");
+        let mut matches = Vec::new();
+        for c in &checked.clauses {
+            let mut ids = Vec::new();
+            for (d, _, line) in &c.probes {
+                let found = self.probes.lookup(d);
+                if found.is_empty() && !zdefs {
+                    let mut msg = format!("probe description {} does not match any probes", d);
+                    if d.provider == "syscall" {
+                        if let Some(why) = &self.probes.syscall_unavailable {
+                            msg = format!("{} ({})", msg, why);
+                        }
+                    }
+                    return Err(Error::Compile(CompileError::new(Tag::D_PDESC_ZERO, *line, msg)));
+                }
+                for id in found {
+                    if !ids.contains(&id) {
+                        ids.push(id);
+                    }
+                }
+            }
+            matches.push(ids);
+        }
+        self.syms = syms;
+        self.next_clause = next;
+        let first = self.clauses.len();
+        let count = checked.clauses.len();
+        self.clauses.extend(checked.clauses);
+        let p = Program {
+            id: self.programs.len(),
+            first_clause: first,
+            clause_count: count,
+            matches,
+        };
+        self.programs.push(p.clone());
+        Ok(p)
+    }
+
+    /// Enables a compiled program's probes.
+    pub fn exec(&mut self, prog: &Program) -> Result<ProgramInfo, Error> {
+        if self.running.is_some() {
+            return Err(Error::Enable("programs cannot be enabled once tracing has started".into()));
+        }
+        let mut n = 0;
+        for i in 0..prog.clause_count {
+            let clause = prog.first_clause + i;
+            for &probe in &prog.matches[i] {
+                self.epids.push(EpidDesc { probe, clause });
+                let epid = self.epids.len() as u32;
+                self.enablings.push(Enabling { probe, clause, epid });
+                n += 1;
+            }
+        }
+        Ok(ProgramInfo { matches: n })
+    }
+
+    /// Starts tracing: builds, loads and attaches every enabled probe's
+    /// program, then fires BEGIN.
+    pub fn go(&mut self) -> Result<(), Error> {
+        if self.running.is_some() {
+            return Err(Error::Enable("tracing is already active".into()));
+        }
+        let running = load::start(self)?;
+        self.running = Some(running);
+        self.last_status = Instant::now();
+        load::fire_begin(self)?;
+        Ok(())
+    }
+
+    /// Waits until there is something to do: data in the buffer, a status
+    /// check due, a signal, or a target process event.
+    pub fn sleep(&mut self, extra_fds: &[i32]) {
+        let Some(r) = &self.running else { return };
+        let rate = self.opts.get("statusrate").max(1_000_000) as u64;
+        let elapsed = self.last_status.elapsed();
+        let wait = Duration::from_nanos(rate).saturating_sub(elapsed);
+        if r.ring.has_data() {
+            return;
+        }
+        let _ = r.wait(wait, extra_fds);
+    }
+
+    /// True once tracing has stopped (by exit() or `stop`).
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// Consumes what is in the buffer, printing trace and printf output to
+    /// `out` (or the buffered-output handler) and calling `consumer`.
+    pub fn work(&mut self, out: &mut dyn Write, consumer: &mut dyn Consumer) -> Result<WorkStatus, Error> {
+        if self.running.is_none() {
+            return Ok(WorkStatus::Done);
+        }
+        let status_due = self.last_status.elapsed() >= Duration::from_nanos(self.opts.get("statusrate").max(1) as u64);
+        if !self.stopped && (status_due || load::exit_requested(self)) {
+            self.last_status = Instant::now();
+            self.report_drops();
+            if load::exit_requested(self) {
+                consume::consume_all(self, out, consumer)?;
+                self.stop()?;
+            }
+        }
+        consume::consume_all(self, out, consumer)?;
+        if self.stopped {
+            consume::consume_all(self, out, consumer)?;
+            self.report_drops();
+            return Ok(WorkStatus::Done);
+        }
+        Ok(WorkStatus::Okay)
+    }
+
+    /// Stops tracing: no probe fires after this but END, which runs now.
+    pub fn stop(&mut self) -> Result<(), Error> {
+        if self.stopped || self.running.is_none() {
+            self.stopped = true;
+            return Ok(());
+        }
+        self.stopped = true;
+        load::fire_end(self)
+    }
+
+    /// Handler for runtime errors (faults); the default prints DTrace's
+    /// message to stderr.
+    pub fn handle_err(&mut self, f: impl FnMut(&ErrorData) + 'static) {
+        self.err_handler = Some(Box::new(f));
+    }
+
+    /// Handler for drops; the default prints DTrace's message to stderr.
+    pub fn handle_drop(&mut self, f: impl FnMut(&DropData) + 'static) {
+        self.drop_handler = Some(Box::new(f));
+    }
+
+    /// Receives formatted output instead of the output stream.
+    pub fn handle_buffered(&mut self, f: impl FnMut(&[u8]) + 'static) {
+        self.buf_handler = Some(Box::new(f));
+    }
+
+    fn emit(&mut self, out: &mut dyn Write, bytes: &[u8]) -> io::Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        match &mut self.buf_handler {
+            Some(h) => {
+                h(bytes);
+                Ok(())
+            }
+            None => out.write_all(bytes),
+        }
+    }
+
+    fn report_drops(&mut self) {
+        let Some(r) = &self.running else { return };
+        let Ok(now) = r.read_drops() else { return };
+        if self.drops_seen.len() < now.len() {
+            self.drops_seen.resize(now.len(), [0; 4]);
+        }
+        let droptags = self.opts.flag("droptags");
+        let mut reports = Vec::new();
+        for (cpu, counts) in now.iter().enumerate() {
+            for (k, kind) in [DropKind::Principal, DropKind::Aggregation, DropKind::Dynamic, DropKind::DoubleError]
+                .iter()
+                .enumerate()
+            {
+                let delta = counts[k].saturating_sub(self.drops_seen[cpu][k]);
+                if delta == 0 {
+                    continue;
+                }
+                let plural = if delta == 1 { "" } else { "s" };
+                let (tag, msg) = match kind {
+                    DropKind::Principal => ("DTRACEDROP_PRINCIPAL", format!("{} drop{} on CPU {}", delta, plural, cpu)),
+                    DropKind::Aggregation => (
+                        "DTRACEDROP_AGGREGATION",
+                        format!("{} aggregation drop{} on CPU {}", delta, plural, cpu),
+                    ),
+                    DropKind::Dynamic => ("DTRACEDROP_DYNAMIC", format!("{} dynamic variable drop{}", delta, plural)),
+                    DropKind::DoubleError => ("DTRACEDROP_DBLERROR", format!("{} error{} in ERROR probe enabling", delta, plural)),
+                };
+                let msg = if droptags { format!("[{}] {}", tag, msg) } else { msg };
+                reports.push(DropData {
+                    cpu: cpu as u32,
+                    kind: *kind,
+                    count: delta,
+                    msg,
+                });
+            }
+            self.drops_seen[cpu] = *counts;
+        }
+        for d in reports {
+            match &mut self.drop_handler {
+                Some(h) => h(&d),
+                None => eprintln!("dtrace: {}", d.msg),
+            }
+        }
+    }
+
+    /// Prints every aggregation not yet printed by printa(), as dtrace(1M)
+    /// does when tracing ends.
+    pub fn aggregate_print(&mut self, out: &mut dyn Write) -> Result<(), Error> {
+        let Some(r) = &self.running else { return Ok(()) };
+        let gen: &Generated = &r.gen;
+        let mut first = true;
+        let mut text = Vec::new();
+        for id in 0..gen.aggs.len() {
+            if self.printed.contains(&id) {
+                continue;
+            }
+            let snap = r.snapshot(id)?;
+            if snap.is_empty() {
+                continue;
+            }
+            if !first {
+                text.push(b'\n');
+            }
+            first = false;
+            let rows = aggregate::rows(&[snap], self.sort_opts());
+            aggregate::print_default(&mut text, &rows);
+        }
+        self.emit(out, &text)?;
+        Ok(())
+    }
+
+    /// Calls `f` with each aggregation's name and sorted snapshot.
+    pub fn aggregate_walk(&mut self, mut f: impl FnMut(&str, &[aggregate::AggEntry])) -> Result<(), Error> {
+        let Some(r) = &self.running else { return Ok(()) };
+        for id in 0..r.gen.aggs.len() {
+            let mut snap = r.snapshot(id)?;
+            aggregate::sort(&mut snap, self.sort_opts());
+            f(&self.syms.aggs[id].name, &snap);
+        }
+        Ok(())
+    }
+
+    /// Zeroes every aggregation's values, keeping keys.
+    pub fn aggregate_clear(&mut self) -> Result<(), Error> {
+        let Some(r) = &self.running else { return Ok(()) };
+        for id in 0..r.gen.aggs.len() {
+            r.clear_agg(id)?;
+        }
+        Ok(())
+    }
+
+    fn sort_opts(&self) -> aggregate::SortOpts {
+        aggregate::SortOpts {
+            by_key: self.opts.flag("aggsortkey"),
+            reverse: self.opts.flag("aggsortrev"),
+            key_pos: self.opts.get("aggsortkeypos").max(0) as usize,
+        }
+    }
+
+    /// The description of an enabled probe (for messages).
+    pub fn epid(&self, epid: u32) -> Option<EpidDesc> {
+        self.epids.get((epid as usize).checked_sub(1)?).copied()
+    }
+
+    /// The layout of the clause an EPID records, if tracing has started.
+    fn layout_of(&self, clause: usize) -> Option<&[dtrace_bpf::plan::RecordedAction]> {
+        self.running.as_ref().map(|r| r.gen.clauses[clause].actions.as_slice())
+    }
+
+    /// Names of the aggregations, by id.
+    pub fn aggregation_name(&self, id: AggId) -> Option<&str> {
+        self.syms.aggs.get(id).map(|a| a.name.as_str())
+    }
+
+    /// Whether any enabled clause uses a given action (for tests of the
+    /// planner).
+    pub fn has_action(&self, f: impl Fn(&ActionLayout) -> bool) -> bool {
+        (0..self.clauses.len()).any(|c| self.layout_of(c).is_some_and(|l| l.iter().any(|a| f(&a.action))))
+    }
+}
+
+/// Puts a `-P`/`-m`/`-f` description's fields at their position.
+fn align_spec(text: &str, kind: SpecKind) -> String {
+    let start = match kind {
+        SpecKind::Provider => 0,
+        SpecKind::Module => 1,
+        SpecKind::Function => 2,
+        SpecKind::Name => return text.to_string(),
+    };
+    let n = text.split(':').count();
+    if start + n > 4 {
+        return text.to_string();
+    }
+    let mut s = ":".repeat(start);
+    s.push_str(text);
+    s.push_str(&":".repeat(4 - start - n));
+    s
+}
+
+/// Aligns the leading description of a `-P`/`-m`/`-f` program text.
+fn align_program_spec(text: &str, kind: SpecKind) -> String {
+    let end = text.find(|c: char| c == '{' || c == '/' || c.is_whitespace()).unwrap_or(text.len());
+    format!("{}{}", align_spec(&text[..end], kind), &text[end..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aligns_partial_descriptions() {
+        assert_eq!(align_spec("syscall", SpecKind::Provider), "syscall:::");
+        assert_eq!(align_spec("read", SpecKind::Function), "::read:");
+        assert_eq!(align_spec("vmlinux", SpecKind::Module), ":vmlinux::");
+        assert_eq!(align_spec("BEGIN", SpecKind::Name), "BEGIN");
+        assert_eq!(align_program_spec("syscall{@a[probefunc] = count()}", SpecKind::Provider), "syscall:::{@a[probefunc] = count()}");
+    }
+}

@@ -1,0 +1,538 @@
+//! Lowering checked D to BPF. One program per kernel hook: a prologue that
+//! finds the per-CPU scratch area and loads the probe's arguments, then every
+//! clause enabled on the hook's probes inlined in program order, then an
+//! error subprogram that records the fault and runs the ERROR clauses.
+//!
+//! Register conventions inside generated code:
+//! - r9: the per-CPU scratch element (args, clause-locals, temporaries);
+//! - r8: the clause's reserved record in the ring buffer, while it has one;
+//! - r6, r7: expression temporaries (then stack slots), surviving calls;
+//! - r0-r5: short-lived values and helper arguments.
+
+use std::collections::HashMap;
+
+use dtrace_lang::ir::*;
+use dtrace_lang::types::Type;
+
+use crate::asm::{Asm, MapId};
+use crate::insn::*;
+use crate::layout::{self, scratch, Caps, VarSlots};
+use crate::plan::*;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GenError(pub String);
+
+impl std::fmt::Display for GenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Hash map keys are built on the BPF stack by some helpers and are
+/// limited to its size.
+const MAX_KEY: u32 = 512;
+/// Per-CPU scratch is an array element; keep it well inside what the
+/// kernel allocates comfortably.
+const MAX_SCRATCH: u32 = 1 << 20;
+
+pub struct Input<'a> {
+    pub syms: &'a Symbols,
+    pub clauses: &'a [CClause],
+    pub plans: &'a [ProgramPlan],
+    /// Clauses enabled on ERROR, with their EPIDs.
+    pub error_clauses: &'a [(usize, u32)],
+    pub opts: &'a GenOptions,
+}
+
+use dtrace_lang::Symbols;
+
+/// Program-wide generation state: maps, read-only data, layouts.
+pub(crate) struct Generator<'a> {
+    pub(crate) inp: &'a Input<'a>,
+    pub(crate) caps: Caps,
+    pub(crate) maps: Vec<MapSpec>,
+    pub(crate) rodata: Vec<u8>,
+    strings: HashMap<Vec<u8>, u32>,
+    pub(crate) m_buffer: MapId,
+    pub(crate) m_state: MapId,
+    pub(crate) m_rodata: MapId,
+    pub(crate) m_globals: MapId,
+    pub(crate) m_scratch: MapId,
+    pub(crate) m_drops: MapId,
+    pub(crate) thread_maps: Vec<MapId>,
+    pub(crate) array_maps: Vec<MapId>,
+    pub(crate) array_keys: Vec<(Vec<KeyField>, u32)>,
+    pub(crate) aggs: Vec<AggLayout>,
+    pub(crate) globals: VarSlots,
+    pub(crate) locals: VarSlots,
+    pub(crate) clause_layouts: Vec<ClauseLayout>,
+    /// Start of the temporary area in scratch.
+    pub(crate) temp_base: u32,
+    /// Largest temporary area any clause needed.
+    pub(crate) temp_max: u32,
+    pub(crate) zero_at: u32,
+    pub(crate) empty_at: u32,
+    pub(crate) walltime_at: u32,
+    pub(crate) state_size: u32,
+}
+
+fn map(name: &str, role: MapRole, kind: MapKind, key: u32, value: u32, entries: u32) -> MapSpec {
+    MapSpec {
+        name: name.to_string(),
+        role,
+        kind,
+        key_size: key,
+        value_size: value,
+        max_entries: entries,
+        readonly_prog: false,
+        no_prealloc: false,
+    }
+}
+
+impl<'a> Generator<'a> {
+    fn add_map(&mut self, m: MapSpec) -> MapId {
+        self.maps.push(m);
+        MapId(self.maps.len() as u32 - 1)
+    }
+
+    /// Interns a NUL-terminated string in rodata; returns its offset.
+    pub(crate) fn string(&mut self, s: &[u8]) -> u32 {
+        let end = s.iter().position(|&c| c == 0).unwrap_or(s.len());
+        let key = s[..end].to_vec();
+        if let Some(&off) = self.strings.get(&key) {
+            return off;
+        }
+        let off = self.rodata.len() as u32;
+        self.rodata.extend_from_slice(&key);
+        self.rodata.push(0);
+        while self.rodata.len() % 8 != 0 {
+            self.rodata.push(0);
+        }
+        self.strings.insert(key, off);
+        off
+    }
+}
+
+/// Builds everything: maps, programs, layouts.
+pub fn generate(inp: &Input) -> Result<Generated, GenError> {
+    let opts = inp.opts;
+    let strsize = opts.strsize.max(2);
+    let mut caps = Caps {
+        strsize,
+        provider: 8,
+        module: 8,
+        function: 8,
+        name: 8,
+    };
+    for p in inp.plans {
+        for e in &p.probes {
+            caps.provider = caps.provider.max(e.probe.provider.len() as u32 + 1);
+            caps.module = caps.module.max(e.probe.module.len() as u32 + 1);
+            caps.function = caps.function.max(e.probe.function.len() as u32 + 1);
+            caps.name = caps.name.max(e.probe.name.len() as u32 + 1);
+        }
+    }
+    for v in ["dtrace", "ERROR"] {
+        caps.provider = caps.provider.max(v.len() as u32 + 1);
+        caps.name = caps.name.max(v.len() as u32 + 1);
+    }
+
+    let mut g = Generator {
+        inp,
+        caps,
+        maps: Vec::new(),
+        rodata: Vec::new(),
+        strings: HashMap::new(),
+        m_buffer: MapId(0),
+        m_state: MapId(0),
+        m_rodata: MapId(0),
+        m_globals: MapId(0),
+        m_scratch: MapId(0),
+        m_drops: MapId(0),
+        thread_maps: Vec::new(),
+        array_maps: Vec::new(),
+        array_keys: Vec::new(),
+        aggs: Vec::new(),
+        globals: VarSlots::default(),
+        locals: VarSlots::default(),
+        clause_layouts: Vec::new(),
+        temp_base: 0,
+        temp_max: 0,
+        zero_at: 0,
+        empty_at: 0,
+        walltime_at: 0,
+        state_size: 8,
+    };
+
+    // The principal buffer: the BPF ring buffer is shared by all CPUs, so
+    // it gets bufsize per CPU, rounded up to a power of two.
+    let want = opts.bufsize.max(4096).saturating_mul(u64::from(opts.ncpus.max(1)));
+    let ring = want.next_power_of_two().clamp(1 << 14, 1 << 30) as u32;
+    g.m_buffer = g.add_map(map("dt_buffer", MapRole::Buffer, MapKind::Ringbuf, 0, 0, ring));
+
+    let ngates = inp.plans.iter().filter(|p| p.tick_gate.is_some()).count() as u32;
+    g.state_size = 8 + 8 * ngates;
+    g.m_state = g.add_map(map("dt_state", MapRole::State, MapKind::Array, 4, g.state_size, 1));
+
+    // rodata: the wall-clock offset, then the zero block (initial
+    // aggregation values, and the empty string), then interned strings.
+    g.walltime_at = 0;
+    g.rodata.extend_from_slice(&[0u8; 8]);
+    let zero_needed = inp
+        .syms
+        .aggs
+        .iter()
+        .map(|a| a.func.words() as u32 * 8)
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    g.zero_at = 8;
+    g.empty_at = 8;
+    g.rodata.resize(8 + zero_needed as usize, 0);
+    g.strings.insert(Vec::new(), g.empty_at);
+    g.m_rodata = g.add_map(MapSpec {
+        readonly_prog: true,
+        ..map("dt_rodata", MapRole::Rodata, MapKind::Array, 4, 0, 1)
+    });
+
+    g.globals = layout::var_slots(&inp.syms.globals, 0, strsize);
+    g.m_globals = g.add_map(map(
+        "dt_globals",
+        MapRole::Globals,
+        MapKind::Array,
+        4,
+        g.globals.size.max(8),
+        1,
+    ));
+    g.locals = layout::var_slots(&inp.syms.locals, scratch::FIXED_END, strsize);
+    g.temp_base = scratch::FIXED_END + g.locals.size;
+    let cpus = opts.ncpus.max(1);
+    g.m_scratch = g.add_map(map("dt_scratch", MapRole::Scratch, MapKind::Array, 4, 0, cpus * 2));
+    g.m_drops = g.add_map(map("dt_drops", MapRole::Drops, MapKind::PercpuArray, 4, drops::SIZE, 1));
+
+    // Dynamic variables: each thread-local and each associative array is a
+    // hash map; entries come and go, so they are not preallocated.
+    let dyn_entries = |value: u32, key: u32| -> u32 {
+        ((opts.dynvarsize / u64::from(value + key + 64)).clamp(1024, 1 << 20)) as u32
+    };
+    for (i, v) in inp.syms.threads.iter().enumerate() {
+        let vs = layout::stored_size(&v.ty, strsize);
+        let id = g.add_map(MapSpec {
+            no_prealloc: true,
+            ..map(
+                &format!("dt_self_{}", i),
+                MapRole::ThreadVar(i),
+                MapKind::Hash,
+                8,
+                vs,
+                dyn_entries(vs, 8),
+            )
+        });
+        g.thread_maps.push(id);
+    }
+    for (i, a) in inp.syms.arrays.iter().enumerate() {
+        let str_caps: Vec<u32> = a.keys.iter().map(|_| strsize).collect();
+        let (fields, ksize) = layout::tuple_layout(&a.keys, &str_caps);
+        if ksize > MAX_KEY {
+            return Err(GenError(format!(
+                "associative array {}[ ] key of {} bytes exceeds the limit of {} bytes (lower strsize)",
+                a.name, ksize, MAX_KEY
+            )));
+        }
+        let vs = layout::stored_size(&a.value, strsize);
+        let id = g.add_map(MapSpec {
+            no_prealloc: true,
+            ..map(&format!("dt_arr_{}", i), MapRole::Array(i), MapKind::Hash, ksize, vs, dyn_entries(vs, ksize))
+        });
+        g.array_maps.push(id);
+        g.array_keys.push((fields, ksize));
+    }
+
+    // Aggregations: per-CPU hashes. String keys are as wide as the widest
+    // string any use stores there.
+    let mut agg_caps: Vec<Vec<u32>> = inp.syms.aggs.iter().map(|a| vec![0; a.keys.len()]).collect();
+    for c in inp.clauses {
+        visit_stmts(&c.stmts, &mut |s| {
+            if let CStmt::AggUpdate { agg, keys, .. } = s {
+                for (i, k) in keys.iter().enumerate() {
+                    if k.ty.is_string() {
+                        let cap = layout::str_cap(k, &caps);
+                        if let Some(slot) = agg_caps[*agg].get_mut(i) {
+                            *slot = (*slot).max(cap);
+                        }
+                    }
+                }
+            }
+        });
+    }
+    for (i, a) in inp.syms.aggs.iter().enumerate() {
+        let (keys, ksize) = layout::tuple_layout(&a.keys, &agg_caps[i]);
+        if ksize > MAX_KEY {
+            return Err(GenError(format!(
+                "aggregation @{} key of {} bytes exceeds the limit of {} bytes (lower strsize)",
+                a.name, ksize, MAX_KEY
+            )));
+        }
+        let vsize = a.func.words() as u32 * 8;
+        let entries = (opts.aggsize / u64::from(ksize + vsize * cpus + 32)).clamp(64, 1 << 20) as u32;
+        let id = g.add_map(map(
+            &format!("dt_agg_{}", i),
+            MapRole::Aggregation(i),
+            MapKind::PercpuHash,
+            ksize,
+            vsize,
+            entries,
+        ));
+        g.aggs.push(AggLayout {
+            map: id,
+            func: a.func,
+            keys,
+            key_size: ksize,
+            value_size: vsize,
+        });
+    }
+
+    g.clause_layouts = inp.clauses.iter().map(|c| layout::clause_layout(c, &caps)).collect();
+
+    let mut programs = Vec::new();
+    let mut dispatch = Vec::new();
+    let mut gate = 0u32;
+    for (pi, plan) in inp.plans.iter().enumerate() {
+        let gate_off = if plan.tick_gate.is_some() {
+            gate += 1;
+            Some(8 * gate)
+        } else {
+            None
+        };
+        let dmap = if plan.dispatch.is_some() {
+            let (table, id) = build_dispatch(&mut g, pi, plan)?;
+            dispatch.push(table);
+            Some(id)
+        } else {
+            None
+        };
+        let code = crate::program::build(&mut g, plan, dmap, gate_off)?;
+        programs.push(GenProgram { plan: pi, code });
+    }
+
+    let rsize = g.rodata.len() as u32;
+    g.maps[g.m_rodata.0 as usize].value_size = rsize;
+    let scratch_size = layout::round8(g.temp_base + g.temp_max).max(scratch::FIXED_END);
+    if scratch_size > MAX_SCRATCH {
+        return Err(GenError("clauses need more scratch space than is available (lower strsize)".into()));
+    }
+    g.maps[g.m_scratch.0 as usize].value_size = scratch_size;
+    Ok(Generated {
+        maps: g.maps,
+        programs,
+        rodata: g.rodata,
+        walltime_offset_at: g.walltime_at,
+        dispatch,
+        clauses: g.clause_layouts,
+        aggs: g.aggs,
+        state_map: g.m_state,
+        drops_map: g.m_drops,
+        buffer_map: g.m_buffer,
+    })
+}
+
+/// Layout of a dispatch table value: probe id, one EPID per clause the
+/// program contains, then the identity strings that differ between the
+/// program's probes.
+pub(crate) struct DispatchLayout {
+    pub(crate) clauses: Vec<usize>,
+    pub(crate) epid_at: u32,
+    /// Offsets of provider/module/function/name when they vary.
+    pub(crate) ident_at: [Option<u32>; 4],
+    pub(crate) size: u32,
+}
+
+pub(crate) fn dispatch_layout(g: &Generator, plan: &ProgramPlan) -> DispatchLayout {
+    let mut clauses: Vec<usize> = Vec::new();
+    for e in &plan.probes {
+        for &(c, _) in &e.clauses {
+            if !clauses.contains(&c) {
+                clauses.push(c);
+            }
+        }
+    }
+    clauses.sort_unstable();
+    let epid_at = 4;
+    let mut off = layout::round8(epid_at + 4 * clauses.len() as u32);
+    let mut ident_at = [None; 4];
+    let fields: [(fn(&ProbeIdentity) -> &str, u32); 4] = [
+        (|p| &p.provider, g.caps.provider),
+        (|p| &p.module, g.caps.module),
+        (|p| &p.function, g.caps.function),
+        (|p| &p.name, g.caps.name),
+    ];
+    for (i, (get, cap)) in fields.iter().enumerate() {
+        let first = plan.probes.first().map(|e| get(&e.probe).to_string());
+        if plan.probes.iter().any(|e| Some(get(&e.probe).to_string()) != first) {
+            ident_at[i] = Some(off);
+            off += layout::round8(*cap);
+        }
+    }
+    DispatchLayout {
+        clauses,
+        epid_at,
+        ident_at,
+        size: off,
+    }
+}
+
+fn build_dispatch(g: &mut Generator, pi: usize, plan: &ProgramPlan) -> Result<(DispatchTable, MapId), GenError> {
+    let l = dispatch_layout(g, plan);
+    let max_key = plan.probes.iter().map(|e| e.key).max().unwrap_or(0);
+    let id = g.add_map(map(
+        &format!("dt_disp_{}", pi),
+        MapRole::Dispatch(pi),
+        MapKind::Array,
+        4,
+        l.size,
+        max_key + 1,
+    ));
+    let mut entries = Vec::new();
+    for e in &plan.probes {
+        let mut v = vec![0u8; l.size as usize];
+        v[0..4].copy_from_slice(&e.probe.id.to_ne_bytes());
+        for &(c, epid) in &e.clauses {
+            let slot = l.clauses.iter().position(|&x| x == c).expect("clause listed");
+            let at = (l.epid_at + 4 * slot as u32) as usize;
+            v[at..at + 4].copy_from_slice(&epid.to_ne_bytes());
+        }
+        let strs = [&e.probe.provider, &e.probe.module, &e.probe.function, &e.probe.name];
+        for (i, s) in strs.iter().enumerate() {
+            if let Some(at) = l.ident_at[i] {
+                let at = at as usize;
+                let b = s.as_bytes();
+                v[at..at + b.len()].copy_from_slice(b);
+            }
+        }
+        entries.push((e.key, v));
+    }
+    Ok((DispatchTable { map: id, entries }, id))
+}
+
+/// Calls `f` on every statement, descending into `if` bodies.
+pub fn visit_stmts(stmts: &[CStmt], f: &mut dyn FnMut(&CStmt)) {
+    for s in stmts {
+        f(s);
+        if let CStmt::If { then, els, .. } = s {
+            visit_stmts(then, f);
+            visit_stmts(els, f);
+        }
+    }
+}
+
+/// Calls `f` on every expression of a clause (predicate included).
+pub fn visit_clause_exprs(c: &CClause, f: &mut dyn FnMut(&CExpr)) {
+    fn walk(e: &CExpr, f: &mut dyn FnMut(&CExpr)) {
+        f(e);
+        match &e.kind {
+            CKind::Elem(_, keys) => keys.iter().for_each(|k| walk(k, f)),
+            CKind::Unary(_, a) | CKind::Cast(a) | CKind::KernelString(a) | CKind::Strlen(a) | CKind::Deref(a) => walk(a, f),
+            CKind::Arith(_, a, b) | CKind::Cmp(_, a, b, _) | CKind::StrCmp(_, a, b) | CKind::Logical(_, a, b) => {
+                walk(a, f);
+                walk(b, f);
+            }
+            CKind::Ternary(a, b, c) => {
+                walk(a, f);
+                walk(b, f);
+                walk(c, f);
+            }
+            CKind::Assign(lv, _, v) => {
+                if let LValue::Elem(_, keys) = lv {
+                    keys.iter().for_each(|k| walk(k, f));
+                }
+                walk(v, f);
+            }
+            CKind::IncDec { target: LValue::Elem(_, keys), .. } => keys.iter().for_each(|k| walk(k, f)),
+            CKind::Copyinstr(a, n) => {
+                walk(a, f);
+                if let Some(n) = n {
+                    walk(n, f);
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(p) = &c.predicate {
+        walk(p, f);
+    }
+    visit_stmts(&c.stmts, &mut |s| match s {
+        CStmt::Eval(e, _) | CStmt::Trace(e, _) | CStmt::Exit(e, _) => walk(e, f),
+        CStmt::Printf { args, .. } => args.iter().for_each(|a| walk(a, f)),
+        CStmt::AggUpdate { keys, value, incr, .. } => {
+            keys.iter().for_each(|k| walk(k, f));
+            if let Some(v) = value {
+                walk(v, f);
+            }
+            if let Some(v) = incr {
+                walk(v, f);
+            }
+        }
+        CStmt::Trunc(_, Some(n), _) => walk(n, f),
+        CStmt::If { cond, .. } => walk(cond, f),
+        _ => {}
+    });
+}
+
+/// Register used for a value that must survive helper calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Temp {
+    Reg(Reg),
+    Stack(i16),
+}
+
+/// The function being generated (main program or error subprogram): its
+/// own temporaries and stack frame.
+pub(crate) struct Frame {
+    pub(crate) free_regs: Vec<Reg>,
+    pub(crate) free_slots: Vec<i16>,
+    pub(crate) next_slot: i16,
+}
+
+/// Fixed stack slots of every frame.
+pub(crate) mod stack {
+    /// The probe context (main program only).
+    pub const CTX: i16 = -8;
+    /// The dispatch table entry (main program only).
+    pub const DISPATCH: i16 = -16;
+    /// A small key (u32 or u64) for map lookups.
+    pub const KEY: i16 = -24;
+    /// A u64 value for map updates.
+    pub const VALUE: i16 = -32;
+    /// First spill slot.
+    pub const SPILL: i16 = -40;
+}
+
+impl Frame {
+    pub(crate) fn new() -> Frame {
+        Frame {
+            free_regs: vec![R7, R6],
+            free_slots: Vec::new(),
+            next_slot: stack::SPILL,
+        }
+    }
+}
+
+/// Emits `dst = imm` for any 64-bit constant.
+pub(crate) fn load_imm(a: &mut Asm, dst: Reg, v: i64) {
+    if v >= i64::from(i32::MIN) && v <= i64::from(i32::MAX) {
+        a.emit(mov64_imm(dst, v as i32));
+    } else {
+        a.emit2(lddw(dst, v as u64));
+    }
+}
+
+/// Emits code normalising `r` (a 64-bit value) to integer type `t`.
+pub(crate) fn normalize(a: &mut Asm, r: Reg, t: &Type) {
+    let Some(it) = t.as_int() else { return };
+    if it.size >= 8 {
+        return;
+    }
+    let shift = 64 - 8 * i32::from(it.size);
+    a.emit(alu64_imm(Alu::Lsh, r, shift));
+    a.emit(alu64_imm(if it.signed { Alu::Arsh } else { Alu::Rsh }, r, shift));
+}

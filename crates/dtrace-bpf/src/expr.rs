@@ -1,0 +1,1133 @@
+//! Lowering of expressions: integers into temporaries, strings as pointers
+//! to NUL-terminated buffers of known capacity (or written straight into a
+//! destination), variables of every scope, and aggregation updates.
+
+use dtrace_lang::ir::*;
+use dtrace_lang::types::Type;
+
+use crate::codegen::{load_imm, normalize, stack, GenError, Temp};
+use crate::insn::*;
+use crate::layout::{self, scratch, COMM_LEN};
+use crate::plan::*;
+use crate::program::{EpidSrc, IdentSrc, ProgGen};
+
+/// Where a string is to be written.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Dst {
+    /// The clause's record, at this offset.
+    Record(u32),
+    /// The scratch element, at this offset.
+    Scratch(u32),
+    /// The globals value, at this offset.
+    Global(u32),
+}
+
+type R<T> = Result<T, GenError>;
+
+impl ProgGen<'_, '_> {
+    fn int_result(&mut self, r: Reg) -> Temp {
+        let t = self.alloc();
+        self.from_reg(t, r);
+        t
+    }
+
+    /// Evaluates an expression for its effects.
+    pub(crate) fn eval_discard(&mut self, e: &CExpr) -> R<Option<Temp>> {
+        if e.ty.is_string() {
+            let (t, _) = self.eval_str(e)?;
+            Ok(Some(t))
+        } else if e.ty == Type::Void {
+            Ok(None)
+        } else {
+            Ok(Some(self.eval_int(e)?))
+        }
+    }
+
+    pub(crate) fn eval_int(&mut self, e: &CExpr) -> R<Temp> {
+        match &e.kind {
+            CKind::Int(v) => {
+                let t = self.alloc();
+                match t {
+                    Temp::Reg(r) => load_imm(&mut self.a, r, *v),
+                    Temp::Stack(_) => {
+                        load_imm(&mut self.a, R0, *v);
+                        self.from_reg(t, R0);
+                    }
+                }
+                Ok(t)
+            }
+            CKind::Builtin(b) => self.builtin_int(*b),
+            CKind::Arg(i) => {
+                let off = self.cx.args_base + 8 * u32::from(*i);
+                self.ldx_at(R0, R9, off, Size::DW);
+                Ok(self.int_result(R0))
+            }
+            CKind::Var(v) => self.load_var(*v),
+            CKind::Elem(arr, keys) => {
+                let kb = self.array_key(*arr, keys)?;
+                let map = self.g.array_maps[*arr];
+                self.a.ld_map_fd(R1, map);
+                self.ptr(R2, R9, kb);
+                self.a.emit(call(Helper::MapLookupElem));
+                Ok(self.deref_or_zero())
+            }
+            CKind::Unary(op, a) => {
+                let t = self.eval_int(a)?;
+                self.to_reg(t, R1);
+                match op {
+                    UnaryOp::Neg => self.a.emit(neg64(R1)),
+                    UnaryOp::BitNot => self.a.emit(alu64_imm(Alu::Xor, R1, -1)),
+                    UnaryOp::LogNot => {
+                        let l = self.a.new_label();
+                        self.a.emit(mov64_imm(R0, 1));
+                        self.a.jmp_imm_to(Cond::Eq, R1, 0, l);
+                        self.a.emit(mov64_imm(R0, 0));
+                        self.a.bind(l);
+                        self.a.emit(mov64_reg(R1, R0));
+                    }
+                }
+                self.from_reg(t, R1);
+                Ok(t)
+            }
+            CKind::Arith(op, a, b) => {
+                let ta = self.eval_int(a)?;
+                let tb = self.eval_int(b)?;
+                self.to_reg(ta, R1);
+                self.to_reg(tb, R2);
+                self.free(tb);
+                let signed = e.ty.as_int().map(|t| t.signed).unwrap_or(false);
+                self.arith(*op, signed)?;
+                self.from_reg(ta, R1);
+                Ok(ta)
+            }
+            CKind::Cmp(op, a, b, signed) => {
+                let ta = self.eval_int(a)?;
+                let tb = self.eval_int(b)?;
+                self.to_reg(ta, R1);
+                self.to_reg(tb, R2);
+                self.free(tb);
+                let cond = cmp_cond(*op, *signed);
+                let l = self.a.new_label();
+                self.a.emit(mov64_imm(R0, 1));
+                self.a.jmp_reg_to(cond, R1, R2, l);
+                self.a.emit(mov64_imm(R0, 0));
+                self.a.bind(l);
+                self.from_reg(ta, R0);
+                Ok(ta)
+            }
+            CKind::StrCmp(op, a, b) => {
+                self.strcmp(a, b, *op)?;
+                Ok(self.int_result(R0))
+            }
+            CKind::Logical(op, a, b) => self.logical(*op, a, b),
+            CKind::Ternary(c, x, y) => {
+                let tc = self.eval_int(c)?;
+                self.to_reg(tc, R0);
+                self.free(tc);
+                let t = self.alloc();
+                let l_else = self.a.new_label();
+                let l_end = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Eq, R0, 0, l_else);
+                let tx = self.eval_int(x)?;
+                self.to_reg(tx, R1);
+                self.free(tx);
+                self.from_reg(t, R1);
+                self.a.ja_to(l_end);
+                self.a.bind(l_else);
+                let ty = self.eval_int(y)?;
+                self.to_reg(ty, R1);
+                self.free(ty);
+                self.from_reg(t, R1);
+                self.a.bind(l_end);
+                Ok(t)
+            }
+            CKind::Cast(a) => {
+                let t = self.eval_int(a)?;
+                self.to_reg(t, R1);
+                normalize(&mut self.a, R1, &e.ty);
+                self.from_reg(t, R1);
+                Ok(t)
+            }
+            CKind::Assign(lv, op, rhs) => self.assign_int(lv, *op, rhs, &e.ty),
+            CKind::IncDec { target, pre, delta } => self.incdec(target, *pre, *delta, &e.ty),
+            CKind::Strlen(s) => self.strlen(s),
+            CKind::Deref(p) => {
+                let size = e.ty.scalar_size().max(1);
+                let tp = self.eval_int(p)?;
+                self.ptr(R1, R9, scratch::TMP);
+                self.a.emit(mov64_imm(R2, size as i32));
+                self.to_reg(tp, R3);
+                self.a.emit(call(Helper::ProbeReadKernel));
+                let ok = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Eq, R0, 0, ok);
+                self.to_reg(tp, R1);
+                let act = self.cur_action;
+                self.fault(fault::BADADDR, Some(R1), act);
+                self.a.bind(ok);
+                self.a.emit(ldx(Size::of_bytes(size), R1, R9, scratch::TMP as i16));
+                if e.ty.as_int().map(|t| t.signed).unwrap_or(false) {
+                    normalize(&mut self.a, R1, &e.ty);
+                }
+                self.from_reg(tp, R1);
+                Ok(tp)
+            }
+            CKind::Str(_) | CKind::Copyinstr(..) | CKind::KernelString(_) => {
+                Err(GenError("internal error: string used as an integer".into()))
+            }
+        }
+    }
+
+    /// r1 = r1 op r2, faulting on division by zero.
+    fn arith(&mut self, op: ArithOp, signed: bool) -> R<()> {
+        let alu = match op {
+            ArithOp::Add => Alu::Add,
+            ArithOp::Sub => Alu::Sub,
+            ArithOp::Mul => Alu::Mul,
+            ArithOp::Div => Alu::Div,
+            ArithOp::Mod => Alu::Mod,
+            ArithOp::Shl => Alu::Lsh,
+            ArithOp::Shr => {
+                if signed {
+                    Alu::Arsh
+                } else {
+                    Alu::Rsh
+                }
+            }
+            ArithOp::And => Alu::And,
+            ArithOp::Or => Alu::Or,
+            ArithOp::Xor => Alu::Xor,
+        };
+        if matches!(op, ArithOp::Div | ArithOp::Mod) {
+            let ok = self.a.new_label();
+            self.a.jmp_imm_to(Cond::Ne, R2, 0, ok);
+            let act = self.cur_action;
+            self.fault(fault::DIVZERO, None, act);
+            self.a.bind(ok);
+            if signed {
+                self.a.emit(alu64_reg_signed(alu, R1, R2));
+            } else {
+                self.a.emit(alu64_reg(alu, R1, R2));
+            }
+        } else if matches!(op, ArithOp::Shl | ArithOp::Shr) {
+            // Shift counts beyond 63 are undefined in C; BPF masks them.
+            self.a.emit(alu64_imm(Alu::And, R2, 63));
+            self.a.emit(alu64_reg(alu, R1, R2));
+        } else {
+            self.a.emit(alu64_reg(alu, R1, R2));
+        }
+        Ok(())
+    }
+
+    fn logical(&mut self, op: LogOp, a: &CExpr, b: &CExpr) -> R<Temp> {
+        let ta = self.eval_int(a)?;
+        self.to_reg(ta, R0);
+        match op {
+            LogOp::And | LogOp::Or => {
+                let short = self.a.new_label();
+                let end = self.a.new_label();
+                let (cond, short_val) = if op == LogOp::And { (Cond::Eq, 0) } else { (Cond::Ne, 1) };
+                self.a.jmp_imm_to(cond, R0, 0, short);
+                let tb = self.eval_int(b)?;
+                self.to_reg(tb, R0);
+                self.free(tb);
+                self.a.jmp_imm_to(cond, R0, 0, short);
+                self.a.emit(mov64_imm(R0, 1 - short_val));
+                self.a.ja_to(end);
+                self.a.bind(short);
+                self.a.emit(mov64_imm(R0, short_val));
+                self.a.bind(end);
+                self.from_reg(ta, R0);
+            }
+            LogOp::Xor => {
+                let tb = self.eval_int(b)?;
+                self.to_reg(ta, R1);
+                self.to_reg(tb, R2);
+                self.free(tb);
+                for r in [R1, R2] {
+                    let l = self.a.new_label();
+                    self.a.jmp_imm_to(Cond::Eq, r, 0, l);
+                    self.a.emit(mov64_imm(r, 1));
+                    self.a.bind(l);
+                }
+                self.a.emit(alu64_reg(Alu::Xor, R1, R2));
+                self.from_reg(ta, R1);
+            }
+        }
+        Ok(ta)
+    }
+
+    fn builtin_int(&mut self, b: Builtin) -> R<Temp> {
+        match b {
+            Builtin::Pid => {
+                self.a.emit(call(Helper::GetCurrentPidTgid));
+                self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
+            }
+            Builtin::Tid => {
+                self.a.emit(call(Helper::GetCurrentPidTgid));
+                self.a.emit(alu32_reg(Alu::Mov, R0, R0));
+            }
+            Builtin::Uid => {
+                self.a.emit(call(Helper::GetCurrentUidGid));
+                self.a.emit(alu32_reg(Alu::Mov, R0, R0));
+            }
+            Builtin::Gid => {
+                self.a.emit(call(Helper::GetCurrentUidGid));
+                self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
+            }
+            Builtin::Timestamp => self.a.emit(call(Helper::KtimeGetNs)),
+            Builtin::Walltimestamp => {
+                self.a.emit(call(Helper::KtimeGetNs));
+                let ro = self.g.m_rodata;
+                let at = self.g.walltime_at;
+                self.a.ld_map_value(R1, ro, at);
+                self.a.emit(ldx(Size::DW, R1, R1, 0));
+                self.a.emit(alu64_reg(Alu::Add, R0, R1));
+            }
+            Builtin::Cpu => self.a.emit(call(Helper::GetSmpProcessorId)),
+            Builtin::Curthread => self.a.emit(call(Helper::GetCurrentTask)),
+            Builtin::Errno => {
+                if self.cx.has_errno {
+                    self.a.emit(ldx(Size::DW, R0, R9, scratch::ERRNO as i16));
+                } else {
+                    self.a.emit(mov64_imm(R0, 0));
+                }
+            }
+            Builtin::Id => match &self.cx.ident {
+                IdentSrc::Const(p) => load_imm(&mut self.a, R0, i64::from(p.id)),
+                IdentSrc::Dispatch(_) => {
+                    self.a.emit(ldx(Size::DW, R1, FP, stack::DISPATCH));
+                    self.a.emit(ldx(Size::W, R0, R1, 0));
+                }
+            },
+            Builtin::Epid => match self.cx.epid {
+                EpidSrc::Const(e) => load_imm(&mut self.a, R0, i64::from(e)),
+                _ => self.a.emit(ldx(Size::DW, R0, R9, scratch::EPID as i16)),
+            },
+            Builtin::Ppid => {
+                let (Some(parent), Some(tgid)) = (self.g.inp.opts.task_real_parent, self.g.inp.opts.task_tgid) else {
+                    return Err(GenError("ppid needs kernel BTF (task_struct offsets), which is unavailable".into()));
+                };
+                self.read_task_field(parent, 8)?;
+                self.a.emit(ldx(Size::DW, R3, R9, scratch::TMP as i16));
+                self.a.emit(alu64_imm(Alu::Add, R3, tgid as i32));
+                self.ptr(R1, R9, scratch::TMP);
+                self.a.emit(mov64_imm(R2, 4));
+                self.a.emit(call(Helper::ProbeReadKernel));
+                self.a.emit(ldx(Size::W, R0, R9, scratch::TMP as i16));
+            }
+            Builtin::Vtimestamp => {
+                let Some(off) = self.g.inp.opts.task_sum_exec_runtime else {
+                    return Err(GenError("vtimestamp needs kernel BTF (task_struct offsets), which is unavailable".into()));
+                };
+                self.read_task_field(off, 8)?;
+                self.a.emit(ldx(Size::DW, R0, R9, scratch::TMP as i16));
+            }
+            Builtin::Execname | Builtin::Probeprov | Builtin::Probemod | Builtin::Probefunc | Builtin::Probename => {
+                return Err(GenError("internal error: string built-in used as an integer".into()))
+            }
+        }
+        Ok(self.int_result(R0))
+    }
+
+    /// Reads `size` bytes at `current + off` into scratch::TMP.
+    fn read_task_field(&mut self, off: u32, size: i32) -> R<()> {
+        self.a.emit(call(Helper::GetCurrentTask));
+        self.a.emit(mov64_reg(R3, R0));
+        self.a.emit(alu64_imm(Alu::Add, R3, off as i32));
+        self.ptr(R1, R9, scratch::TMP);
+        self.a.emit(mov64_imm(R2, size));
+        self.a.emit(st_imm(Size::DW, R9, scratch::TMP as i16, 0));
+        self.a.emit(call(Helper::ProbeReadKernel));
+        Ok(())
+    }
+
+    /// After a map lookup (r0 = value or NULL): the stored integer, or 0.
+    fn deref_or_zero(&mut self) -> Temp {
+        let l = self.a.new_label();
+        self.a.emit(mov64_imm(R1, 0));
+        self.a.jmp_imm_to(Cond::Eq, R0, 0, l);
+        self.a.emit(ldx(Size::DW, R1, R0, 0));
+        self.a.bind(l);
+        self.int_result(R1)
+    }
+
+    /// Stores the current thread id as the key at stack::KEY.
+    fn thread_key(&mut self) {
+        self.a.emit(call(Helper::GetCurrentPidTgid));
+        self.a.emit(alu32_reg(Alu::Mov, R0, R0));
+        self.a.emit(stx(Size::DW, FP, stack::KEY, R0));
+    }
+
+    fn key_ptr_stack(&mut self, r: Reg) {
+        self.a.emit(mov64_reg(r, FP));
+        self.a.emit(alu64_imm(Alu::Add, r, i32::from(stack::KEY)));
+    }
+
+    fn load_var(&mut self, v: VarRef) -> R<Temp> {
+        match v {
+            VarRef::Global(i) => {
+                let off = self.g.globals.slots[i].0;
+                let gm = self.g.m_globals;
+                self.a.ld_map_value(R1, gm, off);
+                self.a.emit(ldx(Size::DW, R0, R1, 0));
+                Ok(self.int_result(R0))
+            }
+            VarRef::Local(i) => {
+                let off = self.g.locals.slots[i].0;
+                self.ldx_at(R0, R9, off, Size::DW);
+                Ok(self.int_result(R0))
+            }
+            VarRef::Thread(i) => {
+                self.thread_key();
+                let map = self.g.thread_maps[i];
+                self.a.ld_map_fd(R1, map);
+                self.key_ptr_stack(R2);
+                self.a.emit(call(Helper::MapLookupElem));
+                Ok(self.deref_or_zero())
+            }
+        }
+    }
+
+    /// Builds an associative array's key in scratch; returns its offset.
+    fn array_key(&mut self, arr: ArrayId, keys: &[CExpr]) -> R<u32> {
+        let (fields, size) = self.g.array_keys[arr].clone();
+        self.build_key(&fields, size, keys)
+    }
+
+    /// Builds a tuple key in scratch. Bytes a string does not fill are
+    /// zeroed so equal tuples hash equally.
+    pub(crate) fn build_key(&mut self, fields: &[KeyField], size: u32, keys: &[CExpr]) -> R<u32> {
+        let kb = self.alloc_buf(size);
+        if keys.is_empty() {
+            self.st_imm_at(R9, kb, 0);
+        }
+        for (f, k) in fields.iter().zip(keys) {
+            if k.ty.is_string() {
+                if !matches!(k.kind, CKind::Builtin(Builtin::Execname)) || f.size != layout::round8(COMM_LEN) {
+                    for w in 0..f.size / 8 {
+                        self.st_imm_at(R9, kb + f.offset + 8 * w, 0);
+                    }
+                }
+                self.eval_str_into(k, Dst::Scratch(kb + f.offset), f.size)?;
+            } else {
+                let t = self.eval_int(k)?;
+                self.to_reg(t, R1);
+                self.free(t);
+                normalize(&mut self.a, R1, &f.ty);
+                self.stx_at(R9, kb + f.offset, R1, Size::DW);
+            }
+        }
+        Ok(kb)
+    }
+
+    /// Prepared key of an lvalue (associative array element): its scratch
+    /// offset, computed before the value is evaluated.
+    fn lvalue_key(&mut self, lv: &LValue) -> R<Option<u32>> {
+        match lv {
+            LValue::Elem(arr, keys) => Ok(Some(self.array_key(*arr, keys)?)),
+            LValue::Var(_) => Ok(None),
+        }
+    }
+
+    /// Loads the current integer value of an lvalue into a new temp.
+    fn load_lvalue(&mut self, lv: &LValue, key: Option<u32>) -> R<Temp> {
+        match lv {
+            LValue::Var(v) => self.load_var(*v),
+            LValue::Elem(arr, _) => {
+                let map = self.g.array_maps[*arr];
+                self.a.ld_map_fd(R1, map);
+                self.ptr(R2, R9, key.expect("element key prepared"));
+                self.a.emit(call(Helper::MapLookupElem));
+                Ok(self.deref_or_zero())
+            }
+        }
+    }
+
+    /// Stores the integer in temp `t` (already normalised) into `lv`.
+    /// Dynamic variables are deleted when zero is stored, as in DTrace.
+    fn store_int(&mut self, lv: &LValue, key: Option<u32>, t: Temp) -> R<()> {
+        match lv {
+            LValue::Var(VarRef::Global(i)) => {
+                let off = self.g.globals.slots[*i].0;
+                let gm = self.g.m_globals;
+                self.a.ld_map_value(R2, gm, off);
+                self.to_reg(t, R1);
+                self.a.emit(stx(Size::DW, R2, 0, R1));
+            }
+            LValue::Var(VarRef::Local(i)) => {
+                let off = self.g.locals.slots[*i].0;
+                self.to_reg(t, R1);
+                self.stx_at(R9, off, R1, Size::DW);
+            }
+            LValue::Var(VarRef::Thread(i)) => {
+                let map = self.g.thread_maps[*i];
+                self.thread_key();
+                self.dyn_store(map, None, t);
+            }
+            LValue::Elem(arr, _) => {
+                let map = self.g.array_maps[*arr];
+                self.dyn_store(map, key, t);
+            }
+        }
+        Ok(())
+    }
+
+    /// Update-or-delete of a dynamic variable whose key is at stack::KEY
+    /// (`key` None) or in scratch.
+    fn dyn_store(&mut self, map: crate::asm::MapId, key: Option<u32>, t: Temp) {
+        let del = self.a.new_label();
+        let end = self.a.new_label();
+        self.to_reg(t, R1);
+        self.a.emit(stx(Size::DW, FP, stack::VALUE, R1));
+        self.a.jmp_imm_to(Cond::Eq, R1, 0, del);
+        self.a.ld_map_fd(R1, map);
+        match key {
+            Some(k) => self.ptr(R2, R9, k),
+            None => self.key_ptr_stack(R2),
+        }
+        self.a.emit(mov64_reg(R3, FP));
+        self.a.emit(alu64_imm(Alu::Add, R3, i32::from(stack::VALUE)));
+        self.a.emit(mov64_imm(R4, 0));
+        self.a.emit(call(Helper::MapUpdateElem));
+        let failed = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Ne, R0, 0, failed);
+        self.a.ja_to(end);
+        self.a.bind(failed);
+        self.count_drop(drops::DYNAMIC);
+        self.a.ja_to(end);
+        self.a.bind(del);
+        self.a.ld_map_fd(R1, map);
+        match key {
+            Some(k) => self.ptr(R2, R9, k),
+            None => self.key_ptr_stack(R2),
+        }
+        self.a.emit(call(Helper::MapDeleteElem));
+        self.a.bind(end);
+    }
+
+    fn assign_int(&mut self, lv: &LValue, op: Option<ArithOp>, rhs: &CExpr, ty: &Type) -> R<Temp> {
+        if ty.is_string() {
+            let (t, _) = self.assign_str(lv, rhs)?;
+            return Ok(t);
+        }
+        let key = self.lvalue_key(lv)?;
+        let tv = self.eval_int(rhs)?;
+        if let Some(op) = op {
+            let old = self.load_lvalue(lv, key)?;
+            self.to_reg(old, R1);
+            self.to_reg(tv, R2);
+            self.free(old);
+            let signed = ty.as_int().map(|t| t.signed).unwrap_or(false);
+            self.arith(op, signed)?;
+            self.from_reg(tv, R1);
+        }
+        self.to_reg(tv, R1);
+        normalize(&mut self.a, R1, ty);
+        self.from_reg(tv, R1);
+        self.store_int(lv, key, tv)?;
+        Ok(tv)
+    }
+
+    fn incdec(&mut self, lv: &LValue, pre: bool, delta: i64, ty: &Type) -> R<Temp> {
+        let key = self.lvalue_key(lv)?;
+        let old = self.load_lvalue(lv, key)?;
+        let new = self.alloc();
+        self.to_reg(old, R1);
+        self.a.emit(alu64_imm(Alu::Add, R1, delta as i32));
+        normalize(&mut self.a, R1, ty);
+        self.from_reg(new, R1);
+        self.store_int(lv, key, new)?;
+        if pre {
+            self.free(old);
+            Ok(new)
+        } else {
+            self.free(new);
+            Ok(old)
+        }
+    }
+
+    fn assign_str(&mut self, lv: &LValue, rhs: &CExpr) -> R<(Temp, u32)> {
+        let strsize = self.g.caps.strsize;
+        match lv {
+            LValue::Var(VarRef::Global(i)) => {
+                let off = self.g.globals.slots[*i].0;
+                self.eval_str_into(rhs, Dst::Global(off), strsize)?;
+                let gm = self.g.m_globals;
+                self.a.ld_map_value(R1, gm, off);
+                Ok((self.int_result(R1), strsize))
+            }
+            LValue::Var(VarRef::Local(i)) => {
+                let off = self.g.locals.slots[*i].0;
+                self.eval_str_into(rhs, Dst::Scratch(off), strsize)?;
+                self.ptr(R1, R9, off);
+                Ok((self.int_result(R1), strsize))
+            }
+            LValue::Var(VarRef::Thread(_)) | LValue::Elem(..) => {
+                let key = self.lvalue_key(lv)?;
+                let vb = self.alloc_buf(strsize);
+                self.eval_str_into(rhs, Dst::Scratch(vb), strsize)?;
+                let map = match lv {
+                    LValue::Var(VarRef::Thread(i)) => {
+                        self.thread_key();
+                        self.g.thread_maps[*i]
+                    }
+                    LValue::Elem(arr, _) => self.g.array_maps[*arr],
+                    _ => unreachable!("matched above"),
+                };
+                self.a.ld_map_fd(R1, map);
+                match key {
+                    Some(k) => self.ptr(R2, R9, k),
+                    None => self.key_ptr_stack(R2),
+                }
+                self.ptr(R3, R9, vb);
+                self.a.emit(mov64_imm(R4, 0));
+                self.a.emit(call(Helper::MapUpdateElem));
+                let ok = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Eq, R0, 0, ok);
+                self.count_drop(drops::DYNAMIC);
+                self.a.bind(ok);
+                self.ptr(R1, R9, vb);
+                Ok((self.int_result(R1), strsize))
+            }
+        }
+    }
+
+    // ---- strings ----
+
+    fn const_str_ptr(&mut self, s: &[u8]) -> (Temp, u32) {
+        let off = self.g.string(s);
+        let len = s.iter().position(|&c| c == 0).unwrap_or(s.len()) as u32;
+        let ro = self.g.m_rodata;
+        self.a.ld_map_value(R1, ro, off);
+        (self.int_result(R1), len + 1)
+    }
+
+    /// The probe identity string `which` (0 provider .. 3 name): constant,
+    /// or the dispatch entry's copy when it varies between probes.
+    fn ident_str(&mut self, which: usize) -> (Option<u32>, String, u32) {
+        let (p, dispatched) = match &self.cx.ident {
+            IdentSrc::Const(p) => (p.clone(), false),
+            IdentSrc::Dispatch(p) => (p.clone(), true),
+        };
+        let val = match which {
+            0 => p.provider,
+            1 => p.module,
+            2 => p.function,
+            _ => p.name,
+        };
+        let cap = match which {
+            0 => self.g.caps.provider,
+            1 => self.g.caps.module,
+            2 => self.g.caps.function,
+            _ => self.g.caps.name,
+        };
+        let at = if dispatched {
+            self.dl.as_ref().and_then(|d| d.ident_at[which])
+        } else {
+            None
+        };
+        (at, val, cap)
+    }
+
+    fn ident_index(b: Builtin) -> Option<usize> {
+        match b {
+            Builtin::Probeprov => Some(0),
+            Builtin::Probemod => Some(1),
+            Builtin::Probefunc => Some(2),
+            Builtin::Probename => Some(3),
+            _ => None,
+        }
+    }
+
+    /// Evaluates a string expression to a pointer and its capacity.
+    pub(crate) fn eval_str(&mut self, e: &CExpr) -> R<(Temp, u32)> {
+        match &e.kind {
+            CKind::Str(s) => Ok(self.const_str_ptr(s)),
+            CKind::Builtin(b) if Self::ident_index(*b).is_some() => {
+                let (at, val, cap) = self.ident_str(Self::ident_index(*b).expect("checked"));
+                match at {
+                    None => Ok(self.const_str_ptr(val.as_bytes())),
+                    Some(off) => {
+                        self.a.emit(ldx(Size::DW, R1, FP, stack::DISPATCH));
+                        self.a.emit(alu64_imm(Alu::Add, R1, off as i32));
+                        Ok((self.int_result(R1), cap))
+                    }
+                }
+            }
+            CKind::Builtin(Builtin::Execname) | CKind::Copyinstr(..) | CKind::KernelString(_) => {
+                let cap = layout::str_cap(e, &self.g.caps);
+                let buf = self.alloc_buf(cap);
+                self.eval_str_into(e, Dst::Scratch(buf), cap)?;
+                self.ptr(R1, R9, buf);
+                Ok((self.int_result(R1), cap))
+            }
+            CKind::Var(VarRef::Global(i)) => {
+                let off = self.g.globals.slots[*i].0;
+                let gm = self.g.m_globals;
+                self.a.ld_map_value(R1, gm, off);
+                Ok((self.int_result(R1), self.g.caps.strsize))
+            }
+            CKind::Var(VarRef::Local(i)) => {
+                let off = self.g.locals.slots[*i].0;
+                self.ptr(R1, R9, off);
+                Ok((self.int_result(R1), self.g.caps.strsize))
+            }
+            CKind::Var(VarRef::Thread(i)) => {
+                self.thread_key();
+                let map = self.g.thread_maps[*i];
+                self.a.ld_map_fd(R1, map);
+                self.key_ptr_stack(R2);
+                self.a.emit(call(Helper::MapLookupElem));
+                Ok((self.ptr_or_empty(), self.g.caps.strsize))
+            }
+            CKind::Elem(arr, keys) => {
+                let kb = self.array_key(*arr, keys)?;
+                let map = self.g.array_maps[*arr];
+                self.a.ld_map_fd(R1, map);
+                self.ptr(R2, R9, kb);
+                self.a.emit(call(Helper::MapLookupElem));
+                Ok((self.ptr_or_empty(), self.g.caps.strsize))
+            }
+            CKind::Ternary(c, x, y) => {
+                let tc = self.eval_int(c)?;
+                self.to_reg(tc, R0);
+                self.free(tc);
+                let t = self.alloc();
+                let l_else = self.a.new_label();
+                let l_end = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Eq, R0, 0, l_else);
+                let (px, cx) = self.eval_str(x)?;
+                self.to_reg(px, R1);
+                self.free(px);
+                self.from_reg(t, R1);
+                self.a.ja_to(l_end);
+                self.a.bind(l_else);
+                let (py, cy) = self.eval_str(y)?;
+                self.to_reg(py, R1);
+                self.free(py);
+                self.from_reg(t, R1);
+                self.a.bind(l_end);
+                Ok((t, cx.max(cy)))
+            }
+            CKind::Assign(lv, None, rhs) => self.assign_str(lv, rhs),
+            _ => Err(GenError("internal error: expression is not a string".into())),
+        }
+    }
+
+    /// After a map lookup: the value pointer, or the empty string.
+    fn ptr_or_empty(&mut self) -> Temp {
+        let l = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Ne, R0, 0, l);
+        let ro = self.g.m_rodata;
+        let empty = self.g.empty_at;
+        self.a.ld_map_value(R0, ro, empty);
+        self.a.bind(l);
+        self.int_result(R0)
+    }
+
+    fn dst_ptr(&mut self, dst: Dst, r: Reg) {
+        match dst {
+            Dst::Record(o) => self.ptr(r, R8, o),
+            Dst::Scratch(o) => self.ptr(r, R9, o),
+            Dst::Global(o) => {
+                let gm = self.g.m_globals;
+                self.a.ld_map_value(r, gm, o);
+            }
+        }
+    }
+
+    /// Writes a compile-time string into `dst`, truncated to `cap`.
+    fn write_const_str(&mut self, dst: Dst, s: &[u8], cap: u32) {
+        let len = s.iter().position(|&c| c == 0).unwrap_or(s.len()).min(cap.saturating_sub(1) as usize);
+        let mut bytes = s[..len].to_vec();
+        bytes.push(0);
+        while bytes.len() % 4 != 0 && (bytes.len() as u32) < cap {
+            bytes.push(0);
+        }
+        let (base, off) = match dst {
+            Dst::Record(o) => (R8, o),
+            Dst::Scratch(o) => (R9, o),
+            Dst::Global(o) => {
+                self.dst_ptr(dst, R1);
+                let _ = o;
+                (R1, 0)
+            }
+        };
+        let mut i = 0;
+        while i < bytes.len() {
+            if i + 4 <= bytes.len() {
+                let w = i32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+                self.st_at(base, off + i as u32, w, Size::W);
+                i += 4;
+            } else {
+                self.st_at(base, off + i as u32, i32::from(bytes[i]), Size::B);
+                i += 1;
+            }
+        }
+    }
+
+    fn st_at(&mut self, base: Reg, off: u32, imm: i32, size: Size) {
+        if off <= 32000 {
+            self.a.emit(st_imm(size, base, off as i16, imm));
+        } else {
+            self.a.emit(mov64_reg(R5, base));
+            self.a.emit(alu64_imm(Alu::Add, R5, off as i32));
+            self.a.emit(st_imm(size, R5, 0, imm));
+        }
+    }
+
+    /// Evaluates a string expression straight into `dst` (`cap` bytes).
+    pub(crate) fn eval_str_into(&mut self, e: &CExpr, dst: Dst, cap: u32) -> R<()> {
+        match &e.kind {
+            CKind::Str(s) => {
+                self.write_const_str(dst, s, cap);
+                Ok(())
+            }
+            CKind::Builtin(b) if Self::ident_index(*b).is_some() => {
+                let (at, val, _) = self.ident_str(Self::ident_index(*b).expect("checked"));
+                if at.is_none() {
+                    self.write_const_str(dst, val.as_bytes(), cap);
+                    return Ok(());
+                }
+                let (p, c) = self.eval_str(e)?;
+                self.copy_kernel_str(dst, cap, p, c);
+                Ok(())
+            }
+            CKind::Builtin(Builtin::Execname) => {
+                self.dst_ptr(dst, R1);
+                self.a.emit(mov64_imm(R2, COMM_LEN.min(cap) as i32));
+                self.a.emit(call(Helper::GetCurrentComm));
+                Ok(())
+            }
+            CKind::Copyinstr(addr, n) => {
+                let ta = self.eval_int(addr)?;
+                let tn = match n {
+                    Some(n) if !matches!(n.kind, CKind::Int(_)) => Some(self.eval_int(n)?),
+                    _ => None,
+                };
+                let fixed = match n.as_deref() {
+                    Some(CExpr { kind: CKind::Int(v), .. }) => (*v).clamp(0, i64::from(cap)) as i32,
+                    _ => cap as i32,
+                };
+                match tn {
+                    Some(tn) => {
+                        self.to_reg(tn, R2);
+                        self.free(tn);
+                        let ok = self.a.new_label();
+                        self.a.jmp_imm_to(Cond::Le, R2, cap as i32, ok);
+                        self.a.emit(mov64_imm(R2, cap as i32));
+                        self.a.bind(ok);
+                    }
+                    None => self.a.emit(mov64_imm(R2, fixed)),
+                }
+                self.dst_ptr(dst, R1);
+                self.to_reg(ta, R3);
+                self.a.emit(call(Helper::ProbeReadUserStr));
+                self.check_read(ta);
+                self.free(ta);
+                Ok(())
+            }
+            CKind::KernelString(p) => {
+                let tp = self.eval_int(p)?;
+                self.dst_ptr(dst, R1);
+                self.a.emit(mov64_imm(R2, cap as i32));
+                self.to_reg(tp, R3);
+                self.a.emit(call(Helper::ProbeReadKernelStr));
+                self.check_read(tp);
+                self.free(tp);
+                Ok(())
+            }
+            _ => {
+                let (p, c) = self.eval_str(e)?;
+                self.copy_kernel_str(dst, cap, p, c);
+                Ok(())
+            }
+        }
+    }
+
+    /// After a probe_read: faults with the address in `addr` on failure.
+    fn check_read(&mut self, addr: Temp) {
+        let ok = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sge, R0, 0, ok);
+        self.to_reg(addr, R1);
+        let act = self.cur_action;
+        self.fault(fault::BADADDR, Some(R1), act);
+        self.a.bind(ok);
+    }
+
+    fn copy_kernel_str(&mut self, dst: Dst, cap: u32, p: Temp, c: u32) {
+        self.dst_ptr(dst, R1);
+        self.a.emit(mov64_imm(R2, cap.min(c).max(1) as i32));
+        self.to_reg(p, R3);
+        self.free(p);
+        self.a.emit(call(Helper::ProbeReadKernelStr));
+    }
+
+    /// Compares two strings; leaves 1 or 0 in r0 for `op`.
+    fn strcmp(&mut self, a: &CExpr, b: &CExpr, op: CmpOp) -> R<()> {
+        let (x, y, op) = match (&a.kind, &b.kind) {
+            (CKind::Str(_), k) if !matches!(k, CKind::Str(_)) => (b, a, swap_cmp(op)),
+            _ => (a, b, op),
+        };
+        if let CKind::Str(s) = &y.kind {
+            // bpf_strncmp against a constant in frozen read-only data.
+            let (px, cx) = self.eval_str(x)?;
+            let off = self.g.string(s);
+            self.to_reg(px, R1);
+            self.free(px);
+            self.a.emit(mov64_imm(R2, cx as i32));
+            let ro = self.g.m_rodata;
+            self.a.ld_map_value(R3, ro, off);
+            self.a.emit(call(Helper::Strncmp));
+        } else {
+            let (px, cx) = self.eval_str(x)?;
+            let (py, cy) = self.eval_str(y)?;
+            self.to_reg(px, R1);
+            self.to_reg(py, R2);
+            self.free(py);
+            self.free(px);
+            let n = cx.min(cy);
+            let top = self.a.new_label();
+            let diff = self.a.new_label();
+            let equal = self.a.new_label();
+            let done = self.a.new_label();
+            self.a.emit(mov64_imm(R3, 0));
+            self.a.bind(top);
+            self.a.jmp_imm_to(Cond::Ge, R3, n as i32, equal);
+            self.a.emit(mov64_reg(R4, R1));
+            self.a.emit(alu64_reg(Alu::Add, R4, R3));
+            self.a.emit(ldx(Size::B, R4, R4, 0));
+            self.a.emit(mov64_reg(R5, R2));
+            self.a.emit(alu64_reg(Alu::Add, R5, R3));
+            self.a.emit(ldx(Size::B, R5, R5, 0));
+            self.a.jmp_reg_to(Cond::Ne, R4, R5, diff);
+            self.a.jmp_imm_to(Cond::Eq, R4, 0, equal);
+            self.a.emit(alu64_imm(Alu::Add, R3, 1));
+            self.a.ja_to(top);
+            self.a.bind(diff);
+            self.a.emit(mov64_reg(R0, R4));
+            self.a.emit(alu64_reg(Alu::Sub, R0, R5));
+            self.a.ja_to(done);
+            self.a.bind(equal);
+            self.a.emit(mov64_imm(R0, 0));
+            self.a.bind(done);
+        }
+        // r0 holds <0, 0 or >0; turn it into the comparison's truth value.
+        let cond = cmp_cond(op, true);
+        let t = self.a.new_label();
+        self.a.emit(mov64_reg(R1, R0));
+        self.a.emit(mov64_imm(R0, 1));
+        self.a.jmp_imm_to(cond, R1, 0, t);
+        self.a.emit(mov64_imm(R0, 0));
+        self.a.bind(t);
+        Ok(())
+    }
+
+    fn strlen(&mut self, s: &CExpr) -> R<Temp> {
+        let (p, c) = self.eval_str(s)?;
+        self.to_reg(p, R1);
+        let top = self.a.new_label();
+        let done = self.a.new_label();
+        self.a.emit(mov64_imm(R3, 0));
+        self.a.bind(top);
+        self.a.jmp_imm_to(Cond::Ge, R3, c as i32, done);
+        self.a.emit(mov64_reg(R4, R1));
+        self.a.emit(alu64_reg(Alu::Add, R4, R3));
+        self.a.emit(ldx(Size::B, R4, R4, 0));
+        self.a.jmp_imm_to(Cond::Eq, R4, 0, done);
+        self.a.emit(alu64_imm(Alu::Add, R3, 1));
+        self.a.ja_to(top);
+        self.a.bind(done);
+        self.from_reg(p, R3);
+        Ok(p)
+    }
+
+    // ---- aggregations ----
+
+    pub(crate) fn agg_update(&mut self, agg: AggId, keys: &[CExpr], value: Option<&CExpr>, incr: Option<&CExpr>) -> R<()> {
+        let al = self.g.aggs[agg].clone();
+        let kb = self.build_key(&al.keys, al.key_size, keys)?;
+        let tv = match value {
+            Some(v) => Some(self.eval_int(v)?),
+            None => None,
+        };
+        let ti = match incr {
+            Some(v) => Some(self.eval_int(v)?),
+            None => None,
+        };
+        let have = self.a.new_label();
+        let done = self.a.new_label();
+        self.a.ld_map_fd(R1, al.map);
+        self.ptr(R2, R9, kb);
+        self.a.emit(call(Helper::MapLookupElem));
+        self.a.jmp_imm_to(Cond::Ne, R0, 0, have);
+        self.a.ld_map_fd(R1, al.map);
+        self.ptr(R2, R9, kb);
+        let ro = self.g.m_rodata;
+        let zero = self.g.zero_at;
+        self.a.ld_map_value(R3, ro, zero);
+        self.a.emit(mov64_imm(R4, 1));
+        self.a.emit(call(Helper::MapUpdateElem));
+        self.a.ld_map_fd(R1, al.map);
+        self.ptr(R2, R9, kb);
+        self.a.emit(call(Helper::MapLookupElem));
+        self.a.jmp_imm_to(Cond::Ne, R0, 0, have);
+        self.count_drop(drops::AGGREGATION);
+        self.a.ja_to(done);
+        self.a.bind(have);
+        let incr_into = |p: &mut Self, r: Reg| match ti {
+            Some(t) => p.to_reg(t, r),
+            None => p.a.emit(mov64_imm(r, 1)),
+        };
+        match al.func {
+            AggFunc::Count => {
+                incr_into(self, R2);
+                self.add_at(R0, 0, R2);
+            }
+            AggFunc::Sum => {
+                self.to_reg(tv.expect("sum has a value"), R2);
+                self.add_at(R0, 0, R2);
+            }
+            AggFunc::Min | AggFunc::Max => {
+                let set = self.a.new_label();
+                self.to_reg(tv.expect("min/max have a value"), R2);
+                self.a.emit(ldx(Size::DW, R1, R0, 8));
+                self.a.jmp_imm_to(Cond::Eq, R1, 0, set);
+                self.a.emit(ldx(Size::DW, R1, R0, 0));
+                let keep = if al.func == AggFunc::Min { Cond::Sge } else { Cond::Sle };
+                self.a.jmp_reg_to(keep, R2, R1, done);
+                self.a.bind(set);
+                self.a.emit(stx(Size::DW, R0, 0, R2));
+                self.a.emit(st_imm(Size::DW, R0, 8, 1));
+            }
+            AggFunc::Avg => {
+                self.a.emit(mov64_imm(R2, 1));
+                self.add_at(R0, 0, R2);
+                self.to_reg(tv.expect("avg has a value"), R2);
+                self.add_at(R0, 8, R2);
+            }
+            AggFunc::Quantize => {
+                self.to_reg(tv.expect("quantize has a value"), R2);
+                self.quantize_bucket();
+                self.a.emit(alu64_imm(Alu::Lsh, R3, 3));
+                self.a.emit(alu64_reg(Alu::Add, R0, R3));
+                incr_into(self, R2);
+                self.add_at(R0, 0, R2);
+            }
+            AggFunc::Lquantize { base, limit, step } => {
+                self.to_reg(tv.expect("lquantize has a value"), R2);
+                let levels = lquantize_levels(base, limit, step) as i32;
+                let top = base + levels * i32::from(step);
+                let under = self.a.new_label();
+                let over = self.a.new_label();
+                let ok = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Slt, R2, base, under);
+                self.a.jmp_imm_to(Cond::Sge, R2, top, over);
+                self.a.emit(mov64_reg(R3, R2));
+                self.a.emit(alu64_imm(Alu::Sub, R3, base));
+                self.a.emit(alu64_imm(Alu::Div, R3, i32::from(step)));
+                self.a.emit(alu64_imm(Alu::Add, R3, 1));
+                self.a.ja_to(ok);
+                self.a.bind(under);
+                self.a.emit(mov64_imm(R3, 0));
+                self.a.ja_to(ok);
+                self.a.bind(over);
+                self.a.emit(mov64_imm(R3, levels + 1));
+                self.a.bind(ok);
+                let inb = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Le, R3, levels + 1, inb);
+                self.a.emit(mov64_imm(R3, levels + 1));
+                self.a.bind(inb);
+                self.a.emit(alu64_imm(Alu::Lsh, R3, 3));
+                self.a.emit(alu64_reg(Alu::Add, R0, R3));
+                incr_into(self, R2);
+                self.add_at(R0, 0, R2);
+            }
+        }
+        self.a.bind(done);
+        if let Some(t) = ti {
+            self.free(t);
+        }
+        if let Some(t) = tv {
+            self.free(t);
+        }
+        Ok(())
+    }
+
+    /// `*(u64 *)(base + off) += r` on this CPU's copy (no atomics needed).
+    fn add_at(&mut self, base: Reg, off: i16, r: Reg) {
+        self.a.emit(ldx(Size::DW, R1, base, off));
+        self.a.emit(alu64_reg(Alu::Add, R1, r));
+        self.a.emit(stx(Size::DW, base, off, R1));
+    }
+
+    /// r3 = the power-of-two bucket of the signed value in r2 (r0 is kept).
+    fn quantize_bucket(&mut self) {
+        let pos = self.a.new_label();
+        let zero = self.a.new_label();
+        let ok = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sgt, R2, 0, pos);
+        self.a.jmp_imm_to(Cond::Eq, R2, 0, zero);
+        self.a.emit(mov64_reg(R4, R2));
+        self.a.emit(neg64(R4));
+        self.log2_r4_into_r5();
+        self.a.emit(mov64_imm(R3, (QUANTIZE_ZERO - 1) as i32));
+        self.a.emit(alu64_reg(Alu::Sub, R3, R5));
+        self.a.jmp_imm_to(Cond::Sge, R3, 0, ok);
+        self.a.emit(mov64_imm(R3, 0));
+        self.a.ja_to(ok);
+        self.a.bind(zero);
+        self.a.emit(mov64_imm(R3, QUANTIZE_ZERO as i32));
+        self.a.ja_to(ok);
+        self.a.bind(pos);
+        self.a.emit(mov64_reg(R4, R2));
+        self.log2_r4_into_r5();
+        self.a.emit(mov64_imm(R3, (QUANTIZE_ZERO + 1) as i32));
+        self.a.emit(alu64_reg(Alu::Add, R3, R5));
+        self.a.bind(ok);
+        let inb = self.a.new_label();
+        let max = (QUANTIZE_BUCKETS - 1) as i32;
+        self.a.jmp_imm_to(Cond::Le, R3, max, inb);
+        self.a.emit(mov64_imm(R3, max));
+        self.a.bind(inb);
+    }
+
+    /// r5 = floor(log2(r4)) for r4 > 0 (unsigned); clobbers r1 and r4.
+    fn log2_r4_into_r5(&mut self) {
+        self.a.emit(mov64_imm(R5, 0));
+        for s in [32, 16, 8, 4, 2, 1] {
+            let skip = self.a.new_label();
+            self.a.emit(mov64_reg(R1, R4));
+            self.a.emit(alu64_imm(Alu::Rsh, R1, s));
+            self.a.jmp_imm_to(Cond::Eq, R1, 0, skip);
+            self.a.emit(mov64_reg(R4, R1));
+            self.a.emit(alu64_imm(Alu::Add, R5, s));
+            self.a.bind(skip);
+        }
+    }
+}
+
+fn swap_cmp(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Lt => CmpOp::Gt,
+        CmpOp::Le => CmpOp::Ge,
+        CmpOp::Gt => CmpOp::Lt,
+        CmpOp::Ge => CmpOp::Le,
+        o => o,
+    }
+}
+
+fn cmp_cond(op: CmpOp, signed: bool) -> Cond {
+    match (op, signed) {
+        (CmpOp::Eq, _) => Cond::Eq,
+        (CmpOp::Ne, _) => Cond::Ne,
+        (CmpOp::Lt, true) => Cond::Slt,
+        (CmpOp::Le, true) => Cond::Sle,
+        (CmpOp::Gt, true) => Cond::Sgt,
+        (CmpOp::Ge, true) => Cond::Sge,
+        (CmpOp::Lt, false) => Cond::Lt,
+        (CmpOp::Le, false) => Cond::Le,
+        (CmpOp::Gt, false) => Cond::Gt,
+        (CmpOp::Ge, false) => Cond::Ge,
+    }
+}

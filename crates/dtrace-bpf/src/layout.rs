@@ -1,0 +1,323 @@
+//! Memory layouts decided at compile time: string capacities, the per-CPU
+//! scratch area, global variable storage, tuple keys, and the record each
+//! clause leaves in the principal buffer. All pure functions of the checked
+//! program, so every program built from it agrees on them.
+
+use dtrace_lang::ir::*;
+use dtrace_lang::types::Type;
+
+use crate::plan::{ActionLayout, ClauseLayout, KeyField, RecordedAction, Value, RECORD_HEADER};
+
+/// Capacities (buffer sizes, NUL included) of strings whose size does not
+/// come from the expression itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Caps {
+    pub strsize: u32,
+    pub provider: u32,
+    pub module: u32,
+    pub function: u32,
+    pub name: u32,
+}
+
+/// `TASK_COMM_LEN`: the size of `execname`.
+pub const COMM_LEN: u32 = 16;
+
+pub fn round8(x: u32) -> u32 {
+    (x + 7) & !7
+}
+
+fn const_str_len(s: &[u8]) -> u32 {
+    s.iter().position(|&c| c == 0).unwrap_or(s.len()) as u32
+}
+
+/// The buffer size a string expression needs.
+pub fn str_cap(e: &CExpr, caps: &Caps) -> u32 {
+    match &e.kind {
+        CKind::Str(s) => (const_str_len(s) + 1).min(caps.strsize.max(const_str_len(s) + 1)),
+        CKind::Builtin(Builtin::Execname) => COMM_LEN,
+        CKind::Builtin(Builtin::Probeprov) => caps.provider,
+        CKind::Builtin(Builtin::Probemod) => caps.module,
+        CKind::Builtin(Builtin::Probefunc) => caps.function,
+        CKind::Builtin(Builtin::Probename) => caps.name,
+        CKind::Copyinstr(_, Some(n)) => match n.kind {
+            CKind::Int(v) if v > 0 => (v as u32).min(caps.strsize),
+            _ => caps.strsize,
+        },
+        CKind::Ternary(_, a, b) => str_cap(a, caps).max(str_cap(b, caps)),
+        _ => caps.strsize,
+    }
+}
+
+/// Fixed fields at the start of each per-CPU scratch element.
+pub mod scratch {
+    /// arg0..arg9 of the firing probe.
+    pub const ARGS: u32 = 0;
+    /// arg0..arg9 as the ERROR probe sees them.
+    pub const ERR_ARGS: u32 = 80;
+    pub const ERRNO: u32 = 160;
+    pub const EPID: u32 = 168;
+    pub const FAULT_TYPE: u32 = 176;
+    pub const FAULT_ADDR: u32 = 184;
+    pub const FAULT_ACTION: u32 = 192;
+    /// 8 bytes for values read from kernel memory.
+    pub const TMP: u32 = 200;
+    /// 72 bytes: pt_regs from r10 to orig_ax, for raw syscall hooks.
+    pub const REGS: u32 = 208;
+    pub const FIXED_END: u32 = 280;
+}
+
+/// x86-64 `struct pt_regs` offsets, relative to `r10` (the first register
+/// read into `scratch::REGS`).
+pub mod regs {
+    pub const BASE: u32 = 56;
+    pub const R10: u32 = 0;
+    pub const R9: u32 = 8;
+    pub const R8: u32 = 16;
+    pub const DX: u32 = 40;
+    pub const SI: u32 = 48;
+    pub const DI: u32 = 56;
+    pub const ORIG_AX: u32 = 64;
+    pub const LEN: u32 = 72;
+    /// `ip` within a full `pt_regs` (the perf event context).
+    pub const IP_FULL: u32 = 128;
+}
+
+/// Where each variable of a scope lives: byte offset and stored size.
+#[derive(Clone, Debug, Default)]
+pub struct VarSlots {
+    pub slots: Vec<(u32, u32)>,
+    pub size: u32,
+}
+
+/// Storage size of a value of type `t`: integers take 8 bytes (stored
+/// normalised), strings `strsize`.
+pub fn stored_size(t: &Type, strsize: u32) -> u32 {
+    match t {
+        Type::String => round8(strsize),
+        _ => 8,
+    }
+}
+
+pub fn var_slots(vars: &[VarInfo], base: u32, strsize: u32) -> VarSlots {
+    let mut off = base;
+    let mut slots = Vec::new();
+    for v in vars {
+        let size = stored_size(&v.ty, strsize);
+        slots.push((off, size));
+        off += size;
+    }
+    VarSlots {
+        slots,
+        size: off - base,
+    }
+}
+
+/// Lays out a tuple: integers in 8-byte words, strings in their capacity
+/// rounded up to 8. A tuple without elements still has an 8-byte key.
+pub fn tuple_layout(types: &[Type], str_caps: &[u32]) -> (Vec<KeyField>, u32) {
+    let mut off = 0;
+    let mut fields = Vec::new();
+    for (i, t) in types.iter().enumerate() {
+        let size = match t {
+            Type::String => round8(str_caps.get(i).copied().unwrap_or(8).max(1)),
+            _ => 8,
+        };
+        fields.push(KeyField {
+            offset: off,
+            size,
+            ty: t.clone(),
+        });
+        off += size;
+    }
+    (fields, off.max(8))
+}
+
+/// The record a clause writes, in statement order.
+pub fn clause_layout(c: &CClause, caps: &Caps) -> ClauseLayout {
+    if !c.records() {
+        return ClauseLayout::default();
+    }
+    let mut b = LayoutBuilder {
+        caps,
+        off: RECORD_HEADER,
+        actions: Vec::new(),
+    };
+    b.stmts(&c.stmts, false);
+    ClauseLayout {
+        size: b.off,
+        actions: b.actions,
+    }
+}
+
+struct LayoutBuilder<'a> {
+    caps: &'a Caps,
+    off: u32,
+    actions: Vec<RecordedAction>,
+}
+
+impl LayoutBuilder<'_> {
+    fn value(&mut self, e: &CExpr) -> Value {
+        match &e.kind {
+            CKind::Int(v) => Value::ConstInt {
+                value: *v,
+                ty: e.ty.clone(),
+            },
+            CKind::Str(s) => Value::ConstStr(s[..const_str_len(s) as usize].to_vec()),
+            _ if e.ty.is_string() => {
+                let size = str_cap(e, self.caps);
+                let v = Value::Str { offset: self.off, size };
+                self.off += round8(size);
+                v
+            }
+            _ => {
+                let v = Value::Int {
+                    offset: self.off,
+                    ty: e.ty.clone(),
+                };
+                self.off += 8;
+                v
+            }
+        }
+    }
+
+    fn push(&mut self, action: ActionLayout, cond: bool, index: u32, flag: Option<u32>) {
+        let _ = cond;
+        self.actions.push(RecordedAction {
+            action,
+            ran_flag: flag,
+            index,
+        });
+    }
+
+    fn flag(&mut self, cond: bool) -> Option<u32> {
+        if cond {
+            let f = self.off;
+            self.off += 8;
+            Some(f)
+        } else {
+            None
+        }
+    }
+
+    fn stmts(&mut self, stmts: &[CStmt], cond: bool) {
+        for s in stmts {
+            match s {
+                CStmt::Eval(..) | CStmt::AggUpdate { .. } => {}
+                CStmt::Trace(e, a) => {
+                    let f = self.flag(cond);
+                    let v = self.value(e);
+                    self.push(ActionLayout::Trace(v), cond, *a, f);
+                }
+                CStmt::Printf { format, args, action } => {
+                    let f = self.flag(cond);
+                    let vals = args.iter().map(|a| self.value(a)).collect();
+                    self.push(
+                        ActionLayout::Printf {
+                            format: format.clone(),
+                            args: vals,
+                        },
+                        cond,
+                        *action,
+                        f,
+                    );
+                }
+                CStmt::Exit(e, a) => {
+                    let f = self.flag(cond);
+                    let v = self.value(e);
+                    self.push(ActionLayout::Exit(v), cond, *a, f);
+                }
+                CStmt::Printa { format, aggs, action } => {
+                    let f = self.flag(cond);
+                    self.push(
+                        ActionLayout::Printa {
+                            format: format.clone(),
+                            aggs: aggs.clone(),
+                        },
+                        cond,
+                        *action,
+                        f,
+                    );
+                }
+                CStmt::Clear(agg, a) => {
+                    let f = self.flag(cond);
+                    self.push(ActionLayout::Clear(*agg), cond, *a, f);
+                }
+                CStmt::Trunc(agg, n, a) => {
+                    let f = self.flag(cond);
+                    let v = n.as_ref().map(|n| self.value(n));
+                    self.push(ActionLayout::Trunc(*agg, v), cond, *a, f);
+                }
+                CStmt::If { then, els, .. } => {
+                    self.stmts(then, true);
+                    self.stmts(els, true);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dtrace_lang::{compile, MacroEnv, Source, Symbols};
+
+    fn caps() -> Caps {
+        Caps {
+            strsize: 256,
+            provider: 8,
+            module: 8,
+            function: 24,
+            name: 8,
+        }
+    }
+
+    fn clauses(src: &str) -> Vec<CClause> {
+        let mut syms = Symbols::default();
+        let mut n = 0;
+        compile(src, Source::CommandLine, &MacroEnv::default(), &mut syms, &mut n)
+            .unwrap()
+            .clauses
+    }
+
+    #[test]
+    fn records_values_after_the_header_and_folds_constants() {
+        let c = &clauses("BEGIN { x = 1; trace(x); printf(\"%s %d\\n\", execname, 42); trace(\"k\"); }")[0];
+        let l = clause_layout(c, &caps());
+        assert_eq!(l.size, RECORD_HEADER + 8 + 16);
+        assert_eq!(l.actions.len(), 3);
+        assert!(matches!(l.actions[0].action, ActionLayout::Trace(Value::Int { offset: 8, .. })));
+        match &l.actions[1].action {
+            ActionLayout::Printf { args, .. } => {
+                assert_eq!(args[0], Value::Str { offset: 16, size: 16 });
+                assert!(matches!(args[1], Value::ConstInt { value: 42, .. }));
+            }
+            other => panic!("{:?}", other),
+        }
+        assert_eq!(l.actions[1].index, 3);
+        assert!(matches!(l.actions[2].action, ActionLayout::Trace(Value::ConstStr(_))));
+    }
+
+    #[test]
+    fn clauses_without_output_have_no_record() {
+        let c = &clauses("BEGIN { @a = count(); x = 2; }")[0];
+        assert_eq!(clause_layout(c, &caps()).size, 0);
+        let c = &clauses("BEGIN { }")[0];
+        assert_eq!(clause_layout(c, &caps()).size, RECORD_HEADER);
+    }
+
+    #[test]
+    fn conditional_actions_carry_a_flag() {
+        let c = &clauses("BEGIN { if (1) { trace(pid); } }")[0];
+        let l = clause_layout(c, &caps());
+        assert_eq!(l.actions[0].ran_flag, Some(RECORD_HEADER));
+        assert_eq!(l.size, RECORD_HEADER + 16);
+    }
+
+    #[test]
+    fn tuples_pack_integers_and_strings() {
+        let (f, size) = tuple_layout(&[Type::String, Type::Int(dtrace_lang::types::INT)], &[16, 0]);
+        assert_eq!(f[1].offset, 16);
+        assert_eq!(size, 24);
+        assert_eq!(tuple_layout(&[], &[]).1, 8);
+    }
+}

@@ -1,0 +1,294 @@
+//! What the back end is asked to build and what it hands back: program
+//! plans (which kernel hook, which probes and clauses it serves, how the
+//! hook's context yields probe arguments), map specifications, and the
+//! record layouts the consumer needs to decode the principal buffer.
+
+use dtrace_lang::ir::{AggFunc, AggId};
+use dtrace_lang::printf::Format;
+use dtrace_lang::types::Type;
+
+use crate::asm::{Assembled, MapId};
+
+/// The kind of BPF program and so how it is attached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgKind {
+    /// A perf tracepoint program (`syscalls/sys_enter_read`).
+    Tracepoint,
+    /// A raw tracepoint program (`sys_enter`), also used for BEGIN and END
+    /// which the consumer runs with `BPF_PROG_TEST_RUN`.
+    RawTracepoint,
+    /// A perf event program (cpu-clock for profile and tick).
+    PerfEvent,
+}
+
+/// How the hook's context provides the probe's arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgContext {
+    /// No arguments (BEGIN, END): all zero.
+    None,
+    /// A syscall entry tracepoint: `nargs` 8-byte fields from offset 16.
+    SyscallEnterTp { nargs: u8 },
+    /// A syscall exit tracepoint: the return value at offset 16 is arg0 and
+    /// arg1, and sets `errno`.
+    SyscallExitTp,
+    /// Raw `sys_enter`: ctx = { struct pt_regs *regs; long id }.
+    SyscallEnterRaw,
+    /// Raw `sys_exit`: ctx = { struct pt_regs *regs; long ret }.
+    SyscallExitRaw,
+    /// A perf event (profile/tick): arg0 = kernel pc, arg1 = user pc.
+    Profile,
+}
+
+/// Where the dispatch key of a shared program comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DispatchKey {
+    /// The syscall number: ctx->args[1] at entry, regs->orig_ax at exit.
+    SyscallNr,
+}
+
+/// A probe as the BPF code sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProbeIdentity {
+    pub id: u32,
+    pub provider: String,
+    pub module: String,
+    pub function: String,
+    pub name: String,
+}
+
+/// One probe served by a program and the clauses (by index into the
+/// program-wide clause list) enabled on it, each with its EPID.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProbeEnabling {
+    pub probe: ProbeIdentity,
+    /// Dispatch key for shared programs (syscall number).
+    pub key: u32,
+    pub clauses: Vec<(usize, u32)>,
+}
+
+/// Which activity state a program's clauses require.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Begin,
+    Normal,
+    End,
+}
+
+/// Activity states kept in the state map, as DTrace names them.
+pub mod activity {
+    pub const INACTIVE: u32 = 0;
+    pub const WARMUP: u32 = 1;
+    pub const ACTIVE: u32 = 2;
+    pub const DRAINING: u32 = 3;
+    pub const COOLDOWN: u32 = 4;
+    pub const STOPPED: u32 = 5;
+}
+
+/// A request for one BPF program.
+#[derive(Clone, Debug)]
+pub struct ProgramPlan {
+    pub name: String,
+    pub kind: ProgKind,
+    pub context: ArgContext,
+    pub phase: Phase,
+    /// The probes this program serves. More than one requires `dispatch`.
+    pub probes: Vec<ProbeEnabling>,
+    pub dispatch: Option<DispatchKey>,
+    /// tick-N: fire at most once per `period_ns` across all CPUs (the
+    /// event is opened on every CPU, since idle CPUs may not tick).
+    pub tick_gate: Option<u64>,
+}
+
+/// Map roles, so the consumer knows what to do with each map.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MapRole {
+    /// The principal buffer (BPF ring buffer).
+    Buffer,
+    /// Activity state and tick gates.
+    State,
+    /// Read-only data: string constants, the zero block, the wall-clock
+    /// offset. Filled by the consumer, then frozen.
+    Rodata,
+    Globals,
+    /// Per-CPU scratch: probe arguments, clause-locals, temporaries.
+    Scratch,
+    /// Per-CPU drop counters.
+    Drops,
+    ThreadVar(usize),
+    Array(usize),
+    Aggregation(AggId),
+    /// Dispatch table of program `n`.
+    Dispatch(usize),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MapKind {
+    Hash,
+    Array,
+    PercpuHash,
+    PercpuArray,
+    Ringbuf,
+}
+
+#[derive(Clone, Debug)]
+pub struct MapSpec {
+    pub name: String,
+    pub role: MapRole,
+    pub kind: MapKind,
+    pub key_size: u32,
+    pub value_size: u32,
+    pub max_entries: u32,
+    pub readonly_prog: bool,
+    pub no_prealloc: bool,
+}
+
+/// Offsets of the per-CPU drop counters (u64 each).
+pub mod drops {
+    pub const BUFFER: u32 = 0;
+    pub const AGGREGATION: u32 = 8;
+    pub const DYNAMIC: u32 = 16;
+    pub const ERROR: u32 = 24;
+    pub const SIZE: u32 = 32;
+}
+
+/// How a recorded value is stored and should be interpreted.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// An integer stored as 8 bytes, already normalised to its type.
+    Int { offset: u32, ty: Type },
+    /// A NUL-terminated string in `size` bytes.
+    Str { offset: u32, size: u32 },
+    /// A value known at compile time: nothing is recorded.
+    ConstInt { value: i64, ty: Type },
+    ConstStr(Vec<u8>),
+}
+
+/// One action of a clause, as the consumer must process it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ActionLayout {
+    Trace(Value),
+    Printf { format: Format, args: Vec<Value> },
+    Exit(Value),
+    Printa { format: Option<Format>, aggs: Vec<AggId> },
+    Clear(AggId),
+    Trunc(AggId, Option<Value>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordedAction {
+    pub action: ActionLayout,
+    /// For actions under an `if`: offset of a u64 that is 1 when the
+    /// action ran.
+    pub ran_flag: Option<u32>,
+    /// DTrace's action number, for messages.
+    pub index: u32,
+}
+
+/// The record a clause leaves in the principal buffer.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct ClauseLayout {
+    /// Total size, header included; 0 if the clause records nothing.
+    pub size: u32,
+    pub actions: Vec<RecordedAction>,
+}
+
+/// Every record starts with `{ u32 epid; u32 cpu; }`.
+pub const RECORD_HEADER: u32 = 8;
+/// The EPID of error records.
+pub const ERROR_EPID: u32 = u32::MAX;
+/// Error record: header, then u32 faulting epid, u32 action, u64 fault,
+/// u64 address, i64 offset.
+pub const ERROR_RECORD_SIZE: u32 = RECORD_HEADER + 8 + 8 + 8 + 8;
+
+/// How an aggregation's keys and values are laid out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AggLayout {
+    pub map: MapId,
+    pub func: AggFunc,
+    pub keys: Vec<KeyField>,
+    pub key_size: u32,
+    /// Per-CPU value size in bytes.
+    pub value_size: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeyField {
+    pub offset: u32,
+    pub size: u32,
+    pub ty: Type,
+}
+
+/// Fault codes, as DTrace numbers them (the ERROR probe's arg4).
+pub mod fault {
+    pub const BADADDR: u64 = 1;
+    pub const BADALIGN: u64 = 2;
+    pub const ILLOP: u64 = 3;
+    pub const DIVZERO: u64 = 4;
+    pub const NOSCRATCH: u64 = 5;
+    pub const KPRIV: u64 = 6;
+    pub const UPRIV: u64 = 7;
+    pub const TUPOFLOW: u64 = 8;
+    pub const BADSTACK: u64 = 9;
+}
+
+/// A generated program.
+#[derive(Clone, Debug)]
+pub struct GenProgram {
+    pub plan: usize,
+    pub code: Assembled,
+}
+
+/// Initial contents of a dispatch table: (key, value) pairs.
+#[derive(Clone, Debug)]
+pub struct DispatchTable {
+    pub map: MapId,
+    pub entries: Vec<(u32, Vec<u8>)>,
+}
+
+/// Everything the consumer needs to load, attach and decode.
+#[derive(Clone, Debug)]
+pub struct Generated {
+    pub maps: Vec<MapSpec>,
+    pub programs: Vec<GenProgram>,
+    pub rodata: Vec<u8>,
+    /// Offset in rodata of the wall-clock offset (i64) the consumer fills.
+    pub walltime_offset_at: u32,
+    pub dispatch: Vec<DispatchTable>,
+    /// Indexed like the clause list.
+    pub clauses: Vec<ClauseLayout>,
+    /// Indexed by aggregation id.
+    pub aggs: Vec<AggLayout>,
+    pub state_map: MapId,
+    pub drops_map: MapId,
+    pub buffer_map: MapId,
+}
+
+/// Tunables and kernel facts the generator needs.
+#[derive(Clone, Debug)]
+pub struct GenOptions {
+    pub strsize: u32,
+    pub bufsize: u64,
+    pub aggsize: u64,
+    pub dynvarsize: u64,
+    /// `task_struct` offsets from BTF, if known: real_parent, tgid,
+    /// se.sum_exec_runtime.
+    pub task_real_parent: Option<u32>,
+    pub task_tgid: Option<u32>,
+    pub task_sum_exec_runtime: Option<u32>,
+    pub ncpus: u32,
+}
+
+impl Default for GenOptions {
+    fn default() -> Self {
+        GenOptions {
+            strsize: 256,
+            bufsize: 4 << 20,
+            aggsize: 4 << 20,
+            dynvarsize: 1 << 20,
+            task_real_parent: None,
+            task_tgid: None,
+            task_sum_exec_runtime: None,
+            ncpus: 1,
+        }
+    }
+}

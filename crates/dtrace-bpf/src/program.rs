@@ -1,0 +1,788 @@
+//! One BPF program: prologue (tick gate, activity check, scratch, dispatch,
+//! arguments), the clauses in order, and the error subprogram.
+
+use dtrace_lang::ir::*;
+
+use crate::asm::{Asm, Assembled, Label, MapId};
+use crate::codegen::{dispatch_layout, load_imm, visit_clause_exprs, DispatchLayout, Frame, GenError, Generator, Temp};
+use crate::codegen::stack;
+use crate::insn::*;
+use crate::layout::{regs, scratch};
+use crate::plan::*;
+
+/// Where the current clause's EPID comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EpidSrc {
+    Const(u32),
+    /// Slot `n` of the dispatch entry's EPID table; becomes `Scratch` once
+    /// the clause has loaded it.
+    Slot(u32),
+    /// Stored in scratch::EPID at clause entry (dispatched programs).
+    Scratch,
+}
+
+/// Where the current clause's probe identity comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum IdentSrc {
+    Const(ProbeIdentity),
+    /// From the dispatch entry (pointer at stack::DISPATCH); fields that do
+    /// not vary are still constant.
+    Dispatch(ProbeIdentity),
+}
+
+/// Per-clause generation state.
+pub(crate) struct ClauseCx {
+    pub(crate) epid: EpidSrc,
+    pub(crate) ident: IdentSrc,
+    pub(crate) args_base: u32,
+    pub(crate) phase: Phase,
+    pub(crate) in_error: bool,
+    pub(crate) recording: bool,
+    pub(crate) actions: Vec<RecordedAction>,
+    pub(crate) next_action: usize,
+    pub(crate) fault_pred: Label,
+    pub(crate) fault_body: Label,
+    pub(crate) in_predicate: bool,
+    pub(crate) faulted: bool,
+    /// The program's context defines errno (syscall returns).
+    pub(crate) has_errno: bool,
+}
+
+pub(crate) struct ProgGen<'g, 'a> {
+    pub(crate) g: &'g mut Generator<'a>,
+    pub(crate) a: Asm,
+    pub(crate) plan: &'g ProgramPlan,
+    pub(crate) frame: Frame,
+    pub(crate) bump: u32,
+    pub(crate) cx: ClauseCx,
+    pub(crate) dmap: Option<MapId>,
+    pub(crate) dl: Option<DispatchLayout>,
+    pub(crate) raw: bool,
+    pub(crate) error_sub: Label,
+    pub(crate) error_used: bool,
+    /// DTrace's action number of the statement being generated.
+    pub(crate) cur_action: u32,
+}
+
+/// Builds the program for `plan`.
+pub(crate) fn build(
+    g: &mut Generator,
+    plan: &ProgramPlan,
+    dmap: Option<MapId>,
+    gate_off: Option<u32>,
+) -> Result<Assembled, GenError> {
+    let mut a = Asm::new();
+    let error_sub = a.new_label();
+    let dummy = a.new_label();
+    let dl = dmap.map(|_| dispatch_layout(g, plan));
+    let has_errno = matches!(plan.context, ArgContext::SyscallExitTp | ArgContext::SyscallExitRaw);
+    let mut p = ProgGen {
+        g,
+        a,
+        plan,
+        frame: Frame::new(),
+        bump: 0,
+        cx: ClauseCx {
+            epid: EpidSrc::Const(0),
+            ident: IdentSrc::Const(ProbeIdentity {
+                id: 0,
+                provider: String::new(),
+                module: String::new(),
+                function: String::new(),
+                name: String::new(),
+            }),
+            args_base: scratch::ARGS,
+            phase: plan.phase,
+            in_error: false,
+            recording: false,
+            actions: Vec::new(),
+            next_action: 0,
+            fault_pred: dummy,
+            fault_body: dummy,
+            in_predicate: false,
+            faulted: false,
+            has_errno,
+        },
+        dmap,
+        dl,
+        raw: plan.kind == ProgKind::RawTracepoint,
+        error_sub,
+        error_used: false,
+        cur_action: 0,
+    };
+    p.main(gate_off)?;
+    if p.error_used {
+        p.error_subprogram()?;
+    }
+    p.a.finish().map_err(|e| GenError(format!("internal assembler error: {:?}", e)))
+}
+
+impl ProgGen<'_, '_> {
+    fn required_activity(&self) -> u32 {
+        match self.plan.phase {
+            Phase::Begin => activity::WARMUP,
+            Phase::Normal => activity::ACTIVE,
+            Phase::End => activity::COOLDOWN,
+        }
+    }
+
+    /// Jumps to `target` unless the activity state is the one this program
+    /// runs in.
+    fn activity_check(&mut self, target: Label) {
+        let st = self.g.m_state;
+        self.a.ld_map_value(R1, st, 0);
+        self.a.emit(ldx(Size::W, R1, R1, 0));
+        let want = self.required_activity();
+        self.a.jmp_imm_to(Cond::Ne, R1, want as i32, target);
+    }
+
+    fn main(&mut self, gate_off: Option<u32>) -> Result<(), GenError> {
+        let out = self.a.new_label();
+        self.a.emit(mov64_reg(R6, R1));
+        self.a.emit(stx(Size::DW, FP, stack::CTX, R6));
+        self.activity_check(out);
+        if let (Some(off), Some(period)) = (gate_off, self.plan.tick_gate) {
+            self.tick_gate(off, period, out);
+        }
+        // The scratch element for this CPU and context.
+        self.a.emit(call(Helper::GetSmpProcessorId));
+        self.a.emit(alu64_imm(Alu::Lsh, R0, 1));
+        if self.raw {
+            self.a.emit(alu64_imm(Alu::Or, R0, 1));
+        }
+        self.a.emit(stx(Size::W, FP, stack::KEY, R0));
+        let sm = self.g.m_scratch;
+        self.a.ld_map_fd(R1, sm);
+        self.a.emit(mov64_reg(R2, FP));
+        self.a.emit(alu64_imm(Alu::Add, R2, i32::from(stack::KEY)));
+        self.a.emit(call(Helper::MapLookupElem));
+        self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
+        self.a.emit(mov64_reg(R9, R0));
+
+        let clauses = self.clause_list();
+        let (uses_args, uses_errno) = self.uses(&clauses);
+        let raw_ctx = matches!(self.plan.context, ArgContext::SyscallEnterRaw | ArgContext::SyscallExitRaw);
+        if raw_ctx && (uses_args || self.dmap.is_some()) {
+            // Read r10..orig_ax of the task's pt_regs in one go.
+            self.a.emit(mov64_reg(R1, R9));
+            self.a.emit(alu64_imm(Alu::Add, R1, scratch::REGS as i32));
+            self.a.emit(mov64_imm(R2, regs::LEN as i32));
+            self.a.emit(ldx(Size::DW, R3, R6, 0));
+            self.a.emit(alu64_imm(Alu::Add, R3, regs::BASE as i32));
+            self.a.emit(call(Helper::ProbeReadKernel));
+            self.a.jmp_imm_to(Cond::Ne, R0, 0, out);
+        }
+        if let Some(dm) = self.dmap {
+            match self.plan.context {
+                ArgContext::SyscallEnterRaw => self.a.emit(ldx(Size::DW, R1, R6, 8)),
+                ArgContext::SyscallExitRaw => {
+                    self.a.emit(ldx(Size::DW, R1, R9, (scratch::REGS + regs::ORIG_AX) as i16))
+                }
+                _ => return Err(GenError("dispatch requires a syscall context".into())),
+            }
+            self.a.emit(stx(Size::W, FP, stack::KEY, R1));
+            self.a.ld_map_fd(R1, dm);
+            self.a.emit(mov64_reg(R2, FP));
+            self.a.emit(alu64_imm(Alu::Add, R2, i32::from(stack::KEY)));
+            self.a.emit(call(Helper::MapLookupElem));
+            self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
+            self.a.emit(ldx(Size::W, R1, R0, 0));
+            self.a.jmp_imm_to(Cond::Eq, R1, 0, out);
+            self.a.emit(stx(Size::DW, FP, stack::DISPATCH, R0));
+        }
+        if uses_args || uses_errno {
+            self.load_args(uses_errno);
+        }
+
+        // Clauses, in program order.
+        let first = clauses.first().map(|c| c.0);
+        for (ci, epid_src, ident) in clauses.clone() {
+            let next = self.a.new_label();
+            // The prologue already checked the state for the first clause;
+            // later ones re-check, since an earlier clause may have exited.
+            let check = Some(ci) != first;
+            self.clause(ci, epid_src, ident, check, false, next)?;
+            self.a.bind(next);
+        }
+        self.a.bind(out);
+        self.a.emit(mov64_imm(R0, 0));
+        self.a.emit(exit());
+        Ok(())
+    }
+
+    /// The clauses this program runs, with their EPID and identity sources.
+    fn clause_list(&self) -> Vec<(usize, EpidSrc, IdentSrc)> {
+        let mut out = Vec::new();
+        if let Some(dl) = &self.dl {
+            let proto = self.plan.probes[0].probe.clone();
+            for (slot, &c) in dl.clauses.iter().enumerate() {
+                out.push((c, EpidSrc::Slot(slot as u32), IdentSrc::Dispatch(proto.clone())));
+            }
+            return out;
+        }
+        let e = &self.plan.probes[0];
+        let mut cl = e.clauses.clone();
+        cl.sort_by_key(|x| x.0);
+        for (c, epid) in cl {
+            out.push((c, EpidSrc::Const(epid), IdentSrc::Const(e.probe.clone())));
+        }
+        out
+    }
+
+    fn uses(&self, clauses: &[(usize, EpidSrc, IdentSrc)]) -> (bool, bool) {
+        let mut args = false;
+        let mut errno = false;
+        for (ci, _, _) in clauses {
+            visit_clause_exprs(&self.g.inp.clauses[*ci], &mut |e| match e.kind {
+                CKind::Arg(_) => args = true,
+                CKind::Builtin(Builtin::Errno) => errno = true,
+                _ => {}
+            });
+        }
+        (args, errno)
+    }
+
+    fn tick_gate(&mut self, off: u32, period: u64, out: Label) {
+        let st = self.g.m_state;
+        self.a.emit(call(Helper::KtimeGetNs));
+        self.a.emit(mov64_reg(R7, R0));
+        self.a.ld_map_value(R6, st, off);
+        self.a.emit(ldx(Size::DW, R2, R6, 0));
+        self.a.emit(mov64_reg(R3, R7));
+        self.a.emit(alu64_reg(Alu::Sub, R3, R2));
+        load_imm(&mut self.a, R4, (period / 2) as i64);
+        self.a.jmp_reg_to(Cond::Lt, R3, R4, out);
+        self.a.emit(mov64_reg(R0, R2));
+        self.a.emit(atomic_cmpxchg64(R6, 0, R7));
+        self.a.jmp_reg_to(Cond::Ne, R0, R2, out);
+        // Restore the context register the rest of the prologue expects.
+        self.a.emit(ldx(Size::DW, R6, FP, stack::CTX));
+    }
+
+    fn store_arg(&mut self, i: u32, src: Reg) {
+        self.a.emit(stx(Size::DW, R9, (scratch::ARGS + 8 * i) as i16, src));
+    }
+
+    fn zero_args(&mut self, from: u32) {
+        for i in from..10 {
+            self.a.emit(st_imm(Size::DW, R9, (scratch::ARGS + 8 * i) as i16, 0));
+        }
+    }
+
+    fn load_args(&mut self, errno: bool) {
+        match self.plan.context {
+            ArgContext::None => self.zero_args(0),
+            ArgContext::SyscallEnterTp { nargs } => {
+                let n = u32::from(nargs.min(6));
+                for i in 0..n {
+                    self.a.emit(ldx(Size::DW, R1, R6, (16 + 8 * i) as i16));
+                    self.store_arg(i, R1);
+                }
+                self.zero_args(n);
+            }
+            ArgContext::SyscallExitTp | ArgContext::SyscallExitRaw => {
+                if self.plan.context == ArgContext::SyscallExitTp {
+                    self.a.emit(ldx(Size::DW, R1, R6, 16));
+                } else {
+                    self.a.emit(ldx(Size::DW, R1, R6, 8));
+                }
+                self.store_arg(0, R1);
+                self.store_arg(1, R1);
+                self.zero_args(2);
+                if errno {
+                    // errno is -ret for returns in [-4095, -1].
+                    let zero = self.a.new_label();
+                    let done = self.a.new_label();
+                    self.a.jmp_imm_to(Cond::Sge, R1, 0, zero);
+                    self.a.jmp_imm_to(Cond::Slt, R1, -4095, zero);
+                    self.a.emit(neg64(R1));
+                    self.a.emit(stx(Size::DW, R9, scratch::ERRNO as i16, R1));
+                    self.a.ja_to(done);
+                    self.a.bind(zero);
+                    self.a.emit(st_imm(Size::DW, R9, scratch::ERRNO as i16, 0));
+                    self.a.bind(done);
+                }
+            }
+            ArgContext::SyscallEnterRaw => {
+                let order = [regs::DI, regs::SI, regs::DX, regs::R10, regs::R8, regs::R9];
+                for (i, off) in order.iter().enumerate() {
+                    self.a.emit(ldx(Size::DW, R1, R9, (scratch::REGS + off) as i16));
+                    self.store_arg(i as u32, R1);
+                }
+                self.zero_args(6);
+            }
+            ArgContext::Profile => {
+                // arg0: the kernel pc, arg1: the user pc; the other is 0.
+                self.a.emit(ldx(Size::DW, R1, R6, regs::IP_FULL as i16));
+                self.a.emit(mov64_imm(R2, 0));
+                let user = self.a.new_label();
+                let done = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Sge, R1, 0, user);
+                self.store_arg(0, R1);
+                self.store_arg(1, R2);
+                self.a.ja_to(done);
+                self.a.bind(user);
+                self.store_arg(0, R2);
+                self.store_arg(1, R1);
+                self.a.bind(done);
+                self.zero_args(2);
+            }
+        }
+    }
+
+    /// Emits one clause. `next` is where control goes when it is done.
+    pub(crate) fn clause(
+        &mut self,
+        ci: usize,
+        epid: EpidSrc,
+        ident: IdentSrc,
+        check_activity: bool,
+        in_error: bool,
+        next: Label,
+    ) -> Result<(), GenError> {
+        let c = &self.g.inp.clauses[ci];
+        let layout = self.g.clause_layouts[ci].clone();
+        if check_activity {
+            self.activity_check(next);
+        }
+        let epid = match epid {
+            EpidSrc::Slot(slot) => {
+                let dl = self.dl.as_ref().expect("dispatched program has a layout");
+                let at = dl.epid_at + 4 * slot;
+                self.a.emit(ldx(Size::DW, R1, FP, stack::DISPATCH));
+                self.a.emit(ldx(Size::W, R2, R1, at as i16));
+                self.a.jmp_imm_to(Cond::Eq, R2, 0, next);
+                self.a.emit(stx(Size::DW, R9, scratch::EPID as i16, R2));
+                EpidSrc::Scratch
+            }
+            e => e,
+        };
+        let fault_pred = self.a.new_label();
+        let fault_body = self.a.new_label();
+        let dropped = self.a.new_label();
+        self.cx = ClauseCx {
+            epid,
+            ident,
+            args_base: if in_error { scratch::ERR_ARGS } else { scratch::ARGS },
+            phase: self.plan.phase,
+            in_error,
+            recording: false,
+            actions: layout.actions.clone(),
+            next_action: 0,
+            fault_pred,
+            fault_body,
+            in_predicate: false,
+            faulted: false,
+            has_errno: self.cx.has_errno && !in_error,
+        };
+        self.bump = 0;
+        if let Some(pred) = &c.predicate {
+            self.cx.in_predicate = true;
+            let t = self.eval_int(pred)?;
+            self.to_reg(t, R0);
+            self.free(t);
+            self.cx.in_predicate = false;
+            self.a.jmp_imm_to(Cond::Eq, R0, 0, next);
+        }
+        if layout.size > 0 {
+            let buf = self.g.m_buffer;
+            self.a.ld_map_fd(R1, buf);
+            self.a.emit(mov64_imm(R2, layout.size as i32));
+            self.a.emit(mov64_imm(R3, 0));
+            self.a.emit(call(Helper::RingbufReserve));
+            self.a.jmp_imm_to(Cond::Eq, R0, 0, dropped);
+            self.a.emit(mov64_reg(R8, R0));
+            match self.cx.epid {
+                EpidSrc::Const(e) => self.a.emit(st_imm(Size::W, R8, 0, e as i32)),
+                EpidSrc::Scratch | EpidSrc::Slot(_) => {
+                    self.a.emit(ldx(Size::DW, R1, R9, scratch::EPID as i16));
+                    self.a.emit(stx(Size::W, R8, 0, R1));
+                }
+            }
+            self.a.emit(call(Helper::GetSmpProcessorId));
+            self.a.emit(stx(Size::W, R8, 4, R0));
+            for act in &layout.actions {
+                if let Some(f) = act.ran_flag {
+                    self.st_imm_at(R8, f, 0);
+                }
+            }
+            self.cx.recording = true;
+        }
+        let stmts = c.stmts.clone();
+        self.stmts(&stmts)?;
+        if self.cx.recording {
+            self.a.emit(mov64_reg(R1, R8));
+            self.a.emit(mov64_imm(R2, 0));
+            self.a.emit(call(Helper::RingbufSubmit));
+            self.cx.recording = false;
+        }
+        self.a.ja_to(next);
+
+        if self.cx.faulted {
+            self.a.bind(fault_body);
+            if layout.size > 0 {
+                self.a.emit(mov64_reg(R1, R8));
+                self.a.emit(mov64_imm(R2, 0));
+                self.a.emit(call(Helper::RingbufDiscard));
+            }
+            self.a.bind(fault_pred);
+            if in_error {
+                self.count_drop(drops::ERROR);
+            } else {
+                self.raise_error();
+            }
+            self.a.ja_to(next);
+        } else {
+            self.a.bind(fault_body);
+            self.a.bind(fault_pred);
+            self.a.ja_to(next);
+        }
+        self.a.bind(dropped);
+        if layout.size > 0 {
+            self.count_drop(drops::BUFFER);
+        }
+        self.a.ja_to(next);
+        Ok(())
+    }
+
+    /// Adds one to a per-CPU drop counter.
+    pub(crate) fn count_drop(&mut self, which: u32) {
+        let skip = self.a.new_label();
+        self.a.emit(st_imm(Size::W, FP, stack::KEY, 0));
+        let dm = self.g.m_drops;
+        self.a.ld_map_fd(R1, dm);
+        self.a.emit(mov64_reg(R2, FP));
+        self.a.emit(alu64_imm(Alu::Add, R2, i32::from(stack::KEY)));
+        self.a.emit(call(Helper::MapLookupElem));
+        self.a.jmp_imm_to(Cond::Eq, R0, 0, skip);
+        self.a.emit(mov64_imm(R1, 1));
+        self.a.emit(atomic_add64(R0, which as i16, R1));
+        self.a.bind(skip);
+    }
+
+    /// After a fault: fills the ERROR probe's arguments and calls the error
+    /// subprogram.
+    fn raise_error(&mut self) {
+        let ea = scratch::ERR_ARGS as i16;
+        self.a.emit(st_imm(Size::DW, R9, ea, 0));
+        match self.cx.epid {
+            EpidSrc::Const(e) => self.a.emit(st_imm(Size::DW, R9, ea + 8, e as i32)),
+            EpidSrc::Scratch | EpidSrc::Slot(_) => {
+                self.a.emit(ldx(Size::DW, R1, R9, scratch::EPID as i16));
+                self.a.emit(stx(Size::DW, R9, ea + 8, R1));
+            }
+        }
+        self.a.emit(ldx(Size::DW, R1, R9, scratch::FAULT_ACTION as i16));
+        self.a.emit(stx(Size::DW, R9, ea + 16, R1));
+        self.a.emit(st_imm(Size::DW, R9, ea + 24, -1));
+        self.a.emit(ldx(Size::DW, R1, R9, scratch::FAULT_TYPE as i16));
+        self.a.emit(stx(Size::DW, R9, ea + 32, R1));
+        self.a.emit(ldx(Size::DW, R1, R9, scratch::FAULT_ADDR as i16));
+        self.a.emit(stx(Size::DW, R9, ea + 40, R1));
+        for i in 6..10 {
+            self.a.emit(st_imm(Size::DW, R9, ea + 8 * i, 0));
+        }
+        self.a.emit(mov64_reg(R1, R9));
+        let sub = self.error_sub;
+        self.a.call_to(sub);
+        self.error_used = true;
+    }
+
+    /// Records the fault (kind, address in `addr`, current action) and
+    /// leaves the clause.
+    pub(crate) fn fault(&mut self, kind: u64, addr: Option<Reg>, action: u32) {
+        self.a.emit(st_imm(Size::DW, R9, scratch::FAULT_TYPE as i16, kind as i32));
+        match addr {
+            Some(r) => self.a.emit(stx(Size::DW, R9, scratch::FAULT_ADDR as i16, r)),
+            None => self.a.emit(st_imm(Size::DW, R9, scratch::FAULT_ADDR as i16, 0)),
+        }
+        let act = if self.cx.in_predicate { 0 } else { action };
+        self.a.emit(st_imm(Size::DW, R9, scratch::FAULT_ACTION as i16, act as i32));
+        self.cx.faulted = true;
+        let target = if self.cx.in_predicate {
+            self.cx.fault_pred
+        } else {
+            self.cx.fault_body
+        };
+        self.a.ja_to(target);
+    }
+
+    /// The error subprogram: records the fault for the consumer, then runs
+    /// the ERROR clauses. Called with r1 = the scratch element.
+    fn error_subprogram(&mut self) -> Result<(), GenError> {
+        let sub = self.error_sub;
+        self.a.bind(sub);
+        let saved_frame = std::mem::replace(&mut self.frame, Frame::new());
+        self.a.emit(mov64_reg(R9, R1));
+        let skip = self.a.new_label();
+        let buf = self.g.m_buffer;
+        self.a.ld_map_fd(R1, buf);
+        self.a.emit(mov64_imm(R2, ERROR_RECORD_SIZE as i32));
+        self.a.emit(mov64_imm(R3, 0));
+        self.a.emit(call(Helper::RingbufReserve));
+        let got = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Ne, R0, 0, got);
+        self.count_drop(drops::BUFFER);
+        self.a.ja_to(skip);
+        self.a.bind(got);
+        self.a.emit(mov64_reg(R8, R0));
+        let ea = scratch::ERR_ARGS as i16;
+        self.a.emit(st_imm(Size::W, R8, 0, ERROR_EPID as i32));
+        self.a.emit(call(Helper::GetSmpProcessorId));
+        self.a.emit(stx(Size::W, R8, 4, R0));
+        self.a.emit(ldx(Size::DW, R1, R9, ea + 8));
+        self.a.emit(stx(Size::W, R8, 8, R1));
+        self.a.emit(ldx(Size::DW, R1, R9, ea + 16));
+        self.a.emit(stx(Size::W, R8, 12, R1));
+        self.a.emit(ldx(Size::DW, R1, R9, ea + 32));
+        self.a.emit(stx(Size::DW, R8, 16, R1));
+        self.a.emit(ldx(Size::DW, R1, R9, ea + 40));
+        self.a.emit(stx(Size::DW, R8, 24, R1));
+        self.a.emit(ldx(Size::DW, R1, R9, ea + 24));
+        self.a.emit(stx(Size::DW, R8, 32, R1));
+        self.a.emit(mov64_reg(R1, R8));
+        self.a.emit(mov64_imm(R2, 0));
+        self.a.emit(call(Helper::RingbufSubmit));
+        self.a.bind(skip);
+        let error_probe = ProbeIdentity {
+            id: 3,
+            provider: "dtrace".into(),
+            module: String::new(),
+            function: String::new(),
+            name: "ERROR".into(),
+        };
+        let saved_cx_errno = self.cx.has_errno;
+        for &(ci, epid) in self.g.inp.error_clauses {
+            let next = self.a.new_label();
+            self.clause(ci, EpidSrc::Const(epid), IdentSrc::Const(error_probe.clone()), false, true, next)?;
+            self.a.bind(next);
+        }
+        self.cx.has_errno = saved_cx_errno;
+        self.a.emit(mov64_imm(R0, 0));
+        self.a.emit(exit());
+        self.frame = saved_frame;
+        Ok(())
+    }
+
+    // ---- statements ----
+
+    fn next_layout(&mut self) -> Result<RecordedAction, GenError> {
+        let a = self
+            .cx
+            .actions
+            .get(self.cx.next_action)
+            .cloned()
+            .ok_or_else(|| GenError("internal error: record layout out of step".into()))?;
+        self.cx.next_action += 1;
+        Ok(a)
+    }
+
+    fn mark_ran(&mut self, act: &RecordedAction) {
+        if let Some(f) = act.ran_flag {
+            self.st_imm_at(R8, f, 1);
+        }
+    }
+
+    fn stmts(&mut self, stmts: &[CStmt]) -> Result<(), GenError> {
+        for s in stmts {
+            self.bump = 0;
+            self.stmt(s)?;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, s: &CStmt) -> Result<(), GenError> {
+        match s {
+            CStmt::Eval(e, action) => {
+                self.cur_action = *action;
+                let t = self.eval_discard(e)?;
+                if let Some(t) = t {
+                    self.free(t);
+                }
+            }
+            CStmt::Trace(e, action) => {
+                self.cur_action = *action;
+                let act = self.next_layout()?;
+                if let ActionLayout::Trace(v) = &act.action {
+                    self.record_value(v, e)?;
+                }
+                self.mark_ran(&act);
+            }
+            CStmt::Printf { args, action, .. } => {
+                self.cur_action = *action;
+                let act = self.next_layout()?;
+                if let ActionLayout::Printf { args: vals, .. } = &act.action {
+                    for (i, (v, e)) in vals.iter().zip(args).enumerate() {
+                        self.cur_action = *action + i as u32;
+                        self.record_value(v, e)?;
+                    }
+                }
+                self.mark_ran(&act);
+            }
+            CStmt::Exit(e, action) => {
+                self.cur_action = *action;
+                let act = self.next_layout()?;
+                if let ActionLayout::Exit(v) = &act.action {
+                    self.record_value(v, e)?;
+                }
+                self.mark_ran(&act);
+                self.exit_activity();
+            }
+            CStmt::Printa { action, .. } | CStmt::Clear(_, action) => {
+                self.cur_action = *action;
+                let act = self.next_layout()?;
+                self.mark_ran(&act);
+            }
+            CStmt::Trunc(_, n, action) => {
+                self.cur_action = *action;
+                let act = self.next_layout()?;
+                if let (ActionLayout::Trunc(_, Some(v)), Some(n)) = (&act.action, n) {
+                    self.record_value(v, n)?;
+                }
+                self.mark_ran(&act);
+            }
+            CStmt::AggUpdate {
+                agg,
+                keys,
+                value,
+                incr,
+                action,
+            } => {
+                self.cur_action = *action;
+                self.agg_update(*agg, keys, value.as_ref(), incr.as_ref())?;
+            }
+            CStmt::If { cond, then, els } => {
+                let t = self.eval_int(cond)?;
+                self.to_reg(t, R0);
+                self.free(t);
+                let l_else = self.a.new_label();
+                let l_end = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Eq, R0, 0, l_else);
+                self.stmts(then)?;
+                self.a.ja_to(l_end);
+                self.a.bind(l_else);
+                self.stmts(els)?;
+                self.a.bind(l_end);
+            }
+        }
+        Ok(())
+    }
+
+    /// exit(): moves the activity state to DRAINING so no further probes
+    /// (or later clauses of this one) run.
+    fn exit_activity(&mut self) {
+        let st = self.g.m_state;
+        let expected: &[u32] = match (self.cx.in_error, self.cx.phase) {
+            (true, _) => &[activity::ACTIVE, activity::WARMUP],
+            (false, Phase::Begin) => &[activity::WARMUP],
+            (false, Phase::Normal) => &[activity::ACTIVE],
+            (false, Phase::End) => &[],
+        };
+        for &want in expected {
+            self.a.ld_map_value(R1, st, 0);
+            self.a.emit(mov64_imm(R0, want as i32));
+            self.a.emit(mov64_imm(R2, activity::DRAINING as i32));
+            self.a.emit(atomic_cmpxchg32(R1, 0, R2));
+        }
+    }
+
+    /// Writes a recorded value into the clause's record.
+    fn record_value(&mut self, v: &Value, e: &CExpr) -> Result<(), GenError> {
+        match v {
+            Value::ConstInt { .. } | Value::ConstStr(_) => Ok(()),
+            Value::Int { offset, .. } => {
+                let t = self.eval_int(e)?;
+                self.to_reg(t, R1);
+                self.free(t);
+                self.stx_at(R8, *offset, R1, Size::DW);
+                Ok(())
+            }
+            Value::Str { offset, size } => self.eval_str_into(e, crate::expr::Dst::Record(*offset), *size),
+        }
+    }
+
+    // ---- temporaries and memory helpers ----
+
+    pub(crate) fn alloc(&mut self) -> Temp {
+        if let Some(r) = self.frame.free_regs.pop() {
+            return Temp::Reg(r);
+        }
+        if let Some(s) = self.frame.free_slots.pop() {
+            return Temp::Stack(s);
+        }
+        let s = self.frame.next_slot;
+        self.frame.next_slot -= 8;
+        Temp::Stack(s)
+    }
+
+    pub(crate) fn free(&mut self, t: Temp) {
+        match t {
+            Temp::Reg(r) => self.frame.free_regs.push(r),
+            Temp::Stack(s) => self.frame.free_slots.push(s),
+        }
+    }
+
+    pub(crate) fn to_reg(&mut self, t: Temp, r: Reg) {
+        match t {
+            Temp::Reg(x) if x == r => {}
+            Temp::Reg(x) => self.a.emit(mov64_reg(r, x)),
+            Temp::Stack(s) => self.a.emit(ldx(Size::DW, r, FP, s)),
+        }
+    }
+
+    pub(crate) fn from_reg(&mut self, t: Temp, r: Reg) {
+        match t {
+            Temp::Reg(x) if x == r => {}
+            Temp::Reg(x) => self.a.emit(mov64_reg(x, r)),
+            Temp::Stack(s) => self.a.emit(stx(Size::DW, FP, s, r)),
+        }
+    }
+
+    /// A temporary buffer of `size` bytes in scratch, valid for the current
+    /// statement; returns its scratch offset.
+    pub(crate) fn alloc_buf(&mut self, size: u32) -> u32 {
+        let off = self.g.temp_base + self.bump;
+        self.bump += crate::layout::round8(size.max(1));
+        self.g.temp_max = self.g.temp_max.max(self.bump);
+        off
+    }
+
+    /// `*(size *)(base + off) = src`, for offsets beyond the 16-bit range.
+    pub(crate) fn stx_at(&mut self, base: Reg, off: u32, src: Reg, size: Size) {
+        if off <= 32000 {
+            self.a.emit(stx(size, base, off as i16, src));
+        } else {
+            self.a.emit(mov64_reg(R5, base));
+            self.a.emit(alu64_imm(Alu::Add, R5, off as i32));
+            self.a.emit(stx(size, R5, 0, src));
+        }
+    }
+
+    pub(crate) fn ldx_at(&mut self, dst: Reg, base: Reg, off: u32, size: Size) {
+        if off <= 32000 {
+            self.a.emit(ldx(size, dst, base, off as i16));
+        } else {
+            self.a.emit(mov64_reg(R5, base));
+            self.a.emit(alu64_imm(Alu::Add, R5, off as i32));
+            self.a.emit(ldx(size, dst, R5, 0));
+        }
+    }
+
+    pub(crate) fn st_imm_at(&mut self, base: Reg, off: u32, imm: i32) {
+        if off <= 32000 {
+            self.a.emit(st_imm(Size::DW, base, off as i16, imm));
+        } else {
+            self.a.emit(mov64_reg(R5, base));
+            self.a.emit(alu64_imm(Alu::Add, R5, off as i32));
+            self.a.emit(st_imm(Size::DW, R5, 0, imm));
+        }
+    }
+
+    /// `dst = base + off` as a pointer.
+    pub(crate) fn ptr(&mut self, dst: Reg, base: Reg, off: u32) {
+        self.a.emit(mov64_reg(dst, base));
+        if off != 0 {
+            self.a.emit(alu64_imm(Alu::Add, dst, off as i32));
+        }
+    }
+}

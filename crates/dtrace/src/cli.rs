@@ -1,0 +1,253 @@
+//! dtrace(1M)'s command line: options in any order, interleaved with
+//! script arguments, probe descriptions kept in the order given.
+
+use std::ffi::OsString;
+
+use libdtrace::SpecKind;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Spec {
+    /// `-s path`.
+    Script(String),
+    /// `-n`/`-P`/`-m`/`-f` and the text given.
+    Desc(SpecKind, String),
+    /// `-i`: a probe id, then an optional predicate and body.
+    Id(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Exec,
+    List,
+}
+
+#[derive(Debug)]
+pub struct Cmd {
+    pub mode: Mode,
+    pub verbose: bool,
+    pub specs: Vec<Spec>,
+    /// `-x` and the options other flags stand for, in order.
+    pub options: Vec<(String, Option<String>)>,
+    pub commands: Vec<String>,
+    pub pids: Vec<i32>,
+    pub output: Option<OsString>,
+    pub exit_after_compile: bool,
+    /// Script arguments: `$1`, `$2`, ...
+    pub args: Vec<String>,
+}
+
+#[derive(Debug)]
+pub enum CliError {
+    /// Bad usage: an optional message, then the usage text; exit 2.
+    Usage(Option<String>),
+    /// A fatal error; exit 1.
+    Fatal(String),
+    /// Print this and exit (e.g. -V).
+    Exit(u8, String),
+}
+
+pub fn usage() -> String {
+    "Usage: dtrace [-32|-64] [-aACeFGhHlqSvVwZ] [-b bufsz] [-c cmd] [-D name[=def]]\n\
+     \t[-I path] [-L path] [-o output] [-p pid] [-s script] [-U name]\n\
+     \t[-x opt[=val]] [-X a|c|s|t]\n\
+     \n\
+     \t[-P provider [[ predicate ] action ]]\n\
+     \t[-m [ provider: ] module [[ predicate ] action ]]\n\
+     \t[-f [[ provider: ] module: ] func [[ predicate ] action ]]\n\
+     \t[-n [[[ provider: ] module: ] func: ] name [[ predicate ] action ]]\n\
+     \t[-i probe-id [[ predicate ] action ]] [ args ... ]\n\
+     \n\
+     \tpredicate -> '/' D-expression '/'\n\
+     \t   action -> '{' D-statements '}'\n\
+     \n\
+     \t-32 generate 32-bit D programs and ELF files\n\
+     \t-64 generate 64-bit D programs and ELF files\n\
+     \n\
+     \t-a  claim anonymous tracing state\n\
+     \t-A  generate driver.conf(4) directives for anonymous tracing\n\
+     \t-b  set trace buffer size\n\
+     \t-c  run specified command and exit upon its completion\n\
+     \t-C  run cpp(1) preprocessor on script files\n\
+     \t-D  define symbol when invoking preprocessor\n\
+     \t-e  exit after compiling request but prior to enabling probes\n\
+     \t-f  enable or list probes matching the specified function name\n\
+     \t-F  coalesce trace output by function\n\
+     \t-G  generate an ELF file containing embedded dtrace program\n\
+     \t-h  generate a header file with definitions for static probes\n\
+     \t-H  print included files when invoking preprocessor\n\
+     \t-i  enable or list probes matching the specified probe id\n\
+     \t-I  add include directory to preprocessor search path\n\
+     \t-l  list probes matching specified criteria\n\
+     \t-L  add library directory to library search path\n\
+     \t-m  enable or list probes matching the specified module name\n\
+     \t-n  enable or list probes matching the specified probe name\n\
+     \t-o  set output file\n\
+     \t-p  grab specified process-ID and cache its symbol tables\n\
+     \t-P  enable or list probes matching the specified provider name\n\
+     \t-q  set quiet mode (only output explicitly traced data)\n\
+     \t-s  enable or list probes according to the specified D script\n\
+     \t-S  print D compiler intermediate code\n\
+     \t-U  undefine symbol when invoking preprocessor\n\
+     \t-v  set verbose mode (report stability attributes, arguments)\n\
+     \t-V  report DTrace API version\n\
+     \t-w  permit destructive actions\n\
+     \t-x  enable or modify compiler and tracing options\n\
+     \t-X  specify ISO C conformance settings for preprocessor\n\
+     \t-Z  permit probe descriptions that match zero probes\n"
+        .to_string()
+}
+
+/// The description as dtrace(1M) quotes it in "matched N probes": the
+/// text up to the first `{`, `/` or `;`.
+pub fn crop_description(text: &str) -> &str {
+    let end = text.find(['{', '/', ';']).unwrap_or(text.len());
+    &text[..end]
+}
+
+fn os(v: OsString) -> String {
+    v.to_string_lossy().into_owned()
+}
+
+pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
+    use lexopt::prelude::*;
+    let mut cmd = Cmd {
+        mode: Mode::Exec,
+        verbose: false,
+        specs: Vec::new(),
+        options: Vec::new(),
+        commands: Vec::new(),
+        pids: Vec::new(),
+        output: None,
+        exit_after_compile: false,
+        args: Vec::new(),
+    };
+    let mut p = lexopt::Parser::from_args(args.iter().cloned());
+    let usage_err = |e: lexopt::Error| CliError::Usage(Some(e.to_string()));
+    loop {
+        let arg = match p.next() {
+            Ok(Some(a)) => a,
+            Ok(None) => break,
+            Err(e) => return Err(usage_err(e)),
+        };
+        match arg {
+            Short('3') | Short('6') => {
+                // -32 / -64: the data model; only 64-bit exists here.
+                let rest = p.optional_value().map(os).unwrap_or_default();
+                if rest != "2" && rest != "4" {
+                    return Err(CliError::Usage(Some("invalid data model".into())));
+                }
+            }
+            Short('n') => cmd.specs.push(Spec::Desc(SpecKind::Name, os(p.value().map_err(usage_err)?))),
+            Short('P') => cmd.specs.push(Spec::Desc(SpecKind::Provider, os(p.value().map_err(usage_err)?))),
+            Short('m') => cmd.specs.push(Spec::Desc(SpecKind::Module, os(p.value().map_err(usage_err)?))),
+            Short('f') => cmd.specs.push(Spec::Desc(SpecKind::Function, os(p.value().map_err(usage_err)?))),
+            Short('i') => {
+                cmd.specs.push(Spec::Id(os(p.value().map_err(usage_err)?)));
+            }
+            Short('s') => cmd.specs.push(Spec::Script(os(p.value().map_err(usage_err)?))),
+            Short('l') => cmd.mode = Mode::List,
+            Short('v') => cmd.verbose = true,
+            Short('q') => cmd.options.push(("quiet".into(), None)),
+            Short('w') => cmd.options.push(("destructive".into(), None)),
+            Short('Z') => cmd.options.push(("zdefs".into(), None)),
+            Short('F') => cmd.options.push(("flowindent".into(), None)),
+            Short('e') => cmd.exit_after_compile = true,
+            Short('b') => cmd.options.push(("bufsize".into(), Some(os(p.value().map_err(usage_err)?)))),
+            Short('x') => {
+                let v = os(p.value().map_err(usage_err)?);
+                match v.split_once('=') {
+                    Some((n, val)) => cmd.options.push((n.to_string(), Some(val.to_string()))),
+                    None => cmd.options.push((v, None)),
+                }
+            }
+            Short('o') => cmd.output = Some(p.value().map_err(usage_err)?),
+            Short('c') => cmd.commands.push(os(p.value().map_err(usage_err)?)),
+            Short('p') => {
+                let v = os(p.value().map_err(usage_err)?);
+                match v.parse::<i32>() {
+                    Ok(pid) if pid > 0 => cmd.pids.push(pid),
+                    _ => return Err(CliError::Fatal(format!("invalid process ID: {}", v))),
+                }
+            }
+            Short('V') => return Err(CliError::Exit(0, "dtrace: Sun D 1.13\n".into())),
+            Short('h') => {
+                return Err(CliError::Fatal(
+                    "-h (generate a header file for static probes) is not supported yet".into(),
+                ))
+            }
+            Short('G') => {
+                return Err(CliError::Fatal(
+                    "-G (generate an object file for static probes) is not supported yet".into(),
+                ))
+            }
+            Short('C') | Short('H') => {
+                return Err(CliError::Fatal(
+                    "the C preprocessor (-C, -D, -U, -I, -H) is not supported".into(),
+                ))
+            }
+            Short('D') | Short('U') | Short('I') => {
+                let _ = p.value();
+                return Err(CliError::Fatal(
+                    "the C preprocessor (-C, -D, -U, -I, -H) is not supported".into(),
+                ));
+            }
+            Short('a') | Short('A') => {
+                return Err(CliError::Fatal("anonymous tracing (-a, -A) is not supported".into()))
+            }
+            Short('S') => return Err(CliError::Fatal("-S is not supported: programs compile to BPF, not DIF".into())),
+            Short('L') | Short('X') => {
+                let _ = p.value();
+            }
+            Value(v) => cmd.args.push(os(v)),
+            Short(c) => return Err(CliError::Usage(Some(format!("illegal option -- {}", c)))),
+            Long(l) => return Err(CliError::Usage(Some(format!("illegal option -- -{}", l)))),
+        }
+    }
+    Ok(cmd)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(v: &[&str]) -> Vec<OsString> {
+        v.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn clustered_flags_and_values() {
+        let c = parse(&args(&["-qn", "BEGIN { exit(0); }", "-x", "bufsize=1m", "-xquiet"])).unwrap();
+        assert_eq!(c.specs, vec![Spec::Desc(SpecKind::Name, "BEGIN { exit(0); }".into())]);
+        assert_eq!(c.options[0], ("quiet".into(), None));
+        assert_eq!(c.options[1], ("bufsize".into(), Some("1m".into())));
+        assert_eq!(c.options[2], ("quiet".into(), None));
+    }
+
+    #[test]
+    fn script_arguments_interleave() {
+        let c = parse(&args(&["-s", "x.d", "foo", "-q", "bar"])).unwrap();
+        assert_eq!(c.specs, vec![Spec::Script("x.d".into())]);
+        assert_eq!(c.args, vec!["foo".to_string(), "bar".to_string()]);
+    }
+
+    #[test]
+    fn shebang_style_qs() {
+        let c = parse(&args(&["-qs", "/tmp/x.d", "1"])).unwrap();
+        assert_eq!(c.specs, vec![Spec::Script("/tmp/x.d".into())]);
+        assert_eq!(c.args, vec!["1".to_string()]);
+    }
+
+    #[test]
+    fn bad_usage() {
+        assert!(matches!(parse(&args(&["-n"])), Err(CliError::Usage(_))));
+        assert!(matches!(parse(&args(&["-k"])), Err(CliError::Usage(_))));
+        assert!(matches!(parse(&args(&["-p", "abc"])), Err(CliError::Fatal(_))));
+    }
+
+    #[test]
+    fn crops_descriptions_like_dtrace() {
+        assert_eq!(crop_description("BEGIN { exit(0); }"), "BEGIN ");
+        assert_eq!(crop_description("syscall::read:entry/pid == 1/{}"), "syscall::read:entry");
+        assert_eq!(crop_description("BEGIN"), "BEGIN");
+    }
+}

@@ -1,0 +1,110 @@
+//! `dtrace -l`: listing probes, filtered by descriptions or scripts.
+
+use libdtrace::dtrace_lang::pdesc::ProbeDesc;
+use libdtrace::{Dtrace, ProgramSource, SpecKind};
+
+use crate::cli::{Cmd, Spec};
+
+const E_SUCCESS: u8 = 0;
+const E_ERROR: u8 = 1;
+
+fn row(out: &mut String, id: u32, d: &ProbeDesc) {
+    out.push_str(&format!("{:>5} {:>10} {:>17} {:>33} {}\n", id, d.provider, d.module, d.function, d.name));
+}
+
+fn verbose(out: &mut String, dt: &Dtrace, id: u32) {
+    let (names, data, class) = match dt.probes().get(id).map(|p| p.desc.provider.as_str()) {
+        Some("dtrace") => ("Stable", "Stable", "Common"),
+        Some("profile") => ("Evolving", "Evolving", "Common"),
+        _ => ("Evolving", "Evolving", "ISA"),
+    };
+    out.push_str("\n\tProbe Description Attributes\n");
+    out.push_str(&format!("\t\tIdentifier Names: {}\n\t\tData Semantics:   {}\n\t\tDependency Class: {}\n", names, data, class));
+    out.push_str("\n\tArgument Attributes\n");
+    out.push_str(&format!("\t\tIdentifier Names: {}\n\t\tData Semantics:   {}\n\t\tDependency Class: {}\n", names, data, class));
+    out.push_str("\n\tArgument Types\n");
+    let args = dt.probes().args(id);
+    if args.is_empty() {
+        out.push_str("\t\tNone\n");
+    }
+    for (i, a) in args.iter().enumerate() {
+        out.push_str(&format!("\t\targs[{}]: {}\n", i, a.native));
+    }
+    out.push('\n');
+}
+
+pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
+    let mut ids: Vec<u32> = Vec::new();
+    let mut failures = Vec::new();
+    let mut status = E_SUCCESS;
+    if cmd.specs.is_empty() {
+        ids = dt.probes().iter().map(|p| p.id).collect();
+    }
+    let _ = dt.setopt("zdefs", None);
+    for spec in &cmd.specs {
+        let spec = match crate::resolve_id(dt, spec) {
+            Ok(s) => s,
+            Err(m) => {
+                eprintln!("dtrace: {}", m);
+                return E_ERROR;
+            }
+        };
+        match &spec {
+            Spec::Desc(kind, text) => {
+                let desc_text = crate::cli::crop_description(text).trim_end();
+                let desc = match Dtrace::parse_desc(desc_text, *kind) {
+                    Ok(d) => d,
+                    Err(m) => {
+                        eprintln!("dtrace: invalid probe specifier {}: {}", text, m);
+                        return E_ERROR;
+                    }
+                };
+                let found = dt.match_probes(&desc);
+                if found.is_empty() {
+                    failures.push(desc);
+                }
+                ids.extend(found);
+            }
+            Spec::Script(path) => {
+                let text = match std::fs::read_to_string(path) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        eprintln!("dtrace: failed to open {}: {}", path, e);
+                        return E_ERROR;
+                    }
+                };
+                dt.set_args(path, &cmd.args);
+                match dt.compile(&text, ProgramSource::File) {
+                    Ok(p) => ids.extend(p.probes()),
+                    Err(e) => {
+                        eprintln!("dtrace: failed to compile script {}: {}", path, e);
+                        return E_ERROR;
+                    }
+                }
+            }
+            Spec::Id(_) => unreachable!("resolved"),
+        }
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    let mut out = String::new();
+    out.push_str(&format!("{:>5} {:>10} {:>17} {:>33} {}\n", "ID", "PROVIDER", "MODULE", "FUNCTION", "NAME"));
+    for id in ids {
+        if let Some(p) = dt.probes().get(id) {
+            row(&mut out, id, &p.desc.clone());
+            if cmd.verbose {
+                verbose(&mut out, dt, id);
+            }
+        }
+    }
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(out.as_bytes());
+    let _ = stdout.flush();
+    for d in failures {
+        eprintln!("dtrace: failed to match {}: No probe matches description", d);
+        status = E_ERROR;
+    }
+    let _ = SpecKind::Name;
+    status
+}

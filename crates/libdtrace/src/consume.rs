@@ -1,0 +1,358 @@
+//! Consuming the principal buffer: each record is an EPID, the CPU, and the
+//! clause's data. The EPID names the probe and the clause, whose layout
+//! says how to decode and print each action; error records become calls
+//! to the error handler.
+
+use std::io::Write;
+
+use dtrace_bpf::plan::{ActionLayout, Value, ERROR_EPID, RECORD_HEADER};
+use dtrace_lang::pdesc::ProbeDesc;
+
+use crate::aggregate;
+use crate::format::{self, cstr, Arg};
+use crate::{Consume, Consumer, Dtrace, Error};
+
+/// The kind of a record, as the record callback sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecKind {
+    Trace,
+    Printf,
+    Exit,
+    Printa,
+    Clear,
+    Trunc,
+}
+
+/// A record description (`dtrace_recdesc_t`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecDesc {
+    pub kind: RecKind,
+    /// Offset of the value in the data, and its size (0 for actions that
+    /// record nothing or whose value was known at compile time).
+    pub offset: u32,
+    pub size: u32,
+    /// DTrace's action number.
+    pub action: u32,
+    /// The integer value of trace(), exit() and trunc() records, whether
+    /// recorded or known at compile time.
+    pub int_value: Option<i64>,
+}
+
+/// One probe firing (`dtrace_probedata_t`).
+pub struct ProbeData<'a> {
+    pub epid: u32,
+    pub cpu: u32,
+    pub probe_id: u32,
+    pub probe: &'a ProbeDesc,
+    pub records: &'a [RecDesc],
+    pub data: &'a [u8],
+}
+
+/// A runtime fault (`dtrace_errdata_t`).
+#[derive(Clone, Debug)]
+pub struct ErrorData {
+    /// The faulting enabled probe.
+    pub epid: u32,
+    pub probe_id: u32,
+    pub probe: ProbeDesc,
+    /// Action number, 0 for the predicate.
+    pub action: u32,
+    pub fault: u64,
+    pub addr: u64,
+    /// The message dtrace(1M) prints after "dtrace: ".
+    pub msg: String,
+}
+
+/// DTrace's words for each fault.
+pub fn fault_str(f: u64) -> &'static str {
+    match f {
+        1 => "invalid address",
+        2 => "invalid alignment",
+        3 => "illegal operation",
+        4 => "divide-by-zero",
+        5 => "out of scratch space",
+        6 => "invalid kernel access",
+        7 => "invalid user access",
+        8 => "tuple stack overflow",
+        9 => "bad stack",
+        _ => "unknown fault",
+    }
+}
+
+fn rd_u32(b: &[u8], o: usize) -> u32 {
+    b.get(o..o + 4).map(|s| u32::from_ne_bytes(s.try_into().expect("4"))).unwrap_or(0)
+}
+
+fn rd_u64(b: &[u8], o: usize) -> u64 {
+    b.get(o..o + 8).map(|s| u64::from_ne_bytes(s.try_into().expect("8"))).unwrap_or(0)
+}
+
+/// The value of a recorded or constant value, as a format argument.
+fn value_arg<'a>(v: &'a Value, data: &'a [u8]) -> Arg<'a> {
+    match v {
+        Value::Int { offset, ty } => {
+            let it = format::int_type_of(ty);
+            Arg::Int(format::normalize(rd_u64(data, *offset as usize) as i64, it), it)
+        }
+        Value::ConstInt { value, ty } => Arg::Int(*value, format::int_type_of(ty)),
+        Value::Str { offset, size } => {
+            let o = *offset as usize;
+            let end = (o + *size as usize).min(data.len());
+            Arg::Str(cstr(data.get(o..end).unwrap_or(&[])))
+        }
+        Value::ConstStr(s) => Arg::Str(s),
+    }
+}
+
+fn value_extent(v: &Value) -> (u32, u32) {
+    match v {
+        Value::Int { offset, .. } => (*offset, 8),
+        Value::Str { offset, size } => (*offset, *size),
+        _ => (0, 0),
+    }
+}
+
+/// trace()'s output: DTrace pads when not quiet.
+fn trace_output(out: &mut Vec<u8>, arg: Arg, quiet: bool) {
+    match arg {
+        Arg::Int(v, t) => {
+            let s = if quiet {
+                v.to_string()
+            } else {
+                match t.size {
+                    8 => format!(" {:>16}", v),
+                    4 => format!(" {:>8}", v as i32),
+                    2 => format!(" {:>5}", v as i16),
+                    _ => format!(" {:>3}", v as i8),
+                }
+            };
+            out.extend_from_slice(s.as_bytes());
+        }
+        Arg::Str(s) => {
+            if quiet {
+                out.extend_from_slice(s);
+            } else {
+                out.extend_from_slice(b"  ");
+                out.extend_from_slice(s);
+                for _ in s.len()..33 {
+                    out.push(b' ');
+                }
+            }
+        }
+    }
+}
+
+/// Processes everything in the buffer.
+pub(crate) fn consume_all(dt: &mut Dtrace, out: &mut dyn Write, consumer: &mut dyn Consumer) -> Result<(), Error> {
+    loop {
+        let batch = {
+            let Some(r) = dt.running.as_mut() else { return Ok(()) };
+            let mut batch: Vec<Vec<u8>> = Vec::new();
+            r.ring.consume(|rec| {
+                batch.push(rec.to_vec());
+                batch.len() < 4096
+            });
+            batch
+        };
+        if batch.is_empty() {
+            return Ok(());
+        }
+        for rec in &batch {
+            if consume_one(dt, rec, out, consumer)? == Consume::Abort {
+                return Ok(());
+            }
+        }
+        out.flush().ok();
+    }
+}
+
+fn consume_one(dt: &mut Dtrace, rec: &[u8], out: &mut dyn Write, consumer: &mut dyn Consumer) -> Result<Consume, Error> {
+    let epid = rd_u32(rec, 0);
+    let cpu = rd_u32(rec, 4);
+    if epid == ERROR_EPID {
+        handle_error_record(dt, rec);
+        return Ok(Consume::Next);
+    }
+    let Some(desc) = dt.epid(epid) else {
+        return Ok(Consume::Next);
+    };
+    let probe = dt.probes.get(desc.probe).map(|p| p.desc.clone()).unwrap_or_default();
+    let layout = dt
+        .running
+        .as_ref()
+        .map(|r| r.gen.clauses[desc.clause].clone())
+        .unwrap_or_default();
+    let records: Vec<RecDesc> = layout
+        .actions
+        .iter()
+        .map(|a| {
+            let (kind, (offset, size)) = match &a.action {
+                ActionLayout::Trace(v) => (RecKind::Trace, value_extent(v)),
+                ActionLayout::Printf { .. } => (RecKind::Printf, (RECORD_HEADER, 0)),
+                ActionLayout::Exit(v) => (RecKind::Exit, value_extent(v)),
+                ActionLayout::Printa { .. } => (RecKind::Printa, (0, 0)),
+                ActionLayout::Clear(_) => (RecKind::Clear, (0, 0)),
+                ActionLayout::Trunc(_, v) => (RecKind::Trunc, v.as_ref().map(value_extent).unwrap_or((0, 0))),
+            };
+            let int_value = match &a.action {
+                ActionLayout::Trace(v) | ActionLayout::Exit(v) | ActionLayout::Trunc(_, Some(v)) => match value_arg(v, rec) {
+                    Arg::Int(x, _) => Some(x),
+                    Arg::Str(_) => None,
+                },
+                _ => None,
+            };
+            RecDesc {
+                kind,
+                offset,
+                size,
+                action: a.index,
+                int_value,
+            }
+        })
+        .collect();
+    let quiet = dt.opts.flag("quiet");
+    let pd = ProbeData {
+        epid,
+        cpu,
+        probe_id: desc.probe,
+        probe: &probe,
+        records: &records,
+        data: rec,
+    };
+    match consumer.probe(out, &pd) {
+        Consume::Abort => return Ok(Consume::Abort),
+        Consume::Next => return Ok(Consume::Next),
+        Consume::This => {}
+    }
+    for (i, a) in layout.actions.iter().enumerate() {
+        if let Some(f) = a.ran_flag {
+            if rd_u64(rec, f as usize) == 0 {
+                continue;
+            }
+        }
+        match consumer.record(out, &pd, Some(&records[i])) {
+            Consume::Abort => return Ok(Consume::Abort),
+            Consume::Next => continue,
+            Consume::This => {}
+        }
+        let mut text = Vec::new();
+        match &a.action {
+            ActionLayout::Trace(v) => trace_output(&mut text, value_arg(v, rec), quiet),
+            ActionLayout::Printf { format, args } => {
+                let vals: Vec<Arg> = args.iter().map(|v| value_arg(v, rec)).collect();
+                text = format::format(format, &vals, None);
+            }
+            ActionLayout::Exit(_) => {}
+            ActionLayout::Printa { format, aggs } => {
+                let r = dt.running.as_ref().expect("running");
+                let mut snaps = Vec::new();
+                for &id in aggs {
+                    snaps.push(r.snapshot(id)?);
+                }
+                let rows = aggregate::rows(&snaps, dt.sort_opts());
+                match format {
+                    Some(f) => aggregate::print_formatted(&mut text, f, &rows),
+                    None => {
+                        text.push(b'\n');
+                        aggregate::print_default(&mut text, &rows);
+                    }
+                }
+                for &id in aggs {
+                    dt.printed.insert(id);
+                }
+            }
+            ActionLayout::Clear(id) => {
+                dt.running.as_ref().expect("running").clear_agg(*id)?;
+            }
+            ActionLayout::Trunc(id, n) => {
+                let n = n.as_ref().map(|v| match value_arg(v, rec) {
+                    Arg::Int(x, _) => x,
+                    Arg::Str(_) => 0,
+                });
+                dt.running.as_ref().expect("running").trunc_agg(*id, n)?;
+            }
+        }
+        dt.emit(out, &text)?;
+    }
+    if consumer.record(out, &pd, None) == Consume::Abort {
+        return Ok(Consume::Abort);
+    }
+    Ok(Consume::This)
+}
+
+fn handle_error_record(dt: &mut Dtrace, rec: &[u8]) {
+    let epid = rd_u32(rec, 8);
+    let action = rd_u32(rec, 12);
+    let fault = rd_u64(rec, 16);
+    let addr = rd_u64(rec, 24);
+    let desc = dt.epid(epid);
+    let probe_id = desc.map(|d| d.probe).unwrap_or(0);
+    let probe = dt.probes.get(probe_id).map(|p| p.desc.clone()).unwrap_or_default();
+    let details = match fault {
+        1 | 2 | 6 | 7 => format!(" (0x{:x})", addr),
+        _ => String::new(),
+    };
+    let place = if action == 0 {
+        "predicate".to_string()
+    } else {
+        format!("action #{}", action)
+    };
+    let msg = format!(
+        "error on enabled probe ID {} (ID {}: {}:{}:{}:{}): {}{} in {}",
+        epid,
+        probe_id,
+        probe.provider,
+        probe.module,
+        probe.function,
+        probe.name,
+        fault_str(fault),
+        details,
+        place
+    );
+    let e = ErrorData {
+        epid,
+        probe_id,
+        probe,
+        action,
+        fault,
+        addr,
+        msg,
+    };
+    match &mut dt.err_handler {
+        Some(h) => h(&e),
+        None => eprintln!("dtrace: {}", e.msg),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dtrace_lang::types::{Type, INT, INT64};
+
+    #[test]
+    fn trace_pads_unless_quiet() {
+        let mut o = Vec::new();
+        trace_output(&mut o, Arg::Int(7, INT), false);
+        assert_eq!(o, b"        7");
+        let mut o = Vec::new();
+        trace_output(&mut o, Arg::Int(-1, INT64), false);
+        assert_eq!(o, b"               -1");
+        let mut o = Vec::new();
+        trace_output(&mut o, Arg::Str(b"a"), false);
+        assert_eq!(o.len(), 2 + 33);
+        let mut o = Vec::new();
+        trace_output(&mut o, Arg::Str(b"a"), true);
+        assert_eq!(o, b"a");
+    }
+
+    #[test]
+    fn values_decode_from_records() {
+        let mut data = vec![0u8; 32];
+        data[8..16].copy_from_slice(&(-5i64).to_ne_bytes());
+        data[16..19].copy_from_slice(b"hi\0");
+        let v = Value::Int { offset: 8, ty: Type::Int(INT) };
+        assert!(matches!(value_arg(&v, &data), Arg::Int(-5, _)));
+        let s = Value::Str { offset: 16, size: 16 };
+        assert!(matches!(value_arg(&s, &data), Arg::Str(b"hi")));
+    }
+}
