@@ -485,7 +485,7 @@ impl<'a> Checker<'a> {
     fn check_format(&self, func: &str, f: &Format, args: &[CExpr], first_arg: usize, line: u32) -> Result<(), CompileError> {
         let mut ai = 0usize;
         for (ci, conv) in f.conversions().enumerate() {
-            if conv.kind == ConvKind::AggValue {
+            if conv.is_agg() {
                 return Err(err(
                     Tag::D_PRINTF_AGG_CONV,
                     line,
@@ -559,7 +559,7 @@ impl<'a> Checker<'a> {
         let keys = &self.syms.aggs[aggs[0]].keys;
         let mut ki = 0;
         for (ci, conv) in f.conversions().enumerate() {
-            if conv.kind == ConvKind::AggValue {
+            if conv.is_agg() {
                 continue;
             }
             if conv.width == Count::Star || conv.precision == Count::Star {

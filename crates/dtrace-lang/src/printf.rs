@@ -71,6 +71,9 @@ pub struct Conversion {
     pub precision: Count,
     pub length: Length,
     pub kind: ConvKind,
+    /// The `@` flag: this conversion prints the aggregation value
+    /// (printa only), e.g. `%@d` or `%@8u`.
+    pub agg: bool,
     /// The conversion as written, e.g. `%-8.3ld`, for messages.
     pub text: String,
 }
@@ -113,8 +116,10 @@ impl Format {
             let start = i;
             i += 1;
             let mut flags = Flags::default();
+            let mut agg = false;
             while let Some(&f) = text.get(i) {
                 match f {
+                    b'@' => agg = true,
                     b'-' => flags.minus = true,
                     b'+' => flags.plus = true,
                     b' ' => flags.space = true,
@@ -181,6 +186,7 @@ impl Format {
                 width,
                 precision,
                 length,
+                agg: agg || kind == ConvKind::AggValue,
                 kind,
                 text: String::from_utf8_lossy(&text[start..i]).into_owned(),
             }));
@@ -208,7 +214,7 @@ impl Format {
             .map(|c| {
                 usize::from(c.width == Count::Star)
                     + usize::from(c.precision == Count::Star)
-                    + usize::from(c.kind != ConvKind::AggValue)
+                    + usize::from(!c.agg)
             })
             .sum()
     }
@@ -228,6 +234,13 @@ fn count(text: &[u8], i: &mut usize) -> Count {
     } else {
         let s = std::str::from_utf8(&text[start..*i]).unwrap_or("0");
         Count::Fixed(s.parse().unwrap_or(u32::MAX))
+    }
+}
+
+impl Conversion {
+    /// True if this conversion prints the aggregation value.
+    pub fn is_agg(&self) -> bool {
+        self.agg
     }
 }
 
@@ -286,6 +299,10 @@ mod tests {
     fn counts_star_arguments() {
         let f = Format::parse(b"%*.*d %s %@d").unwrap();
         assert_eq!(f.arg_count(), 4);
+        let convs: Vec<_> = f.conversions().collect();
+        assert!(convs[2].is_agg());
+        assert_eq!(convs[2].kind, ConvKind::Signed);
+        assert!(Format::parse(b"%-@8x").unwrap().conversions().next().unwrap().is_agg());
     }
 
     #[test]

@@ -378,11 +378,9 @@ pub fn print_default(out: &mut Vec<u8>, rows: &[(Vec<KeyValue>, Vec<Option<AggVa
     for (key, values) in rows {
         let dist = values.iter().flatten().any(|v| v.is_distribution());
         if dist {
+            // The key line is ended by the newline that opens the table.
             for k in key {
                 key_default(out, k);
-            }
-            if !key.is_empty() {
-                out.push(b'\n');
             }
             for v in values.iter().flatten() {
                 print_distribution(out, v);
@@ -412,7 +410,7 @@ pub fn print_formatted(out: &mut Vec<u8>, fmt: &Format, rows: &[(Vec<KeyValue>, 
         for seg in &fmt.segments {
             match seg {
                 Segment::Literal(b) => out.extend_from_slice(b),
-                Segment::Conv(c) if c.kind == ConvKind::AggValue => {
+                Segment::Conv(c) if c.is_agg() => {
                     let v = values.get(vi).cloned().flatten();
                     vi += 1;
                     format_value(out, c, v.as_ref());
@@ -438,10 +436,8 @@ fn format_value(out: &mut Vec<u8>, c: &Conversion, v: Option<&AggValue>) {
             out.push(b'\n');
         }
         Some(v) => {
-            let as_int = Conversion {
-                kind: ConvKind::Signed,
-                ..c.clone()
-            };
+            let kind = if c.kind == ConvKind::AggValue { ConvKind::Signed } else { c.kind };
+            let as_int = Conversion { kind, ..c.clone() };
             format::format_conv(
                 out,
                 &as_int,

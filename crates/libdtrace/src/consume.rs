@@ -117,13 +117,19 @@ fn trace_output(out: &mut Vec<u8>, arg: Arg, quiet: bool) {
     match arg {
         Arg::Int(v, t) => {
             let s = if quiet {
-                v.to_string()
+                match t.size {
+                    8 => v.to_string(),
+                    4 => (v as i32).to_string(),
+                    2 => (v as u16).to_string(),
+                    _ => (v as u8).to_string(),
+                }
             } else {
                 match t.size {
                     8 => format!(" {:>16}", v),
                     4 => format!(" {:>8}", v as i32),
-                    2 => format!(" {:>5}", v as i16),
-                    _ => format!(" {:>3}", v as i8),
+                    // DTrace prints one- and two-byte values unsigned.
+                    2 => format!(" {:>5}", v as u16),
+                    _ => format!(" {:>3}", v as u8),
                 }
             };
             out.extend_from_slice(s.as_bytes());

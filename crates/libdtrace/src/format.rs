@@ -216,7 +216,7 @@ pub fn format(fmt: &Format, args: &[Arg], mut agg: Option<&mut dyn FnMut(&mut Ve
         match seg {
             Segment::Literal(b) => out.extend_from_slice(b),
             Segment::Conv(c) => {
-                if c.kind == ConvKind::AggValue {
+                if c.is_agg() {
                     if let Some(f) = agg.as_mut() {
                         f(&mut out, c);
                     }

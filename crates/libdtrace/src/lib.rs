@@ -529,7 +529,8 @@ impl Dtrace {
     pub fn aggregate_print(&mut self, out: &mut dyn Write) -> Result<(), Error> {
         let Some(r) = &self.running else { return Ok(()) };
         let gen: &Generated = &r.gen;
-        let mut first = true;
+        // Aggregations follow one another with no separator, in the
+        // order of their definitions, as dtrace_aggregate_print() does.
         let mut text = Vec::new();
         for id in 0..gen.aggs.len() {
             if self.printed.contains(&id) {
@@ -539,10 +540,6 @@ impl Dtrace {
             if snap.is_empty() {
                 continue;
             }
-            if !first {
-                text.push(b'\n');
-            }
-            first = false;
             let rows = aggregate::rows(&[snap], self.sort_opts());
             aggregate::print_default(&mut text, &rows);
         }

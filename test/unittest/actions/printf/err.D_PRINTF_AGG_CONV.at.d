@@ -1,0 +1,5 @@
+/* %@ belongs to printa() only. */
+BEGIN
+{
+	printf("%@d\n", 1);
+}

@@ -1,0 +1,5 @@
+/* Fewer arguments than conversions. */
+BEGIN
+{
+	printf("%d %d\n", 1);
+}

@@ -1,0 +1,4 @@
+[abc] [       abc] [abc       ] [abc] [   xy]
+[BEGIN]
+[] [lit]
+

@@ -1,0 +1,3 @@
+/dev/null/impossible
+-20 -20 errno 20
+

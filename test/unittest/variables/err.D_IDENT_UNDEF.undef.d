@@ -1,0 +1,5 @@
+/* An unknown identifier used as a value. */
+BEGIN
+{
+	trace(nosuchthing + 1);
+}
