@@ -246,7 +246,7 @@ impl<'a> Checker<'a> {
                 let e = self.expr(p)?;
                 if !e.ty.is_scalar() {
                     return Err(err(
-                        Tag::D_OP_SCALAR,
+                        Tag::D_PRED_SCALAR,
                         p.line,
                         "predicate result must be of scalar type",
                     ));
@@ -950,6 +950,10 @@ impl<'a> Checker<'a> {
             if is_identifier(&val) {
                 return self.ident(&val, line);
             }
+            // A double-quoted argument is a string constant.
+            if val.len() >= 2 && val.starts_with('"') && val.ends_with('"') {
+                return Ok(mk(CKind::Str(val[1..val.len() - 1].as_bytes().to_vec()), Type::String));
+            }
             // Anything else is substituted as a string, as DTrace does for
             // arguments that are not valid integers or identifiers.
             return Ok(mk(CKind::Str(val.into_bytes()), Type::String));
@@ -1147,7 +1151,7 @@ impl<'a> Checker<'a> {
                 if matches!(aop, ArithOp::Div | ArithOp::Mod) {
                     if let CKind::Arith(_, _, ref rr) = e.kind {
                         if matches!(rr.kind, CKind::Int(0)) {
-                            return Err(err(Tag::D_OP_INT, line, "expression contains division by zero"));
+                            return Err(err(Tag::D_DIV_ZERO, line, "expression contains division by zero"));
                         }
                     }
                 }
@@ -1321,7 +1325,7 @@ impl<'a> Checker<'a> {
                 }
                 let aop = arith_of(o);
                 if matches!(aop, ArithOp::Div | ArithOp::Mod) && matches!(v.kind, CKind::Int(0)) {
-                    return Err(err(Tag::D_OP_INT, line, "expression contains division by zero"));
+                    return Err(err(Tag::D_DIV_ZERO, line, "expression contains division by zero"));
                 }
                 Ok(CExpr {
                     kind: CKind::Assign(target, Some(aop), Box::new(v)),

@@ -41,6 +41,8 @@ tags! {
     D_PDESC_INVAL,
     D_PSPEC_UNDEF,
     D_OP_INT,
+    D_DIV_ZERO,
+    D_PRED_SCALAR,
     D_OP_SCALAR,
     D_OP_ARITH,
     D_OP_LVAL,

@@ -37,6 +37,18 @@ pub fn compile(
     syms: &mut Symbols,
     next_clause: &mut usize,
 ) -> Result<Checked, CompileError> {
+    // `#pragma D option defaultargs` changes how macros expand, so it
+    // is honoured before anything is parsed.
+    let defaulted;
+    let env = if !env.defaultargs && pragma_sets(src, "defaultargs") {
+        defaulted = MacroEnv {
+            defaultargs: true,
+            ..env.clone()
+        };
+        &defaulted
+    } else {
+        env
+    };
     let opts = parse::ParseOptions {
         is_file: source == Source::File,
         macros: env.pspec_values(),
@@ -49,4 +61,27 @@ pub fn compile(
     *syms = trial;
     *next_clause = n;
     Ok(out)
+}
+
+/// True if a `#pragma D option NAME` line sets the option `name`.
+fn pragma_sets(src: &str, name: &str) -> bool {
+    src.lines().any(|l| {
+        let l = l.trim_start();
+        let Some(rest) = l.strip_prefix('#') else { return false };
+        let mut w = rest.split_whitespace();
+        w.next() == Some("pragma")
+            && w.next() == Some("D")
+            && w.next() == Some("option")
+            && w.next().is_some_and(|o| o == name || o.starts_with(&format!("{}=", name)))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn finds_pragmas() {
+        assert!(super::pragma_sets("#pragma D option defaultargs\n", "defaultargs"));
+        assert!(super::pragma_sets("  # pragma D option defaultargs", "defaultargs"));
+        assert!(!super::pragma_sets("#pragma D option quiet", "defaultargs"));
+    }
 }

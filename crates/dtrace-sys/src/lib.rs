@@ -40,6 +40,30 @@ pub fn geteuid() -> u32 {
     unsafe { libc::geteuid() }
 }
 
+/// The real user id (`$uid`).
+pub fn getuid() -> u32 {
+    // SAFETY: getuid cannot fail and has no preconditions.
+    unsafe { libc::getuid() }
+}
+
+/// The real group id (`$gid`).
+pub fn getgid() -> u32 {
+    // SAFETY: getgid cannot fail and has no preconditions.
+    unsafe { libc::getgid() }
+}
+
+/// The process group id (`$pgid`).
+pub fn getpgid() -> i32 {
+    // SAFETY: getpgid(0) asks about the calling process; no pointers.
+    unsafe { libc::getpgid(0) }
+}
+
+/// The session id (`$sid`).
+pub fn getsid() -> i32 {
+    // SAFETY: getsid(0) asks about the calling process; no pointers.
+    unsafe { libc::getsid(0) }
+}
+
 /// Broken-down local time of `secs` since the epoch: (year, month 0-11,
 /// day, hour, minute, second).
 pub fn localtime(secs: i64) -> (i32, u32, u32, u32, u32, u32) {

@@ -222,7 +222,11 @@ impl Dtrace {
                 named: vec![
                     ("pid".into(), i64::from(std::process::id())),
                     ("target".into(), 0),
-                    ("uid".into(), i64::from(dtrace_sys::geteuid())),
+                    ("ppid".into(), i64::from(std::os::unix::process::parent_id())),
+                    ("uid".into(), i64::from(dtrace_sys::getuid())),
+                    ("gid".into(), i64::from(dtrace_sys::getgid())),
+                    ("pgid".into(), i64::from(dtrace_sys::getpgid())),
+                    ("sid".into(), i64::from(dtrace_sys::getsid())),
                 ],
                 defaultargs: false,
             },

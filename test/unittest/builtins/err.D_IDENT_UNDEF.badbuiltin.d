@@ -1,0 +1,5 @@
+/* Not a built-in variable. */
+BEGIN
+{
+	trace(curthreadx);
+}

@@ -1,0 +1,4 @@
+entry
+glob getpid
+return
+

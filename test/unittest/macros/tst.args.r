@@ -1,0 +1,2 @@
+42 43 hello quoted
+

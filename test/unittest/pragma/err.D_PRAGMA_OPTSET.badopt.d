@@ -1,0 +1,6 @@
+#pragma D option nosuchoption
+
+BEGIN
+{
+	exit(0);
+}

@@ -1,0 +1,7 @@
+#pragma D option quiet
+
+BEGIN
+{
+	trace("quiet");
+	exit(0);
+}

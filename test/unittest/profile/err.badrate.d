@@ -1,0 +1,4 @@
+/* A rate below the provider's floor is refused. */
+profile-1ns
+{
+}

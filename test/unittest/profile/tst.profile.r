@@ -1,0 +1,2 @@
+profile:profile-1000hz
+
