@@ -54,6 +54,9 @@ pub fn compile(
         macros: env.pspec_values(),
     };
     let (prog, used) = parse::parse_program_with_macros(src, &opts)?;
+    if prog.items.is_empty() {
+        return Err(CompileError::no_line(Tag::D_EMPTY, "empty D program translation unit"));
+    }
     // Check against copies so a failed compile leaves the handle untouched.
     let mut trial = syms.clone();
     let mut n = *next_clause;

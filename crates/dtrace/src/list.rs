@@ -69,7 +69,7 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
                 let text = match std::fs::read_to_string(path) {
                     Ok(t) => t,
                     Err(e) => {
-                        eprintln!("dtrace: failed to open {}: {}", path, e);
+                        eprintln!("dtrace: failed to open {}: {}", path, crate::io_reason(&e));
                         return E_ERROR;
                     }
                 };

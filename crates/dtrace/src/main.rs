@@ -90,7 +90,7 @@ fn open_output(cmd: &Cmd) -> Result<Box<dyn Write>, u8> {
     match &cmd.output {
         Some(path) => match std::fs::OpenOptions::new().create(true).append(true).open(path) {
             Ok(f) => Ok(Box::new(io::BufWriter::new(f))),
-            Err(e) => Err(fatal(format!("failed to open output file '{}': {}", path.to_string_lossy(), e))),
+            Err(e) => Err(fatal(format!("failed to open output file '{}': {}", path.to_string_lossy(), io_reason(&e)))),
         },
         None => Ok(Box::new(io::BufWriter::new(io::stdout()))),
     }
@@ -138,13 +138,13 @@ fn run(cmd: Cmd) -> u8 {
         let argv: Vec<OsString> = c.split_whitespace().map(OsString::from).collect();
         match dtrace_sys::process::Target::create(&argv) {
             Ok(t) => targets.push(t),
-            Err(e) => return fatal(format!("failed to execute {}: {}", c, e)),
+            Err(e) => return fatal(format!("failed to execute {}: {}", c, io_reason(&e))),
         }
     }
     for &pid in &cmd.pids {
         match dtrace_sys::process::Target::grab(pid) {
             Ok(t) => targets.push(t),
-            Err(e) => return fatal(format!("failed to grab pid {}: {}", pid, e)),
+            Err(e) => return fatal(format!("failed to grab pid {}: {}", pid, io_reason(&e))),
         }
     }
     if let Some(t) = targets.first() {

@@ -1,0 +1,317 @@
+//! dtrace(1M)'s command line, messages, exit statuses and clean-up, run
+//! through the real binary against the running kernel.
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Tests run one at a time, so the leak checks see only their own
+/// programs and maps.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn dtrace() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_dtrace"));
+    c.stdin(Stdio::null());
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    dtrace().args(args).output().expect("run dtrace")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Our BPF objects alive in the system: programs, maps, links.
+fn ours() -> (usize, usize, usize) {
+    let progs = dtrace_sys::bpf::list_programs()
+        .expect("list programs")
+        .iter()
+        .filter(|p| p.name.starts_with("dt_"))
+        .count();
+    let maps = dtrace_sys::bpf::list_maps()
+        .expect("list maps")
+        .iter()
+        .filter(|m| m.name.starts_with("dt_"))
+        .count();
+    let links = dtrace_sys::bpf::count_links().expect("count links");
+    (progs, maps, links)
+}
+
+/// Waits until no more objects are alive than `before` (earlier tests'
+/// maps may still be waiting for the kernel's deferred free, so there
+/// can be fewer) or the deadline passes, and asserts it.  Programs and
+/// links go as soon as the last descriptor closes; maps follow their
+/// programs in deferred (RCU) work.
+fn assert_released(before: (usize, usize, usize), what: &str) {
+    let start = Instant::now();
+    let mut now = ours();
+    while !(now.0 <= before.0 && now.1 <= before.1 && now.2 <= before.2) && start.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(200));
+        now = ours();
+    }
+    assert!(
+        now.0 <= before.0 && now.1 <= before.1 && now.2 <= before.2,
+        "BPF objects (programs, maps, links) left behind after {}: before {:?}, now {:?}",
+        what,
+        before,
+        now
+    );
+}
+
+/// Starts dtrace and waits for its "matched" notice and for its programs
+/// to be loaded: tracing is live.
+fn start(args: &[&str]) -> (Child, BufReader<std::process::ChildStderr>) {
+    let before = ours();
+    let mut child = dtrace()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn dtrace");
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).expect("read stderr");
+    assert!(line.contains("matched"), "unexpected first line: {:?}", line);
+    let t = Instant::now();
+    while ours().0 <= before.0 && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (child, err)
+}
+
+fn signal(child: &Child, sig: &str) {
+    let st = Command::new("kill").arg(format!("-{}", sig)).arg(child.id().to_string()).status();
+    assert!(st.is_ok_and(|s| s.success()));
+}
+
+#[test]
+fn hello_one_liner() {
+    let _g = serial();
+    let o = run(&["-qn", r#"BEGIN { printf("%s %d\n", "hello", 42); exit(0); }"#]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(text(&o.stdout), "hello 42\n\n");
+    assert_eq!(text(&o.stderr), "");
+}
+
+#[test]
+fn description_notice_and_columns() {
+    let _g = serial();
+    let o = dtrace()
+        .args(["-n", "BEGIN { exit(0); }"])
+        .env("LC_ALL", "C")
+        .output()
+        .expect("run");
+    assert_eq!(text(&o.stderr), "dtrace: description 'BEGIN ' matched 1 probe\n");
+    let out = text(&o.stdout);
+    assert!(out.starts_with("CPU     ID                    FUNCTION:NAME\n"), "{}", out);
+    assert!(out.contains("      1                           :BEGIN \n"), "{}", out);
+}
+
+#[test]
+fn compile_errors_in_dtrace_form() {
+    let _g = serial();
+    let o = run(&["-n", "BEGIN { x = ; }"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o.stderr),
+        "dtrace: invalid probe specifier BEGIN { x = ; }: line 1: syntax error near \";\"\n"
+    );
+    let o = run(&["-xerrtags", "-n", "BEGIN { trace(nosuch); }"]);
+    assert_eq!(
+        text(&o.stderr),
+        "dtrace: invalid probe specifier BEGIN { trace(nosuch); }: [D_IDENT_UNDEF] line 1: failed to resolve nosuch: Unknown variable name\n"
+    );
+    let dir = std::env::temp_dir().join(format!("dtrace-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("x.d");
+    std::fs::write(&script, "BEGIN\n{\n\ttrace(1 +);\n}\n").unwrap();
+    let o = dtrace().current_dir(&dir).args(["-s", "x.d"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(text(&o.stderr), "dtrace: failed to compile script x.d: line 3: syntax error near \")\"\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_options() {
+    let _g = serial();
+    let o = run(&["-k"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = text(&o.stderr);
+    assert!(e.starts_with("dtrace: illegal option -- k\nUsage: dtrace "), "{}", e);
+    let o = run(&["-x", "nosuch", "-n", "BEGIN"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(text(&o.stderr), "dtrace: failed to set option -x nosuch: Invalid option name\n");
+    let o = run(&["-x", "bufsize=abc", "-n", "BEGIN"]);
+    assert_eq!(text(&o.stderr), "dtrace: failed to set option -x bufsize=abc: Invalid value for specified option\n");
+    let o = run(&["-n"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&["-p", "999999999", "-n", "BEGIN"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(text(&o.stderr), "dtrace: failed to grab pid 999999999: No such process\n");
+}
+
+#[test]
+fn listing() {
+    let _g = serial();
+    let o = run(&["-l", "-n", "syscall::getpid:"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = text(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "   ID   PROVIDER            MODULE                          FUNCTION NAME");
+    assert_eq!(lines.len(), 3, "{}", out);
+    assert!(lines[1].ends_with("    syscall           vmlinux                            getpid entry"));
+    assert!(lines[2].ends_with("    syscall           vmlinux                            getpid return"));
+
+    // Every system call has an entry and a return probe.
+    let o = run(&["-l", "-P", "syscall"]);
+    let out = text(&o.stdout);
+    let entries = out.lines().filter(|l| l.ends_with(" entry")).count();
+    let returns = out.lines().filter(|l| l.ends_with(" return")).count();
+    assert!(entries > 300, "only {} entry probes", entries);
+    assert_eq!(entries, returns);
+
+    let o = run(&["-l", "-P", "dtrace"]);
+    let out = text(&o.stdout);
+    assert!(out.contains(" BEGIN\n") && out.contains(" END\n") && out.contains(" ERROR\n"), "{}", out);
+}
+
+#[test]
+fn output_file_and_compile_only() {
+    let _g = serial();
+    let path = std::env::temp_dir().join(format!("dtrace-o-{}", std::process::id()));
+    let o = run(&["-o", path.to_str().unwrap(), "-qn", r#"BEGIN { printf("to file\n"); exit(0); }"#]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(text(&o.stdout), "");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "to file\n\n");
+    let _ = std::fs::remove_file(&path);
+
+    let o = run(&["-e", "-n", r#"BEGIN { printf("never\n"); exit(0); }"#]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(text(&o.stdout), "");
+}
+
+#[test]
+fn target_exit_ends_tracing() {
+    let _g = serial();
+    let o = run(&[
+        "-n",
+        r#"syscall::openat:entry /execname == "cat"/ { @[copyinstr(arg1)] = count(); }"#,
+        "-c",
+        "cat /etc/hostname",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = text(&o.stdout);
+    let row = out.lines().find(|l| l.starts_with("  /etc/hostname ")).expect("hostname row");
+    assert!(row.ends_with(" 1"), "{}", row);
+    assert!(text(&o.stderr).contains("dtrace: pid "), "{}", text(&o.stderr));
+}
+
+#[test]
+fn sigint_runs_end_and_prints_aggregations() {
+    let _g = serial();
+    let before = ours();
+    let (mut child, mut err) = start(&["-n", "tick-1ms { @ticks = count(); } END { printf(\"end\"); }"]);
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, "INT");
+    let st = child.wait().unwrap();
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    let mut rest = String::new();
+    let _ = err.read_to_string(&mut rest);
+    assert_eq!(st.code(), Some(0), "stderr: {}", rest);
+    assert!(out.contains(":END end"), "{}", out);
+    let last = out.trim_end().lines().last().unwrap_or("");
+    let n: i64 = last.trim().parse().unwrap_or(0);
+    assert!(n > 0, "{}", out);
+    assert_released(before, "SIGINT");
+}
+
+#[test]
+fn sigterm_runs_end() {
+    let _g = serial();
+    let before = ours();
+    let (mut child, _err) = start(&["-n", "syscall:::entry { @ = count(); } END { printf(\"end\"); }"]);
+    signal(&child, "TERM");
+    let st = child.wait().unwrap();
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    assert_eq!(st.code(), Some(0));
+    assert!(out.contains(":END end"), "{}", out);
+    assert_released(before, "SIGTERM");
+}
+
+#[test]
+fn kill_9_leaves_nothing_behind() {
+    let _g = serial();
+    let before = ours();
+    let (mut child, _err) = start(&[
+        "-n",
+        "syscall:::entry,syscall:::return { @[probefunc] = count(); } profile-97hz { @p = count(); } tick-1s { }",
+    ]);
+    let during = ours();
+    assert!(during.0 > before.0, "no programs loaded? {:?} {:?}", before, during);
+    signal(&child, "KILL");
+    let _ = child.wait();
+    assert_released(before, "kill -9");
+}
+
+#[test]
+fn no_input_panics() {
+    let _g = serial();
+    let long_parens = format!("BEGIN {{ trace({}1{}); exit(0); }}", "(".repeat(2000), ")".repeat(2000));
+    let cases: Vec<String> = vec![
+        "".into(),
+        "{".into(),
+        "}".into(),
+        "/".into(),
+        "BEGIN /".into(),
+        "BEGIN { trace(\"abc); }".into(),
+        "BEGIN { trace(99999999999999999999999); }".into(),
+        "BEGIN { @a = count(); @a = sum(1); }".into(),
+        "BEGIN { x[1] = 1; x[\"a\"] = 2; }".into(),
+        "BEGIN { printf(); }".into(),
+        "BEGIN { printf(1); }".into(),
+        "BEGIN { printf(\"%\"); }".into(),
+        "BEGIN { printf(\"%*.*.*d\", 1); }".into(),
+        "BEGIN { trace(\"\\q\"); }".into(),
+        "BEGIN { trace('ab'); }".into(),
+        "BEGIN { trace(''); }".into(),
+        "BEGIN { self->x[1] = 1; }".into(),
+        "BEGIN { this->x = this->x + 1; }".into(),
+        "BEGIN { trace(args[99]); }".into(),
+        "BEGIN { trace($99); }".into(),
+        "BEGIN { trace(stringof()); }".into(),
+        "BEGIN { lquantize(1, 0, 10, 0); }".into(),
+        "BEGIN { @ = lquantize(1, 10, 0, 1); }".into(),
+        "BEGIN { @ = quantize(); }".into(),
+        "BEGIN { trunc(@nosuch); }".into(),
+        "BEGIN { printa(@nosuch); }".into(),
+        "syscall::::::: {}".into(),
+        "syscall::[:entry {}".into(),
+        "profile-0 {}".into(),
+        "profile-99999999999999999999s {}".into(),
+        "tick-1zz {}".into(),
+        "BEGIN { x = 1 ? \"a\" : 2; }".into(),
+        "#pragma D option\nBEGIN {}".into(),
+        "#pragma D option bufsize=\nBEGIN {}".into(),
+        "#pragma\nBEGIN {}".into(),
+        "BEGIN { trace(1 % 0); }".into(),
+        "BEGIN { trace(-9223372036854775808 / -1); exit(0); }".into(),
+        "BEGIN { trace(1 << 99); exit(0); }".into(),
+        "\u{1}\u{ff}".into(),
+        long_parens,
+    ];
+    for c in &cases {
+        let o = dtrace().args(["-e", "-n", c]).output().expect("run");
+        let err = text(&o.stderr);
+        assert!(!err.contains("panicked"), "panic for {:?}: {}", c, err);
+        assert!(o.status.code().is_some(), "killed by a signal for {:?}", c);
+    }
+}
