@@ -1,1 +1,554 @@
-fn main() {}
+//! The probe-effect benchmark: our dtrace side by side with the same work
+//! under bpftrace and with a hand-written BPF program (the floor), in one
+//! run, reported as ratios.
+//!
+//! 1. Probe effect: N raw getpid(2) calls with nothing attached, with
+//!    `syscall::getpid:entry { @[execname] = count(); }` under dtrace,
+//!    with a hand-written per-CPU hash-map counter keyed by comm attached
+//!    to the same tracepoint, and with bpftrace's
+//!    `tracepoint:syscalls:sys_enter_getpid { @[comm] = count(); }`.
+//!    Each tracer's count is checked afterwards, so a tracer that missed
+//!    calls cannot look cheap.
+//! 2. Start-up to exit of a one-probe script (the probe fires on the
+//!    bench's own getpid calls).
+//! 3. Start-up to exit of a script enabling every syscall entry probe.
+//! 4. A printf stream of N getpid events from one process: lines
+//!    delivered, drops reported, wall time.
+//!
+//! Usage: `bench/run.sh [--calls N] [--rounds R] [--no-wide]`.
+
+#![forbid(unsafe_code)]
+
+mod floor;
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const LOOP_ARG: &str = "--getpid-loop";
+
+struct Config {
+    calls: u64,
+    rounds: usize,
+    wide: bool,
+    dtrace: PathBuf,
+    bpftrace: Option<PathBuf>,
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some(LOOP_ARG) {
+        let n = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+        let t = Instant::now();
+        getpid_loop(n);
+        if args.get(2).map(String::as_str) == Some("--report") {
+            println!("{}", t.elapsed().as_nanos());
+        }
+        return;
+    }
+    let mut cfg = Config {
+        calls: 2_000_000,
+        rounds: 3,
+        wide: true,
+        dtrace: default_dtrace(),
+        bpftrace: which("bpftrace"),
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--calls" => cfg.calls = it.next().and_then(|s| s.parse().ok()).unwrap_or(cfg.calls),
+            "--rounds" => {
+                cfg.rounds = it
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(cfg.rounds)
+                    .max(1)
+            }
+            "--no-wide" => cfg.wide = false,
+            "--dtrace" => cfg.dtrace = it.next().map(PathBuf::from).unwrap_or(cfg.dtrace),
+            "--no-bpftrace" => cfg.bpftrace = None,
+            other => {
+                eprintln!("dtrace-bench: unknown argument {}", other);
+                eprintln!("usage: dtrace-bench [--calls N] [--rounds R] [--no-wide] [--no-bpftrace] [--dtrace PATH]");
+                std::process::exit(2);
+            }
+        }
+    }
+    if !cfg.dtrace.exists() {
+        eprintln!(
+            "dtrace-bench: {} not found (build it: cargo build --release -p dtrace)",
+            cfg.dtrace.display()
+        );
+        std::process::exit(1);
+    }
+    println!("dtrace-bench: dtrace {}", cfg.dtrace.display());
+    match &cfg.bpftrace {
+        Some(b) => println!(
+            "dtrace-bench: bpftrace {} ({})",
+            b.display(),
+            bpftrace_version(b)
+        ),
+        None => println!("dtrace-bench: bpftrace not found; its columns are skipped"),
+    }
+    println!(
+        "dtrace-bench: {} getpid calls per run, {} rounds, median shown",
+        cfg.calls, cfg.rounds
+    );
+    println!();
+    probe_effect(&cfg);
+    startup(&cfg);
+    if cfg.wide {
+        wide(&cfg);
+    }
+    printf_stream(&cfg);
+}
+
+fn default_dtrace() -> PathBuf {
+    if let Ok(p) = std::env::var("DTRACE") {
+        return PathBuf::from(p);
+    }
+    let me = std::env::current_exe().unwrap_or_default();
+    me.parent()
+        .map(|d| d.join("dtrace"))
+        .unwrap_or_else(|| PathBuf::from("dtrace"))
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+fn bpftrace_version(b: &PathBuf) -> String {
+    Command::new(b)
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
+}
+
+/// N getpid(2) system calls (std::process::id makes the call each time).
+fn getpid_loop(n: u64) {
+    for _ in 0..n {
+        std::hint::black_box(std::process::id());
+    }
+}
+
+/// Times N getpid calls made by a child pinned to one CPU (the last
+/// one), which times itself: no spawn cost, no migration noise.
+fn time_loop(n: u64) -> Duration {
+    let cpu = dtrace_sys::cpus::online_cpus().last().copied().unwrap_or(0);
+    let me = std::env::current_exe().expect("current_exe");
+    let out = Command::new("taskset")
+        .args(["-c", &cpu.to_string()])
+        .arg(&me)
+        .args([LOOP_ARG, &n.to_string(), "--report"])
+        .output();
+    match out.ok().and_then(|o| {
+        String::from_utf8_lossy(&o.stdout)
+            .trim()
+            .parse::<u64>()
+            .ok()
+    }) {
+        Some(ns) => Duration::from_nanos(ns),
+        None => {
+            // No taskset: time the calls here.
+            let t = Instant::now();
+            getpid_loop(n);
+            t.elapsed()
+        }
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v[v.len() / 2]
+    }
+}
+
+fn signal(child: &Child, sig: &str) {
+    let _ = Command::new("kill")
+        .arg(format!("-{}", sig))
+        .arg(child.id().to_string())
+        .status();
+}
+
+/// Our programs currently loaded (named dt_*).
+fn dt_programs() -> usize {
+    dtrace_sys::bpf::list_programs()
+        .map(|v| v.iter().filter(|p| p.name.starts_with("dt_")).count())
+        .unwrap_or(0)
+}
+
+/// Starts a dtrace and returns once its programs are loaded and attached.
+fn start_dtrace(cfg: &Config, args: &[&str]) -> Running {
+    let before = dt_programs();
+    let child = Command::new(&cfg.dtrace)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn dtrace");
+    let t = Instant::now();
+    while dt_programs() <= before && t.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // Attachment follows loading within microseconds; leave a margin.
+    std::thread::sleep(Duration::from_millis(300));
+    Running { child, out: None }
+}
+
+/// A running tracer; bpftrace's standard output is read by a thread
+/// from the start (its first line says when it attaches).
+struct Running {
+    child: Child,
+    out: Option<std::sync::mpsc::Receiver<String>>,
+}
+
+/// Starts bpftrace and returns once it has announced its probes.
+fn start_bpftrace(b: &PathBuf, args: &[&str]) -> Running {
+    let mut child = Command::new(b)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn bpftrace");
+    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    let _ = out.read_line(&mut line);
+    // "Attaching N probes..." comes just before attachment.
+    std::thread::sleep(Duration::from_millis(1000));
+    // Keep the rest of the output for the caller.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = out.read_to_string(&mut rest);
+        let _ = tx.send(rest);
+    });
+    Running {
+        child,
+        out: Some(rx),
+    }
+}
+
+/// Interrupts a tracer as Ctrl-C would and collects what it printed.
+fn finish(r: Running) -> (String, String) {
+    let Running { mut child, out: rx } = r;
+    signal(&child, "INT");
+    let mut out = String::new();
+    let mut err = String::new();
+    if let Some(mut o) = child.stdout.take() {
+        let _ = o.read_to_string(&mut out);
+    } else if let Some(rx) = rx {
+        out = rx.recv_timeout(Duration::from_secs(60)).unwrap_or_default();
+    }
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut err);
+    }
+    let _ = child.wait();
+    (out, err)
+}
+
+/// The count in an aggregation row for our own process name.
+fn count_for(out: &str, comm: &str) -> u64 {
+    out.lines()
+        .filter(|l| l.contains(comm))
+        .filter_map(|l| {
+            l.split_whitespace()
+                .last()
+                .and_then(|n| n.parse::<u64>().ok())
+        })
+        .sum()
+}
+
+fn comm() -> String {
+    std::fs::read_to_string("/proc/self/comm")
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
+fn probe_effect(cfg: &Config) {
+    println!("== probe effect: {} getpid calls", cfg.calls);
+    let n = cfg.calls;
+    let me = comm();
+    let (mut none, mut fl, mut dt, mut bt) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for round in 0..cfg.rounds {
+        none.push(time_loop(n).as_nanos() as f64 / n as f64);
+
+        match floor::Floor::attach() {
+            Ok(f) => {
+                let t = time_loop(n).as_nanos() as f64 / n as f64;
+                let c = f.count(&me);
+                if c < n {
+                    println!("  round {}: floor counted {} of {}", round, c, n);
+                }
+                fl.push(t);
+            }
+            Err(e) => println!("  floor: {}", e),
+        }
+
+        let child = start_dtrace(
+            cfg,
+            &[
+                "-q",
+                "-n",
+                "syscall::getpid:entry { @[execname] = count(); }",
+            ],
+        );
+        let t = time_loop(n).as_nanos() as f64 / n as f64;
+        let (out, err) = finish(child);
+        let c = count_for(&out, &me);
+        if c < n {
+            println!(
+                "  round {}: dtrace counted {} of {} ({})",
+                round,
+                c,
+                n,
+                err.trim()
+            );
+        }
+        dt.push(t);
+
+        if let Some(b) = &cfg.bpftrace {
+            let child = start_bpftrace(
+                b,
+                &[
+                    "-e",
+                    "tracepoint:syscalls:sys_enter_getpid { @[comm] = count(); }",
+                ],
+            );
+            let t = time_loop(n).as_nanos() as f64 / n as f64;
+            let (out, _) = finish(child);
+            let c = count_for(&out, &me);
+            if c < n {
+                println!("  round {}: bpftrace counted {} of {}", round, c, n);
+            }
+            bt.push(t);
+        }
+    }
+    let base = median(&mut none);
+    let f = median(&mut fl);
+    let d = median(&mut dt);
+    println!("  {:<28} {:>8.1} ns/call", "nothing attached", base);
+    println!(
+        "  {:<28} {:>8.1} ns/call  (+{:.1})",
+        "hand-written BPF (floor)",
+        f,
+        f - base
+    );
+    println!("  {:<28} {:>8.1} ns/call  (+{:.1})", "dtrace", d, d - base);
+    let b = if cfg.bpftrace.is_some() {
+        Some(median(&mut bt))
+    } else {
+        None
+    };
+    if let Some(b) = b {
+        println!(
+            "  {:<28} {:>8.1} ns/call  (+{:.1})",
+            "bpftrace",
+            b,
+            b - base
+        );
+    }
+    println!(
+        "  dtrace added cost / floor added cost     = {:.2}x",
+        (d - base) / (f - base)
+    );
+    if let Some(b) = b {
+        println!(
+            "  bpftrace added cost / floor added cost   = {:.2}x",
+            (b - base) / (f - base)
+        );
+        println!(
+            "  dtrace added cost / bpftrace added cost  = {:.2}x",
+            (d - base) / (b - base)
+        );
+    }
+    println!();
+}
+
+/// Spawns `cmd`, makes getpid calls until it exits, returns the time
+/// from spawn to exit.
+fn time_to_exit(mut cmd: Command, limit: Duration) -> Option<Duration> {
+    let t = Instant::now();
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    loop {
+        std::hint::black_box(std::process::id());
+        if let Ok(Some(_)) = child.try_wait() {
+            return Some(t.elapsed());
+        }
+        if t.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_micros(500));
+    }
+}
+
+fn report_startup(name: &str, d: &mut [f64], b: &mut [f64]) {
+    let dm = median(d);
+    print!("  {:<28} dtrace {:>8.1} ms", name, dm);
+    if !b.is_empty() {
+        let bm = median(b);
+        print!(
+            "   bpftrace {:>8.1} ms   dtrace/bpftrace = {:.3}x",
+            bm,
+            dm / bm
+        );
+    }
+    println!();
+}
+
+fn startup(cfg: &Config) {
+    println!("== start-up to exit, one probe (fired by the bench's getpid calls)");
+    let (mut d, mut b) = (Vec::new(), Vec::new());
+    for _ in 0..cfg.rounds {
+        let mut c = Command::new(&cfg.dtrace);
+        c.args(["-q", "-n", "syscall::getpid:entry { exit(0); }"]);
+        if let Some(t) = time_to_exit(c, Duration::from_secs(60)) {
+            d.push(t.as_secs_f64() * 1e3);
+        }
+        if let Some(bp) = &cfg.bpftrace {
+            let mut c = Command::new(bp);
+            c.args(["-e", "tracepoint:syscalls:sys_enter_getpid { exit(); }"]);
+            if let Some(t) = time_to_exit(c, Duration::from_secs(60)) {
+                b.push(t.as_secs_f64() * 1e3);
+            }
+        }
+    }
+    report_startup("syscall::getpid:entry", &mut d, &mut b);
+    println!();
+}
+
+fn wide(cfg: &Config) {
+    println!("== start-up to exit, every syscall entry probe enabled");
+    let (mut d, mut b) = (Vec::new(), Vec::new());
+    for _ in 0..cfg.rounds {
+        let mut c = Command::new(&cfg.dtrace);
+        c.args(["-q", "-n", "syscall:::entry { exit(0); }"]);
+        if let Some(t) = time_to_exit(c, Duration::from_secs(120)) {
+            d.push(t.as_secs_f64() * 1e3);
+        }
+    }
+    // bpftrace takes tens of seconds here: one round.
+    if let Some(bp) = &cfg.bpftrace {
+        let mut c = Command::new(bp);
+        c.args(["-e", "tracepoint:syscalls:sys_enter_* { exit(); }"]);
+        match time_to_exit(c, Duration::from_secs(300)) {
+            Some(t) => b.push(t.as_secs_f64() * 1e3),
+            None => println!("  bpftrace did not finish within 300 s"),
+        }
+    }
+    report_startup("syscall:::entry", &mut d, &mut b);
+    println!();
+}
+
+struct Stream {
+    lines: u64,
+    drops: u64,
+    secs: f64,
+}
+
+fn stream(mut cmd: Command, drop_words: &[&str]) -> Option<Stream> {
+    let t = Instant::now();
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let out = child.stdout.take()?;
+    let mut err = child.stderr.take()?;
+    let counter = std::thread::spawn(move || {
+        let mut r = BufReader::with_capacity(1 << 20, out);
+        let mut n = 0u64;
+        let mut buf = Vec::with_capacity(64);
+        loop {
+            buf.clear();
+            match r.read_until(b'\n', &mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    // "<pid> <timestamp>" lines only.
+                    let mut w = buf.split(|&c| c == b' ');
+                    if w.next()
+                        .is_some_and(|p| !p.is_empty() && p.iter().all(u8::is_ascii_digit))
+                        && w.next().is_some()
+                    {
+                        n += 1;
+                    }
+                }
+            }
+        }
+        n
+    });
+    let mut e = String::new();
+    let _ = err.read_to_string(&mut e);
+    let _ = child.wait();
+    let secs = t.elapsed().as_secs_f64();
+    let lines = counter.join().unwrap_or(0);
+    let drops = e
+        .lines()
+        .filter(|l| drop_words.iter().any(|w| l.contains(w)))
+        .filter_map(|l| l.split_whitespace().find_map(|w| w.parse::<u64>().ok()))
+        .sum();
+    Some(Stream { lines, drops, secs })
+}
+
+fn printf_stream(cfg: &Config) {
+    println!(
+        "== printf stream: {} getpid events from one process",
+        cfg.calls
+    );
+    let me = std::env::current_exe().expect("current_exe");
+    let target = format!("{} {} {}", me.display(), LOOP_ARG, cfg.calls);
+    let mut c = Command::new(&cfg.dtrace);
+    c.args([
+        "-q",
+        "-n",
+        "syscall::getpid:entry /pid == $target/ { printf(\"%d %d\\n\", pid, timestamp); }",
+        "-c",
+        &target,
+    ]);
+    let d = stream(c, &["drop"]);
+    let b = cfg.bpftrace.as_ref().and_then(|bp| {
+        let mut c = Command::new(bp);
+        c.args([
+            "-e",
+            "tracepoint:syscalls:sys_enter_getpid /pid == cpid/ { printf(\"%d %d\\n\", pid, nsecs); }",
+            "-c",
+            &target,
+        ]);
+        stream(c, &["Lost"])
+    });
+    for (name, s) in [("dtrace", &d), ("bpftrace", &b)] {
+        if let Some(s) = s {
+            println!(
+                "  {:<10} {:>9} lines, {:>9} reported dropped, {:>9} unaccounted, {:>7.2} s, {:>6.2} M lines/s",
+                name,
+                s.lines,
+                s.drops,
+                cfg.calls.saturating_sub(s.lines + s.drops),
+                s.secs,
+                s.lines as f64 / s.secs / 1e6
+            );
+        }
+    }
+    if let (Some(d), Some(b)) = (&d, &b) {
+        println!("  dtrace time / bpftrace time = {:.3}x", d.secs / b.secs);
+    }
+    println!();
+}

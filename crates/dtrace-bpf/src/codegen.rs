@@ -166,13 +166,30 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
 
     // The principal buffer: the BPF ring buffer is shared by all CPUs, so
     // it gets bufsize per CPU, rounded up to a power of two.
-    let want = opts.bufsize.max(4096).saturating_mul(u64::from(opts.ncpus.max(1)));
+    let want = opts
+        .bufsize
+        .max(4096)
+        .saturating_mul(u64::from(opts.ncpus.max(1)));
     let ring = want.next_power_of_two().clamp(1 << 14, 1 << 30) as u32;
-    g.m_buffer = g.add_map(map("dt_buffer", MapRole::Buffer, MapKind::Ringbuf, 0, 0, ring));
+    g.m_buffer = g.add_map(map(
+        "dt_buffer",
+        MapRole::Buffer,
+        MapKind::Ringbuf,
+        0,
+        0,
+        ring,
+    ));
 
     let ngates = inp.plans.iter().filter(|p| p.tick_gate.is_some()).count() as u32;
     g.state_size = 8 + 8 * ngates;
-    g.m_state = g.add_map(map("dt_state", MapRole::State, MapKind::Array, 4, g.state_size, 1));
+    g.m_state = g.add_map(map(
+        "dt_state",
+        MapRole::State,
+        MapKind::Array,
+        4,
+        g.state_size,
+        1,
+    ));
 
     // rodata: the wall-clock offset, then the zero block (initial
     // aggregation values, and the empty string), then interned strings.
@@ -207,8 +224,22 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     g.locals = layout::var_slots(&inp.syms.locals, scratch::FIXED_END, strsize);
     g.temp_base = scratch::FIXED_END + g.locals.size;
     let cpus = opts.ncpus.max(1);
-    g.m_scratch = g.add_map(map("dt_scratch", MapRole::Scratch, MapKind::Array, 4, 0, cpus * 2));
-    g.m_drops = g.add_map(map("dt_drops", MapRole::Drops, MapKind::PercpuArray, 4, drops::SIZE, 1));
+    g.m_scratch = g.add_map(map(
+        "dt_scratch",
+        MapRole::Scratch,
+        MapKind::Array,
+        4,
+        0,
+        cpus * 2,
+    ));
+    g.m_drops = g.add_map(map(
+        "dt_drops",
+        MapRole::Drops,
+        MapKind::PercpuArray,
+        4,
+        drops::SIZE,
+        1,
+    ));
 
     // Dynamic variables: each thread-local and each associative array is a
     // hash map; entries come and go, so they are not preallocated.
@@ -242,7 +273,14 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         let vs = layout::stored_size(&a.value, strsize);
         let id = g.add_map(MapSpec {
             no_prealloc: true,
-            ..map(&format!("dt_arr_{}", i), MapRole::Array(i), MapKind::Hash, ksize, vs, dyn_entries(vs, ksize))
+            ..map(
+                &format!("dt_arr_{}", i),
+                MapRole::Array(i),
+                MapKind::Hash,
+                ksize,
+                vs,
+                dyn_entries(vs, ksize),
+            )
         });
         g.array_maps.push(id);
         g.array_keys.push((fields, ksize));
@@ -250,7 +288,12 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
 
     // Aggregations: per-CPU hashes. String keys are as wide as the widest
     // string any use stores there.
-    let mut agg_caps: Vec<Vec<u32>> = inp.syms.aggs.iter().map(|a| vec![0; a.keys.len()]).collect();
+    let mut agg_caps: Vec<Vec<u32>> = inp
+        .syms
+        .aggs
+        .iter()
+        .map(|a| vec![0; a.keys.len()])
+        .collect();
     for c in inp.clauses {
         visit_stmts(&c.stmts, &mut |s| {
             if let CStmt::AggUpdate { agg, keys, .. } = s {
@@ -274,7 +317,8 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
             )));
         }
         let vsize = a.func.words() as u32 * 8;
-        let entries = (opts.aggsize / u64::from(ksize + vsize * cpus + 32)).clamp(64, 1 << 20) as u32;
+        let entries =
+            (opts.aggsize / u64::from(ksize + vsize * cpus + 32)).clamp(64, 1 << 20) as u32;
         let id = g.add_map(map(
             &format!("dt_agg_{}", i),
             MapRole::Aggregation(i),
@@ -292,7 +336,11 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         });
     }
 
-    g.clause_layouts = inp.clauses.iter().map(|c| layout::clause_layout(c, &caps)).collect();
+    g.clause_layouts = inp
+        .clauses
+        .iter()
+        .map(|c| layout::clause_layout(c, &caps))
+        .collect();
 
     let mut programs = Vec::new();
     let mut dispatch = Vec::new();
@@ -319,7 +367,9 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     g.maps[g.m_rodata.0 as usize].value_size = rsize;
     let scratch_size = layout::round8(g.temp_base + g.temp_max).max(scratch::FIXED_END);
     if scratch_size > MAX_SCRATCH {
-        return Err(GenError("clauses need more scratch space than is available (lower strsize)".into()));
+        return Err(GenError(
+            "clauses need more scratch space than is available (lower strsize)".into(),
+        ));
     }
     g.maps[g.m_scratch.0 as usize].value_size = scratch_size;
     Ok(Generated {
@@ -368,7 +418,11 @@ pub(crate) fn dispatch_layout(g: &Generator, plan: &ProgramPlan) -> DispatchLayo
     ];
     for (i, (get, cap)) in fields.iter().enumerate() {
         let first = plan.probes.first().map(|e| get(&e.probe).to_string());
-        if plan.probes.iter().any(|e| Some(get(&e.probe).to_string()) != first) {
+        if plan
+            .probes
+            .iter()
+            .any(|e| Some(get(&e.probe).to_string()) != first)
+        {
             ident_at[i] = Some(off);
             off += layout::round8(*cap);
         }
@@ -381,7 +435,11 @@ pub(crate) fn dispatch_layout(g: &Generator, plan: &ProgramPlan) -> DispatchLayo
     }
 }
 
-fn build_dispatch(g: &mut Generator, pi: usize, plan: &ProgramPlan) -> Result<(DispatchTable, MapId), GenError> {
+fn build_dispatch(
+    g: &mut Generator,
+    pi: usize,
+    plan: &ProgramPlan,
+) -> Result<(DispatchTable, MapId), GenError> {
     let l = dispatch_layout(g, plan);
     let max_key = plan.probes.iter().map(|e| e.key).max().unwrap_or(0);
     let id = g.add_map(map(
@@ -397,11 +455,20 @@ fn build_dispatch(g: &mut Generator, pi: usize, plan: &ProgramPlan) -> Result<(D
         let mut v = vec![0u8; l.size as usize];
         v[0..4].copy_from_slice(&e.probe.id.to_ne_bytes());
         for &(c, epid) in &e.clauses {
-            let slot = l.clauses.iter().position(|&x| x == c).expect("clause listed");
+            let slot = l
+                .clauses
+                .iter()
+                .position(|&x| x == c)
+                .expect("clause listed");
             let at = (l.epid_at + 4 * slot as u32) as usize;
             v[at..at + 4].copy_from_slice(&epid.to_ne_bytes());
         }
-        let strs = [&e.probe.provider, &e.probe.module, &e.probe.function, &e.probe.name];
+        let strs = [
+            &e.probe.provider,
+            &e.probe.module,
+            &e.probe.function,
+            &e.probe.name,
+        ];
         for (i, s) in strs.iter().enumerate() {
             if let Some(at) = l.ident_at[i] {
                 let at = at as usize;
@@ -431,8 +498,15 @@ pub fn visit_clause_exprs(c: &CClause, f: &mut dyn FnMut(&CExpr)) {
         f(e);
         match &e.kind {
             CKind::Elem(_, keys) => keys.iter().for_each(|k| walk(k, f)),
-            CKind::Unary(_, a) | CKind::Cast(a) | CKind::KernelString(a) | CKind::Strlen(a) | CKind::Deref(a) => walk(a, f),
-            CKind::Arith(_, a, b) | CKind::Cmp(_, a, b, _) | CKind::StrCmp(_, a, b) | CKind::Logical(_, a, b) => {
+            CKind::Unary(_, a)
+            | CKind::Cast(a)
+            | CKind::KernelString(a)
+            | CKind::Strlen(a)
+            | CKind::Deref(a) => walk(a, f),
+            CKind::Arith(_, a, b)
+            | CKind::Cmp(_, a, b, _)
+            | CKind::StrCmp(_, a, b)
+            | CKind::Logical(_, a, b) => {
                 walk(a, f);
                 walk(b, f);
             }
@@ -447,7 +521,10 @@ pub fn visit_clause_exprs(c: &CClause, f: &mut dyn FnMut(&CExpr)) {
                 }
                 walk(v, f);
             }
-            CKind::IncDec { target: LValue::Elem(_, keys), .. } => keys.iter().for_each(|k| walk(k, f)),
+            CKind::IncDec {
+                target: LValue::Elem(_, keys),
+                ..
+            } => keys.iter().for_each(|k| walk(k, f)),
             CKind::Copyinstr(a, n) => {
                 walk(a, f);
                 if let Some(n) = n {
@@ -463,7 +540,9 @@ pub fn visit_clause_exprs(c: &CClause, f: &mut dyn FnMut(&CExpr)) {
     visit_stmts(&c.stmts, &mut |s| match s {
         CStmt::Eval(e, _) | CStmt::Trace(e, _) | CStmt::Exit(e, _) => walk(e, f),
         CStmt::Printf { args, .. } => args.iter().for_each(|a| walk(a, f)),
-        CStmt::AggUpdate { keys, value, incr, .. } => {
+        CStmt::AggUpdate {
+            keys, value, incr, ..
+        } => {
             keys.iter().for_each(|k| walk(k, f));
             if let Some(v) = value {
                 walk(v, f);
@@ -534,5 +613,9 @@ pub(crate) fn normalize(a: &mut Asm, r: Reg, t: &Type) {
     }
     let shift = 64 - 8 * i32::from(it.size);
     a.emit(alu64_imm(Alu::Lsh, r, shift));
-    a.emit(alu64_imm(if it.signed { Alu::Arsh } else { Alu::Rsh }, r, shift));
+    a.emit(alu64_imm(
+        if it.signed { Alu::Arsh } else { Alu::Rsh },
+        r,
+        shift,
+    ));
 }

@@ -164,7 +164,8 @@ impl ProgGen<'_, '_> {
                 let act = self.cur_action;
                 self.fault(fault::BADADDR, Some(R1), act);
                 self.a.bind(ok);
-                self.a.emit(ldx(Size::of_bytes(size), R1, R9, scratch::TMP as i16));
+                self.a
+                    .emit(ldx(Size::of_bytes(size), R1, R9, scratch::TMP as i16));
                 if e.ty.as_int().map(|t| t.signed).unwrap_or(false) {
                     normalize(&mut self.a, R1, &e.ty);
                 }
@@ -225,7 +226,11 @@ impl ProgGen<'_, '_> {
             LogOp::And | LogOp::Or => {
                 let short = self.a.new_label();
                 let end = self.a.new_label();
-                let (cond, short_val) = if op == LogOp::And { (Cond::Eq, 0) } else { (Cond::Ne, 1) };
+                let (cond, short_val) = if op == LogOp::And {
+                    (Cond::Eq, 0)
+                } else {
+                    (Cond::Ne, 1)
+                };
                 self.a.jmp_imm_to(cond, R0, 0, short);
                 let tb = self.eval_int(b)?;
                 self.to_reg(tb, R0);
@@ -304,8 +309,12 @@ impl ProgGen<'_, '_> {
                 _ => self.a.emit(ldx(Size::DW, R0, R9, scratch::EPID as i16)),
             },
             Builtin::Ppid => {
-                let (Some(parent), Some(tgid)) = (self.g.inp.opts.task_real_parent, self.g.inp.opts.task_tgid) else {
-                    return Err(GenError("ppid needs kernel BTF (task_struct offsets), which is unavailable".into()));
+                let (Some(parent), Some(tgid)) =
+                    (self.g.inp.opts.task_real_parent, self.g.inp.opts.task_tgid)
+                else {
+                    return Err(GenError(
+                        "ppid needs kernel BTF (task_struct offsets), which is unavailable".into(),
+                    ));
                 };
                 self.read_task_field(parent, 8)?;
                 self.a.emit(ldx(Size::DW, R3, R9, scratch::TMP as i16));
@@ -317,13 +326,22 @@ impl ProgGen<'_, '_> {
             }
             Builtin::Vtimestamp => {
                 let Some(off) = self.g.inp.opts.task_sum_exec_runtime else {
-                    return Err(GenError("vtimestamp needs kernel BTF (task_struct offsets), which is unavailable".into()));
+                    return Err(GenError(
+                        "vtimestamp needs kernel BTF (task_struct offsets), which is unavailable"
+                            .into(),
+                    ));
                 };
                 self.read_task_field(off, 8)?;
                 self.a.emit(ldx(Size::DW, R0, R9, scratch::TMP as i16));
             }
-            Builtin::Execname | Builtin::Probeprov | Builtin::Probemod | Builtin::Probefunc | Builtin::Probename => {
-                return Err(GenError("internal error: string built-in used as an integer".into()))
+            Builtin::Execname
+            | Builtin::Probeprov
+            | Builtin::Probemod
+            | Builtin::Probefunc
+            | Builtin::Probename => {
+                return Err(GenError(
+                    "internal error: string built-in used as an integer".into(),
+                ))
             }
         }
         Ok(self.int_result(R0))
@@ -403,7 +421,9 @@ impl ProgGen<'_, '_> {
         }
         for (f, k) in fields.iter().zip(keys) {
             if k.ty.is_string() {
-                if !matches!(k.kind, CKind::Builtin(Builtin::Execname)) || f.size != layout::round8(COMM_LEN) {
+                if !matches!(k.kind, CKind::Builtin(Builtin::Execname))
+                    || f.size != layout::round8(COMM_LEN)
+                {
                     for w in 0..f.size / 8 {
                         self.st_imm_at(R9, kb + f.offset + 8 * w, 0);
                     }
@@ -486,7 +506,8 @@ impl ProgGen<'_, '_> {
             None => self.key_ptr_stack(R2),
         }
         self.a.emit(mov64_reg(R3, FP));
-        self.a.emit(alu64_imm(Alu::Add, R3, i32::from(stack::VALUE)));
+        self.a
+            .emit(alu64_imm(Alu::Add, R3, i32::from(stack::VALUE)));
         self.a.emit(mov64_imm(R4, 0));
         self.a.emit(call(Helper::MapUpdateElem));
         let failed = self.a.new_label();
@@ -710,7 +731,9 @@ impl ProgGen<'_, '_> {
                 Ok((t, cx.max(cy)))
             }
             CKind::Assign(lv, None, rhs) => self.assign_str(lv, rhs),
-            _ => Err(GenError("internal error: expression is not a string".into())),
+            _ => Err(GenError(
+                "internal error: expression is not a string".into(),
+            )),
         }
     }
 
@@ -738,7 +761,11 @@ impl ProgGen<'_, '_> {
 
     /// Writes a compile-time string into `dst`, truncated to `cap`.
     fn write_const_str(&mut self, dst: Dst, s: &[u8], cap: u32) {
-        let len = s.iter().position(|&c| c == 0).unwrap_or(s.len()).min(cap.saturating_sub(1) as usize);
+        let len = s
+            .iter()
+            .position(|&c| c == 0)
+            .unwrap_or(s.len())
+            .min(cap.saturating_sub(1) as usize);
         let mut bytes = s[..len].to_vec();
         bytes.push(0);
         while bytes.len() % 4 != 0 && (bytes.len() as u32) < cap {
@@ -806,7 +833,10 @@ impl ProgGen<'_, '_> {
                     _ => None,
                 };
                 let fixed = match n.as_deref() {
-                    Some(CExpr { kind: CKind::Int(v), .. }) => (*v).clamp(0, i64::from(cap)) as i32,
+                    Some(CExpr {
+                        kind: CKind::Int(v),
+                        ..
+                    }) => (*v).clamp(0, i64::from(cap)) as i32,
                     _ => cap as i32,
                 };
                 match tn {
@@ -944,7 +974,13 @@ impl ProgGen<'_, '_> {
 
     // ---- aggregations ----
 
-    pub(crate) fn agg_update(&mut self, agg: AggId, keys: &[CExpr], value: Option<&CExpr>, incr: Option<&CExpr>) -> R<()> {
+    pub(crate) fn agg_update(
+        &mut self,
+        agg: AggId,
+        keys: &[CExpr],
+        value: Option<&CExpr>,
+        incr: Option<&CExpr>,
+    ) -> R<()> {
         let al = self.g.aggs[agg].clone();
         let kb = self.build_key(&al.keys, al.key_size, keys)?;
         let tv = match value {
@@ -994,7 +1030,11 @@ impl ProgGen<'_, '_> {
                 self.a.emit(ldx(Size::DW, R1, R0, 8));
                 self.a.jmp_imm_to(Cond::Eq, R1, 0, set);
                 self.a.emit(ldx(Size::DW, R1, R0, 0));
-                let keep = if al.func == AggFunc::Min { Cond::Sge } else { Cond::Sle };
+                let keep = if al.func == AggFunc::Min {
+                    Cond::Sge
+                } else {
+                    Cond::Sle
+                };
                 self.a.jmp_reg_to(keep, R2, R1, done);
                 self.a.bind(set);
                 self.a.emit(stx(Size::DW, R0, 0, R2));

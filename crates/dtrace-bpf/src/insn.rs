@@ -209,8 +209,7 @@ impl Insn {
     /// True for conditional and unconditional jumps with a pc-relative offset.
     pub fn is_branch(&self) -> bool {
         let class = self.class();
-        (class == BPF_JMP || class == BPF_JMP32)
-            && !matches!(self.code & 0xf0, CALL | EXIT)
+        (class == BPF_JMP || class == BPF_JMP32) && !matches!(self.code & 0xf0, CALL | EXIT)
     }
 
     pub fn is_lddw(&self) -> bool {
@@ -305,7 +304,13 @@ pub fn st_imm(size: Size, dst: Reg, off: i16, imm: i32) -> Insn {
 
 /// `*(u64 *)(dst + off) += src`, atomically.
 pub fn atomic_add64(dst: Reg, off: i16, src: Reg) -> Insn {
-    Insn::new(BPF_STX | BPF_ATOMIC | BPF_DW, dst, src, off, Alu::Add as i32)
+    Insn::new(
+        BPF_STX | BPF_ATOMIC | BPF_DW,
+        dst,
+        src,
+        off,
+        Alu::Add as i32,
+    )
 }
 
 /// Atomic compare-and-exchange of a 32-bit word: compares with r0, stores
@@ -500,7 +505,13 @@ mod tests {
 
     #[test]
     fn disassembles_readably() {
-        assert_eq!(disassemble_one(&ldx(Size::W, R1, R2, 4)), "r1 = *(u32 *)(r2 +4)");
-        assert_eq!(disassemble_one(&jmp_imm(Cond::Eq, R0, 0, 3)), "jeq r0, 0, +3");
+        assert_eq!(
+            disassemble_one(&ldx(Size::W, R1, R2, 4)),
+            "r1 = *(u32 *)(r2 +4)"
+        );
+        assert_eq!(
+            disassemble_one(&jmp_imm(Cond::Eq, R0, 0, 3)),
+            "jeq r0, 0, +3"
+        );
     }
 }

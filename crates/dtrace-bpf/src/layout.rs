@@ -165,7 +165,10 @@ impl LayoutBuilder<'_> {
             CKind::Str(s) => Value::ConstStr(s[..const_str_len(s) as usize].to_vec()),
             _ if e.ty.is_string() => {
                 let size = str_cap(e, self.caps);
-                let v = Value::Str { offset: self.off, size };
+                let v = Value::Str {
+                    offset: self.off,
+                    size,
+                };
                 self.off += round8(size);
                 v
             }
@@ -208,7 +211,11 @@ impl LayoutBuilder<'_> {
                     let v = self.value(e);
                     self.push(ActionLayout::Trace(v), cond, *a, f);
                 }
-                CStmt::Printf { format, args, action } => {
+                CStmt::Printf {
+                    format,
+                    args,
+                    action,
+                } => {
                     let f = self.flag(cond);
                     let vals = args.iter().map(|a| self.value(a)).collect();
                     self.push(
@@ -226,7 +233,11 @@ impl LayoutBuilder<'_> {
                     let v = self.value(e);
                     self.push(ActionLayout::Exit(v), cond, *a, f);
                 }
-                CStmt::Printa { format, aggs, action } => {
+                CStmt::Printa {
+                    format,
+                    aggs,
+                    action,
+                } => {
                     let f = self.flag(cond);
                     self.push(
                         ActionLayout::Printa {
@@ -274,27 +285,47 @@ mod tests {
     fn clauses(src: &str) -> Vec<CClause> {
         let mut syms = Symbols::default();
         let mut n = 0;
-        compile(src, Source::CommandLine, &MacroEnv::default(), &mut syms, &mut n)
-            .unwrap()
-            .clauses
+        compile(
+            src,
+            Source::CommandLine,
+            &MacroEnv::default(),
+            &mut syms,
+            &mut n,
+        )
+        .unwrap()
+        .clauses
     }
 
     #[test]
     fn records_values_after_the_header_and_folds_constants() {
-        let c = &clauses("BEGIN { x = 1; trace(x); printf(\"%s %d\\n\", execname, 42); trace(\"k\"); }")[0];
+        let c = &clauses(
+            "BEGIN { x = 1; trace(x); printf(\"%s %d\\n\", execname, 42); trace(\"k\"); }",
+        )[0];
         let l = clause_layout(c, &caps());
         assert_eq!(l.size, RECORD_HEADER + 8 + 16);
         assert_eq!(l.actions.len(), 3);
-        assert!(matches!(l.actions[0].action, ActionLayout::Trace(Value::Int { offset: 8, .. })));
+        assert!(matches!(
+            l.actions[0].action,
+            ActionLayout::Trace(Value::Int { offset: 8, .. })
+        ));
         match &l.actions[1].action {
             ActionLayout::Printf { args, .. } => {
-                assert_eq!(args[0], Value::Str { offset: 16, size: 16 });
+                assert_eq!(
+                    args[0],
+                    Value::Str {
+                        offset: 16,
+                        size: 16
+                    }
+                );
                 assert!(matches!(args[1], Value::ConstInt { value: 42, .. }));
             }
             other => panic!("{:?}", other),
         }
         assert_eq!(l.actions[1].index, 3);
-        assert!(matches!(l.actions[2].action, ActionLayout::Trace(Value::ConstStr(_))));
+        assert!(matches!(
+            l.actions[2].action,
+            ActionLayout::Trace(Value::ConstStr(_))
+        ));
     }
 
     #[test]
@@ -315,7 +346,10 @@ mod tests {
 
     #[test]
     fn tuples_pack_integers_and_strings() {
-        let (f, size) = tuple_layout(&[Type::String, Type::Int(dtrace_lang::types::INT)], &[16, 0]);
+        let (f, size) = tuple_layout(
+            &[Type::String, Type::Int(dtrace_lang::types::INT)],
+            &[16, 0],
+        );
         assert_eq!(f[1].offset, 16);
         assert_eq!(size, 24);
         assert_eq!(tuple_layout(&[], &[]).1, 8);

@@ -155,11 +155,20 @@ pub mod drops {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
     /// An integer stored as 8 bytes, already normalised to its type.
-    Int { offset: u32, ty: Type },
+    Int {
+        offset: u32,
+        ty: Type,
+    },
     /// A NUL-terminated string in `size` bytes.
-    Str { offset: u32, size: u32 },
+    Str {
+        offset: u32,
+        size: u32,
+    },
     /// A value known at compile time: nothing is recorded.
-    ConstInt { value: i64, ty: Type },
+    ConstInt {
+        value: i64,
+        ty: Type,
+    },
     ConstStr(Vec<u8>),
 }
 
@@ -167,9 +176,15 @@ pub enum Value {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ActionLayout {
     Trace(Value),
-    Printf { format: Format, args: Vec<Value> },
+    Printf {
+        format: Format,
+        args: Vec<Value>,
+    },
     Exit(Value),
-    Printa { format: Option<Format>, aggs: Vec<AggId> },
+    Printa {
+        format: Option<Format>,
+        aggs: Vec<AggId>,
+    },
     Clear(AggId),
     Trunc(AggId, Option<Value>),
 }

@@ -4,8 +4,10 @@
 use dtrace_lang::ir::*;
 
 use crate::asm::{Asm, Assembled, Label, MapId};
-use crate::codegen::{dispatch_layout, load_imm, visit_clause_exprs, DispatchLayout, Frame, GenError, Generator, Temp};
 use crate::codegen::stack;
+use crate::codegen::{
+    dispatch_layout, load_imm, visit_clause_exprs, DispatchLayout, Frame, GenError, Generator, Temp,
+};
 use crate::insn::*;
 use crate::layout::{regs, scratch};
 use crate::plan::*;
@@ -75,7 +77,10 @@ pub(crate) fn build(
     let error_sub = a.new_label();
     let dummy = a.new_label();
     let dl = dmap.map(|_| dispatch_layout(g, plan));
-    let has_errno = matches!(plan.context, ArgContext::SyscallExitTp | ArgContext::SyscallExitRaw);
+    let has_errno = matches!(
+        plan.context,
+        ArgContext::SyscallExitTp | ArgContext::SyscallExitRaw
+    );
     let mut p = ProgGen {
         g,
         a,
@@ -114,7 +119,8 @@ pub(crate) fn build(
     if p.error_used {
         p.error_subprogram()?;
     }
-    p.a.finish().map_err(|e| GenError(format!("internal assembler error: {:?}", e)))
+    p.a.finish()
+        .map_err(|e| GenError(format!("internal assembler error: {:?}", e)))
 }
 
 impl ProgGen<'_, '_> {
@@ -161,7 +167,10 @@ impl ProgGen<'_, '_> {
 
         let clauses = self.clause_list();
         let (uses_args, uses_errno) = self.uses(&clauses);
-        let raw_ctx = matches!(self.plan.context, ArgContext::SyscallEnterRaw | ArgContext::SyscallExitRaw);
+        let raw_ctx = matches!(
+            self.plan.context,
+            ArgContext::SyscallEnterRaw | ArgContext::SyscallExitRaw
+        );
         if raw_ctx && (uses_args || self.dmap.is_some()) {
             // Read r10..orig_ax of the task's pt_regs in one go.
             self.a.emit(mov64_reg(R1, R9));
@@ -175,9 +184,12 @@ impl ProgGen<'_, '_> {
         if let Some(dm) = self.dmap {
             match self.plan.context {
                 ArgContext::SyscallEnterRaw => self.a.emit(ldx(Size::DW, R1, R6, 8)),
-                ArgContext::SyscallExitRaw => {
-                    self.a.emit(ldx(Size::DW, R1, R9, (scratch::REGS + regs::ORIG_AX) as i16))
-                }
+                ArgContext::SyscallExitRaw => self.a.emit(ldx(
+                    Size::DW,
+                    R1,
+                    R9,
+                    (scratch::REGS + regs::ORIG_AX) as i16,
+                )),
                 _ => return Err(GenError("dispatch requires a syscall context".into())),
             }
             self.a.emit(stx(Size::W, FP, stack::KEY, R1));
@@ -216,7 +228,11 @@ impl ProgGen<'_, '_> {
         if let Some(dl) = &self.dl {
             let proto = self.plan.probes[0].probe.clone();
             for (slot, &c) in dl.clauses.iter().enumerate() {
-                out.push((c, EpidSrc::Slot(slot as u32), IdentSrc::Dispatch(proto.clone())));
+                out.push((
+                    c,
+                    EpidSrc::Slot(slot as u32),
+                    IdentSrc::Dispatch(proto.clone()),
+                ));
             }
             return out;
         }
@@ -260,12 +276,14 @@ impl ProgGen<'_, '_> {
     }
 
     fn store_arg(&mut self, i: u32, src: Reg) {
-        self.a.emit(stx(Size::DW, R9, (scratch::ARGS + 8 * i) as i16, src));
+        self.a
+            .emit(stx(Size::DW, R9, (scratch::ARGS + 8 * i) as i16, src));
     }
 
     fn zero_args(&mut self, from: u32) {
         for i in from..10 {
-            self.a.emit(st_imm(Size::DW, R9, (scratch::ARGS + 8 * i) as i16, 0));
+            self.a
+                .emit(st_imm(Size::DW, R9, (scratch::ARGS + 8 * i) as i16, 0));
         }
     }
 
@@ -306,7 +324,8 @@ impl ProgGen<'_, '_> {
             ArgContext::SyscallEnterRaw => {
                 let order = [regs::DI, regs::SI, regs::DX, regs::R10, regs::R8, regs::R9];
                 for (i, off) in order.iter().enumerate() {
-                    self.a.emit(ldx(Size::DW, R1, R9, (scratch::REGS + off) as i16));
+                    self.a
+                        .emit(ldx(Size::DW, R1, R9, (scratch::REGS + off) as i16));
                     self.store_arg(i as u32, R1);
                 }
                 self.zero_args(6);
@@ -363,7 +382,11 @@ impl ProgGen<'_, '_> {
         self.cx = ClauseCx {
             epid,
             ident,
-            args_base: if in_error { scratch::ERR_ARGS } else { scratch::ARGS },
+            args_base: if in_error {
+                scratch::ERR_ARGS
+            } else {
+                scratch::ARGS
+            },
             phase: self.plan.phase,
             in_error,
             recording: false,
@@ -472,12 +495,15 @@ impl ProgGen<'_, '_> {
                 self.a.emit(stx(Size::DW, R9, ea + 8, R1));
             }
         }
-        self.a.emit(ldx(Size::DW, R1, R9, scratch::FAULT_ACTION as i16));
+        self.a
+            .emit(ldx(Size::DW, R1, R9, scratch::FAULT_ACTION as i16));
         self.a.emit(stx(Size::DW, R9, ea + 16, R1));
         self.a.emit(st_imm(Size::DW, R9, ea + 24, -1));
-        self.a.emit(ldx(Size::DW, R1, R9, scratch::FAULT_TYPE as i16));
+        self.a
+            .emit(ldx(Size::DW, R1, R9, scratch::FAULT_TYPE as i16));
         self.a.emit(stx(Size::DW, R9, ea + 32, R1));
-        self.a.emit(ldx(Size::DW, R1, R9, scratch::FAULT_ADDR as i16));
+        self.a
+            .emit(ldx(Size::DW, R1, R9, scratch::FAULT_ADDR as i16));
         self.a.emit(stx(Size::DW, R9, ea + 40, R1));
         for i in 6..10 {
             self.a.emit(st_imm(Size::DW, R9, ea + 8 * i, 0));
@@ -491,13 +517,27 @@ impl ProgGen<'_, '_> {
     /// Records the fault (kind, address in `addr`, current action) and
     /// leaves the clause.
     pub(crate) fn fault(&mut self, kind: u64, addr: Option<Reg>, action: u32) {
-        self.a.emit(st_imm(Size::DW, R9, scratch::FAULT_TYPE as i16, kind as i32));
+        self.a.emit(st_imm(
+            Size::DW,
+            R9,
+            scratch::FAULT_TYPE as i16,
+            kind as i32,
+        ));
         match addr {
-            Some(r) => self.a.emit(stx(Size::DW, R9, scratch::FAULT_ADDR as i16, r)),
-            None => self.a.emit(st_imm(Size::DW, R9, scratch::FAULT_ADDR as i16, 0)),
+            Some(r) => self
+                .a
+                .emit(stx(Size::DW, R9, scratch::FAULT_ADDR as i16, r)),
+            None => self
+                .a
+                .emit(st_imm(Size::DW, R9, scratch::FAULT_ADDR as i16, 0)),
         }
         let act = if self.cx.in_predicate { 0 } else { action };
-        self.a.emit(st_imm(Size::DW, R9, scratch::FAULT_ACTION as i16, act as i32));
+        self.a.emit(st_imm(
+            Size::DW,
+            R9,
+            scratch::FAULT_ACTION as i16,
+            act as i32,
+        ));
         self.cx.faulted = true;
         let target = if self.cx.in_predicate {
             self.cx.fault_pred
@@ -554,7 +594,14 @@ impl ProgGen<'_, '_> {
         let saved_cx_errno = self.cx.has_errno;
         for &(ci, epid) in self.g.inp.error_clauses {
             let next = self.a.new_label();
-            self.clause(ci, EpidSrc::Const(epid), IdentSrc::Const(error_probe.clone()), false, true, next)?;
+            self.clause(
+                ci,
+                EpidSrc::Const(epid),
+                IdentSrc::Const(error_probe.clone()),
+                false,
+                true,
+                next,
+            )?;
             self.a.bind(next);
         }
         self.cx.has_errno = saved_cx_errno;
@@ -697,7 +744,9 @@ impl ProgGen<'_, '_> {
                 self.stx_at(R8, *offset, R1, Size::DW);
                 Ok(())
             }
-            Value::Str { offset, size } => self.eval_str_into(e, crate::expr::Dst::Record(*offset), *size),
+            Value::Str { offset, size } => {
+                self.eval_str_into(e, crate::expr::Dst::Record(*offset), *size)
+            }
         }
     }
 

@@ -105,19 +105,88 @@ pub fn convert_const(v: i64, t: IntType) -> i64 {
 }
 
 const KNOWN_UNSUPPORTED: &[&str] = &[
-    "speculation", "speculate", "commit", "discard", "stack", "ustack", "jstack", "ufunc", "usym", "umod",
-    "uaddr", "func", "sym", "mod", "tracemem", "printm", "raise", "stop", "system", "breakpoint", "panic",
-    "chill", "copyin", "copyinto", "copyout", "copyoutstr", "alloca", "bcopy", "basename", "dirname",
-    "strjoin", "substr", "index", "rindex", "strchr", "strrchr", "strstr", "strtok", "lltostr", "toupper",
-    "tolower", "htons", "htonl", "htonll", "ntohs", "ntohl", "ntohll", "inet_ntoa", "inet_ntoa6",
-    "inet_ntop", "rand", "progenyof", "getmajor", "getminor", "ddi_pathname", "mutex_owned",
-    "mutex_owner", "mutex_type_adaptive", "mutex_type_spin", "rw_read_held", "rw_write_held",
-    "rw_iswriter", "cleanpath", "msgsize", "msgdsize", "setopt", "normalize", "denormalize", "ftruncate",
-    "freopen", "print", "d_path", "link_ntop", "strtoll",
+    "speculation",
+    "speculate",
+    "commit",
+    "discard",
+    "stack",
+    "ustack",
+    "jstack",
+    "ufunc",
+    "usym",
+    "umod",
+    "uaddr",
+    "func",
+    "sym",
+    "mod",
+    "tracemem",
+    "printm",
+    "raise",
+    "stop",
+    "system",
+    "breakpoint",
+    "panic",
+    "chill",
+    "copyin",
+    "copyinto",
+    "copyout",
+    "copyoutstr",
+    "alloca",
+    "bcopy",
+    "basename",
+    "dirname",
+    "strjoin",
+    "substr",
+    "index",
+    "rindex",
+    "strchr",
+    "strrchr",
+    "strstr",
+    "strtok",
+    "lltostr",
+    "toupper",
+    "tolower",
+    "htons",
+    "htonl",
+    "htonll",
+    "ntohs",
+    "ntohl",
+    "ntohll",
+    "inet_ntoa",
+    "inet_ntoa6",
+    "inet_ntop",
+    "rand",
+    "progenyof",
+    "getmajor",
+    "getminor",
+    "ddi_pathname",
+    "mutex_owned",
+    "mutex_owner",
+    "mutex_type_adaptive",
+    "mutex_type_spin",
+    "rw_read_held",
+    "rw_write_held",
+    "rw_iswriter",
+    "cleanpath",
+    "msgsize",
+    "msgdsize",
+    "setopt",
+    "normalize",
+    "denormalize",
+    "ftruncate",
+    "freopen",
+    "print",
+    "d_path",
+    "link_ntop",
+    "strtoll",
 ];
 
 impl<'a> Checker<'a> {
-    pub fn new(syms: &'a mut Symbols, env: &'a MacroEnv, next_clause: &'a mut usize) -> Checker<'a> {
+    pub fn new(
+        syms: &'a mut Symbols,
+        env: &'a MacroEnv,
+        next_clause: &'a mut usize,
+    ) -> Checker<'a> {
         Checker {
             syms,
             env,
@@ -129,7 +198,11 @@ impl<'a> Checker<'a> {
 
     /// Checks a whole program. `pspec_macros` are the macro names the
     /// parser expanded inside probe descriptions (they count as used).
-    pub fn program(mut self, prog: &ast::Program, pspec_macros: &[String]) -> Result<Checked, CompileError> {
+    pub fn program(
+        mut self,
+        prog: &ast::Program,
+        pspec_macros: &[String],
+    ) -> Result<Checked, CompileError> {
         for m in pspec_macros {
             if let Ok(n) = m.parse::<usize>() {
                 self.referenced.insert(n);
@@ -138,7 +211,9 @@ impl<'a> Checker<'a> {
         let mut out = Checked::default();
         for item in &prog.items {
             match item {
-                ast::Item::Option { name, value, line } => out.options.push((name.clone(), value.clone(), *line)),
+                ast::Item::Option { name, value, line } => {
+                    out.options.push((name.clone(), value.clone(), *line))
+                }
                 ast::Item::Decl(d) => self.declaration(d)?,
                 ast::Item::Clause(c) => {
                     let cc = self.clause(c)?;
@@ -173,10 +248,13 @@ impl<'a> Checker<'a> {
                 return Err(err(
                     Tag::D_DECL_SCOPE,
                     d.line,
-                    format!("associative arrays may not be declared {}", match d.scope {
-                        ast::DeclScope::Thread => "self",
-                        _ => "this",
-                    }),
+                    format!(
+                        "associative arrays may not be declared {}",
+                        match d.scope {
+                            ast::DeclScope::Thread => "self",
+                            _ => "this",
+                        }
+                    ),
                 ));
             }
             let keys = keys
@@ -185,7 +263,11 @@ impl<'a> Checker<'a> {
                 .collect::<Result<Vec<_>, _>>()?;
             if let Some(a) = self.syms.arrays.iter().find(|a| a.name == d.name) {
                 if a.keys != keys || a.value != ty {
-                    return Err(err(Tag::D_DECL_IDRED, d.line, format!("identifier redeclared: {}", d.name)));
+                    return Err(err(
+                        Tag::D_DECL_IDRED,
+                        d.line,
+                        format!("identifier redeclared: {}", d.name),
+                    ));
                 }
                 return Ok(());
             }
@@ -203,7 +285,11 @@ impl<'a> Checker<'a> {
         };
         if let Some(i) = Symbols::find(list, &d.name) {
             if list[i].ty != ty {
-                return Err(err(Tag::D_DECL_IDRED, d.line, format!("identifier redeclared: {}", d.name)));
+                return Err(err(
+                    Tag::D_DECL_IDRED,
+                    d.line,
+                    format!("identifier redeclared: {}", d.name),
+                ));
             }
             return Ok(());
         }
@@ -215,8 +301,13 @@ impl<'a> Checker<'a> {
     }
 
     fn type_name(&self, t: &ast::TypeName, line: u32) -> Result<Type, CompileError> {
-        let base = resolve_base(&t.base)
-            .ok_or_else(|| err(Tag::D_TYPE_ERR, line, format!("failed to resolve type {}", t.base)))?;
+        let base = resolve_base(&t.base).ok_or_else(|| {
+            err(
+                Tag::D_TYPE_ERR,
+                line,
+                format!("failed to resolve type {}", t.base),
+            )
+        })?;
         let mut ty = base;
         for _ in 0..t.pointers {
             ty = Type::Ptr(Box::new(ty));
@@ -276,10 +367,19 @@ impl<'a> Checker<'a> {
             match s {
                 Stmt::Empty => {}
                 Stmt::Expr(e) => out.push(self.statement(e)?),
-                Stmt::If { cond, then, els, line } => {
+                Stmt::If {
+                    cond,
+                    then,
+                    els,
+                    line,
+                } => {
                     let cond = self.expr(cond)?;
                     if !cond.ty.is_scalar() {
-                        return Err(err(Tag::D_OP_SCALAR, *line, "if condition must be of scalar type"));
+                        return Err(err(
+                            Tag::D_OP_SCALAR,
+                            *line,
+                            "if condition must be of scalar type",
+                        ));
                     }
                     let then = self.statements(then)?;
                     let els = self.statements(els)?;
@@ -298,12 +398,16 @@ impl<'a> Checker<'a> {
 
     fn statement(&mut self, e: &Expr) -> Result<CStmt, CompileError> {
         match &e.kind {
-            ExprKind::Assign(None, lhs, rhs) if matches!(lhs.kind, ExprKind::Agg { .. }) => self.aggregation(lhs, rhs),
-            ExprKind::Assign(Some(_), lhs, _) if matches!(lhs.kind, ExprKind::Agg { .. }) => Err(err(
-                Tag::D_AGG_FUNC,
-                e.line,
-                "aggregation can only be assigned the result of an aggregating function",
-            )),
+            ExprKind::Assign(None, lhs, rhs) if matches!(lhs.kind, ExprKind::Agg { .. }) => {
+                self.aggregation(lhs, rhs)
+            }
+            ExprKind::Assign(Some(_), lhs, _) if matches!(lhs.kind, ExprKind::Agg { .. }) => {
+                Err(err(
+                    Tag::D_AGG_FUNC,
+                    e.line,
+                    "aggregation can only be assigned the result of an aggregating function",
+                ))
+            }
             ExprKind::Call(name, args) => self.action_call(name, args, e),
             _ => {
                 let c = self.expr(e)?;
@@ -317,7 +421,13 @@ impl<'a> Checker<'a> {
         err(
             Tag::D_PROTO_LEN,
             line,
-            format!("{}( ) prototype mismatch: {} arg{} passed, {} expected", name, got, if got == 1 { "" } else { "s" }, want),
+            format!(
+                "{}( ) prototype mismatch: {} arg{} passed, {} expected",
+                name,
+                got,
+                if got == 1 { "" } else { "s" },
+                want
+            ),
         )
     }
 
@@ -354,11 +464,19 @@ impl<'a> Checker<'a> {
                     return Err(self.proto_len("trace", args.len(), "1", line));
                 }
                 if matches!(args[0].kind, ExprKind::Agg { .. }) {
-                    return Err(err(Tag::D_TRACE_AGG, line, "trace( ) may not be applied to an aggregation"));
+                    return Err(err(
+                        Tag::D_TRACE_AGG,
+                        line,
+                        "trace( ) may not be applied to an aggregation",
+                    ));
                 }
                 let v = self.expr(&args[0])?;
                 if v.ty == Type::Void {
-                    return Err(err(Tag::D_TRACE_VOID, line, "trace( ) may not be applied to a void expression"));
+                    return Err(err(
+                        Tag::D_TRACE_VOID,
+                        line,
+                        "trace( ) may not be applied to a void expression",
+                    ));
                 }
                 let a = self.next_action(1);
                 Ok(CStmt::Trace(v, a))
@@ -371,7 +489,11 @@ impl<'a> Checker<'a> {
                 let mut cargs = Vec::new();
                 for a in &args[1..] {
                     if matches!(a.kind, ExprKind::Agg { .. }) {
-                        return Err(err(Tag::D_PRINTF_ARG_TYPE, a.line, "printf( ) may not be applied to an aggregation"));
+                        return Err(err(
+                            Tag::D_PRINTF_ARG_TYPE,
+                            a.line,
+                            "printf( ) may not be applied to an aggregation",
+                        ));
                     }
                     cargs.push(self.expr(a)?);
                 }
@@ -422,7 +544,11 @@ impl<'a> Checker<'a> {
                     self.check_printa_format(f, &aggs, line)?;
                 }
                 let action = self.next_action(1);
-                Ok(CStmt::Printa { format, aggs, action })
+                Ok(CStmt::Printa {
+                    format,
+                    aggs,
+                    action,
+                })
             }
             "clear" => {
                 if args.len() != 1 {
@@ -441,7 +567,11 @@ impl<'a> Checker<'a> {
                     Some(x) => {
                         let v = self.expr(x)?;
                         if !v.ty.is_scalar() {
-                            return Err(err(Tag::D_TRUNC_SCALAR, x.line, "trunc( ) argument #2 must be of scalar type"));
+                            return Err(err(
+                                Tag::D_TRUNC_SCALAR,
+                                x.line,
+                                "trunc( ) argument #2 must be of scalar type",
+                            ));
                         }
                         Some(v)
                     }
@@ -453,7 +583,10 @@ impl<'a> Checker<'a> {
             _ if is_agg_func(name) => Err(err(
                 Tag::D_AGG_FUNC,
                 line,
-                format!("{}( ) may only be used as the value of an aggregation", name),
+                format!(
+                    "{}( ) may only be used as the value of an aggregation",
+                    name
+                ),
             )),
             _ => {
                 let c = self.expr(e)?;
@@ -482,7 +615,14 @@ impl<'a> Checker<'a> {
 
     /// Matches each conversion to its argument (`first_arg` is the 1-based
     /// position of the first value argument).
-    fn check_format(&self, func: &str, f: &Format, args: &[CExpr], first_arg: usize, line: u32) -> Result<(), CompileError> {
+    fn check_format(
+        &self,
+        func: &str,
+        f: &Format,
+        args: &[CExpr],
+        first_arg: usize,
+        line: u32,
+    ) -> Result<(), CompileError> {
         let mut ai = 0usize;
         for (ci, conv) in f.conversions().enumerate() {
             if conv.is_agg() {
@@ -539,13 +679,23 @@ impl<'a> Checker<'a> {
             return Err(err(
                 Tag::D_PRINTF_ARG_EXTRA,
                 line,
-                format!("{}( ) prototype mismatch: only {} arguments required by this format string", func, ai + first_arg),
+                format!(
+                    "{}( ) prototype mismatch: only {} arguments required by this format string",
+                    func,
+                    ai + first_arg
+                ),
             ));
         }
         Ok(())
     }
 
-    fn missing_arg(&self, func: &str, ci: usize, conv: &crate::printf::Conversion, line: u32) -> CompileError {
+    fn missing_arg(
+        &self,
+        func: &str,
+        ci: usize,
+        conv: &crate::printf::Conversion,
+        line: u32,
+    ) -> CompileError {
         err(
             Tag::D_PRINTF_ARG_PROTO,
             line,
@@ -555,7 +705,12 @@ impl<'a> Checker<'a> {
 
     /// printa formats: conversions apply to the keys in order, `%@` to the
     /// value.
-    fn check_printa_format(&self, f: &Format, aggs: &[AggId], line: u32) -> Result<(), CompileError> {
+    fn check_printa_format(
+        &self,
+        f: &Format,
+        aggs: &[AggId],
+        line: u32,
+    ) -> Result<(), CompileError> {
         let keys = &self.syms.aggs[aggs[0]].keys;
         let mut ki = 0;
         for (ci, conv) in f.conversions().enumerate() {
@@ -573,7 +728,11 @@ impl<'a> Checker<'a> {
                 return Err(err(
                     Tag::D_PRINTA_AGGKEY,
                     line,
-                    format!("printa( ) conversion #{} ({}) has no corresponding aggregation key", ci + 1, conv.text),
+                    format!(
+                        "printa( ) conversion #{} ({}) has no corresponding aggregation key",
+                        ci + 1,
+                        conv.text
+                    ),
                 ));
             };
             if !conv.kind.accepts(k) {
@@ -604,7 +763,10 @@ impl<'a> Checker<'a> {
                 return Err(err(
                     Tag::D_AGG_FUNC,
                     rhs.line,
-                    format!("@{} must be assigned the result of an aggregating function", name),
+                    format!(
+                        "@{} must be assigned the result of an aggregating function",
+                        name
+                    ),
                 ))
             }
         };
@@ -613,7 +775,11 @@ impl<'a> Checker<'a> {
         for k in keys.iter().flatten() {
             let c = self.expr(k)?;
             if !(c.ty.is_scalar() || c.ty.is_string()) {
-                return Err(err(Tag::D_KEY_TYPE, k.line, format!("aggregation key of type {} is not supported", c.ty)));
+                return Err(err(
+                    Tag::D_KEY_TYPE,
+                    k.line,
+                    format!("aggregation key of type {} is not supported", c.ty),
+                ));
             }
             ckeys.push(c);
         }
@@ -654,28 +820,56 @@ impl<'a> Checker<'a> {
                 }
                 let v = self.scalar_arg(fname, &fargs[0], 1)?;
                 let base = self.const_int(&fargs[1]).ok_or_else(|| {
-                    err(Tag::D_LQUANT_BASETYPE, line, "lquantize( ) argument #2 must be a constant integer")
+                    err(
+                        Tag::D_LQUANT_BASETYPE,
+                        line,
+                        "lquantize( ) argument #2 must be a constant integer",
+                    )
                 })?;
                 let limit = self.const_int(&fargs[2]).ok_or_else(|| {
-                    err(Tag::D_LQUANT_LIMTYPE, line, "lquantize( ) argument #3 must be a constant integer")
+                    err(
+                        Tag::D_LQUANT_LIMTYPE,
+                        line,
+                        "lquantize( ) argument #3 must be a constant integer",
+                    )
                 })?;
                 let step = match fargs.get(3) {
                     Some(s) => self.const_int(s).ok_or_else(|| {
-                        err(Tag::D_LQUANT_STEPTYPE, line, "lquantize( ) argument #4 must be a constant integer")
+                        err(
+                            Tag::D_LQUANT_STEPTYPE,
+                            line,
+                            "lquantize( ) argument #4 must be a constant integer",
+                        )
                     })?,
                     None => 1,
                 };
                 if base < i64::from(i32::MIN) || base > i64::from(i32::MAX) {
-                    return Err(err(Tag::D_LQUANT_BASEVAL, line, format!("lquantize( ) base (argument #2) must be a 32-bit quantity")));
+                    return Err(err(
+                        Tag::D_LQUANT_BASEVAL,
+                        line,
+                        format!("lquantize( ) base (argument #2) must be a 32-bit quantity"),
+                    ));
                 }
                 if limit < i64::from(i32::MIN) || limit > i64::from(i32::MAX) {
-                    return Err(err(Tag::D_LQUANT_LIMVAL, line, format!("lquantize( ) limit (argument #3) must be a 32-bit quantity")));
+                    return Err(err(
+                        Tag::D_LQUANT_LIMVAL,
+                        line,
+                        format!("lquantize( ) limit (argument #3) must be a 32-bit quantity"),
+                    ));
                 }
                 if limit <= base {
-                    return Err(err(Tag::D_LQUANT_MISMATCH, line, "lquantize( ) base (argument #2) must be less than limit (argument #3)"));
+                    return Err(err(
+                        Tag::D_LQUANT_MISMATCH,
+                        line,
+                        "lquantize( ) base (argument #2) must be less than limit (argument #3)",
+                    ));
                 }
                 if step <= 0 || step > i64::from(u16::MAX) {
-                    return Err(err(Tag::D_LQUANT_STEPVAL, line, "lquantize( ) step (argument #4) must be a 16-bit quantity"));
+                    return Err(err(
+                        Tag::D_LQUANT_STEPVAL,
+                        line,
+                        "lquantize( ) step (argument #4) must be a 16-bit quantity",
+                    ));
                 }
                 if (limit - base) / step == 0 {
                     return Err(err(
@@ -733,12 +927,18 @@ impl<'a> Checker<'a> {
                     ));
                 }
                 if a.keys.len() != key_types.len()
-                    || a.keys.iter().zip(&key_types).any(|(x, y)| x.is_string() != y.is_string())
+                    || a.keys
+                        .iter()
+                        .zip(&key_types)
+                        .any(|(x, y)| x.is_string() != y.is_string())
                 {
                     return Err(err(
                         Tag::D_AGG_MDIM,
                         line,
-                        format!("@{}[ ] key signature mismatch: previous use at line {}", name, a.line),
+                        format!(
+                            "@{}[ ] key signature mismatch: previous use at line {}",
+                            name, a.line
+                        ),
                     ));
                 }
                 // Integer keys widen to the larger type seen.
@@ -815,7 +1015,10 @@ impl<'a> Checker<'a> {
             ExprKind::Macro { name, quoted } => self.macro_var(name, *quoted, line),
             ExprKind::Ident(name) => self.ident(name, line),
             ExprKind::SelfVar(name) => match Symbols::find(&self.syms.threads, name) {
-                Some(i) => Ok(mk(CKind::Var(VarRef::Thread(i)), self.syms.threads[i].ty.clone())),
+                Some(i) => Ok(mk(
+                    CKind::Var(VarRef::Thread(i)),
+                    self.syms.threads[i].ty.clone(),
+                )),
                 None => Err(err(
                     Tag::D_IDENT_UNDEF,
                     line,
@@ -823,7 +1026,10 @@ impl<'a> Checker<'a> {
                 )),
             },
             ExprKind::ThisVar(name) => match Symbols::find(&self.syms.locals, name) {
-                Some(i) => Ok(mk(CKind::Var(VarRef::Local(i)), self.syms.locals[i].ty.clone())),
+                Some(i) => Ok(mk(
+                    CKind::Var(VarRef::Local(i)),
+                    self.syms.locals[i].ty.clone(),
+                )),
                 None => Err(err(
                     Tag::D_IDENT_UNDEF,
                     line,
@@ -841,31 +1047,43 @@ impl<'a> Checker<'a> {
             ExprKind::Ternary(c, a, b) => {
                 let c = self.expr(c)?;
                 if !c.ty.is_scalar() {
-                    return Err(err(Tag::D_OP_SCALAR, line, "operator ?: requires a first operand of scalar type"));
+                    return Err(err(
+                        Tag::D_OP_SCALAR,
+                        line,
+                        "operator ?: requires a first operand of scalar type",
+                    ));
                 }
                 let a = self.expr(a)?;
                 let b = self.expr(b)?;
                 let ty = match (&a.ty, &b.ty) {
                     (Type::String, Type::String) => Type::String,
-                    (x, y) if x.is_scalar() && y.is_scalar() => {
-                        int_ty(usual_arith(x.as_int().unwrap_or(types::INT), y.as_int().unwrap_or(types::INT)))
-                    }
-                    (x, y) => {
-                        return Err(err(
-                            Tag::D_OP_INCOMPAT,
-                            line,
-                            format!("operator ?: operands must have compatible types: \"{}\" and \"{}\"", x, y),
-                        ))
-                    }
+                    (x, y) if x.is_scalar() && y.is_scalar() => int_ty(usual_arith(
+                        x.as_int().unwrap_or(types::INT),
+                        y.as_int().unwrap_or(types::INT),
+                    )),
+                    (x, y) => return Err(err(
+                        Tag::D_OP_INCOMPAT,
+                        line,
+                        format!(
+                            "operator ?: operands must have compatible types: \"{}\" and \"{}\"",
+                            x, y
+                        ),
+                    )),
                 };
-                Ok(fold(mk(CKind::Ternary(Box::new(c), Box::new(a), Box::new(b)), ty)))
+                Ok(fold(mk(
+                    CKind::Ternary(Box::new(c), Box::new(a), Box::new(b)),
+                    ty,
+                )))
             }
             ExprKind::Call(name, args) => self.call(name, args, line),
             ExprKind::Index(base, idx) => self.index(base, idx, line),
             ExprKind::Member(_, m) | ExprKind::Arrow(_, m) => Err(err(
                 Tag::D_NOTSUP,
                 line,
-                format!("member access (.{}) requires type information that is not yet supported", m),
+                format!(
+                    "member access (.{}) requires type information that is not yet supported",
+                    m
+                ),
             )),
             ExprKind::Cast(t, inner) => {
                 let to = self.type_name(t, line)?;
@@ -893,7 +1111,10 @@ impl<'a> Checker<'a> {
                     Type::String => 256,
                     other => other.scalar_size(),
                 };
-                Ok(mk(CKind::Int(i64::from(sz)), int_ty(IntType::new(8, false, "size_t"))))
+                Ok(mk(
+                    CKind::Int(i64::from(sz)),
+                    int_ty(IntType::new(8, false, "size_t")),
+                ))
             }
             ExprKind::SizeofExpr(inner) => {
                 let v = self.expr(inner)?;
@@ -901,13 +1122,18 @@ impl<'a> Checker<'a> {
                     Type::String => 256,
                     ref other => other.scalar_size(),
                 };
-                Ok(mk(CKind::Int(i64::from(sz)), int_ty(IntType::new(8, false, "size_t"))))
+                Ok(mk(
+                    CKind::Int(i64::from(sz)),
+                    int_ty(IntType::new(8, false, "size_t")),
+                ))
             }
             ExprKind::Stringof(inner) => {
                 let v = self.expr(inner)?;
                 match v.ty {
                     Type::String => Ok(v),
-                    ref t if t.is_scalar() => Ok(mk(CKind::KernelString(Box::new(v)), Type::String)),
+                    ref t if t.is_scalar() => {
+                        Ok(mk(CKind::KernelString(Box::new(v)), Type::String))
+                    }
                     _ => Err(err(
                         Tag::D_STRINGOF_TYPE,
                         line,
@@ -929,12 +1155,19 @@ impl<'a> Checker<'a> {
                     return Err(err(
                         Tag::D_MACRO_UNDEF,
                         line,
-                        format!("macro argument ${}{} is not defined", if quoted { "$" } else { "" }, name),
+                        format!(
+                            "macro argument ${}{} is not defined",
+                            if quoted { "$" } else { "" },
+                            name
+                        ),
                     ))
                 }
             };
             if quoted {
-                return Ok(mk(CKind::Str(val.unwrap_or_default().into_bytes()), Type::String));
+                return Ok(mk(
+                    CKind::Str(val.unwrap_or_default().into_bytes()),
+                    Type::String,
+                ));
             }
             let Some(val) = val else {
                 return Ok(mk(CKind::Int(0), int_ty(types::INT)));
@@ -952,7 +1185,10 @@ impl<'a> Checker<'a> {
             }
             // A double-quoted argument is a string constant.
             if val.len() >= 2 && val.starts_with('"') && val.ends_with('"') {
-                return Ok(mk(CKind::Str(val[1..val.len() - 1].as_bytes().to_vec()), Type::String));
+                return Ok(mk(
+                    CKind::Str(val[1..val.len() - 1].as_bytes().to_vec()),
+                    Type::String,
+                ));
             }
             // Anything else is substituted as a string, as DTrace does for
             // arguments that are not valid integers or identifiers.
@@ -987,7 +1223,10 @@ impl<'a> Checker<'a> {
             }
         }
         if let Some(i) = Symbols::find(&self.syms.globals, name) {
-            return Ok(mk(CKind::Var(VarRef::Global(i)), self.syms.globals[i].ty.clone()));
+            return Ok(mk(
+                CKind::Var(VarRef::Global(i)),
+                self.syms.globals[i].ty.clone(),
+            ));
         }
         if self.syms.arrays.iter().any(|a| a.name == name) {
             return Err(err(
@@ -1013,9 +1252,17 @@ impl<'a> Checker<'a> {
                 };
                 let (target, ty) = self.lvalue(inner, None, line, sym)?;
                 if !ty.is_scalar() {
-                    return Err(err(Tag::D_OP_ARITH, line, format!("operator {} requires an operand of arithmetic type", sym)));
+                    return Err(err(
+                        Tag::D_OP_ARITH,
+                        line,
+                        format!("operator {} requires an operand of arithmetic type", sym),
+                    ));
                 }
-                let delta = if matches!(op, UnOp::PreInc | UnOp::PostInc) { 1 } else { -1 };
+                let delta = if matches!(op, UnOp::PreInc | UnOp::PostInc) {
+                    1
+                } else {
+                    -1
+                };
                 Ok(mk(
                     CKind::IncDec {
                         target,
@@ -1046,11 +1293,7 @@ impl<'a> Checker<'a> {
                 }
                 Ok(mk(CKind::Deref(Box::new(v)), pointee))
             }
-            UnOp::Addr => Err(err(
-                Tag::D_NOTSUP,
-                line,
-                "operator & is not yet supported",
-            )),
+            UnOp::Addr => Err(err(Tag::D_NOTSUP, line, "operator & is not yet supported")),
             UnOp::Plus | UnOp::Neg | UnOp::BitNot | UnOp::Not => {
                 let v = self.expr(inner)?;
                 let sym = match op {
@@ -1061,13 +1304,28 @@ impl<'a> Checker<'a> {
                 };
                 if op == UnOp::Not {
                     if !v.ty.is_scalar() {
-                        return Err(err(Tag::D_OP_SCALAR, line, "operator ! requires an operand of scalar type"));
+                        return Err(err(
+                            Tag::D_OP_SCALAR,
+                            line,
+                            "operator ! requires an operand of scalar type",
+                        ));
                     }
-                    return Ok(fold(mk(CKind::Unary(UnaryOp::LogNot, Box::new(v)), int_ty(types::INT))));
+                    return Ok(fold(mk(
+                        CKind::Unary(UnaryOp::LogNot, Box::new(v)),
+                        int_ty(types::INT),
+                    )));
                 }
                 let Some(it) = v.ty.as_int() else {
-                    let what = if op == UnOp::BitNot { "integral" } else { "arithmetic" };
-                    return Err(err(Tag::D_OP_INT, line, format!("operator {} requires an operand of {} type", sym, what)));
+                    let what = if op == UnOp::BitNot {
+                        "integral"
+                    } else {
+                        "arithmetic"
+                    };
+                    return Err(err(
+                        Tag::D_OP_INT,
+                        line,
+                        format!("operator {} requires an operand of {} type", sym, what),
+                    ));
                 };
                 let ty = int_ty(types::promote(it));
                 match op {
@@ -1097,7 +1355,10 @@ impl<'a> Checker<'a> {
                     BinOp::LogOr => LogOp::Or,
                     _ => LogOp::Xor,
                 };
-                Ok(fold(mk(CKind::Logical(lop, Box::new(l), Box::new(r)), int_ty(types::INT))))
+                Ok(fold(mk(
+                    CKind::Logical(lop, Box::new(l), Box::new(r)),
+                    int_ty(types::INT),
+                )))
             }
             _ if op.is_comparison() => {
                 let cop = match op {
@@ -1109,17 +1370,27 @@ impl<'a> Checker<'a> {
                     _ => CmpOp::Ge,
                 };
                 match (&l.ty, &r.ty) {
-                    (Type::String, Type::String) => {
-                        Ok(fold(mk(CKind::StrCmp(cop, Box::new(l), Box::new(r)), int_ty(types::INT))))
-                    }
+                    (Type::String, Type::String) => Ok(fold(mk(
+                        CKind::StrCmp(cop, Box::new(l), Box::new(r)),
+                        int_ty(types::INT),
+                    ))),
                     (x, y) if x.is_scalar() && y.is_scalar() => {
-                        let t = usual_arith(x.as_int().expect("scalar"), y.as_int().expect("scalar"));
-                        Ok(fold(mk(CKind::Cmp(cop, Box::new(l), Box::new(r), t.signed), int_ty(types::INT))))
+                        let t =
+                            usual_arith(x.as_int().expect("scalar"), y.as_int().expect("scalar"));
+                        Ok(fold(mk(
+                            CKind::Cmp(cop, Box::new(l), Box::new(r), t.signed),
+                            int_ty(types::INT),
+                        )))
                     }
                     (x, y) => Err(err(
                         Tag::D_OP_INCOMPAT,
                         line,
-                        format!("operands have incompatible types: \"{}\" {} \"{}\"", x, op.symbol(), y),
+                        format!(
+                            "operands have incompatible types: \"{}\" {} \"{}\"",
+                            x,
+                            op.symbol(),
+                            y
+                        ),
                     )),
                 }
             }
@@ -1134,7 +1405,11 @@ impl<'a> Checker<'a> {
                     return Err(err(
                         Tag::D_OP_ARITH,
                         line,
-                        format!("operator {} requires operands of {} type", op.symbol(), what),
+                        format!(
+                            "operator {} requires operands of {} type",
+                            op.symbol(),
+                            what
+                        ),
                     ));
                 };
                 let ty = if matches!(op, BinOp::Shl | BinOp::Shr) {
@@ -1151,7 +1426,11 @@ impl<'a> Checker<'a> {
                 if matches!(aop, ArithOp::Div | ArithOp::Mod) {
                     if let CKind::Arith(_, _, ref rr) = e.kind {
                         if matches!(rr.kind, CKind::Int(0)) {
-                            return Err(err(Tag::D_DIV_ZERO, line, "expression contains division by zero"));
+                            return Err(err(
+                                Tag::D_DIV_ZERO,
+                                line,
+                                "expression contains division by zero",
+                            ));
                         }
                     }
                 }
@@ -1162,7 +1441,13 @@ impl<'a> Checker<'a> {
 
     /// Resolves an assignable expression. For a variable not yet known,
     /// `declare` gives the type to declare it with.
-    fn lvalue(&mut self, e: &Expr, declare: Option<&Type>, line: u32, op: &str) -> Result<(LValue, Type), CompileError> {
+    fn lvalue(
+        &mut self,
+        e: &Expr,
+        declare: Option<&Type>,
+        line: u32,
+        op: &str,
+    ) -> Result<(LValue, Type), CompileError> {
         let decl_ty = |t: &Type| -> Type {
             match t {
                 Type::Int(i) => Type::Int(*i),
@@ -1171,7 +1456,11 @@ impl<'a> Checker<'a> {
         };
         match &e.kind {
             ExprKind::Ident(name) => {
-                if builtin(name).is_some() || (name.starts_with("arg") && name.len() == 4 && name.as_bytes()[3].is_ascii_digit()) {
+                if builtin(name).is_some()
+                    || (name.starts_with("arg")
+                        && name.len() == 4
+                        && name.as_bytes()[3].is_ascii_digit())
+                {
                     return Err(err(
                         Tag::D_OP_WRITE,
                         line,
@@ -1179,10 +1468,17 @@ impl<'a> Checker<'a> {
                     ));
                 }
                 if let Some(i) = Symbols::find(&self.syms.globals, name) {
-                    return Ok((LValue::Var(VarRef::Global(i)), self.syms.globals[i].ty.clone()));
+                    return Ok((
+                        LValue::Var(VarRef::Global(i)),
+                        self.syms.globals[i].ty.clone(),
+                    ));
                 }
                 if self.syms.arrays.iter().any(|a| &a.name == name) {
-                    return Err(err(Tag::D_ARR_BADREF, line, format!("{} is an associative array and must be indexed", name)));
+                    return Err(err(
+                        Tag::D_ARR_BADREF,
+                        line,
+                        format!("{} is an associative array and must be indexed", name),
+                    ));
                 }
                 match declare {
                     Some(t) => {
@@ -1190,7 +1486,10 @@ impl<'a> Checker<'a> {
                             name: name.clone(),
                             ty: decl_ty(t),
                         });
-                        Ok((LValue::Var(VarRef::Global(self.syms.globals.len() - 1)), decl_ty(t)))
+                        Ok((
+                            LValue::Var(VarRef::Global(self.syms.globals.len() - 1)),
+                            decl_ty(t),
+                        ))
                     }
                     None => Err(err(
                         Tag::D_IDENT_UNDEF,
@@ -1201,8 +1500,18 @@ impl<'a> Checker<'a> {
             }
             ExprKind::SelfVar(name) | ExprKind::ThisVar(name) => {
                 let is_self = matches!(e.kind, ExprKind::SelfVar(_));
-                let list = if is_self { &mut self.syms.threads } else { &mut self.syms.locals };
-                let mkref = |i| if is_self { VarRef::Thread(i) } else { VarRef::Local(i) };
+                let list = if is_self {
+                    &mut self.syms.threads
+                } else {
+                    &mut self.syms.locals
+                };
+                let mkref = |i| {
+                    if is_self {
+                        VarRef::Thread(i)
+                    } else {
+                        VarRef::Local(i)
+                    }
+                };
                 if let Some(i) = Symbols::find(list, name) {
                     return Ok((LValue::Var(mkref(i)), list[i].ty.clone()));
                 }
@@ -1218,17 +1527,28 @@ impl<'a> Checker<'a> {
                         // ++/-- on an unknown thread or clause variable
                         // declares it as an int64, as DTrace does.
                         let t = int_ty(types::INT64);
-                        list.push(VarInfo { name: name.clone(), ty: t.clone() });
+                        list.push(VarInfo {
+                            name: name.clone(),
+                            ty: t.clone(),
+                        });
                         Ok((LValue::Var(mkref(list.len() - 1)), t))
                     }
                 }
             }
             ExprKind::Index(base, idx) => {
                 let ExprKind::Ident(name) = &base.kind else {
-                    return Err(err(Tag::D_OP_LVAL, line, format!("operator {} requires a modifiable lvalue as an operand", op)));
+                    return Err(err(
+                        Tag::D_OP_LVAL,
+                        line,
+                        format!("operator {} requires a modifiable lvalue as an operand", op),
+                    ));
                 };
                 if name == "args" {
-                    return Err(err(Tag::D_OP_WRITE, line, format!("operator {} can only be applied to a writable variable", op)));
+                    return Err(err(
+                        Tag::D_OP_WRITE,
+                        line,
+                        format!("operator {} can only be applied to a writable variable", op),
+                    ));
                 }
                 let mut keys = Vec::new();
                 for k in idx {
@@ -1241,7 +1561,11 @@ impl<'a> Checker<'a> {
                     }
                     None => {
                         if Symbols::find(&self.syms.globals, name).is_some() {
-                            return Err(err(Tag::D_IDENT_BADREF, line, format!("{} is not an associative array", name)));
+                            return Err(err(
+                                Tag::D_IDENT_BADREF,
+                                line,
+                                format!("{} is not an associative array", name),
+                            ));
                         }
                         let t = match declare {
                             Some(t) => decl_ty(t),
@@ -1249,7 +1573,11 @@ impl<'a> Checker<'a> {
                         };
                         for k in &keys {
                             if !(k.ty.is_scalar() || k.ty.is_string()) {
-                                return Err(err(Tag::D_KEY_TYPE, line, format!("key of type {} is not supported", k.ty)));
+                                return Err(err(
+                                    Tag::D_KEY_TYPE,
+                                    line,
+                                    format!("key of type {} is not supported", k.ty),
+                                ));
                             }
                         }
                         self.syms.arrays.push(ArrayInfo {
@@ -1275,7 +1603,13 @@ impl<'a> Checker<'a> {
             return Err(err(
                 Tag::D_ARR_BADREF,
                 line,
-                format!("{}[ ] prototype mismatch: {} arg{} passed, {} expected", a.name, keys.len(), if keys.len() == 1 { "" } else { "s" }, a.keys.len()),
+                format!(
+                    "{}[ ] prototype mismatch: {} arg{} passed, {} expected",
+                    a.name,
+                    keys.len(),
+                    if keys.len() == 1 { "" } else { "s" },
+                    a.keys.len()
+                ),
             ));
         }
         for (i, (k, t)) in keys.iter().zip(&a.keys).enumerate() {
@@ -1290,23 +1624,41 @@ impl<'a> Checker<'a> {
         Ok(())
     }
 
-    fn assign(&mut self, op: Option<BinOp>, lhs: &Expr, rhs: &Expr, line: u32) -> Result<CExpr, CompileError> {
+    fn assign(
+        &mut self,
+        op: Option<BinOp>,
+        lhs: &Expr,
+        rhs: &Expr,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
         let sym = match op {
             None => "=".to_string(),
             Some(o) => format!("{}=", o.symbol()),
         };
         let v = self.expr(rhs)?;
         if v.ty == Type::Void {
-            return Err(err(Tag::D_OP_VFPTR, line, format!("operator {} cannot be applied to a void expression", sym)));
+            return Err(err(
+                Tag::D_OP_VFPTR,
+                line,
+                format!("operator {} cannot be applied to a void expression", sym),
+            ));
         }
-        let (target, ty) = self.lvalue(lhs, if op.is_none() { Some(&v.ty) } else { None }, line, &sym)?;
+        let (target, ty) = self.lvalue(
+            lhs,
+            if op.is_none() { Some(&v.ty) } else { None },
+            line,
+            &sym,
+        )?;
         match op {
             None => {
                 if !ty.compatible(&v.ty) {
                     return Err(err(
                         Tag::D_OP_INCOMPAT,
                         line,
-                        format!("operands have incompatible types: \"{}\" = \"{}\"", ty, v.ty),
+                        format!(
+                            "operands have incompatible types: \"{}\" = \"{}\"",
+                            ty, v.ty
+                        ),
                     ));
                 }
                 Ok(CExpr {
@@ -1325,7 +1677,11 @@ impl<'a> Checker<'a> {
                 }
                 let aop = arith_of(o);
                 if matches!(aop, ArithOp::Div | ArithOp::Mod) && matches!(v.kind, CKind::Int(0)) {
-                    return Err(err(Tag::D_DIV_ZERO, line, "expression contains division by zero"));
+                    return Err(err(
+                        Tag::D_DIV_ZERO,
+                        line,
+                        "expression contains division by zero",
+                    ));
                 }
                 Ok(CExpr {
                     kind: CKind::Assign(target, Some(aop), Box::new(v)),
@@ -1339,18 +1695,34 @@ impl<'a> Checker<'a> {
     fn index(&mut self, base: &Expr, idx: &[Expr], line: u32) -> Result<CExpr, CompileError> {
         let mk = |kind: CKind, ty: Type| CExpr { kind, ty, line };
         let ExprKind::Ident(name) = &base.kind else {
-            return Err(err(Tag::D_NOTSUP, line, "indexing of this expression is not yet supported"));
+            return Err(err(
+                Tag::D_NOTSUP,
+                line,
+                "indexing of this expression is not yet supported",
+            ));
         };
         if name == "args" {
             if idx.len() != 1 {
-                return Err(err(Tag::D_ARGS_MULTI, line, "args[ ] may not be referenced using a tuple"));
+                return Err(err(
+                    Tag::D_ARGS_MULTI,
+                    line,
+                    "args[ ] may not be referenced using a tuple",
+                ));
             }
             let i = self.expr(&idx[0])?;
             let CKind::Int(n) = i.kind else {
-                return Err(err(Tag::D_ARGS_IDX, line, "index of args[ ] must be an integer constant"));
+                return Err(err(
+                    Tag::D_ARGS_IDX,
+                    line,
+                    "index of args[ ] must be an integer constant",
+                ));
             };
             if !(0..=9).contains(&n) {
-                return Err(err(Tag::D_ARGS_IDX, line, format!("index {} is out of range for args[ ]", n)));
+                return Err(err(
+                    Tag::D_ARGS_IDX,
+                    line,
+                    format!("index {} is out of range for args[ ]", n),
+                ));
             }
             return Ok(mk(CKind::Arg(n as u8), int_ty(types::INT64)));
         }
@@ -1361,7 +1733,10 @@ impl<'a> Checker<'a> {
         match self.syms.arrays.iter().position(|a| &a.name == name) {
             Some(id) => {
                 self.check_keys(id, &keys, line)?;
-                Ok(mk(CKind::Elem(id, keys), self.syms.arrays[id].value.clone()))
+                Ok(mk(
+                    CKind::Elem(id, keys),
+                    self.syms.arrays[id].value.clone(),
+                ))
             }
             None => Err(err(
                 Tag::D_IDENT_UNDEF,
@@ -1423,9 +1798,15 @@ impl<'a> Checker<'a> {
                 }
                 if let CKind::Str(ref b) = s.kind {
                     let n = b.iter().position(|&c| c == 0).unwrap_or(b.len());
-                    return Ok(mk(CKind::Int(n as i64), int_ty(IntType::new(8, false, "size_t"))));
+                    return Ok(mk(
+                        CKind::Int(n as i64),
+                        int_ty(IntType::new(8, false, "size_t")),
+                    ));
                 }
-                Ok(mk(CKind::Strlen(Box::new(s)), int_ty(IntType::new(8, false, "size_t"))))
+                Ok(mk(
+                    CKind::Strlen(Box::new(s)),
+                    int_ty(IntType::new(8, false, "size_t")),
+                ))
             }
             "trace" | "printf" | "exit" | "printa" | "clear" | "trunc" => Err(err(
                 Tag::D_ACT_SPEC,
@@ -1435,7 +1816,10 @@ impl<'a> Checker<'a> {
             _ if is_agg_func(name) => Err(err(
                 Tag::D_AGG_FUNC,
                 line,
-                format!("{}( ) may only be used as the value of an aggregation", name),
+                format!(
+                    "{}( ) may only be used as the value of an aggregation",
+                    name
+                ),
             )),
             _ if KNOWN_UNSUPPORTED.contains(&name) => Err(err(
                 Tag::D_NOTSUP,
@@ -1475,13 +1859,22 @@ fn arith_of(op: BinOp) -> ArithOp {
 pub fn is_agg_func(name: &str) -> bool {
     matches!(
         name,
-        "count" | "sum" | "min" | "max" | "avg" | "stddev" | "quantize" | "lquantize" | "llquantize"
+        "count"
+            | "sum"
+            | "min"
+            | "max"
+            | "avg"
+            | "stddev"
+            | "quantize"
+            | "lquantize"
+            | "llquantize"
     )
 }
 
 fn is_identifier(s: &str) -> bool {
     let mut c = s.chars();
-    matches!(c.next(), Some(x) if x.is_ascii_alphabetic() || x == '_') && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
+    matches!(c.next(), Some(x) if x.is_ascii_alphabetic() || x == '_')
+        && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
 }
 
 /// Parses a C integer literal (decimal, 0x hex, 0 octal, optional sign).
@@ -1500,7 +1893,11 @@ pub fn parse_c_integer(s: &str) -> Option<i64> {
     } else {
         body.parse::<u64>().ok()?
     };
-    Some(if neg { (v as i64).wrapping_neg() } else { v as i64 })
+    Some(if neg {
+        (v as i64).wrapping_neg()
+    } else {
+        v as i64
+    })
 }
 
 /// C's type for an integer constant.
@@ -1567,10 +1964,22 @@ fn fold(e: CExpr) -> CExpr {
                     ArithOp::Add => Some(x.wrapping_add(y)),
                     ArithOp::Sub => Some(x.wrapping_sub(y)),
                     ArithOp::Mul => Some(x.wrapping_mul(y)),
-                    ArithOp::Div if y != 0 => Some(if signed { x.wrapping_div(y) } else { ((x as u64) / (y as u64)) as i64 }),
-                    ArithOp::Mod if y != 0 => Some(if signed { x.wrapping_rem(y) } else { ((x as u64) % (y as u64)) as i64 }),
+                    ArithOp::Div if y != 0 => Some(if signed {
+                        x.wrapping_div(y)
+                    } else {
+                        ((x as u64) / (y as u64)) as i64
+                    }),
+                    ArithOp::Mod if y != 0 => Some(if signed {
+                        x.wrapping_rem(y)
+                    } else {
+                        ((x as u64) % (y as u64)) as i64
+                    }),
                     ArithOp::Shl => Some(x.wrapping_shl(y as u32)),
-                    ArithOp::Shr => Some(if signed { x.wrapping_shr(y as u32) } else { ((x as u64).wrapping_shr(y as u32)) as i64 }),
+                    ArithOp::Shr => Some(if signed {
+                        x.wrapping_shr(y as u32)
+                    } else {
+                        ((x as u64).wrapping_shr(y as u32)) as i64
+                    }),
                     ArithOp::And => Some(x & y),
                     ArithOp::Or => Some(x | y),
                     ArithOp::Xor => Some(x ^ y),
@@ -1581,7 +1990,11 @@ fn fold(e: CExpr) -> CExpr {
         },
         CKind::Cmp(op, a, b, signed) => match (&a.kind, &b.kind) {
             (CKind::Int(x), CKind::Int(y)) => {
-                let ord = if *signed { x.cmp(y) } else { (*x as u64).cmp(&(*y as u64)) };
+                let ord = if *signed {
+                    x.cmp(y)
+                } else {
+                    (*x as u64).cmp(&(*y as u64))
+                };
                 Some(i64::from(cmp_holds(*op, ord)))
             }
             _ => None,

@@ -20,7 +20,10 @@ pub enum Tok {
     Char(i64),
     Str(Vec<u8>),
     /// `$1`, `$target`; `$$1` sets `quoted`.
-    Macro { name: String, quoted: bool },
+    Macro {
+        name: String,
+        quoted: bool,
+    },
     /// `@name`, or `@` alone (empty name).
     Agg(String),
     /// A probe description, outer mode only.
@@ -55,9 +58,9 @@ pub struct Token {
 
 /// Operators and punctuation, longest first so that greedy matching works.
 const PUNCTS: &[&str] = &[
-    "<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "^^", "+=",
-    "-=", "*=", "/=", "%=", "&=", "|=", "^=", "+", "-", "*", "/", "%", "<", ">", "=", "!", "~", "&",
-    "|", "^", "?", ":", ";", ",", ".", "(", ")", "[", "]", "{", "}", "`",
+    "<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "^^",
+    "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "+", "-", "*", "/", "%", "<", ">", "=", "!",
+    "~", "&", "|", "^", "?", ":", ";", ",", ".", "(", ")", "[", "]", "{", "}", "`",
 ];
 
 fn is_pspec_start(c: u8) -> bool {
@@ -290,14 +293,15 @@ impl<'a> Lexer<'a> {
 
     fn number(&mut self) -> Result<Tok, CompileError> {
         let start = self.pos;
-        let (radix, digits_start) = if self.peek() == Some(b'0') && matches!(self.peek_at(1), Some(b'x' | b'X')) {
-            self.pos += 2;
-            (16, self.pos)
-        } else if self.peek() == Some(b'0') {
-            (8, self.pos)
-        } else {
-            (10, self.pos)
-        };
+        let (radix, digits_start) =
+            if self.peek() == Some(b'0') && matches!(self.peek_at(1), Some(b'x' | b'X')) {
+                self.pos += 2;
+                (16, self.pos)
+            } else if self.peek() == Some(b'0') {
+                (8, self.pos)
+            } else {
+                (10, self.pos)
+            };
         while matches!(self.peek(), Some(c) if c.is_ascii_alphanumeric()) {
             self.pos += 1;
         }
@@ -314,18 +318,28 @@ impl<'a> Lexer<'a> {
                 'u' | 'U' if !unsigned => unsigned = true,
                 'l' | 'L' => long = true,
                 _ => {
-                    return Err(self.err(Tag::D_INT_DIGIT, format!("invalid digit in constant \"{}\"", whole)));
+                    return Err(self.err(
+                        Tag::D_INT_DIGIT,
+                        format!("invalid digit in constant \"{}\"", whole),
+                    ));
                 }
             }
         }
         let value = if digits.is_empty() {
             if radix == 16 {
-                return Err(self.err(Tag::D_INT_DIGIT, format!("invalid digit in constant \"{}\"", whole)));
+                return Err(self.err(
+                    Tag::D_INT_DIGIT,
+                    format!("invalid digit in constant \"{}\"", whole),
+                ));
             }
             0
         } else {
-            u64::from_str_radix(digits, radix)
-                .map_err(|_| self.err(Tag::D_INT_OFLOW, format!("integer constant {} is too large", whole)))?
+            u64::from_str_radix(digits, radix).map_err(|_| {
+                self.err(
+                    Tag::D_INT_OFLOW,
+                    format!("integer constant {} is too large", whole),
+                )
+            })?
         };
         Ok(Tok::Int {
             value,
@@ -383,7 +397,10 @@ impl<'a> Lexer<'a> {
             other => {
                 return Err(self.err(
                     Tag::D_STR_BADESC,
-                    format!("invalid escape sequence in string literal: \\{}", other as char),
+                    format!(
+                        "invalid escape sequence in string literal: \\{}",
+                        other as char
+                    ),
                 ))
             }
         })
@@ -426,7 +443,9 @@ impl<'a> Lexer<'a> {
         loop {
             match self.peek() {
                 None | Some(b'\n') => {
-                    return Err(self.err(Tag::D_CHR_NL, "newline encountered in character constant"));
+                    return Err(
+                        self.err(Tag::D_CHR_NL, "newline encountered in character constant")
+                    );
                 }
                 Some(b'\'') => {
                     self.pos += 1;
@@ -499,14 +518,24 @@ mod tests {
         };
         let t = toks("10 010 0x1f 0 42ul");
         assert_eq!(t.iter().map(v).collect::<Vec<_>>(), vec![10, 8, 31, 0, 42]);
-        assert!(matches!(t[4], Tok::Int { unsigned: true, long: true, .. }));
+        assert!(matches!(
+            t[4],
+            Tok::Int {
+                unsigned: true,
+                long: true,
+                ..
+            }
+        ));
         assert!(Lexer::new("09").next().is_err());
         assert!(Lexer::new("99999999999999999999999").next().is_err());
     }
 
     #[test]
     fn lexes_strings_and_escapes() {
-        assert_eq!(toks(r#""a\tb\n\101\x41""#), vec![Tok::Str(b"a\tb\nAA".to_vec())]);
+        assert_eq!(
+            toks(r#""a\tb\n\101\x41""#),
+            vec![Tok::Str(b"a\tb\nAA".to_vec())]
+        );
         assert!(Lexer::new("\"abc\n\"").next().is_err());
         assert_eq!(toks("'a' '\\n'"), vec![Tok::Char(97), Tok::Char(10)]);
     }

@@ -55,7 +55,10 @@ pub fn compile(
     };
     let (prog, used) = parse::parse_program_with_macros(src, &opts)?;
     if prog.items.is_empty() {
-        return Err(CompileError::no_line(Tag::D_EMPTY, "empty D program translation unit"));
+        return Err(CompileError::no_line(
+            Tag::D_EMPTY,
+            "empty D program translation unit",
+        ));
     }
     // Check against copies so a failed compile leaves the handle untouched.
     let mut trial = syms.clone();
@@ -70,12 +73,15 @@ pub fn compile(
 fn pragma_sets(src: &str, name: &str) -> bool {
     src.lines().any(|l| {
         let l = l.trim_start();
-        let Some(rest) = l.strip_prefix('#') else { return false };
+        let Some(rest) = l.strip_prefix('#') else {
+            return false;
+        };
         let mut w = rest.split_whitespace();
         w.next() == Some("pragma")
             && w.next() == Some("D")
             && w.next() == Some("option")
-            && w.next().is_some_and(|o| o == name || o.starts_with(&format!("{}=", name)))
+            && w.next()
+                .is_some_and(|o| o == name || o.starts_with(&format!("{}=", name)))
     })
 }
 
@@ -83,8 +89,14 @@ fn pragma_sets(src: &str, name: &str) -> bool {
 mod tests {
     #[test]
     fn finds_pragmas() {
-        assert!(super::pragma_sets("#pragma D option defaultargs\n", "defaultargs"));
-        assert!(super::pragma_sets("  # pragma D option defaultargs", "defaultargs"));
+        assert!(super::pragma_sets(
+            "#pragma D option defaultargs\n",
+            "defaultargs"
+        ));
+        assert!(super::pragma_sets(
+            "  # pragma D option defaultargs",
+            "defaultargs"
+        ));
         assert!(!super::pragma_sets("#pragma D option quiet", "defaultargs"));
     }
 }

@@ -36,7 +36,10 @@ pub fn parse_program(src: &str, opts: &ParseOptions) -> Result<Program, CompileE
 
 /// Parses a program and also returns the macro names expanded inside its
 /// probe descriptions.
-pub fn parse_program_with_macros(src: &str, opts: &ParseOptions) -> Result<(Program, Vec<String>), CompileError> {
+pub fn parse_program_with_macros(
+    src: &str,
+    opts: &ParseOptions,
+) -> Result<(Program, Vec<String>), CompileError> {
     let src = strip_shebang(src);
     let mut p = Parser {
         lex: Lexer::new(&src),
@@ -178,8 +181,8 @@ impl<'a> Parser<'a> {
                 };
                 Ok(Some(Item::Option { name, value, line }))
             }
-            Some("attributes") | Some("binding") | Some("depends_on") | Some("error") | Some("ident")
-            | Some("line") => Ok(None),
+            Some("attributes") | Some("binding") | Some("depends_on") | Some("error")
+            | Some("ident") | Some("line") => Ok(None),
             Some(other) => Err(CompileError::new(
                 Tag::D_PRAGMA_INVAL,
                 line,
@@ -379,7 +382,10 @@ impl<'a> Parser<'a> {
             _ => DeclScope::Global,
         };
         if let Tok::Ident(s) = &self.peek()?.tok {
-            if matches!(s.as_str(), "inline" | "typedef" | "struct" | "union" | "enum" | "translator" | "provider") {
+            if matches!(
+                s.as_str(),
+                "inline" | "typedef" | "struct" | "union" | "enum" | "translator" | "provider"
+            ) {
                 return Err(CompileError::new(
                     Tag::D_NOTSUP,
                     line,
@@ -445,7 +451,8 @@ impl<'a> Parser<'a> {
                 break;
             }
             let (w, _) = self.ident()?;
-            if w != "const" && w != "volatile" && w != "register" && w != "static" && w != "extern" {
+            if w != "const" && w != "volatile" && w != "register" && w != "static" && w != "extern"
+            {
                 words.push(w);
             }
         }
@@ -491,7 +498,10 @@ impl<'a> Parser<'a> {
             Some(op) => {
                 let line = self.next()?.line;
                 let rhs = self.assignment()?;
-                Ok(Expr::new(ExprKind::Assign(op, Box::new(lhs), Box::new(rhs)), line))
+                Ok(Expr::new(
+                    ExprKind::Assign(op, Box::new(lhs), Box::new(rhs)),
+                    line,
+                ))
             }
             None => Ok(lhs),
         }
@@ -508,7 +518,10 @@ impl<'a> Parser<'a> {
             let a = a?;
             self.expect(":")?;
             let b = self.conditional()?;
-            return Ok(Expr::new(ExprKind::Ternary(Box::new(c), Box::new(a), Box::new(b)), line));
+            return Ok(Expr::new(
+                ExprKind::Ternary(Box::new(c), Box::new(a), Box::new(b)),
+                line,
+            ));
         }
         Ok(c)
     }
@@ -519,7 +532,13 @@ impl<'a> Parser<'a> {
         if !self.in_predicate || self.depth != 0 {
             return false;
         }
-        if !matches!(self.peeked, Some(Token { tok: Tok::Punct("/"), .. })) {
+        if !matches!(
+            self.peeked,
+            Some(Token {
+                tok: Tok::Punct("/"),
+                ..
+            })
+        ) {
             return false;
         }
         let pos = self.lex.pos();
@@ -774,14 +793,32 @@ fn binop_of(p: &str) -> Option<(BinOp, u8)> {
 fn is_modifier(w: &str) -> bool {
     matches!(
         w,
-        "unsigned" | "signed" | "long" | "short" | "const" | "volatile" | "register" | "static" | "extern"
+        "unsigned"
+            | "signed"
+            | "long"
+            | "short"
+            | "const"
+            | "volatile"
+            | "register"
+            | "static"
+            | "extern"
     )
 }
 
 /// Words that begin a declaration at the outer level of a program.
 fn is_decl_start(w: &str) -> bool {
-    matches!(w, "self" | "this" | "inline" | "typedef" | "struct" | "union" | "enum" | "translator" | "provider")
-        || is_type_keyword(w)
+    matches!(
+        w,
+        "self"
+            | "this"
+            | "inline"
+            | "typedef"
+            | "struct"
+            | "union"
+            | "enum"
+            | "translator"
+            | "provider"
+    ) || is_type_keyword(w)
 }
 
 #[cfg(test)]
@@ -885,10 +922,24 @@ mod tests {
     #[test]
     fn reads_pragmas_declarations_and_shebang() {
         let p = parse("#!/usr/sbin/dtrace -s\n#pragma D option quiet\n#pragma D option bufsize=4m\nint x; self string s;\nBEGIN { }");
-        assert!(matches!(&p.items[0], Item::Option { name, value: None, line: 2 } if name == "quiet"));
+        assert!(
+            matches!(&p.items[0], Item::Option { name, value: None, line: 2 } if name == "quiet")
+        );
         assert!(matches!(&p.items[1], Item::Option { value: Some(v), .. } if v == "4m"));
-        assert!(matches!(&p.items[2], Item::Decl(Decl { scope: DeclScope::Global, .. })));
-        assert!(matches!(&p.items[3], Item::Decl(Decl { scope: DeclScope::Thread, .. })));
+        assert!(matches!(
+            &p.items[2],
+            Item::Decl(Decl {
+                scope: DeclScope::Global,
+                ..
+            })
+        ));
+        assert!(matches!(
+            &p.items[3],
+            Item::Decl(Decl {
+                scope: DeclScope::Thread,
+                ..
+            })
+        ));
     }
 
     #[test]
@@ -904,7 +955,10 @@ mod tests {
     #[test]
     fn parses_several_clauses_and_if_statements() {
         let p = parse("BEGIN { if (x) { y = 1; } else y = 2; } END { }");
-        assert!(matches!(clause(&p, 0).body.as_ref().unwrap()[0], Stmt::If { .. }));
+        assert!(matches!(
+            clause(&p, 0).body.as_ref().unwrap()[0],
+            Stmt::If { .. }
+        ));
         assert_eq!(clause(&p, 1).probes[0].text, "END");
     }
 }

@@ -76,7 +76,11 @@ impl ProbeDesc {
 
 impl fmt::Display for ProbeDesc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}:{}", self.provider, self.module, self.function, self.name)
+        write!(
+            f,
+            "{}:{}:{}:{}",
+            self.provider, self.module, self.function, self.name
+        )
     }
 }
 
@@ -235,7 +239,10 @@ mod tests {
         assert_eq!(d.name, "BEGIN");
         let d = ProbeDesc::parse("syscall:::entry").unwrap();
         assert_eq!(d, ProbeDesc::new("syscall", "", "", "entry"));
-        assert_eq!(ProbeDesc::parse("a:b:c:d:e"), Err(PdescError::Overspecified));
+        assert_eq!(
+            ProbeDesc::parse("a:b:c:d:e"),
+            Err(PdescError::Overspecified)
+        );
         assert_eq!(ProbeDesc::parse("sys[call"), Err(PdescError::BadGlob));
     }
 
@@ -257,7 +264,9 @@ mod tests {
     #[test]
     fn descriptions_match_probes() {
         let probe = ProbeDesc::new("syscall", "vmlinux", "read", "entry");
-        assert!(ProbeDesc::parse("syscall::read:entry").unwrap().matches(&probe));
+        assert!(ProbeDesc::parse("syscall::read:entry")
+            .unwrap()
+            .matches(&probe));
         assert!(ProbeDesc::parse("syscall:::").unwrap().matches(&probe));
         assert!(ProbeDesc::parse("sys*:::entry").unwrap().matches(&probe));
         assert!(!ProbeDesc::parse("syscall::write:").unwrap().matches(&probe));

@@ -144,10 +144,18 @@ impl Format {
             loop {
                 match text.get(i) {
                     Some(b'h') => {
-                        length = if length == Length::H { Length::Hh } else { Length::H };
+                        length = if length == Length::H {
+                            Length::Hh
+                        } else {
+                            Length::H
+                        };
                     }
                     Some(b'l') => {
-                        length = if length == Length::L { Length::Ll } else { Length::L };
+                        length = if length == Length::L {
+                            Length::Ll
+                        } else {
+                            Length::L
+                        };
                     }
                     Some(b'j' | b'z' | b't' | b'L') => length = Length::Wide,
                     _ => break,
@@ -265,7 +273,9 @@ impl ConvKind {
     /// DTrace's description of what a conversion expects, for messages.
     pub fn prototype(self) -> &'static str {
         match self {
-            ConvKind::Signed | ConvKind::Unsigned | ConvKind::Octal | ConvKind::Hex { .. } => "integer",
+            ConvKind::Signed | ConvKind::Unsigned | ConvKind::Octal | ConvKind::Hex { .. } => {
+                "integer"
+            }
             ConvKind::Char => "char, short, or int",
             ConvKind::Str | ConvKind::EscapedStr => "char [] or string (or use stringof)",
             ConvKind::Pointer => "pointer or integer",
@@ -302,7 +312,12 @@ mod tests {
         let convs: Vec<_> = f.conversions().collect();
         assert!(convs[2].is_agg());
         assert_eq!(convs[2].kind, ConvKind::Signed);
-        assert!(Format::parse(b"%-@8x").unwrap().conversions().next().unwrap().is_agg());
+        assert!(Format::parse(b"%-@8x")
+            .unwrap()
+            .conversions()
+            .next()
+            .unwrap()
+            .is_agg());
     }
 
     #[test]

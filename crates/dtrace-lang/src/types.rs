@@ -92,8 +92,8 @@ const TYPEDEFS: &[IntType] = &[
 ];
 
 const BASE_WORDS: &[&str] = &[
-    "char", "short", "int", "long", "unsigned", "signed", "string", "void", "float", "double", "const",
-    "volatile", "register", "static", "extern",
+    "char", "short", "int", "long", "unsigned", "signed", "string", "void", "float", "double",
+    "const", "volatile", "register", "static", "extern",
 ];
 
 /// True if `w` can begin or continue a type name.
@@ -130,7 +130,11 @@ pub fn resolve_base(base: &str) -> Option<Type> {
             _ => return None,
         }
     }
-    if unsigned && signed || longs > 2 || (short && (longs > 0 || char_)) || (char_ && (longs > 0 || int)) {
+    if unsigned && signed
+        || longs > 2
+        || (short && (longs > 0 || char_))
+        || (char_ && (longs > 0 || int))
+    {
         return None;
     }
     let t = if char_ {
@@ -258,7 +262,14 @@ mod tests {
         assert_eq!(resolve_base("unsigned long long").unwrap().scalar_size(), 8);
         assert_eq!(resolve_base("uint32_t"), Some(Type::Int(UINT32)));
         assert_eq!(resolve_base("string"), Some(Type::String));
-        assert!(matches!(resolve_base("unsigned char"), Some(Type::Int(IntType { size: 1, signed: false, .. }))));
+        assert!(matches!(
+            resolve_base("unsigned char"),
+            Some(Type::Int(IntType {
+                size: 1,
+                signed: false,
+                ..
+            }))
+        ));
         assert_eq!(resolve_base("short long"), None);
         assert_eq!(resolve_base("banana"), None);
     }

@@ -16,7 +16,9 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 
-use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, ProbeEnabling, ProbeIdentity, ProgKind, ProgramPlan};
+use dtrace_bpf::plan::{
+    ArgContext, DispatchKey, Phase, ProbeEnabling, ProbeIdentity, ProgKind, ProgramPlan,
+};
 use dtrace_lang::pdesc::ProbeDesc;
 
 /// What a probe is, as far as attaching it goes.
@@ -26,9 +28,16 @@ pub enum Kind {
     End,
     Error,
     /// `profile-N` (every CPU) or `tick-N` (one firing per period).
-    Profile { period_ns: u64, tick: bool },
+    Profile {
+        period_ns: u64,
+        tick: bool,
+    },
     /// A system call entry or return.
-    Syscall { name: String, ret: bool, nr: Option<u32> },
+    Syscall {
+        name: String,
+        ret: bool,
+        nr: Option<u32>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -76,8 +85,20 @@ impl Probes {
     }
 
     /// Adds a probe, returning its id (existing probes keep theirs).
-    pub fn add(&mut self, provider: &str, module: &str, function: &str, name: &str, kind: Kind) -> u32 {
-        let key = (provider.to_string(), module.to_string(), function.to_string(), name.to_string());
+    pub fn add(
+        &mut self,
+        provider: &str,
+        module: &str,
+        function: &str,
+        name: &str,
+        kind: Kind,
+    ) -> u32 {
+        let key = (
+            provider.to_string(),
+            module.to_string(),
+            function.to_string(),
+            name.to_string(),
+        );
         if let Some(&id) = self.by_desc.get(&key) {
             return id;
         }
@@ -107,7 +128,11 @@ impl Probes {
     /// probes (profile-N, tick-N) it names exactly.
     pub fn lookup(&mut self, pat: &ProbeDesc) -> Vec<u32> {
         profile::provide_named(self, pat);
-        self.list.iter().filter(|p| pat.matches(&p.desc)).map(|p| p.id).collect()
+        self.list
+            .iter()
+            .filter(|p| pat.matches(&p.desc))
+            .map(|p| p.id)
+            .collect()
     }
 
     /// Argument descriptions of a probe.
@@ -193,14 +218,19 @@ pub const SYSCALL_DISPATCH_THRESHOLD: usize = 8;
 pub fn plan(probes: &Probes, enablings: &[Enabling]) -> io::Result<Planned> {
     let mut by_probe: BTreeMap<u32, Vec<(usize, u32)>> = BTreeMap::new();
     for e in enablings {
-        by_probe.entry(e.probe).or_default().push((e.clause, e.epid));
+        by_probe
+            .entry(e.probe)
+            .or_default()
+            .push((e.clause, e.epid));
     }
     let mut programs = Vec::new();
     let mut error_clauses = Vec::new();
     let mut sys_entry = Vec::new();
     let mut sys_return = Vec::new();
     for (&id, clauses) in &by_probe {
-        let probe = probes.get(id).ok_or_else(|| io::Error::other("unknown probe"))?;
+        let probe = probes
+            .get(id)
+            .ok_or_else(|| io::Error::other("unknown probe"))?;
         let enabling = ProbeEnabling {
             probe: probes.identity(id),
             key: 0,
@@ -217,11 +247,23 @@ pub fn plan(probes: &Probes, enablings: &[Enabling]) -> io::Result<Planned> {
         };
         match &probe.kind {
             Kind::Begin => programs.push(PlannedProgram {
-                plan: single("dt_BEGIN", ProgKind::RawTracepoint, ArgContext::None, Phase::Begin, None),
+                plan: single(
+                    "dt_BEGIN",
+                    ProgKind::RawTracepoint,
+                    ArgContext::None,
+                    Phase::Begin,
+                    None,
+                ),
                 attach: Attach::TestRun,
             }),
             Kind::End => programs.push(PlannedProgram {
-                plan: single("dt_END", ProgKind::RawTracepoint, ArgContext::None, Phase::End, None),
+                plan: single(
+                    "dt_END",
+                    ProgKind::RawTracepoint,
+                    ArgContext::None,
+                    Phase::End,
+                    None,
+                ),
                 attach: Attach::TestRun,
             }),
             Kind::Error => error_clauses.extend(clauses.iter().copied()),
@@ -233,7 +275,9 @@ pub fn plan(probes: &Probes, enablings: &[Enabling]) -> io::Result<Planned> {
                     Phase::Normal,
                     if *tick { Some(*period_ns) } else { None },
                 ),
-                attach: Attach::CpuClock { period_ns: *period_ns },
+                attach: Attach::CpuClock {
+                    period_ns: *period_ns,
+                },
             }),
             Kind::Syscall { ret, .. } => {
                 if *ret {
@@ -278,7 +322,11 @@ pub fn attach(att: &Attach, prog: &OwnedFd, tracefs: Option<&PathBuf>) -> io::Re
     }
 }
 
-pub(crate) fn dispatch_plan(name: &str, context: ArgContext, probes: Vec<ProbeEnabling>) -> ProgramPlan {
+pub(crate) fn dispatch_plan(
+    name: &str,
+    context: ArgContext,
+    probes: Vec<ProbeEnabling>,
+) -> ProgramPlan {
     ProgramPlan {
         name: name.to_string(),
         kind: ProgKind::RawTracepoint,

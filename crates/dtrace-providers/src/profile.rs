@@ -14,16 +14,28 @@ pub const MIN_PERIOD_NS: u64 = 200_000;
 
 pub fn provide(p: &mut Probes) {
     for &hz in DEFAULT_PROFILE {
-        p.add("profile", "", "", &format!("profile-{}", hz), Kind::Profile {
-            period_ns: 1_000_000_000 / hz,
-            tick: false,
-        });
+        p.add(
+            "profile",
+            "",
+            "",
+            &format!("profile-{}", hz),
+            Kind::Profile {
+                period_ns: 1_000_000_000 / hz,
+                tick: false,
+            },
+        );
     }
     for &hz in DEFAULT_TICK {
-        p.add("profile", "", "", &format!("tick-{}", hz), Kind::Profile {
-            period_ns: 1_000_000_000 / hz,
-            tick: true,
-        });
+        p.add(
+            "profile",
+            "",
+            "",
+            &format!("tick-{}", hz),
+            Kind::Profile {
+                period_ns: 1_000_000_000 / hz,
+                tick: true,
+            },
+        );
     }
 }
 
@@ -36,7 +48,9 @@ pub fn parse_name(name: &str) -> Option<(bool, u64)> {
     } else {
         return None;
     };
-    let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
     if digits == 0 {
         return None;
     }
@@ -76,7 +90,13 @@ pub fn provide_named(p: &mut Probes, pat: &ProbeDesc) {
         return;
     }
     if let Some((tick, period_ns)) = parse_name(&pat.name) {
-        p.add("profile", "", "", &pat.name, Kind::Profile { period_ns, tick });
+        p.add(
+            "profile",
+            "",
+            "",
+            &pat.name,
+            Kind::Profile { period_ns, tick },
+        );
     }
 }
 

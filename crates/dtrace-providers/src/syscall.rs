@@ -10,7 +10,9 @@ use std::path::Path;
 
 use dtrace_bpf::plan::{ArgContext, Phase, ProbeEnabling, ProgKind, ProgramPlan};
 
-use crate::{dispatch_plan, ArgDesc, Attach, Kind, PlannedProgram, Probes, SYSCALL_DISPATCH_THRESHOLD};
+use crate::{
+    dispatch_plan, ArgDesc, Attach, Kind, PlannedProgram, Probes, SYSCALL_DISPATCH_THRESHOLD,
+};
 
 pub const MODULE: &str = "vmlinux";
 
@@ -42,20 +44,34 @@ pub fn provide(p: &mut Probes, root: &Path) {
         .collect();
     // Number order, as a system call table lists them; unknown numbers last.
     names.sort_by(|a, b| (a.0.is_none(), a.0, &a.1).cmp(&(b.0.is_none(), b.0, &b.1)));
-    let has_exit: std::collections::HashSet<&str> =
-        events.iter().filter_map(|e| e.strip_prefix("sys_exit_")).collect();
+    let has_exit: std::collections::HashSet<&str> = events
+        .iter()
+        .filter_map(|e| e.strip_prefix("sys_exit_"))
+        .collect();
     for (nr, name) in names {
-        p.add("syscall", MODULE, &name, "entry", Kind::Syscall {
-            name: name.clone(),
-            ret: false,
-            nr,
-        });
-        if has_exit.contains(name.as_str()) {
-            p.add("syscall", MODULE, &name, "return", Kind::Syscall {
+        p.add(
+            "syscall",
+            MODULE,
+            &name,
+            "entry",
+            Kind::Syscall {
                 name: name.clone(),
-                ret: true,
+                ret: false,
                 nr,
-            });
+            },
+        );
+        if has_exit.contains(name.as_str()) {
+            p.add(
+                "syscall",
+                MODULE,
+                &name,
+                "return",
+                Kind::Syscall {
+                    name: name.clone(),
+                    ret: true,
+                    nr,
+                },
+            );
         }
     }
 }
@@ -69,7 +85,9 @@ pub fn arg_descs(root: &Path, name: &str, ret: bool) -> Vec<ArgDesc> {
     };
     let mut out = Vec::new();
     for line in text.lines() {
-        let Some(rest) = line.trim().strip_prefix("field:") else { continue };
+        let Some(rest) = line.trim().strip_prefix("field:") else {
+            continue;
+        };
         let decl = rest.split(';').next().unwrap_or("").trim();
         if decl.starts_with("unsigned short common_")
             || decl.contains(" common_")
@@ -109,12 +127,19 @@ pub fn plan(
     let numbered: Vec<u32> = ids
         .iter()
         .copied()
-        .filter(|id| matches!(probes.get(*id).map(|p| &p.kind), Some(Kind::Syscall { nr: Some(_), .. })))
+        .filter(|id| {
+            matches!(
+                probes.get(*id).map(|p| &p.kind),
+                Some(Kind::Syscall { nr: Some(_), .. })
+            )
+        })
         .collect();
     let dispatch = numbered.len() > SYSCALL_DISPATCH_THRESHOLD;
     let mut shared = Vec::new();
     for &id in ids {
-        let Some(Kind::Syscall { name, nr, .. }) = probes.get(id).map(|p| &p.kind) else { continue };
+        let Some(Kind::Syscall { name, nr, .. }) = probes.get(id).map(|p| &p.kind) else {
+            continue;
+        };
         let clauses = by_probe.get(&id).cloned().unwrap_or_default();
         let enabling = ProbeEnabling {
             probe: probes.identity(id),
@@ -129,8 +154,13 @@ pub fn plan(
         let context = if ret {
             ArgContext::SyscallExitTp
         } else {
-            let n = probes.tracefs().map(|r| arg_descs(r, name, false).len()).unwrap_or(6);
-            ArgContext::SyscallEnterTp { nargs: n.min(6) as u8 }
+            let n = probes
+                .tracefs()
+                .map(|r| arg_descs(r, name, false).len())
+                .unwrap_or(6);
+            ArgContext::SyscallEnterTp {
+                nargs: n.min(6) as u8,
+            }
         };
         out.push(PlannedProgram {
             plan: ProgramPlan {

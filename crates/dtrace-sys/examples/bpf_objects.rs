@@ -3,7 +3,11 @@
 //! bpf_objects -p dtrace-sys`).
 
 fn main() {
-    match (dtrace_sys::bpf::list_programs(), dtrace_sys::bpf::list_maps(), dtrace_sys::bpf::count_links()) {
+    match (
+        dtrace_sys::bpf::list_programs(),
+        dtrace_sys::bpf::list_maps(),
+        dtrace_sys::bpf::count_links(),
+    ) {
         (Ok(p), Ok(m), Ok(l)) => {
             for p in p {
                 println!("prog {:>6} type {:>2} {}", p.id, p.prog_type, p.name);

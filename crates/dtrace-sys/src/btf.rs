@@ -120,7 +120,11 @@ impl Btf {
             if off >= sdata.len() {
                 return String::new();
             }
-            let end = sdata[off..].iter().position(|&c| c == 0).map(|e| off + e).unwrap_or(sdata.len());
+            let end = sdata[off..]
+                .iter()
+                .position(|&c| c == 0)
+                .map(|e| off + e)
+                .unwrap_or(sdata.len());
             String::from_utf8_lossy(&sdata[off..end]).into_owned()
         };
         let mut types = vec![Type {
@@ -136,7 +140,8 @@ impl Btf {
             let size_or_type = rd32(tdata, p + 8)?;
             p += 12;
             let vlen = (info & 0xffff) as usize;
-            let kind = Kind::from_u32((info >> 24) & 0x1f).ok_or_else(|| bad("unknown BTF kind"))?;
+            let kind =
+                Kind::from_u32((info >> 24) & 0x1f).ok_or_else(|| bad("unknown BTF kind"))?;
             let kind_flag = info >> 31 != 0;
             let mut members = Vec::new();
             match kind {
@@ -182,16 +187,20 @@ impl Btf {
     /// The id of the struct (or union) named `name`, skipping forward
     /// declarations.
     pub fn find_struct(&self, name: &str) -> Option<u32> {
-        self.by_name.get(name)?.iter().copied().find(|&id| {
-            matches!(self.types[id as usize].kind, Kind::Struct | Kind::Union)
-        })
+        self.by_name
+            .get(name)?
+            .iter()
+            .copied()
+            .find(|&id| matches!(self.types[id as usize].kind, Kind::Struct | Kind::Union))
     }
 
     /// Follows typedefs and qualifiers to the underlying type.
     pub fn resolve(&self, mut id: u32) -> u32 {
         for _ in 0..64 {
             match self.get(id).map(|t| t.kind) {
-                Some(Kind::Typedef | Kind::Volatile | Kind::Const | Kind::Restrict | Kind::TypeTag) => {
+                Some(
+                    Kind::Typedef | Kind::Volatile | Kind::Const | Kind::Restrict | Kind::TypeTag,
+                ) => {
                     id = self.types[id as usize].size_or_type;
                 }
                 _ => break,
@@ -234,7 +243,9 @@ impl Btf {
     pub fn size_of(&self, id: u32) -> Option<u32> {
         let t = self.get(self.resolve(id))?;
         match t.kind {
-            Kind::Int | Kind::Struct | Kind::Union | Kind::Enum | Kind::Enum64 | Kind::Float => Some(t.size_or_type),
+            Kind::Int | Kind::Struct | Kind::Union | Kind::Enum | Kind::Enum64 | Kind::Float => {
+                Some(t.size_or_type)
+            }
             Kind::Ptr => Some(8),
             _ => None,
         }
@@ -251,7 +262,10 @@ mod tests {
         let strs = b"\0int\0inner\0a\0b\0outer\0x\0";
         let off = |s: &str| -> u32 {
             let needle = format!("\0{}\0", s);
-            let pos = strs.windows(needle.len()).position(|w| w == needle.as_bytes()).unwrap();
+            let pos = strs
+                .windows(needle.len())
+                .position(|w| w == needle.as_bytes())
+                .unwrap();
             pos as u32 + 1
         };
         let mut t = Vec::new();

@@ -18,7 +18,10 @@ pub mod tracefs;
 /// `bpf_ktime_get_ns()` it gives `walltimestamp`.
 pub fn realtime_offset_ns() -> i64 {
     fn now(clock: libc::clockid_t) -> i64 {
-        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
         // SAFETY: `ts` is a valid timespec to fill.
         unsafe { libc::clock_gettime(clock, &mut ts) };
         ts.tv_sec * 1_000_000_000 + ts.tv_nsec
@@ -28,7 +31,10 @@ pub fn realtime_offset_ns() -> i64 {
 
 /// Monotonic time in nanoseconds, the clock of `timestamp`.
 pub fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: `ts` is a valid timespec to fill.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64

@@ -93,7 +93,13 @@ pub fn open_cpu_clock(cpu: u32, period_ns: u64) -> io::Result<OwnedFd> {
 
 /// Opens a uprobe (or, with `ret`, a uretprobe) on `path` at file `offset`
 /// through the uprobe PMU.
-pub fn open_uprobe(pmu_type: u32, path: &std::ffi::CStr, offset: u64, ret: bool, pid: i32) -> io::Result<OwnedFd> {
+pub fn open_uprobe(
+    pmu_type: u32,
+    path: &std::ffi::CStr,
+    offset: u64,
+    ret: bool,
+    pid: i32,
+) -> io::Result<OwnedFd> {
     let mut attr = PerfEventAttr {
         type_: pmu_type,
         config: u64::from(ret),

@@ -43,7 +43,14 @@ impl Poller {
         let mut evs = [libc::epoll_event { events: 0, u64: 0 }; 16];
         let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
         // SAFETY: `evs` is a writable array of the length passed.
-        let n = unsafe { libc::epoll_wait(self.epfd.as_raw_fd(), evs.as_mut_ptr(), evs.len() as i32, ms) };
+        let n = unsafe {
+            libc::epoll_wait(
+                self.epfd.as_raw_fd(),
+                evs.as_mut_ptr(),
+                evs.len() as i32,
+                ms,
+            )
+        };
         if n < 0 {
             let e = io::Error::last_os_error();
             if e.raw_os_error() == Some(libc::EINTR) {
@@ -102,7 +109,10 @@ impl StopSignals {
         }
         // SAFETY: setting SIGPIPE's disposition to ignore.
         unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
-        Ok(StopSignals { read, _write: write })
+        Ok(StopSignals {
+            read,
+            _write: write,
+        })
     }
 
     /// The descriptor that becomes readable when a signal arrives.
@@ -115,7 +125,14 @@ impl StopSignals {
         let mut buf = [0u8; 64];
         // Drain the pipe so the poller does not spin.
         // SAFETY: reading into a local buffer from our non-blocking pipe.
-        while unsafe { libc::read(self.read.as_raw_fd(), buf.as_mut_ptr() as *mut libc::c_void, buf.len()) } > 0 {}
+        while unsafe {
+            libc::read(
+                self.read.as_raw_fd(),
+                buf.as_mut_ptr() as *mut libc::c_void,
+                buf.len(),
+            )
+        } > 0
+        {}
         SIGNALS.load(Ordering::SeqCst)
     }
 }

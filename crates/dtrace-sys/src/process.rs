@@ -41,7 +41,13 @@ impl Target {
         // makes the ptrace system call, which is async-signal-safe.
         unsafe {
             cmd.pre_exec(|| {
-                if libc::ptrace(libc::PTRACE_TRACEME, 0, std::ptr::null_mut::<libc::c_void>(), std::ptr::null_mut::<libc::c_void>()) < 0 {
+                if libc::ptrace(
+                    libc::PTRACE_TRACEME,
+                    0,
+                    std::ptr::null_mut::<libc::c_void>(),
+                    std::ptr::null_mut::<libc::c_void>(),
+                ) < 0
+                {
                     return Err(io::Error::last_os_error());
                 }
                 Ok(())
@@ -92,7 +98,12 @@ impl Target {
             // SAFETY: detaching from our own stopped tracee; no pointers
             // are passed (signal 0: the SIGTRAP is not delivered).
             let r = unsafe {
-                libc::ptrace(libc::PTRACE_DETACH, self.pid, std::ptr::null_mut::<libc::c_void>(), std::ptr::null_mut::<libc::c_void>())
+                libc::ptrace(
+                    libc::PTRACE_DETACH,
+                    self.pid,
+                    std::ptr::null_mut::<libc::c_void>(),
+                    std::ptr::null_mut::<libc::c_void>(),
+                )
             };
             if r < 0 {
                 return Err(io::Error::last_os_error());

@@ -137,14 +137,28 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
                     return Err(CliError::Usage(Some("invalid data model".into())));
                 }
             }
-            Short('n') => cmd.specs.push(Spec::Desc(SpecKind::Name, os(p.value().map_err(usage_err)?))),
-            Short('P') => cmd.specs.push(Spec::Desc(SpecKind::Provider, os(p.value().map_err(usage_err)?))),
-            Short('m') => cmd.specs.push(Spec::Desc(SpecKind::Module, os(p.value().map_err(usage_err)?))),
-            Short('f') => cmd.specs.push(Spec::Desc(SpecKind::Function, os(p.value().map_err(usage_err)?))),
+            Short('n') => cmd.specs.push(Spec::Desc(
+                SpecKind::Name,
+                os(p.value().map_err(usage_err)?),
+            )),
+            Short('P') => cmd.specs.push(Spec::Desc(
+                SpecKind::Provider,
+                os(p.value().map_err(usage_err)?),
+            )),
+            Short('m') => cmd.specs.push(Spec::Desc(
+                SpecKind::Module,
+                os(p.value().map_err(usage_err)?),
+            )),
+            Short('f') => cmd.specs.push(Spec::Desc(
+                SpecKind::Function,
+                os(p.value().map_err(usage_err)?),
+            )),
             Short('i') => {
                 cmd.specs.push(Spec::Id(os(p.value().map_err(usage_err)?)));
             }
-            Short('s') => cmd.specs.push(Spec::Script(os(p.value().map_err(usage_err)?))),
+            Short('s') => cmd
+                .specs
+                .push(Spec::Script(os(p.value().map_err(usage_err)?))),
             Short('l') => cmd.mode = Mode::List,
             Short('v') => cmd.verbose = true,
             Short('q') => cmd.options.push(("quiet".into(), None)),
@@ -152,7 +166,9 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
             Short('Z') => cmd.options.push(("zdefs".into(), None)),
             Short('F') => cmd.options.push(("flowindent".into(), None)),
             Short('e') => cmd.exit_after_compile = true,
-            Short('b') => cmd.options.push(("bufsize".into(), Some(os(p.value().map_err(usage_err)?)))),
+            Short('b') => cmd
+                .options
+                .push(("bufsize".into(), Some(os(p.value().map_err(usage_err)?)))),
             Short('x') => {
                 let v = os(p.value().map_err(usage_err)?);
                 match v.split_once('=') {
@@ -192,9 +208,15 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
                 ));
             }
             Short('a') | Short('A') => {
-                return Err(CliError::Fatal("anonymous tracing (-a, -A) is not supported".into()))
+                return Err(CliError::Fatal(
+                    "anonymous tracing (-a, -A) is not supported".into(),
+                ))
             }
-            Short('S') => return Err(CliError::Fatal("-S is not supported: programs compile to BPF, not DIF".into())),
+            Short('S') => {
+                return Err(CliError::Fatal(
+                    "-S is not supported: programs compile to BPF, not DIF".into(),
+                ))
+            }
             Short('L') | Short('X') => {
                 let _ = p.value();
             }
@@ -216,8 +238,18 @@ mod tests {
 
     #[test]
     fn clustered_flags_and_values() {
-        let c = parse(&args(&["-qn", "BEGIN { exit(0); }", "-x", "bufsize=1m", "-xquiet"])).unwrap();
-        assert_eq!(c.specs, vec![Spec::Desc(SpecKind::Name, "BEGIN { exit(0); }".into())]);
+        let c = parse(&args(&[
+            "-qn",
+            "BEGIN { exit(0); }",
+            "-x",
+            "bufsize=1m",
+            "-xquiet",
+        ]))
+        .unwrap();
+        assert_eq!(
+            c.specs,
+            vec![Spec::Desc(SpecKind::Name, "BEGIN { exit(0); }".into())]
+        );
         assert_eq!(c.options[0], ("quiet".into(), None));
         assert_eq!(c.options[1], ("bufsize".into(), Some("1m".into())));
         assert_eq!(c.options[2], ("quiet".into(), None));
@@ -241,13 +273,19 @@ mod tests {
     fn bad_usage() {
         assert!(matches!(parse(&args(&["-n"])), Err(CliError::Usage(_))));
         assert!(matches!(parse(&args(&["-k"])), Err(CliError::Usage(_))));
-        assert!(matches!(parse(&args(&["-p", "abc"])), Err(CliError::Fatal(_))));
+        assert!(matches!(
+            parse(&args(&["-p", "abc"])),
+            Err(CliError::Fatal(_))
+        ));
     }
 
     #[test]
     fn crops_descriptions_like_dtrace() {
         assert_eq!(crop_description("BEGIN { exit(0); }"), "BEGIN ");
-        assert_eq!(crop_description("syscall::read:entry/pid == 1/{}"), "syscall::read:entry");
+        assert_eq!(
+            crop_description("syscall::read:entry/pid == 1/{}"),
+            "syscall::read:entry"
+        );
         assert_eq!(crop_description("BEGIN"), "BEGIN");
     }
 }

@@ -9,7 +9,10 @@ const E_SUCCESS: u8 = 0;
 const E_ERROR: u8 = 1;
 
 fn row(out: &mut String, id: u32, d: &ProbeDesc) {
-    out.push_str(&format!("{:>5} {:>10} {:>17} {:>33} {}\n", id, d.provider, d.module, d.function, d.name));
+    out.push_str(&format!(
+        "{:>5} {:>10} {:>17} {:>33} {}\n",
+        id, d.provider, d.module, d.function, d.name
+    ));
 }
 
 fn verbose(out: &mut String, dt: &Dtrace, id: u32) {
@@ -19,9 +22,15 @@ fn verbose(out: &mut String, dt: &Dtrace, id: u32) {
         _ => ("Evolving", "Evolving", "ISA"),
     };
     out.push_str("\n\tProbe Description Attributes\n");
-    out.push_str(&format!("\t\tIdentifier Names: {}\n\t\tData Semantics:   {}\n\t\tDependency Class: {}\n", names, data, class));
+    out.push_str(&format!(
+        "\t\tIdentifier Names: {}\n\t\tData Semantics:   {}\n\t\tDependency Class: {}\n",
+        names, data, class
+    ));
     out.push_str("\n\tArgument Attributes\n");
-    out.push_str(&format!("\t\tIdentifier Names: {}\n\t\tData Semantics:   {}\n\t\tDependency Class: {}\n", names, data, class));
+    out.push_str(&format!(
+        "\t\tIdentifier Names: {}\n\t\tData Semantics:   {}\n\t\tDependency Class: {}\n",
+        names, data, class
+    ));
     out.push_str("\n\tArgument Types\n");
     let args = dt.probes().args(id);
     if args.is_empty() {
@@ -88,7 +97,10 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
     ids.sort_unstable();
     ids.dedup();
     let mut out = String::new();
-    out.push_str(&format!("{:>5} {:>10} {:>17} {:>33} {}\n", "ID", "PROVIDER", "MODULE", "FUNCTION", "NAME"));
+    out.push_str(&format!(
+        "{:>5} {:>10} {:>17} {:>33} {}\n",
+        "ID", "PROVIDER", "MODULE", "FUNCTION", "NAME"
+    ));
     for id in ids {
         if let Some(p) = dt.probes().get(id) {
             row(&mut out, id, &p.desc.clone());
@@ -102,7 +114,10 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
     let _ = stdout.write_all(out.as_bytes());
     let _ = stdout.flush();
     for d in failures {
-        eprintln!("dtrace: failed to match {}: No probe matches description", d);
+        eprintln!(
+            "dtrace: failed to match {}: No probe matches description",
+            d
+        );
         status = E_ERROR;
     }
     let _ = SpecKind::Name;

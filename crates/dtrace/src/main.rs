@@ -11,7 +11,9 @@ use std::ffi::OsString;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use libdtrace::{Consume, Consumer, Dtrace, Error, ProbeData, ProgramSource, RecDesc, RecKind, WorkStatus};
+use libdtrace::{
+    Consume, Consumer, Dtrace, Error, ProbeData, ProgramSource, RecDesc, RecKind, WorkStatus,
+};
 
 use cli::{Cmd, Mode, Spec};
 
@@ -88,9 +90,17 @@ impl Consumer for Chew {
 
 fn open_output(cmd: &Cmd) -> Result<Box<dyn Write>, u8> {
     match &cmd.output {
-        Some(path) => match std::fs::OpenOptions::new().create(true).append(true).open(path) {
+        Some(path) => match std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
             Ok(f) => Ok(Box::new(io::BufWriter::new(f))),
-            Err(e) => Err(fatal(format!("failed to open output file '{}': {}", path.to_string_lossy(), io_reason(&e)))),
+            Err(e) => Err(fatal(format!(
+                "failed to open output file '{}': {}",
+                path.to_string_lossy(),
+                io_reason(&e)
+            ))),
         },
         None => Ok(Box::new(io::BufWriter::new(io::stdout()))),
     }
@@ -103,7 +113,9 @@ fn compile_error(spec: &Spec, e: &Error, errtags: bool) -> String {
     };
     match spec {
         Spec::Script(path) => format!("failed to compile script {}: {}", path, what),
-        Spec::Desc(_, text) | Spec::Id(text) => format!("invalid probe specifier {}: {}", text, what),
+        Spec::Desc(_, text) | Spec::Id(text) => {
+            format!("invalid probe specifier {}: {}", text, what)
+        }
     }
 }
 
@@ -112,13 +124,24 @@ pub(crate) fn resolve_id(dt: &Dtrace, spec: &Spec) -> Result<Spec, String> {
     let Spec::Id(text) = spec else {
         return Ok(spec.clone());
     };
-    let digits = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
     let probe = text[..digits]
         .parse::<u32>()
         .ok()
         .and_then(|id| dt.probes().get(id))
-        .ok_or_else(|| format!("invalid probe specifier {}: probe ID {} does not exist", text, &text[..digits]))?;
-    Ok(Spec::Desc(libdtrace::SpecKind::Name, format!("{}{}", probe.desc, &text[digits..])))
+        .ok_or_else(|| {
+            format!(
+                "invalid probe specifier {}: probe ID {} does not exist",
+                text,
+                &text[..digits]
+            )
+        })?;
+    Ok(Spec::Desc(
+        libdtrace::SpecKind::Name,
+        format!("{}{}", probe.desc, &text[digits..]),
+    ))
 }
 
 fn run(cmd: Cmd) -> u8 {
@@ -180,12 +203,18 @@ fn run(cmd: Cmd) -> u8 {
                 } else {
                     match std::fs::read(path) {
                         Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-                        Err(e) => return fatal(format!("failed to open {}: {}", path, io_reason(&e))),
+                        Err(e) => {
+                            return fatal(format!("failed to open {}: {}", path, io_reason(&e)))
+                        }
                     }
                 };
                 (text, ProgramSource::File, path.clone())
             }
-            Spec::Desc(kind, text) => (text.clone(), ProgramSource::Description(*kind), "dtrace".to_string()),
+            Spec::Desc(kind, text) => (
+                text.clone(),
+                ProgramSource::Description(*kind),
+                "dtrace".to_string(),
+            ),
             Spec::Id(_) => unreachable!("resolved above"),
         };
         dt.set_args(&arg0, &cmd.args);
@@ -195,7 +224,10 @@ fn run(cmd: Cmd) -> u8 {
                 for t in &mut targets {
                     t.kill();
                 }
-                eprintln!("dtrace: {}", compile_error(spec, &e, dt.options().flag("errtags") || errtags));
+                eprintln!(
+                    "dtrace: {}",
+                    compile_error(spec, &e, dt.options().flag("errtags") || errtags)
+                );
                 return E_ERROR;
             }
         }
@@ -212,9 +244,16 @@ fn run(cmd: Cmd) -> u8 {
                     let n = info.matches;
                     let what = match spec {
                         Spec::Script(path) => format!("script '{}'", path),
-                        Spec::Desc(_, text) | Spec::Id(text) => format!("description '{}'", cli::crop_description(text)),
+                        Spec::Desc(_, text) | Spec::Id(text) => {
+                            format!("description '{}'", cli::crop_description(text))
+                        }
                     };
-                    eprintln!("dtrace: {} matched {} probe{}", what, n, if n == 1 { "" } else { "s" });
+                    eprintln!(
+                        "dtrace: {} matched {} probe{}",
+                        what,
+                        n,
+                        if n == 1 { "" } else { "s" }
+                    );
                 }
             }
             Err(e) => return fatal(e),

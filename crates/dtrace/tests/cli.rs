@@ -52,7 +52,9 @@ fn ours() -> (usize, usize, usize) {
 fn assert_released(before: (usize, usize, usize), what: &str) {
     let start = Instant::now();
     let mut now = ours();
-    while !(now.0 <= before.0 && now.1 <= before.1 && now.2 <= before.2) && start.elapsed() < Duration::from_secs(30) {
+    while !(now.0 <= before.0 && now.1 <= before.1 && now.2 <= before.2)
+        && start.elapsed() < Duration::from_secs(30)
+    {
         std::thread::sleep(Duration::from_millis(200));
         now = ours();
     }
@@ -78,7 +80,11 @@ fn start(args: &[&str]) -> (Child, BufReader<std::process::ChildStderr>) {
     let mut err = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
     err.read_line(&mut line).expect("read stderr");
-    assert!(line.contains("matched"), "unexpected first line: {:?}", line);
+    assert!(
+        line.contains("matched"),
+        "unexpected first line: {:?}",
+        line
+    );
     let t = Instant::now();
     while ours().0 <= before.0 && t.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(20));
@@ -87,14 +93,20 @@ fn start(args: &[&str]) -> (Child, BufReader<std::process::ChildStderr>) {
 }
 
 fn signal(child: &Child, sig: &str) {
-    let st = Command::new("kill").arg(format!("-{}", sig)).arg(child.id().to_string()).status();
+    let st = Command::new("kill")
+        .arg(format!("-{}", sig))
+        .arg(child.id().to_string())
+        .status();
     assert!(st.is_ok_and(|s| s.success()));
 }
 
 #[test]
 fn hello_one_liner() {
     let _g = serial();
-    let o = run(&["-qn", r#"BEGIN { printf("%s %d\n", "hello", 42); exit(0); }"#]);
+    let o = run(&[
+        "-qn",
+        r#"BEGIN { printf("%s %d\n", "hello", 42); exit(0); }"#,
+    ]);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(text(&o.stdout), "hello 42\n\n");
     assert_eq!(text(&o.stderr), "");
@@ -108,10 +120,21 @@ fn description_notice_and_columns() {
         .env("LC_ALL", "C")
         .output()
         .expect("run");
-    assert_eq!(text(&o.stderr), "dtrace: description 'BEGIN ' matched 1 probe\n");
+    assert_eq!(
+        text(&o.stderr),
+        "dtrace: description 'BEGIN ' matched 1 probe\n"
+    );
     let out = text(&o.stdout);
-    assert!(out.starts_with("CPU     ID                    FUNCTION:NAME\n"), "{}", out);
-    assert!(out.contains("      1                           :BEGIN \n"), "{}", out);
+    assert!(
+        out.starts_with("CPU     ID                    FUNCTION:NAME\n"),
+        "{}",
+        out
+    );
+    assert!(
+        out.contains("      1                           :BEGIN \n"),
+        "{}",
+        out
+    );
 }
 
 #[test]
@@ -132,9 +155,16 @@ fn compile_errors_in_dtrace_form() {
     std::fs::create_dir_all(&dir).unwrap();
     let script = dir.join("x.d");
     std::fs::write(&script, "BEGIN\n{\n\ttrace(1 +);\n}\n").unwrap();
-    let o = dtrace().current_dir(&dir).args(["-s", "x.d"]).output().unwrap();
+    let o = dtrace()
+        .current_dir(&dir)
+        .args(["-s", "x.d"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(1));
-    assert_eq!(text(&o.stderr), "dtrace: failed to compile script x.d: line 3: syntax error near \")\"\n");
+    assert_eq!(
+        text(&o.stderr),
+        "dtrace: failed to compile script x.d: line 3: syntax error near \")\"\n"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -144,17 +174,30 @@ fn bad_options() {
     let o = run(&["-k"]);
     assert_eq!(o.status.code(), Some(2));
     let e = text(&o.stderr);
-    assert!(e.starts_with("dtrace: illegal option -- k\nUsage: dtrace "), "{}", e);
+    assert!(
+        e.starts_with("dtrace: illegal option -- k\nUsage: dtrace "),
+        "{}",
+        e
+    );
     let o = run(&["-x", "nosuch", "-n", "BEGIN"]);
     assert_eq!(o.status.code(), Some(1));
-    assert_eq!(text(&o.stderr), "dtrace: failed to set option -x nosuch: Invalid option name\n");
+    assert_eq!(
+        text(&o.stderr),
+        "dtrace: failed to set option -x nosuch: Invalid option name\n"
+    );
     let o = run(&["-x", "bufsize=abc", "-n", "BEGIN"]);
-    assert_eq!(text(&o.stderr), "dtrace: failed to set option -x bufsize=abc: Invalid value for specified option\n");
+    assert_eq!(
+        text(&o.stderr),
+        "dtrace: failed to set option -x bufsize=abc: Invalid value for specified option\n"
+    );
     let o = run(&["-n"]);
     assert_eq!(o.status.code(), Some(2));
     let o = run(&["-p", "999999999", "-n", "BEGIN"]);
     assert_eq!(o.status.code(), Some(1));
-    assert_eq!(text(&o.stderr), "dtrace: failed to grab pid 999999999: No such process\n");
+    assert_eq!(
+        text(&o.stderr),
+        "dtrace: failed to grab pid 999999999: No such process\n"
+    );
 }
 
 #[test]
@@ -164,10 +207,16 @@ fn listing() {
     assert_eq!(o.status.code(), Some(0));
     let out = text(&o.stdout);
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines[0], "   ID   PROVIDER            MODULE                          FUNCTION NAME");
+    assert_eq!(
+        lines[0],
+        "   ID   PROVIDER            MODULE                          FUNCTION NAME"
+    );
     assert_eq!(lines.len(), 3, "{}", out);
-    assert!(lines[1].ends_with("    syscall           vmlinux                            getpid entry"));
-    assert!(lines[2].ends_with("    syscall           vmlinux                            getpid return"));
+    assert!(
+        lines[1].ends_with("    syscall           vmlinux                            getpid entry")
+    );
+    assert!(lines[2]
+        .ends_with("    syscall           vmlinux                            getpid return"));
 
     // Every system call has an entry and a return probe.
     let o = run(&["-l", "-P", "syscall"]);
@@ -179,14 +228,23 @@ fn listing() {
 
     let o = run(&["-l", "-P", "dtrace"]);
     let out = text(&o.stdout);
-    assert!(out.contains(" BEGIN\n") && out.contains(" END\n") && out.contains(" ERROR\n"), "{}", out);
+    assert!(
+        out.contains(" BEGIN\n") && out.contains(" END\n") && out.contains(" ERROR\n"),
+        "{}",
+        out
+    );
 }
 
 #[test]
 fn output_file_and_compile_only() {
     let _g = serial();
     let path = std::env::temp_dir().join(format!("dtrace-o-{}", std::process::id()));
-    let o = run(&["-o", path.to_str().unwrap(), "-qn", r#"BEGIN { printf("to file\n"); exit(0); }"#]);
+    let o = run(&[
+        "-o",
+        path.to_str().unwrap(),
+        "-qn",
+        r#"BEGIN { printf("to file\n"); exit(0); }"#,
+    ]);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(text(&o.stdout), "");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "to file\n\n");
@@ -208,21 +266,36 @@ fn target_exit_ends_tracing() {
     ]);
     assert_eq!(o.status.code(), Some(0));
     let out = text(&o.stdout);
-    let row = out.lines().find(|l| l.starts_with("  /etc/hostname ")).expect("hostname row");
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("  /etc/hostname "))
+        .expect("hostname row");
     assert!(row.ends_with(" 1"), "{}", row);
-    assert!(text(&o.stderr).contains("dtrace: pid "), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("dtrace: pid "),
+        "{}",
+        text(&o.stderr)
+    );
 }
 
 #[test]
 fn sigint_runs_end_and_prints_aggregations() {
     let _g = serial();
     let before = ours();
-    let (mut child, mut err) = start(&["-n", "tick-1ms { @ticks = count(); } END { printf(\"end\"); }"]);
+    let (mut child, mut err) = start(&[
+        "-n",
+        "tick-1ms { @ticks = count(); } END { printf(\"end\"); }",
+    ]);
     std::thread::sleep(Duration::from_millis(300));
     signal(&child, "INT");
     let st = child.wait().unwrap();
     let mut out = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
     let mut rest = String::new();
     let _ = err.read_to_string(&mut rest);
     assert_eq!(st.code(), Some(0), "stderr: {}", rest);
@@ -237,11 +310,19 @@ fn sigint_runs_end_and_prints_aggregations() {
 fn sigterm_runs_end() {
     let _g = serial();
     let before = ours();
-    let (mut child, _err) = start(&["-n", "syscall:::entry { @ = count(); } END { printf(\"end\"); }"]);
+    let (mut child, _err) = start(&[
+        "-n",
+        "syscall:::entry { @ = count(); } END { printf(\"end\"); }",
+    ]);
     signal(&child, "TERM");
     let st = child.wait().unwrap();
     let mut out = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
     assert_eq!(st.code(), Some(0));
     assert!(out.contains(":END end"), "{}", out);
     assert_released(before, "SIGTERM");
@@ -256,7 +337,12 @@ fn kill_9_leaves_nothing_behind() {
         "syscall:::entry,syscall:::return { @[probefunc] = count(); } profile-97hz { @p = count(); } tick-1s { }",
     ]);
     let during = ours();
-    assert!(during.0 > before.0, "no programs loaded? {:?} {:?}", before, during);
+    assert!(
+        during.0 > before.0,
+        "no programs loaded? {:?} {:?}",
+        before,
+        during
+    );
     signal(&child, "KILL");
     let _ = child.wait();
     assert_released(before, "kill -9");
@@ -265,7 +351,11 @@ fn kill_9_leaves_nothing_behind() {
 #[test]
 fn no_input_panics() {
     let _g = serial();
-    let long_parens = format!("BEGIN {{ trace({}1{}); exit(0); }}", "(".repeat(2000), ")".repeat(2000));
+    let long_parens = format!(
+        "BEGIN {{ trace({}1{}); exit(0); }}",
+        "(".repeat(2000),
+        ")".repeat(2000)
+    );
     let cases: Vec<String> = vec![
         "".into(),
         "{".into(),

@@ -37,7 +37,9 @@ fn root() -> PathBuf {
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
     for p in entries {
@@ -76,7 +78,9 @@ struct Outcome {
 fn run(bin: &str, args: &[String], cwd: &Path, timeout: Duration) -> Outcome {
     let mut cmd = Command::new("taskset");
     cmd.arg("-c").arg("0").arg(bin).args(args).current_dir(cwd);
-    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn taskset/dtrace");
     let mut so = child.stdout.take().unwrap();
     let mut se = child.stderr.take().unwrap();
@@ -100,7 +104,10 @@ fn run(bin: &str, args: &[String], cwd: &Path, timeout: Duration) -> Outcome {
         }
         if start.elapsed() > timeout {
             timed_out = true;
-            let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+            let _ = Command::new("kill")
+                .arg("-TERM")
+                .arg(child.id().to_string())
+                .status();
             std::thread::sleep(Duration::from_secs(2));
             let _ = child.kill();
             break child.wait().ok().and_then(|s| s.code());
@@ -121,7 +128,10 @@ fn check(bin: &str, path: &Path) -> Result<(), String> {
     let dir = path.parent().unwrap();
     let is_err = name.starts_with("err.");
     let tag = if is_err {
-        name.split('.').nth(1).filter(|t| t.starts_with("D_")).map(str::to_string)
+        name.split('.')
+            .nth(1)
+            .filter(|t| t.starts_with("D_"))
+            .map(str::to_string)
     } else {
         None
     };
@@ -148,11 +158,21 @@ fn check(bin: &str, path: &Path) -> Result<(), String> {
     for a in markers(&text, "args") {
         args.extend(a.split_whitespace().map(str::to_string));
     }
-    let timeout = markers(&text, "timeout").first().and_then(|s| s.parse().ok()).unwrap_or(30);
-    let want_status: Option<i32> = markers(&text, "status").first().and_then(|s| s.parse().ok());
+    let timeout = markers(&text, "timeout")
+        .first()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(30);
+    let want_status: Option<i32> = markers(&text, "status")
+        .first()
+        .and_then(|s| s.parse().ok());
 
     let out = run(bin, &args, dir, Duration::from_secs(timeout));
-    let ctx = || format!("\n--- stdout ---\n{}--- stderr ---\n{}", out.stdout, out.stderr);
+    let ctx = || {
+        format!(
+            "\n--- stdout ---\n{}--- stderr ---\n{}",
+            out.stdout, out.stderr
+        )
+    };
     if out.timed_out {
         return Err(format!("timed out after {}s{}", timeout, ctx()));
     }
@@ -164,7 +184,11 @@ fn check(bin: &str, path: &Path) -> Result<(), String> {
             return Err(format!("exit status {:?}, want 1{}", out.status, ctx()))
         }
         (None, None, true) if out.status == Some(0) || out.status.is_none() => {
-            return Err(format!("exit status {:?}, want failure{}", out.status, ctx()))
+            return Err(format!(
+                "exit status {:?}, want failure{}",
+                out.status,
+                ctx()
+            ))
         }
         (None, _, false) if out.status != Some(0) => {
             return Err(format!("exit status {:?}, want 0{}", out.status, ctx()))
@@ -186,7 +210,11 @@ fn check(bin: &str, path: &Path) -> Result<(), String> {
             None => (expect.clone(), None),
         };
         if out.stdout != want_out {
-            return Err(format!("stdout differs\n--- want ---\n{}{}", want_out, ctx()));
+            return Err(format!(
+                "stdout differs\n--- want ---\n{}{}",
+                want_out,
+                ctx()
+            ));
         }
         if let Some(e) = want_err {
             if out.stderr != e {
@@ -235,7 +263,11 @@ fn unittest(filter: Option<String>) {
     let bin = env!("CARGO_BIN_EXE_dtrace");
     let mut tests = Vec::new();
     collect(&root(), &mut tests);
-    assert!(!tests.is_empty(), "no tests found under {}", root().display());
+    assert!(
+        !tests.is_empty(),
+        "no tests found under {}",
+        root().display()
+    );
     let mut failed = Vec::new();
     let mut ran = 0;
     for t in &tests {

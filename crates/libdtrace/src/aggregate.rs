@@ -27,11 +27,18 @@ pub enum AggValue {
     Sum(i64),
     Min(i64),
     Max(i64),
-    Avg { count: i64, total: i64 },
+    Avg {
+        count: i64,
+        total: i64,
+    },
     /// Power-of-two buckets, `QUANTIZE_BUCKETS` of them.
     Quantize(Vec<i64>),
     /// Linear buckets: below base, one per level, at or above limit.
-    Lquantize { base: i32, step: u16, buckets: Vec<i64> },
+    Lquantize {
+        base: i32,
+        step: u16,
+        buckets: Vec<i64>,
+    },
 }
 
 impl AggValue {
@@ -51,7 +58,11 @@ impl AggValue {
                 .enumerate()
                 .map(|(i, c)| quantize_bucket_value(i).wrapping_mul(*c))
                 .fold(0i64, |a, x| a.wrapping_add(x)),
-            AggValue::Lquantize { base, step, buckets } => buckets
+            AggValue::Lquantize {
+                base,
+                step,
+                buckets,
+            } => buckets
                 .iter()
                 .enumerate()
                 .map(|(i, c)| lquantize_bucket_value(*base, *step, i).wrapping_mul(*c))
@@ -72,7 +83,11 @@ impl AggValue {
             AggValue::Max(_) => AggValue::Max(0),
             AggValue::Avg { .. } => AggValue::Avg { count: 0, total: 0 },
             AggValue::Quantize(b) => AggValue::Quantize(vec![0; b.len()]),
-            AggValue::Lquantize { base, step, buckets } => AggValue::Lquantize {
+            AggValue::Lquantize {
+                base,
+                step,
+                buckets,
+            } => AggValue::Lquantize {
                 base: *base,
                 step: *step,
                 buckets: vec![0; buckets.len()],
@@ -164,7 +179,9 @@ pub fn merge(func: AggFunc, value_size: usize, percpu: &[u8], ncpus: usize) -> O
             count: sum_word(0),
             total: sum_word(1),
         },
-        AggFunc::Quantize => AggValue::Quantize((0..words.min(QUANTIZE_BUCKETS)).map(sum_word).collect()),
+        AggFunc::Quantize => {
+            AggValue::Quantize((0..words.min(QUANTIZE_BUCKETS)).map(sum_word).collect())
+        }
         AggFunc::Lquantize { base, limit, step } => {
             let n = lquantize_levels(base, limit, step) + 2;
             AggValue::Lquantize {
@@ -251,7 +268,10 @@ pub fn sort(entries: &mut [AggEntry], o: SortOpts) {
         let ord = if o.by_key {
             key_cmp(a, b).then_with(|| a.value.scalar().cmp(&b.value.scalar()))
         } else {
-            a.value.scalar().cmp(&b.value.scalar()).then_with(|| key_cmp(a, b))
+            a.value
+                .scalar()
+                .cmp(&b.value.scalar())
+                .then_with(|| key_cmp(a, b))
         };
         if o.reverse {
             ord.reverse()
@@ -266,11 +286,22 @@ const BAR: i64 = 40;
 
 fn dist_header(out: &mut Vec<u8>) {
     out.extend_from_slice(
-        format!("\n{:>16} {:>41} {:<9}\n", "value", "------------- Distribution -------------", "count").as_bytes(),
+        format!(
+            "\n{:>16} {:>41} {:<9}\n",
+            "value", "------------- Distribution -------------", "count"
+        )
+        .as_bytes(),
     );
 }
 
-fn bar_line(out: &mut Vec<u8>, label: &str, count: i64, total: i64, positives: bool, negatives: bool) {
+fn bar_line(
+    out: &mut Vec<u8>,
+    label: &str,
+    count: i64,
+    total: i64,
+    positives: bool,
+    negatives: bool,
+) {
     let len = |v: i64, scale: i64| -> usize {
         if total == 0 {
             0
@@ -281,20 +312,40 @@ fn bar_line(out: &mut Vec<u8>, label: &str, count: i64, total: i64, positives: b
     if !negatives {
         let n = len(count, BAR).min(BAR as usize);
         out.extend_from_slice(
-            format!("{:>16} |{}{} {:<9}\n", label, "@".repeat(n), " ".repeat(BAR as usize - n), count).as_bytes(),
+            format!(
+                "{:>16} |{}{} {:<9}\n",
+                label,
+                "@".repeat(n),
+                " ".repeat(BAR as usize - n),
+                count
+            )
+            .as_bytes(),
         );
     } else if !positives {
         let n = len(count, BAR).min(BAR as usize);
         out.extend_from_slice(
-            format!("{:>16} {}{}| {:<9}\n", label, " ".repeat(BAR as usize - n), "@".repeat(n), count).as_bytes(),
+            format!(
+                "{:>16} {}{}| {:<9}\n",
+                label,
+                " ".repeat(BAR as usize - n),
+                "@".repeat(n),
+                count
+            )
+            .as_bytes(),
         );
     } else {
         let half = (BAR / 2) as usize;
         let n = len(count, BAR / 2).min(half);
         let (l, r) = if count < 0 {
-            (format!("{}{}", " ".repeat(half - n), "@".repeat(n)), " ".repeat(half))
+            (
+                format!("{}{}", " ".repeat(half - n), "@".repeat(n)),
+                " ".repeat(half),
+            )
         } else {
-            (" ".repeat(half), format!("{}{}", "@".repeat(n), " ".repeat(half - n)))
+            (
+                " ".repeat(half),
+                format!("{}{}", "@".repeat(n), " ".repeat(half - n)),
+            )
         };
         out.extend_from_slice(format!("{:>16} {}|{} {:<9}\n", label, l, r, count).as_bytes());
     }
@@ -305,7 +356,11 @@ fn bar_line(out: &mut Vec<u8>, label: &str, count: i64, total: i64, positives: b
 pub fn print_distribution(out: &mut Vec<u8>, v: &AggValue) {
     let (buckets, label): (&[i64], Box<dyn Fn(usize) -> String>) = match v {
         AggValue::Quantize(b) => (b, Box::new(|i| quantize_bucket_value(i).to_string())),
-        AggValue::Lquantize { base, step, buckets } => {
+        AggValue::Lquantize {
+            base,
+            step,
+            buckets,
+        } => {
             let (base, step, n) = (*base, *step, buckets.len());
             (
                 buckets,
@@ -329,7 +384,11 @@ pub fn print_distribution(out: &mut Vec<u8>, v: &AggValue) {
         (Some(f), Some(l)) => (f.saturating_sub(1), (l + 1).min(buckets.len() - 1)),
         _ => {
             // No data: DTrace still shows the zero row's neighbourhood.
-            let z = if matches!(v, AggValue::Quantize(_)) { QUANTIZE_ZERO } else { 0 };
+            let z = if matches!(v, AggValue::Quantize(_)) {
+                QUANTIZE_ZERO
+            } else {
+                0
+            };
             (z.saturating_sub(1), (z + 1).min(buckets.len() - 1))
         }
     };
@@ -403,7 +462,11 @@ pub fn print_default(out: &mut Vec<u8>, rows: &[(Vec<KeyValue>, Vec<Option<AggVa
 
 /// Prints rows with a `printa()` format: conversions take the key
 /// elements in order, `%@` the aggregation values in order.
-pub fn print_formatted(out: &mut Vec<u8>, fmt: &Format, rows: &[(Vec<KeyValue>, Vec<Option<AggValue>>)]) {
+pub fn print_formatted(
+    out: &mut Vec<u8>,
+    fmt: &Format,
+    rows: &[(Vec<KeyValue>, Vec<Option<AggValue>>)],
+) {
     for (key, values) in rows {
         let mut ki = 0;
         let mut vi = 0;
@@ -422,7 +485,13 @@ pub fn print_formatted(out: &mut Vec<u8>, fmt: &Format, rows: &[(Vec<KeyValue>, 
                         None => Arg::Str(b""),
                     };
                     ki += 1;
-                    format::format_conv(out, c, arg, format::fixed(c.width), format::fixed(c.precision));
+                    format::format_conv(
+                        out,
+                        c,
+                        arg,
+                        format::fixed(c.width),
+                        format::fixed(c.precision),
+                    );
                 }
             }
         }
@@ -436,7 +505,11 @@ fn format_value(out: &mut Vec<u8>, c: &Conversion, v: Option<&AggValue>) {
             out.push(b'\n');
         }
         Some(v) => {
-            let kind = if c.kind == ConvKind::AggValue { ConvKind::Signed } else { c.kind };
+            let kind = if c.kind == ConvKind::AggValue {
+                ConvKind::Signed
+            } else {
+                c.kind
+            };
             let as_int = Conversion { kind, ..c.clone() };
             format::format_conv(
                 out,
@@ -510,15 +583,40 @@ mod tests {
     #[test]
     fn default_rows_and_sorting() {
         let mut e = vec![
-            AggEntry { key: vec![KeyValue::Str(b"b".to_vec())], raw_key: vec![], value: AggValue::Count(5) },
-            AggEntry { key: vec![KeyValue::Str(b"a".to_vec())], raw_key: vec![], value: AggValue::Count(5) },
-            AggEntry { key: vec![KeyValue::Str(b"c".to_vec())], raw_key: vec![], value: AggValue::Count(1) },
+            AggEntry {
+                key: vec![KeyValue::Str(b"b".to_vec())],
+                raw_key: vec![],
+                value: AggValue::Count(5),
+            },
+            AggEntry {
+                key: vec![KeyValue::Str(b"a".to_vec())],
+                raw_key: vec![],
+                value: AggValue::Count(5),
+            },
+            AggEntry {
+                key: vec![KeyValue::Str(b"c".to_vec())],
+                raw_key: vec![],
+                value: AggValue::Count(1),
+            },
         ];
         sort(&mut e, SortOpts::default());
         let order: Vec<_> = e.iter().map(|x| x.key[0].clone()).collect();
-        assert_eq!(order, vec![KeyValue::Str(b"c".to_vec()), KeyValue::Str(b"a".to_vec()), KeyValue::Str(b"b".to_vec())]);
+        assert_eq!(
+            order,
+            vec![
+                KeyValue::Str(b"c".to_vec()),
+                KeyValue::Str(b"a".to_vec()),
+                KeyValue::Str(b"b".to_vec())
+            ]
+        );
         let mut out = Vec::new();
-        print_default(&mut out, &[(vec![KeyValue::Int(3, INT)], vec![Some(AggValue::Sum(500))])]);
-        assert_eq!(String::from_utf8(out).unwrap(), "        3              500\n");
+        print_default(
+            &mut out,
+            &[(vec![KeyValue::Int(3, INT)], vec![Some(AggValue::Sum(500))])],
+        );
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "        3              500\n"
+        );
     }
 }

@@ -80,11 +80,15 @@ pub fn fault_str(f: u64) -> &'static str {
 }
 
 fn rd_u32(b: &[u8], o: usize) -> u32 {
-    b.get(o..o + 4).map(|s| u32::from_ne_bytes(s.try_into().expect("4"))).unwrap_or(0)
+    b.get(o..o + 4)
+        .map(|s| u32::from_ne_bytes(s.try_into().expect("4")))
+        .unwrap_or(0)
 }
 
 fn rd_u64(b: &[u8], o: usize) -> u64 {
-    b.get(o..o + 8).map(|s| u64::from_ne_bytes(s.try_into().expect("8"))).unwrap_or(0)
+    b.get(o..o + 8)
+        .map(|s| u64::from_ne_bytes(s.try_into().expect("8")))
+        .unwrap_or(0)
 }
 
 /// The value of a recorded or constant value, as a format argument.
@@ -92,7 +96,10 @@ fn value_arg<'a>(v: &'a Value, data: &'a [u8]) -> Arg<'a> {
     match v {
         Value::Int { offset, ty } => {
             let it = format::int_type_of(ty);
-            Arg::Int(format::normalize(rd_u64(data, *offset as usize) as i64, it), it)
+            Arg::Int(
+                format::normalize(rd_u64(data, *offset as usize) as i64, it),
+                it,
+            )
         }
         Value::ConstInt { value, ty } => Arg::Int(*value, format::int_type_of(ty)),
         Value::Str { offset, size } => {
@@ -149,10 +156,16 @@ fn trace_output(out: &mut Vec<u8>, arg: Arg, quiet: bool) {
 }
 
 /// Processes everything in the buffer.
-pub(crate) fn consume_all(dt: &mut Dtrace, out: &mut dyn Write, consumer: &mut dyn Consumer) -> Result<(), Error> {
+pub(crate) fn consume_all(
+    dt: &mut Dtrace,
+    out: &mut dyn Write,
+    consumer: &mut dyn Consumer,
+) -> Result<(), Error> {
     loop {
         let batch = {
-            let Some(r) = dt.running.as_mut() else { return Ok(()) };
+            let Some(r) = dt.running.as_mut() else {
+                return Ok(());
+            };
             let mut batch: Vec<Vec<u8>> = Vec::new();
             r.ring.consume(|rec| {
                 batch.push(rec.to_vec());
@@ -172,7 +185,12 @@ pub(crate) fn consume_all(dt: &mut Dtrace, out: &mut dyn Write, consumer: &mut d
     }
 }
 
-fn consume_one(dt: &mut Dtrace, rec: &[u8], out: &mut dyn Write, consumer: &mut dyn Consumer) -> Result<Consume, Error> {
+fn consume_one(
+    dt: &mut Dtrace,
+    rec: &[u8],
+    out: &mut dyn Write,
+    consumer: &mut dyn Consumer,
+) -> Result<Consume, Error> {
     let epid = rd_u32(rec, 0);
     let cpu = rd_u32(rec, 4);
     if epid == ERROR_EPID {
@@ -182,7 +200,11 @@ fn consume_one(dt: &mut Dtrace, rec: &[u8], out: &mut dyn Write, consumer: &mut 
     let Some(desc) = dt.epid(epid) else {
         return Ok(Consume::Next);
     };
-    let probe = dt.probes.get(desc.probe).map(|p| p.desc.clone()).unwrap_or_default();
+    let probe = dt
+        .probes
+        .get(desc.probe)
+        .map(|p| p.desc.clone())
+        .unwrap_or_default();
     let layout = dt
         .running
         .as_ref()
@@ -198,10 +220,15 @@ fn consume_one(dt: &mut Dtrace, rec: &[u8], out: &mut dyn Write, consumer: &mut 
                 ActionLayout::Exit(v) => (RecKind::Exit, value_extent(v)),
                 ActionLayout::Printa { .. } => (RecKind::Printa, (0, 0)),
                 ActionLayout::Clear(_) => (RecKind::Clear, (0, 0)),
-                ActionLayout::Trunc(_, v) => (RecKind::Trunc, v.as_ref().map(value_extent).unwrap_or((0, 0))),
+                ActionLayout::Trunc(_, v) => (
+                    RecKind::Trunc,
+                    v.as_ref().map(value_extent).unwrap_or((0, 0)),
+                ),
             };
             let int_value = match &a.action {
-                ActionLayout::Trace(v) | ActionLayout::Exit(v) | ActionLayout::Trunc(_, Some(v)) => match value_arg(v, rec) {
+                ActionLayout::Trace(v)
+                | ActionLayout::Exit(v)
+                | ActionLayout::Trunc(_, Some(v)) => match value_arg(v, rec) {
                     Arg::Int(x, _) => Some(x),
                     Arg::Str(_) => None,
                 },
@@ -293,7 +320,11 @@ fn handle_error_record(dt: &mut Dtrace, rec: &[u8]) {
     let addr = rd_u64(rec, 24);
     let desc = dt.epid(epid);
     let probe_id = desc.map(|d| d.probe).unwrap_or(0);
-    let probe = dt.probes.get(probe_id).map(|p| p.desc.clone()).unwrap_or_default();
+    let probe = dt
+        .probes
+        .get(probe_id)
+        .map(|p| p.desc.clone())
+        .unwrap_or_default();
     let details = match fault {
         1 | 2 | 6 | 7 => format!(" (0x{:x})", addr),
         _ => String::new(),
@@ -356,9 +387,15 @@ mod tests {
         let mut data = vec![0u8; 32];
         data[8..16].copy_from_slice(&(-5i64).to_ne_bytes());
         data[16..19].copy_from_slice(b"hi\0");
-        let v = Value::Int { offset: 8, ty: Type::Int(INT) };
+        let v = Value::Int {
+            offset: 8,
+            ty: Type::Int(INT),
+        };
         assert!(matches!(value_arg(&v, &data), Arg::Int(-5, _)));
-        let s = Value::Str { offset: 16, size: 16 };
+        let s = Value::Str {
+            offset: 16,
+            size: 16,
+        };
         assert!(matches!(value_arg(&s, &data), Arg::Str(b"hi")));
     }
 }

@@ -29,7 +29,14 @@ pub fn int_type_of(t: &Type) -> IntType {
     t.as_int().unwrap_or(dtrace_lang::types::INT64)
 }
 
-fn pad(out: &mut Vec<u8>, body: &[u8], width: usize, left: bool, zero: bool, sign_prefix_len: usize) {
+fn pad(
+    out: &mut Vec<u8>,
+    body: &[u8],
+    width: usize,
+    left: bool,
+    zero: bool,
+    sign_prefix_len: usize,
+) {
     if body.len() >= width {
         out.extend_from_slice(body);
         return;
@@ -60,7 +67,14 @@ fn narrow(v: i64, t: IntType, len: Length, signed: bool) -> (i64, u8) {
 }
 
 /// Formats one integer conversion.
-fn format_int(out: &mut Vec<u8>, c: &Conversion, v: i64, t: IntType, width: Option<i64>, prec: Option<i64>) {
+fn format_int(
+    out: &mut Vec<u8>,
+    c: &Conversion,
+    v: i64,
+    t: IntType,
+    width: Option<i64>,
+    prec: Option<i64>,
+) {
     let (mut left, zero) = (c.flags.minus, c.flags.zero);
     let mut width = width.unwrap_or(0);
     if width < 0 {
@@ -86,20 +100,40 @@ fn format_int(out: &mut Vec<u8>, c: &Conversion, v: i64, t: IntType, width: Opti
         }
         ConvKind::Unsigned => {
             let (n, size) = narrow(v, t, c.length, false);
-            let u = if size >= 8 { n as u64 } else { n as u64 & ((1u64 << (8 * size)) - 1) };
+            let u = if size >= 8 {
+                n as u64
+            } else {
+                n as u64 & ((1u64 << (8 * size)) - 1)
+            };
             (u.to_string().into_bytes(), Vec::new())
         }
         ConvKind::Octal => {
             let (n, size) = narrow(v, t, c.length, false);
-            let u = if size >= 8 { n as u64 } else { n as u64 & ((1u64 << (8 * size)) - 1) };
+            let u = if size >= 8 {
+                n as u64
+            } else {
+                n as u64 & ((1u64 << (8 * size)) - 1)
+            };
             let s = format!("{:o}", u).into_bytes();
-            let s = if c.flags.hash && s[0] != b'0' { [b"0".to_vec(), s].concat() } else { s };
+            let s = if c.flags.hash && s[0] != b'0' {
+                [b"0".to_vec(), s].concat()
+            } else {
+                s
+            };
             (s, Vec::new())
         }
         ConvKind::Hex { upper } => {
             let (n, size) = narrow(v, t, c.length, false);
-            let u = if size >= 8 { n as u64 } else { n as u64 & ((1u64 << (8 * size)) - 1) };
-            let s = if upper { format!("{:X}", u) } else { format!("{:x}", u) };
+            let u = if size >= 8 {
+                n as u64
+            } else {
+                n as u64 & ((1u64 << (8 * size)) - 1)
+            };
+            let s = if upper {
+                format!("{:X}", u)
+            } else {
+                format!("{:x}", u)
+            };
             let prefix = if c.flags.hash && u != 0 {
                 if upper {
                     b"0X".to_vec()
@@ -177,13 +211,29 @@ pub fn escape(s: &[u8]) -> Vec<u8> {
 pub fn date(ns: i64) -> String {
     let secs = ns.div_euclid(1_000_000_000);
     let (y, mo, d, h, mi, s) = dtrace_sys::localtime(secs);
-    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-    format!("{} {} {:>2} {:02}:{:02}:{:02}", y, MONTHS[(mo as usize).min(11)], d, h, mi, s)
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    format!(
+        "{} {} {:>2} {:02}:{:02}:{:02}",
+        y,
+        MONTHS[(mo as usize).min(11)],
+        d,
+        h,
+        mi,
+        s
+    )
 }
 
 /// Formats one conversion of `arg`. `width`/`prec` are the values of `*`
 /// fields or of the written numbers.
-pub fn format_conv(out: &mut Vec<u8>, c: &Conversion, arg: Arg, width: Option<i64>, prec: Option<i64>) {
+pub fn format_conv(
+    out: &mut Vec<u8>,
+    c: &Conversion,
+    arg: Arg,
+    width: Option<i64>,
+    prec: Option<i64>,
+) {
     match (c.kind, arg) {
         (ConvKind::Str, Arg::Str(s)) => format_str(out, c, s, width, prec),
         (ConvKind::EscapedStr, Arg::Str(s)) => format_str(out, c, &escape(s), width, prec),
@@ -204,7 +254,11 @@ pub fn fixed(c: Count) -> Option<i64> {
 
 /// Formats a whole format string; `args` supplies `*` values then each
 /// conversion's argument in order. `agg` formats `%@` conversions.
-pub fn format(fmt: &Format, args: &[Arg], mut agg: Option<&mut dyn FnMut(&mut Vec<u8>, &Conversion)>) -> Vec<u8> {
+pub fn format(
+    fmt: &Format,
+    args: &[Arg],
+    mut agg: Option<&mut dyn FnMut(&mut Vec<u8>, &Conversion)>,
+) -> Vec<u8> {
     let mut out = Vec::new();
     let mut i = 0;
     let next = |i: &mut usize| -> Option<Arg> {
@@ -258,23 +312,66 @@ mod tests {
     #[test]
     fn integers_follow_c() {
         assert_eq!(f("%d", &[Arg::Int(-5, INT)]), "-5");
-        assert_eq!(f("%5d|%-5d|%05d", &[Arg::Int(42, INT), Arg::Int(42, INT), Arg::Int(-42, INT)]), "   42|42   |-0042");
+        assert_eq!(
+            f(
+                "%5d|%-5d|%05d",
+                &[Arg::Int(42, INT), Arg::Int(42, INT), Arg::Int(-42, INT)]
+            ),
+            "   42|42   |-0042"
+        );
         assert_eq!(f("%+d % d", &[Arg::Int(3, INT), Arg::Int(3, INT)]), "+3  3");
-        assert_eq!(f("%x %X %#x %o %#o", &[
-            Arg::Int(255, INT), Arg::Int(255, INT), Arg::Int(255, INT), Arg::Int(8, INT), Arg::Int(8, INT)
-        ]), "ff FF 0xff 10 010");
+        assert_eq!(
+            f(
+                "%x %X %#x %o %#o",
+                &[
+                    Arg::Int(255, INT),
+                    Arg::Int(255, INT),
+                    Arg::Int(255, INT),
+                    Arg::Int(8, INT),
+                    Arg::Int(8, INT)
+                ]
+            ),
+            "ff FF 0xff 10 010"
+        );
         assert_eq!(f("%u", &[Arg::Int(-1, INT)]), "4294967295");
         assert_eq!(f("%u", &[Arg::Int(-1, UINT64)]), "18446744073709551615");
-        assert_eq!(f("%.3d|%.0d|", &[Arg::Int(7, INT), Arg::Int(0, INT)]), "007||");
+        assert_eq!(
+            f("%.3d|%.0d|", &[Arg::Int(7, INT), Arg::Int(0, INT)]),
+            "007||"
+        );
         assert_eq!(f("%hhd", &[Arg::Int(300, INT)]), "44");
-        assert_eq!(f("%*d|%-*d", &[Arg::Int(4, INT), Arg::Int(1, INT), Arg::Int(3, INT), Arg::Int(2, INT)]), "   1|2  ");
-        assert_eq!(f("%d", &[Arg::Int(i64::MIN, INT64)]), "-9223372036854775808");
+        assert_eq!(
+            f(
+                "%*d|%-*d",
+                &[
+                    Arg::Int(4, INT),
+                    Arg::Int(1, INT),
+                    Arg::Int(3, INT),
+                    Arg::Int(2, INT)
+                ]
+            ),
+            "   1|2  "
+        );
+        assert_eq!(
+            f("%d", &[Arg::Int(i64::MIN, INT64)]),
+            "-9223372036854775808"
+        );
     }
 
     #[test]
     fn strings_and_chars() {
-        assert_eq!(f("[%s] [%10s] [%-6s] [%.2s]", &[Arg::Str(b"ab"), Arg::Str(b"right"), Arg::Str(b"left"), Arg::Str(b"trunc")]),
-            "[ab] [     right] [left  ] [tr]");
+        assert_eq!(
+            f(
+                "[%s] [%10s] [%-6s] [%.2s]",
+                &[
+                    Arg::Str(b"ab"),
+                    Arg::Str(b"right"),
+                    Arg::Str(b"left"),
+                    Arg::Str(b"trunc")
+                ]
+            ),
+            "[ab] [     right] [left  ] [tr]"
+        );
         assert_eq!(f("%c%c", &[Arg::Int(104, INT), Arg::Int(105, INT)]), "hi");
         assert_eq!(f("%S", &[Arg::Str(b"a\nb\x01")]), "a\\nb\\001");
         assert_eq!(f("100%%", &[]), "100%");

@@ -146,7 +146,12 @@ pub trait Consumer {
         Consume::This
     }
     /// Called for each record before its output, then once with None.
-    fn record(&mut self, _out: &mut dyn Write, _data: &ProbeData, _rec: Option<&RecDesc>) -> Consume {
+    fn record(
+        &mut self,
+        _out: &mut dyn Write,
+        _data: &ProbeData,
+        _rec: Option<&RecDesc>,
+    ) -> Consume {
         Consume::This
     }
 }
@@ -222,7 +227,10 @@ impl Dtrace {
                 named: vec![
                     ("pid".into(), i64::from(std::process::id())),
                     ("target".into(), 0),
-                    ("ppid".into(), i64::from(std::os::unix::process::parent_id())),
+                    (
+                        "ppid".into(),
+                        i64::from(std::os::unix::process::parent_id()),
+                    ),
                     ("uid".into(), i64::from(dtrace_sys::getuid())),
                     ("gid".into(), i64::from(dtrace_sys::getgid())),
                     ("pgid".into(), i64::from(dtrace_sys::getpgid())),
@@ -248,7 +256,17 @@ impl Dtrace {
             value: value.map(|v| v.to_string()),
             err,
         };
-        if self.running.is_some() && !matches!(name, "quiet" | "aggsortkey" | "aggsortrev" | "aggsortpos" | "aggsortkeypos" | "flowindent") {
+        if self.running.is_some()
+            && !matches!(
+                name,
+                "quiet"
+                    | "aggsortkey"
+                    | "aggsortrev"
+                    | "aggsortpos"
+                    | "aggsortkeypos"
+                    | "flowindent"
+            )
+        {
             return Err(fail(OptionError::TracingActive));
         }
         self.opts.set(name, value).map_err(fail)?;
@@ -268,7 +286,9 @@ impl Dtrace {
 
     /// Sets `$0` and the script arguments `$1`...
     pub fn set_args(&mut self, arg0: &str, args: &[String]) {
-        self.macros.args = std::iter::once(arg0.to_string()).chain(args.iter().cloned()).collect();
+        self.macros.args = std::iter::once(arg0.to_string())
+            .chain(args.iter().cloned())
+            .collect();
     }
 
     /// Sets the value of `$target`.
@@ -295,9 +315,14 @@ impl Dtrace {
         let text = align_spec(text, kind);
         ProbeDesc::parse(&text).map_err(|e| match e {
             dtrace_lang::pdesc::PdescError::Overspecified => {
-                format!("invalid probe description \"{}\": Overspecified probe description", text)
+                format!(
+                    "invalid probe description \"{}\": Overspecified probe description",
+                    text
+                )
             }
-            dtrace_lang::pdesc::PdescError::BadGlob => format!("invalid probe description \"{}\"", text),
+            dtrace_lang::pdesc::PdescError::BadGlob => {
+                format!("invalid probe description \"{}\"", text)
+            }
         })
     }
 
@@ -309,12 +334,15 @@ impl Dtrace {
             ProgramSource::Description(_) => Source::CommandLine,
         };
         let text = match source {
-            ProgramSource::Description(kind) if kind != SpecKind::Name => align_program_spec(text, kind),
+            ProgramSource::Description(kind) if kind != SpecKind::Name => {
+                align_program_spec(text, kind)
+            }
             _ => text.to_string(),
         };
         let mut syms = self.syms.clone();
         let mut next = self.next_clause;
-        let checked = dtrace_lang::compile(&text, src, &self.macros, &mut syms, &mut next).map_err(Error::Compile)?;
+        let checked = dtrace_lang::compile(&text, src, &self.macros, &mut syms, &mut next)
+            .map_err(Error::Compile)?;
         // Pragmas take effect as the program is compiled.
         for (name, value, line) in &checked.options {
             if !Options::exists(name) {
@@ -328,7 +356,12 @@ impl Dtrace {
                 Error::Option { err, .. } => Error::Compile(CompileError::new(
                     Tag::D_PRAGMA_OPTSET,
                     *line,
-                    format!("failed to set option '{}' to '{}': {}", name, value.clone().unwrap_or_default(), err),
+                    format!(
+                        "failed to set option '{}' to '{}': {}",
+                        name,
+                        value.clone().unwrap_or_default(),
+                        err
+                    ),
                 )),
                 other => other,
             })?;
@@ -346,7 +379,11 @@ impl Dtrace {
                             msg = format!("{} ({})", msg, why);
                         }
                     }
-                    return Err(Error::Compile(CompileError::new(Tag::D_PDESC_ZERO, *line, msg)));
+                    return Err(Error::Compile(CompileError::new(
+                        Tag::D_PDESC_ZERO,
+                        *line,
+                        msg,
+                    )));
                 }
                 for id in found {
                     if !ids.contains(&id) {
@@ -374,7 +411,9 @@ impl Dtrace {
     /// Enables a compiled program's probes.
     pub fn exec(&mut self, prog: &Program) -> Result<ProgramInfo, Error> {
         if self.running.is_some() {
-            return Err(Error::Enable("programs cannot be enabled once tracing has started".into()));
+            return Err(Error::Enable(
+                "programs cannot be enabled once tracing has started".into(),
+            ));
         }
         let mut n = 0;
         for i in 0..prog.clause_count {
@@ -382,7 +421,11 @@ impl Dtrace {
             for &probe in &prog.matches[i] {
                 self.epids.push(EpidDesc { probe, clause });
                 let epid = self.epids.len() as u32;
-                self.enablings.push(Enabling { probe, clause, epid });
+                self.enablings.push(Enabling {
+                    probe,
+                    clause,
+                    epid,
+                });
                 n += 1;
             }
         }
@@ -422,11 +465,16 @@ impl Dtrace {
 
     /// Consumes what is in the buffer, printing trace and printf output to
     /// `out` (or the buffered-output handler) and calling `consumer`.
-    pub fn work(&mut self, out: &mut dyn Write, consumer: &mut dyn Consumer) -> Result<WorkStatus, Error> {
+    pub fn work(
+        &mut self,
+        out: &mut dyn Write,
+        consumer: &mut dyn Consumer,
+    ) -> Result<WorkStatus, Error> {
         if self.running.is_none() {
             return Ok(WorkStatus::Done);
         }
-        let status_due = self.last_status.elapsed() >= Duration::from_nanos(self.opts.get("statusrate").max(1) as u64);
+        let status_due = self.last_status.elapsed()
+            >= Duration::from_nanos(self.opts.get("statusrate").max(1) as u64);
         if !self.stopped && (status_due || load::exit_requested(self)) {
             self.last_status = Instant::now();
             self.report_drops();
@@ -492,9 +540,14 @@ impl Dtrace {
         let droptags = self.opts.flag("droptags");
         let mut reports = Vec::new();
         for (cpu, counts) in now.iter().enumerate() {
-            for (k, kind) in [DropKind::Principal, DropKind::Aggregation, DropKind::Dynamic, DropKind::DoubleError]
-                .iter()
-                .enumerate()
+            for (k, kind) in [
+                DropKind::Principal,
+                DropKind::Aggregation,
+                DropKind::Dynamic,
+                DropKind::DoubleError,
+            ]
+            .iter()
+            .enumerate()
             {
                 let delta = counts[k].saturating_sub(self.drops_seen[cpu][k]);
                 if delta == 0 {
@@ -502,15 +555,28 @@ impl Dtrace {
                 }
                 let plural = if delta == 1 { "" } else { "s" };
                 let (tag, msg) = match kind {
-                    DropKind::Principal => ("DTRACEDROP_PRINCIPAL", format!("{} drop{} on CPU {}", delta, plural, cpu)),
+                    DropKind::Principal => (
+                        "DTRACEDROP_PRINCIPAL",
+                        format!("{} drop{} on CPU {}", delta, plural, cpu),
+                    ),
                     DropKind::Aggregation => (
                         "DTRACEDROP_AGGREGATION",
                         format!("{} aggregation drop{} on CPU {}", delta, plural, cpu),
                     ),
-                    DropKind::Dynamic => ("DTRACEDROP_DYNAMIC", format!("{} dynamic variable drop{}", delta, plural)),
-                    DropKind::DoubleError => ("DTRACEDROP_DBLERROR", format!("{} error{} in ERROR probe enabling", delta, plural)),
+                    DropKind::Dynamic => (
+                        "DTRACEDROP_DYNAMIC",
+                        format!("{} dynamic variable drop{}", delta, plural),
+                    ),
+                    DropKind::DoubleError => (
+                        "DTRACEDROP_DBLERROR",
+                        format!("{} error{} in ERROR probe enabling", delta, plural),
+                    ),
                 };
-                let msg = if droptags { format!("[{}] {}", tag, msg) } else { msg };
+                let msg = if droptags {
+                    format!("[{}] {}", tag, msg)
+                } else {
+                    msg
+                };
                 reports.push(DropData {
                     cpu: cpu as u32,
                     kind: *kind,
@@ -531,7 +597,9 @@ impl Dtrace {
     /// Prints every aggregation not yet printed by printa(), as dtrace(1M)
     /// does when tracing ends.
     pub fn aggregate_print(&mut self, out: &mut dyn Write) -> Result<(), Error> {
-        let Some(r) = &self.running else { return Ok(()) };
+        let Some(r) = &self.running else {
+            return Ok(());
+        };
         let gen: &Generated = &r.gen;
         // Aggregations follow one another with no separator, in the
         // order of their definitions, as dtrace_aggregate_print() does.
@@ -552,8 +620,13 @@ impl Dtrace {
     }
 
     /// Calls `f` with each aggregation's name and sorted snapshot.
-    pub fn aggregate_walk(&mut self, mut f: impl FnMut(&str, &[aggregate::AggEntry])) -> Result<(), Error> {
-        let Some(r) = &self.running else { return Ok(()) };
+    pub fn aggregate_walk(
+        &mut self,
+        mut f: impl FnMut(&str, &[aggregate::AggEntry]),
+    ) -> Result<(), Error> {
+        let Some(r) = &self.running else {
+            return Ok(());
+        };
         for id in 0..r.gen.aggs.len() {
             let mut snap = r.snapshot(id)?;
             aggregate::sort(&mut snap, self.sort_opts());
@@ -564,7 +637,9 @@ impl Dtrace {
 
     /// Zeroes every aggregation's values, keeping keys.
     pub fn aggregate_clear(&mut self) -> Result<(), Error> {
-        let Some(r) = &self.running else { return Ok(()) };
+        let Some(r) = &self.running else {
+            return Ok(());
+        };
         for id in 0..r.gen.aggs.len() {
             r.clear_agg(id)?;
         }
@@ -586,7 +661,9 @@ impl Dtrace {
 
     /// The layout of the clause an EPID records, if tracing has started.
     fn layout_of(&self, clause: usize) -> Option<&[dtrace_bpf::plan::RecordedAction]> {
-        self.running.as_ref().map(|r| r.gen.clauses[clause].actions.as_slice())
+        self.running
+            .as_ref()
+            .map(|r| r.gen.clauses[clause].actions.as_slice())
     }
 
     /// Names of the aggregations, by id.
@@ -597,7 +674,10 @@ impl Dtrace {
     /// Whether any enabled clause uses a given action (for tests of the
     /// planner).
     pub fn has_action(&self, f: impl Fn(&ActionLayout) -> bool) -> bool {
-        (0..self.clauses.len()).any(|c| self.layout_of(c).is_some_and(|l| l.iter().any(|a| f(&a.action))))
+        (0..self.clauses.len()).any(|c| {
+            self.layout_of(c)
+                .is_some_and(|l| l.iter().any(|a| f(&a.action)))
+        })
     }
 }
 
@@ -621,7 +701,9 @@ fn align_spec(text: &str, kind: SpecKind) -> String {
 
 /// Aligns the leading description of a `-P`/`-m`/`-f` program text.
 fn align_program_spec(text: &str, kind: SpecKind) -> String {
-    let end = text.find(|c: char| c == '{' || c == '/' || c.is_whitespace()).unwrap_or(text.len());
+    let end = text
+        .find(|c: char| c == '{' || c == '/' || c.is_whitespace())
+        .unwrap_or(text.len());
     format!("{}{}", align_spec(&text[..end], kind), &text[end..])
 }
 
@@ -635,6 +717,9 @@ mod tests {
         assert_eq!(align_spec("read", SpecKind::Function), "::read:");
         assert_eq!(align_spec("vmlinux", SpecKind::Module), ":vmlinux::");
         assert_eq!(align_spec("BEGIN", SpecKind::Name), "BEGIN");
-        assert_eq!(align_program_spec("syscall{@a[probefunc] = count()}", SpecKind::Provider), "syscall:::{@a[probefunc] = count()}");
+        assert_eq!(
+            align_program_spec("syscall{@a[probefunc] = count()}", SpecKind::Provider),
+            "syscall:::{@a[probefunc] = count()}"
+        );
     }
 }

@@ -58,7 +58,9 @@ pub(crate) fn start(dt: &mut Dtrace) -> Result<Running, Error> {
         if let Ok(btf) = dtrace_sys::btf::Btf::load_vmlinux() {
             opts.task_real_parent = btf.member_path("task_struct", "real_parent").map(|x| x.0);
             opts.task_tgid = btf.member_path("task_struct", "tgid").map(|x| x.0);
-            opts.task_sum_exec_runtime = btf.member_path("task_struct", "se.sum_exec_runtime").map(|x| x.0);
+            opts.task_sum_exec_runtime = btf
+                .member_path("task_struct", "se.sum_exec_runtime")
+                .map(|x| x.0);
         }
     }
     let plans: Vec<_> = planned.programs.iter().map(|p| p.plan.clone()).collect();
@@ -79,7 +81,12 @@ pub(crate) fn start(dt: &mut Dtrace) -> Result<Running, Error> {
             MapKind::Hash => (MapType::Hash, m.key_size, m.value_size, m.max_entries),
             MapKind::Array => (MapType::Array, m.key_size, m.value_size, m.max_entries),
             MapKind::PercpuHash => (MapType::PercpuHash, m.key_size, m.value_size, m.max_entries),
-            MapKind::PercpuArray => (MapType::PercpuArray, m.key_size, m.value_size, m.max_entries),
+            MapKind::PercpuArray => (
+                MapType::PercpuArray,
+                m.key_size,
+                m.value_size,
+                m.max_entries,
+            ),
         };
         let mut flags = 0;
         if m.readonly_prog {
@@ -102,7 +109,11 @@ pub(crate) fn start(dt: &mut Dtrace) -> Result<Running, Error> {
     // Read-only data: the wall-clock offset, then freeze.
     let at = gen.walltime_offset_at as usize;
     gen.rodata[at..at + 8].copy_from_slice(&dtrace_sys::realtime_offset_ns().to_ne_bytes());
-    if let Some(ro) = gen.maps.iter().position(|m| m.role == dtrace_bpf::plan::MapRole::Rodata) {
+    if let Some(ro) = gen
+        .maps
+        .iter()
+        .position(|m| m.role == dtrace_bpf::plan::MapRole::Rodata)
+    {
         let fd = &maps[ro];
         bpf::map_update(fd, &0u32.to_ne_bytes(), &gen.rodata, bpf::BPF_ANY)
             .and_then(|_| bpf::map_freeze(fd))
@@ -130,11 +141,18 @@ pub(crate) fn start(dt: &mut Dtrace) -> Result<Running, Error> {
             ProgKind::RawTracepoint => ProgType::RawTracepoint,
             ProgKind::PerfEvent => ProgType::PerfEvent,
         };
+        // DTRACE_DEBUG=disasm shows every program as it is loaded.
+        if std::env::var("DTRACE_DEBUG").is_ok_and(|v| v == "disasm") {
+            eprintln!("{}:\n{}", pp.plan.name, p.code.disassemble());
+        }
         let fd = bpf::prog_load(ty, &bytes, &pp.plan.name, 0).map_err(|e| {
             if is_eperm(&e.error) {
                 Error::Privilege(PRIVILEGE.into())
             } else {
-                let mut msg = format!("BPF program load for '{}' failed: {}", pp.plan.name, e.error);
+                let mut msg = format!(
+                    "BPF program load for '{}' failed: {}",
+                    pp.plan.name, e.error
+                );
                 if std::env::var_os("DTRACE_DEBUG").is_some() {
                     msg.push('\n');
                     msg.push_str(&p.code.disassemble());
@@ -225,7 +243,11 @@ impl Running {
     pub(crate) fn read_drops(&self) -> std::io::Result<Vec<[u64; 4]>> {
         let stride = drops::SIZE as usize;
         let mut buf = vec![0u8; stride * self.ncpus];
-        bpf::map_lookup(&self.maps[self.gen.drops_map.0 as usize], &0u32.to_ne_bytes(), &mut buf)?;
+        bpf::map_lookup(
+            &self.maps[self.gen.drops_map.0 as usize],
+            &0u32.to_ne_bytes(),
+            &mut buf,
+        )?;
         Ok((0..self.ncpus)
             .map(|c| {
                 let w = |i: usize| {
@@ -242,7 +264,11 @@ impl Running {
     }
 
     pub(crate) fn snapshot(&self, id: usize) -> Result<Vec<AggEntry>, Error> {
-        Ok(aggregate::snapshot(self.agg_fd(id), &self.gen.aggs[id], self.ncpus)?)
+        Ok(aggregate::snapshot(
+            self.agg_fd(id),
+            &self.gen.aggs[id],
+            self.ncpus,
+        )?)
     }
 
     /// clear(): zeroes every value of aggregation `id`, keeping its keys.
@@ -280,7 +306,8 @@ pub(crate) fn fire_begin(dt: &mut Dtrace) -> Result<(), Error> {
     let r = dt.running.as_ref().expect("started");
     r.set_activity(activity::WARMUP)?;
     if let Some(b) = &r.begin {
-        bpf::prog_test_run(b, &[], None).map_err(|e| Error::Enable(format!("failed to fire BEGIN: {}", e)))?;
+        bpf::prog_test_run(b, &[], None)
+            .map_err(|e| Error::Enable(format!("failed to fire BEGIN: {}", e)))?;
     }
     if r.activity() == activity::WARMUP {
         r.set_activity(activity::ACTIVE)?;
@@ -293,7 +320,8 @@ pub(crate) fn fire_end(dt: &mut Dtrace) -> Result<(), Error> {
     let r = dt.running.as_ref().expect("started");
     r.set_activity(activity::COOLDOWN)?;
     if let Some(e) = &r.end {
-        bpf::prog_test_run(e, &[], None).map_err(|e| Error::Enable(format!("failed to fire END: {}", e)))?;
+        bpf::prog_test_run(e, &[], None)
+            .map_err(|e| Error::Enable(format!("failed to fire END: {}", e)))?;
     }
     r.set_activity(activity::STOPPED)?;
     Ok(())
@@ -301,5 +329,7 @@ pub(crate) fn fire_end(dt: &mut Dtrace) -> Result<(), Error> {
 
 /// True if a clause called exit().
 pub(crate) fn exit_requested(dt: &Dtrace) -> bool {
-    dt.running.as_ref().is_some_and(|r| r.activity() == activity::DRAINING)
+    dt.running
+        .as_ref()
+        .is_some_and(|r| r.activity() == activity::DRAINING)
 }

@@ -31,46 +31,206 @@ struct OptDef {
 const NS_PER_SEC: i64 = 1_000_000_000;
 
 const OPTIONS: &[OptDef] = &[
-    OptDef { name: "aggpercpu", kind: OptKind::Bool, default: 0 },
-    OptDef { name: "aggrate", kind: OptKind::Rate, default: NS_PER_SEC },
-    OptDef { name: "aggsize", kind: OptKind::Size, default: 4 << 20 },
-    OptDef { name: "aggsortkey", kind: OptKind::Bool, default: 0 },
-    OptDef { name: "aggsortkeypos", kind: OptKind::Count, default: 0 },
-    OptDef { name: "aggsortpos", kind: OptKind::Count, default: 0 },
-    OptDef { name: "aggsortrev", kind: OptKind::Bool, default: 0 },
-    OptDef { name: "argref", kind: OptKind::Bool, default: 0 },
-    OptDef { name: "bufpolicy", kind: OptKind::Enum(&["switch", "fill", "ring"]), default: 0 },
-    OptDef { name: "bufresize", kind: OptKind::Enum(&["auto", "manual"]), default: 0 },
-    OptDef { name: "bufsize", kind: OptKind::Size, default: 4 << 20 },
-    OptDef { name: "cleanrate", kind: OptKind::Rate, default: NS_PER_SEC / 101 },
-    OptDef { name: "cpp", kind: OptKind::Bool, default: 0 },
-    OptDef { name: "cpu", kind: OptKind::Count, default: -1 },
-    OptDef { name: "defaultargs", kind: OptKind::Bool, default: 0 },
-    OptDef { name: "destructive", kind: OptKind::Bool, default: 0 },
-    OptDef { name: "droptags", kind: OptKind::Bool, default: 0 },
-    OptDef { name: "dynvarsize", kind: OptKind::Size, default: 1 << 20 },
-    OptDef { name: "empty", kind: OptKind::Bool, default: 0 },
-    OptDef { name: "errtags", kind: OptKind::Bool, default: 0 },
-    OptDef { name: "flowindent", kind: OptKind::Bool, default: 0 },
-    OptDef { name: "grabanon", kind: OptKind::Bool, default: 0 },
-    OptDef { name: "jstackframes", kind: OptKind::Count, default: 50 },
-    OptDef { name: "jstackstrsize", kind: OptKind::Size, default: 512 },
-    OptDef { name: "linkmode", kind: OptKind::Enum(&["kernel", "dynamic", "static"]), default: 0 },
-    OptDef { name: "nspec", kind: OptKind::Count, default: 1 },
-    OptDef { name: "quiet", kind: OptKind::Bool, default: 0 },
-    OptDef { name: "quietresize", kind: OptKind::Bool, default: 0 },
-    OptDef { name: "rawbytes", kind: OptKind::Bool, default: 0 },
-    OptDef { name: "specsize", kind: OptKind::Size, default: 4 << 20 },
-    OptDef { name: "stackframes", kind: OptKind::Count, default: 20 },
-    OptDef { name: "stackindent", kind: OptKind::Count, default: 14 },
-    OptDef { name: "statusrate", kind: OptKind::Rate, default: NS_PER_SEC },
-    OptDef { name: "strsize", kind: OptKind::Size, default: 256 },
-    OptDef { name: "switchrate", kind: OptKind::Rate, default: NS_PER_SEC },
-    OptDef { name: "syslibdir", kind: OptKind::Text, default: 0 },
-    OptDef { name: "unodefs", kind: OptKind::Bool, default: 0 },
-    OptDef { name: "ustackframes", kind: OptKind::Count, default: 100 },
-    OptDef { name: "verbose", kind: OptKind::Bool, default: 0 },
-    OptDef { name: "zdefs", kind: OptKind::Bool, default: 0 },
+    OptDef {
+        name: "aggpercpu",
+        kind: OptKind::Bool,
+        default: 0,
+    },
+    OptDef {
+        name: "aggrate",
+        kind: OptKind::Rate,
+        default: NS_PER_SEC,
+    },
+    OptDef {
+        name: "aggsize",
+        kind: OptKind::Size,
+        default: 4 << 20,
+    },
+    OptDef {
+        name: "aggsortkey",
+        kind: OptKind::Bool,
+        default: 0,
+    },
+    OptDef {
+        name: "aggsortkeypos",
+        kind: OptKind::Count,
+        default: 0,
+    },
+    OptDef {
+        name: "aggsortpos",
+        kind: OptKind::Count,
+        default: 0,
+    },
+    OptDef {
+        name: "aggsortrev",
+        kind: OptKind::Bool,
+        default: 0,
+    },
+    OptDef {
+        name: "argref",
+        kind: OptKind::Bool,
+        default: 0,
+    },
+    OptDef {
+        name: "bufpolicy",
+        kind: OptKind::Enum(&["switch", "fill", "ring"]),
+        default: 0,
+    },
+    OptDef {
+        name: "bufresize",
+        kind: OptKind::Enum(&["auto", "manual"]),
+        default: 0,
+    },
+    OptDef {
+        name: "bufsize",
+        kind: OptKind::Size,
+        default: 4 << 20,
+    },
+    OptDef {
+        name: "cleanrate",
+        kind: OptKind::Rate,
+        default: NS_PER_SEC / 101,
+    },
+    OptDef {
+        name: "cpp",
+        kind: OptKind::Bool,
+        default: 0,
+    },
+    OptDef {
+        name: "cpu",
+        kind: OptKind::Count,
+        default: -1,
+    },
+    OptDef {
+        name: "defaultargs",
+        kind: OptKind::Bool,
+        default: 0,
+    },
+    OptDef {
+        name: "destructive",
+        kind: OptKind::Bool,
+        default: 0,
+    },
+    OptDef {
+        name: "droptags",
+        kind: OptKind::Bool,
+        default: 0,
+    },
+    OptDef {
+        name: "dynvarsize",
+        kind: OptKind::Size,
+        default: 1 << 20,
+    },
+    OptDef {
+        name: "empty",
+        kind: OptKind::Bool,
+        default: 0,
+    },
+    OptDef {
+        name: "errtags",
+        kind: OptKind::Bool,
+        default: 0,
+    },
+    OptDef {
+        name: "flowindent",
+        kind: OptKind::Bool,
+        default: 0,
+    },
+    OptDef {
+        name: "grabanon",
+        kind: OptKind::Bool,
+        default: 0,
+    },
+    OptDef {
+        name: "jstackframes",
+        kind: OptKind::Count,
+        default: 50,
+    },
+    OptDef {
+        name: "jstackstrsize",
+        kind: OptKind::Size,
+        default: 512,
+    },
+    OptDef {
+        name: "linkmode",
+        kind: OptKind::Enum(&["kernel", "dynamic", "static"]),
+        default: 0,
+    },
+    OptDef {
+        name: "nspec",
+        kind: OptKind::Count,
+        default: 1,
+    },
+    OptDef {
+        name: "quiet",
+        kind: OptKind::Bool,
+        default: 0,
+    },
+    OptDef {
+        name: "quietresize",
+        kind: OptKind::Bool,
+        default: 0,
+    },
+    OptDef {
+        name: "rawbytes",
+        kind: OptKind::Bool,
+        default: 0,
+    },
+    OptDef {
+        name: "specsize",
+        kind: OptKind::Size,
+        default: 4 << 20,
+    },
+    OptDef {
+        name: "stackframes",
+        kind: OptKind::Count,
+        default: 20,
+    },
+    OptDef {
+        name: "stackindent",
+        kind: OptKind::Count,
+        default: 14,
+    },
+    OptDef {
+        name: "statusrate",
+        kind: OptKind::Rate,
+        default: NS_PER_SEC,
+    },
+    OptDef {
+        name: "strsize",
+        kind: OptKind::Size,
+        default: 256,
+    },
+    OptDef {
+        name: "switchrate",
+        kind: OptKind::Rate,
+        default: NS_PER_SEC,
+    },
+    OptDef {
+        name: "syslibdir",
+        kind: OptKind::Text,
+        default: 0,
+    },
+    OptDef {
+        name: "unodefs",
+        kind: OptKind::Bool,
+        default: 0,
+    },
+    OptDef {
+        name: "ustackframes",
+        kind: OptKind::Count,
+        default: 100,
+    },
+    OptDef {
+        name: "verbose",
+        kind: OptKind::Bool,
+        default: 0,
+    },
+    OptDef {
+        name: "zdefs",
+        kind: OptKind::Bool,
+        default: 0,
+    },
 ];
 
 /// Why an option could not be set; `Display` gives DTrace's wording.
@@ -176,8 +336,14 @@ impl Options {
             (_, None) => return Err(OptionError::BadValue),
             (OptKind::Size, Some(v)) => parse_size(v).ok_or(OptionError::BadValue)?,
             (OptKind::Rate, Some(v)) => parse_rate(v).ok_or(OptionError::BadValue)?,
-            (OptKind::Count, Some(v)) => v.trim().parse::<i64>().map_err(|_| OptionError::BadValue)?,
-            (OptKind::Enum(words), Some(v)) => words.iter().position(|w| *w == v).ok_or(OptionError::BadValue)? as i64,
+            (OptKind::Count, Some(v)) => {
+                v.trim().parse::<i64>().map_err(|_| OptionError::BadValue)?
+            }
+            (OptKind::Enum(words), Some(v)) => words
+                .iter()
+                .position(|w| *w == v)
+                .ok_or(OptionError::BadValue)?
+                as i64,
             (OptKind::Text, Some(v)) => {
                 self.texts[i] = Some(v.to_string());
                 0
@@ -240,6 +406,9 @@ mod tests {
         assert_eq!(o.get("bufpolicy"), 2);
         assert_eq!(o.set("nonsense", None), Err(OptionError::UnknownName));
         assert_eq!(o.set("bufsize", Some("lots")), Err(OptionError::BadValue));
-        assert_eq!(o.set("bufpolicy", Some("sometimes")), Err(OptionError::BadValue));
+        assert_eq!(
+            o.set("bufpolicy", Some("sometimes")),
+            Err(OptionError::BadValue)
+        );
     }
 }

@@ -1,0 +1,11 @@
+#!/bin/bash
+# The probe-effect benchmark: builds dtrace and the bench driver, then
+# runs every measurement in one go (needs root and, for the comparison,
+# the Debian bpftrace package). Arguments go to the driver:
+#   --calls N   getpid calls per run (default 2000000)
+#   --rounds R  rounds per measurement, median shown (default 3)
+#   --no-wide   skip the every-syscall enabling (bpftrace takes ~30 s)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release -j2 -p dtrace -p dtrace-bench
+exec target/release/dtrace-bench "$@"
