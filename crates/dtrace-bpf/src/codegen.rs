@@ -76,6 +76,9 @@ pub(crate) struct Generator<'a> {
     pub(crate) state_size: u32,
 }
 
+/// Picks one name out of a probe's identity.
+type IdentField = fn(&ProbeIdentity) -> &str;
+
 fn map(name: &str, role: MapRole, kind: MapKind, key: u32, value: u32, entries: u32) -> MapSpec {
     MapSpec {
         name: name.to_string(),
@@ -105,7 +108,7 @@ impl<'a> Generator<'a> {
         let off = self.rodata.len() as u32;
         self.rodata.extend_from_slice(&key);
         self.rodata.push(0);
-        while self.rodata.len() % 8 != 0 {
+        while !self.rodata.len().is_multiple_of(8) {
             self.rodata.push(0);
         }
         self.strings.insert(key, off);
@@ -410,7 +413,7 @@ pub(crate) fn dispatch_layout(g: &Generator, plan: &ProgramPlan) -> DispatchLayo
     let epid_at = 4;
     let mut off = layout::round8(epid_at + 4 * clauses.len() as u32);
     let mut ident_at = [None; 4];
-    let fields: [(fn(&ProbeIdentity) -> &str, u32); 4] = [
+    let fields: [(IdentField, u32); 4] = [
         (|p| &p.provider, g.caps.provider),
         (|p| &p.module, g.caps.module),
         (|p| &p.function, g.caps.function),

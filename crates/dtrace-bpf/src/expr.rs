@@ -27,7 +27,7 @@ type R<T> = Result<T, GenError>;
 impl ProgGen<'_, '_> {
     fn int_result(&mut self, r: Reg) -> Temp {
         let t = self.alloc();
-        self.from_reg(t, r);
+        self.store_temp(t, r);
         t
     }
 
@@ -51,7 +51,7 @@ impl ProgGen<'_, '_> {
                     Temp::Reg(r) => load_imm(&mut self.a, r, *v),
                     Temp::Stack(_) => {
                         load_imm(&mut self.a, R0, *v);
-                        self.from_reg(t, R0);
+                        self.store_temp(t, R0);
                     }
                 }
                 Ok(t)
@@ -73,7 +73,7 @@ impl ProgGen<'_, '_> {
             }
             CKind::Unary(op, a) => {
                 let t = self.eval_int(a)?;
-                self.to_reg(t, R1);
+                self.load_temp(t, R1);
                 match op {
                     UnaryOp::Neg => self.a.emit(neg64(R1)),
                     UnaryOp::BitNot => self.a.emit(alu64_imm(Alu::Xor, R1, -1)),
@@ -86,25 +86,25 @@ impl ProgGen<'_, '_> {
                         self.a.emit(mov64_reg(R1, R0));
                     }
                 }
-                self.from_reg(t, R1);
+                self.store_temp(t, R1);
                 Ok(t)
             }
             CKind::Arith(op, a, b) => {
                 let ta = self.eval_int(a)?;
                 let tb = self.eval_int(b)?;
-                self.to_reg(ta, R1);
-                self.to_reg(tb, R2);
+                self.load_temp(ta, R1);
+                self.load_temp(tb, R2);
                 self.free(tb);
                 let signed = e.ty.as_int().map(|t| t.signed).unwrap_or(false);
                 self.arith(*op, signed)?;
-                self.from_reg(ta, R1);
+                self.store_temp(ta, R1);
                 Ok(ta)
             }
             CKind::Cmp(op, a, b, signed) => {
                 let ta = self.eval_int(a)?;
                 let tb = self.eval_int(b)?;
-                self.to_reg(ta, R1);
-                self.to_reg(tb, R2);
+                self.load_temp(ta, R1);
+                self.load_temp(tb, R2);
                 self.free(tb);
                 let cond = cmp_cond(*op, *signed);
                 let l = self.a.new_label();
@@ -112,7 +112,7 @@ impl ProgGen<'_, '_> {
                 self.a.jmp_reg_to(cond, R1, R2, l);
                 self.a.emit(mov64_imm(R0, 0));
                 self.a.bind(l);
-                self.from_reg(ta, R0);
+                self.store_temp(ta, R0);
                 Ok(ta)
             }
             CKind::StrCmp(op, a, b) => {
@@ -122,30 +122,30 @@ impl ProgGen<'_, '_> {
             CKind::Logical(op, a, b) => self.logical(*op, a, b),
             CKind::Ternary(c, x, y) => {
                 let tc = self.eval_int(c)?;
-                self.to_reg(tc, R0);
+                self.load_temp(tc, R0);
                 self.free(tc);
                 let t = self.alloc();
                 let l_else = self.a.new_label();
                 let l_end = self.a.new_label();
                 self.a.jmp_imm_to(Cond::Eq, R0, 0, l_else);
                 let tx = self.eval_int(x)?;
-                self.to_reg(tx, R1);
+                self.load_temp(tx, R1);
                 self.free(tx);
-                self.from_reg(t, R1);
+                self.store_temp(t, R1);
                 self.a.ja_to(l_end);
                 self.a.bind(l_else);
                 let ty = self.eval_int(y)?;
-                self.to_reg(ty, R1);
+                self.load_temp(ty, R1);
                 self.free(ty);
-                self.from_reg(t, R1);
+                self.store_temp(t, R1);
                 self.a.bind(l_end);
                 Ok(t)
             }
             CKind::Cast(a) => {
                 let t = self.eval_int(a)?;
-                self.to_reg(t, R1);
+                self.load_temp(t, R1);
                 normalize(&mut self.a, R1, &e.ty);
-                self.from_reg(t, R1);
+                self.store_temp(t, R1);
                 Ok(t)
             }
             CKind::Assign(lv, op, rhs) => self.assign_int(lv, *op, rhs, &e.ty),
@@ -156,11 +156,11 @@ impl ProgGen<'_, '_> {
                 let tp = self.eval_int(p)?;
                 self.ptr(R1, R9, scratch::TMP);
                 self.a.emit(mov64_imm(R2, size as i32));
-                self.to_reg(tp, R3);
+                self.load_temp(tp, R3);
                 self.a.emit(call(Helper::ProbeReadKernel));
                 let ok = self.a.new_label();
                 self.a.jmp_imm_to(Cond::Eq, R0, 0, ok);
-                self.to_reg(tp, R1);
+                self.load_temp(tp, R1);
                 let act = self.cur_action;
                 self.fault(fault::BADADDR, Some(R1), act);
                 self.a.bind(ok);
@@ -169,7 +169,7 @@ impl ProgGen<'_, '_> {
                 if e.ty.as_int().map(|t| t.signed).unwrap_or(false) {
                     normalize(&mut self.a, R1, &e.ty);
                 }
-                self.from_reg(tp, R1);
+                self.store_temp(tp, R1);
                 Ok(tp)
             }
             CKind::Str(_) | CKind::Copyinstr(..) | CKind::KernelString(_) => {
@@ -221,7 +221,7 @@ impl ProgGen<'_, '_> {
 
     fn logical(&mut self, op: LogOp, a: &CExpr, b: &CExpr) -> R<Temp> {
         let ta = self.eval_int(a)?;
-        self.to_reg(ta, R0);
+        self.load_temp(ta, R0);
         match op {
             LogOp::And | LogOp::Or => {
                 let short = self.a.new_label();
@@ -233,7 +233,7 @@ impl ProgGen<'_, '_> {
                 };
                 self.a.jmp_imm_to(cond, R0, 0, short);
                 let tb = self.eval_int(b)?;
-                self.to_reg(tb, R0);
+                self.load_temp(tb, R0);
                 self.free(tb);
                 self.a.jmp_imm_to(cond, R0, 0, short);
                 self.a.emit(mov64_imm(R0, 1 - short_val));
@@ -241,12 +241,12 @@ impl ProgGen<'_, '_> {
                 self.a.bind(short);
                 self.a.emit(mov64_imm(R0, short_val));
                 self.a.bind(end);
-                self.from_reg(ta, R0);
+                self.store_temp(ta, R0);
             }
             LogOp::Xor => {
                 let tb = self.eval_int(b)?;
-                self.to_reg(ta, R1);
-                self.to_reg(tb, R2);
+                self.load_temp(ta, R1);
+                self.load_temp(tb, R2);
                 self.free(tb);
                 for r in [R1, R2] {
                     let l = self.a.new_label();
@@ -255,7 +255,7 @@ impl ProgGen<'_, '_> {
                     self.a.bind(l);
                 }
                 self.a.emit(alu64_reg(Alu::Xor, R1, R2));
-                self.from_reg(ta, R1);
+                self.store_temp(ta, R1);
             }
         }
         Ok(ta)
@@ -431,7 +431,7 @@ impl ProgGen<'_, '_> {
                 self.eval_str_into(k, Dst::Scratch(kb + f.offset), f.size)?;
             } else {
                 let t = self.eval_int(k)?;
-                self.to_reg(t, R1);
+                self.load_temp(t, R1);
                 self.free(t);
                 normalize(&mut self.a, R1, &f.ty);
                 self.stx_at(R9, kb + f.offset, R1, Size::DW);
@@ -471,12 +471,12 @@ impl ProgGen<'_, '_> {
                 let off = self.g.globals.slots[*i].0;
                 let gm = self.g.m_globals;
                 self.a.ld_map_value(R2, gm, off);
-                self.to_reg(t, R1);
+                self.load_temp(t, R1);
                 self.a.emit(stx(Size::DW, R2, 0, R1));
             }
             LValue::Var(VarRef::Local(i)) => {
                 let off = self.g.locals.slots[*i].0;
-                self.to_reg(t, R1);
+                self.load_temp(t, R1);
                 self.stx_at(R9, off, R1, Size::DW);
             }
             LValue::Var(VarRef::Thread(i)) => {
@@ -497,7 +497,7 @@ impl ProgGen<'_, '_> {
     fn dyn_store(&mut self, map: crate::asm::MapId, key: Option<u32>, t: Temp) {
         let del = self.a.new_label();
         let end = self.a.new_label();
-        self.to_reg(t, R1);
+        self.load_temp(t, R1);
         self.a.emit(stx(Size::DW, FP, stack::VALUE, R1));
         self.a.jmp_imm_to(Cond::Eq, R1, 0, del);
         self.a.ld_map_fd(R1, map);
@@ -535,16 +535,16 @@ impl ProgGen<'_, '_> {
         let tv = self.eval_int(rhs)?;
         if let Some(op) = op {
             let old = self.load_lvalue(lv, key)?;
-            self.to_reg(old, R1);
-            self.to_reg(tv, R2);
+            self.load_temp(old, R1);
+            self.load_temp(tv, R2);
             self.free(old);
             let signed = ty.as_int().map(|t| t.signed).unwrap_or(false);
             self.arith(op, signed)?;
-            self.from_reg(tv, R1);
+            self.store_temp(tv, R1);
         }
-        self.to_reg(tv, R1);
+        self.load_temp(tv, R1);
         normalize(&mut self.a, R1, ty);
-        self.from_reg(tv, R1);
+        self.store_temp(tv, R1);
         self.store_int(lv, key, tv)?;
         Ok(tv)
     }
@@ -553,10 +553,10 @@ impl ProgGen<'_, '_> {
         let key = self.lvalue_key(lv)?;
         let old = self.load_lvalue(lv, key)?;
         let new = self.alloc();
-        self.to_reg(old, R1);
+        self.load_temp(old, R1);
         self.a.emit(alu64_imm(Alu::Add, R1, delta as i32));
         normalize(&mut self.a, R1, ty);
-        self.from_reg(new, R1);
+        self.store_temp(new, R1);
         self.store_int(lv, key, new)?;
         if pre {
             self.free(old);
@@ -711,22 +711,22 @@ impl ProgGen<'_, '_> {
             }
             CKind::Ternary(c, x, y) => {
                 let tc = self.eval_int(c)?;
-                self.to_reg(tc, R0);
+                self.load_temp(tc, R0);
                 self.free(tc);
                 let t = self.alloc();
                 let l_else = self.a.new_label();
                 let l_end = self.a.new_label();
                 self.a.jmp_imm_to(Cond::Eq, R0, 0, l_else);
                 let (px, cx) = self.eval_str(x)?;
-                self.to_reg(px, R1);
+                self.load_temp(px, R1);
                 self.free(px);
-                self.from_reg(t, R1);
+                self.store_temp(t, R1);
                 self.a.ja_to(l_end);
                 self.a.bind(l_else);
                 let (py, cy) = self.eval_str(y)?;
-                self.to_reg(py, R1);
+                self.load_temp(py, R1);
                 self.free(py);
-                self.from_reg(t, R1);
+                self.store_temp(t, R1);
                 self.a.bind(l_end);
                 Ok((t, cx.max(cy)))
             }
@@ -768,7 +768,7 @@ impl ProgGen<'_, '_> {
             .min(cap.saturating_sub(1) as usize);
         let mut bytes = s[..len].to_vec();
         bytes.push(0);
-        while bytes.len() % 4 != 0 && (bytes.len() as u32) < cap {
+        while !bytes.len().is_multiple_of(4) && (bytes.len() as u32) < cap {
             bytes.push(0);
         }
         let (base, off) = match dst {
@@ -841,7 +841,7 @@ impl ProgGen<'_, '_> {
                 };
                 match tn {
                     Some(tn) => {
-                        self.to_reg(tn, R2);
+                        self.load_temp(tn, R2);
                         self.free(tn);
                         let ok = self.a.new_label();
                         self.a.jmp_imm_to(Cond::Le, R2, cap as i32, ok);
@@ -851,7 +851,7 @@ impl ProgGen<'_, '_> {
                     None => self.a.emit(mov64_imm(R2, fixed)),
                 }
                 self.dst_ptr(dst, R1);
-                self.to_reg(ta, R3);
+                self.load_temp(ta, R3);
                 self.a.emit(call(Helper::ProbeReadUserStr));
                 self.check_read(ta);
                 self.free(ta);
@@ -861,7 +861,7 @@ impl ProgGen<'_, '_> {
                 let tp = self.eval_int(p)?;
                 self.dst_ptr(dst, R1);
                 self.a.emit(mov64_imm(R2, cap as i32));
-                self.to_reg(tp, R3);
+                self.load_temp(tp, R3);
                 self.a.emit(call(Helper::ProbeReadKernelStr));
                 self.check_read(tp);
                 self.free(tp);
@@ -879,7 +879,7 @@ impl ProgGen<'_, '_> {
     fn check_read(&mut self, addr: Temp) {
         let ok = self.a.new_label();
         self.a.jmp_imm_to(Cond::Sge, R0, 0, ok);
-        self.to_reg(addr, R1);
+        self.load_temp(addr, R1);
         let act = self.cur_action;
         self.fault(fault::BADADDR, Some(R1), act);
         self.a.bind(ok);
@@ -888,7 +888,7 @@ impl ProgGen<'_, '_> {
     fn copy_kernel_str(&mut self, dst: Dst, cap: u32, p: Temp, c: u32) {
         self.dst_ptr(dst, R1);
         self.a.emit(mov64_imm(R2, cap.min(c).max(1) as i32));
-        self.to_reg(p, R3);
+        self.load_temp(p, R3);
         self.free(p);
         self.a.emit(call(Helper::ProbeReadKernelStr));
     }
@@ -903,7 +903,7 @@ impl ProgGen<'_, '_> {
             // bpf_strncmp against a constant in frozen read-only data.
             let (px, cx) = self.eval_str(x)?;
             let off = self.g.string(s);
-            self.to_reg(px, R1);
+            self.load_temp(px, R1);
             self.free(px);
             self.a.emit(mov64_imm(R2, cx as i32));
             let ro = self.g.m_rodata;
@@ -912,8 +912,8 @@ impl ProgGen<'_, '_> {
         } else {
             let (px, cx) = self.eval_str(x)?;
             let (py, cy) = self.eval_str(y)?;
-            self.to_reg(px, R1);
-            self.to_reg(py, R2);
+            self.load_temp(px, R1);
+            self.load_temp(py, R2);
             self.free(py);
             self.free(px);
             let n = cx.min(cy);
@@ -955,7 +955,7 @@ impl ProgGen<'_, '_> {
 
     fn strlen(&mut self, s: &CExpr) -> R<Temp> {
         let (p, c) = self.eval_str(s)?;
-        self.to_reg(p, R1);
+        self.load_temp(p, R1);
         let top = self.a.new_label();
         let done = self.a.new_label();
         self.a.emit(mov64_imm(R3, 0));
@@ -968,7 +968,7 @@ impl ProgGen<'_, '_> {
         self.a.emit(alu64_imm(Alu::Add, R3, 1));
         self.a.ja_to(top);
         self.a.bind(done);
-        self.from_reg(p, R3);
+        self.store_temp(p, R3);
         Ok(p)
     }
 
@@ -1012,7 +1012,7 @@ impl ProgGen<'_, '_> {
         self.a.ja_to(done);
         self.a.bind(have);
         let incr_into = |p: &mut Self, r: Reg| match ti {
-            Some(t) => p.to_reg(t, r),
+            Some(t) => p.load_temp(t, r),
             None => p.a.emit(mov64_imm(r, 1)),
         };
         match al.func {
@@ -1021,12 +1021,12 @@ impl ProgGen<'_, '_> {
                 self.add_at(R0, 0, R2);
             }
             AggFunc::Sum => {
-                self.to_reg(tv.expect("sum has a value"), R2);
+                self.load_temp(tv.expect("sum has a value"), R2);
                 self.add_at(R0, 0, R2);
             }
             AggFunc::Min | AggFunc::Max => {
                 let set = self.a.new_label();
-                self.to_reg(tv.expect("min/max have a value"), R2);
+                self.load_temp(tv.expect("min/max have a value"), R2);
                 self.a.emit(ldx(Size::DW, R1, R0, 8));
                 self.a.jmp_imm_to(Cond::Eq, R1, 0, set);
                 self.a.emit(ldx(Size::DW, R1, R0, 0));
@@ -1043,11 +1043,11 @@ impl ProgGen<'_, '_> {
             AggFunc::Avg => {
                 self.a.emit(mov64_imm(R2, 1));
                 self.add_at(R0, 0, R2);
-                self.to_reg(tv.expect("avg has a value"), R2);
+                self.load_temp(tv.expect("avg has a value"), R2);
                 self.add_at(R0, 8, R2);
             }
             AggFunc::Quantize => {
-                self.to_reg(tv.expect("quantize has a value"), R2);
+                self.load_temp(tv.expect("quantize has a value"), R2);
                 self.quantize_bucket();
                 self.a.emit(alu64_imm(Alu::Lsh, R3, 3));
                 self.a.emit(alu64_reg(Alu::Add, R0, R3));
@@ -1055,7 +1055,7 @@ impl ProgGen<'_, '_> {
                 self.add_at(R0, 0, R2);
             }
             AggFunc::Lquantize { base, limit, step } => {
-                self.to_reg(tv.expect("lquantize has a value"), R2);
+                self.load_temp(tv.expect("lquantize has a value"), R2);
                 let levels = lquantize_levels(base, limit, step) as i32;
                 let top = base + levels * i32::from(step);
                 let under = self.a.new_label();

@@ -402,7 +402,7 @@ impl ProgGen<'_, '_> {
         if let Some(pred) = &c.predicate {
             self.cx.in_predicate = true;
             let t = self.eval_int(pred)?;
-            self.to_reg(t, R0);
+            self.load_temp(t, R0);
             self.free(t);
             self.cx.in_predicate = false;
             self.a.jmp_imm_to(Cond::Eq, R0, 0, next);
@@ -700,7 +700,7 @@ impl ProgGen<'_, '_> {
             }
             CStmt::If { cond, then, els } => {
                 let t = self.eval_int(cond)?;
-                self.to_reg(t, R0);
+                self.load_temp(t, R0);
                 self.free(t);
                 let l_else = self.a.new_label();
                 let l_end = self.a.new_label();
@@ -739,7 +739,7 @@ impl ProgGen<'_, '_> {
             Value::ConstInt { .. } | Value::ConstStr(_) => Ok(()),
             Value::Int { offset, .. } => {
                 let t = self.eval_int(e)?;
-                self.to_reg(t, R1);
+                self.load_temp(t, R1);
                 self.free(t);
                 self.stx_at(R8, *offset, R1, Size::DW);
                 Ok(())
@@ -771,7 +771,7 @@ impl ProgGen<'_, '_> {
         }
     }
 
-    pub(crate) fn to_reg(&mut self, t: Temp, r: Reg) {
+    pub(crate) fn load_temp(&mut self, t: Temp, r: Reg) {
         match t {
             Temp::Reg(x) if x == r => {}
             Temp::Reg(x) => self.a.emit(mov64_reg(r, x)),
@@ -779,7 +779,7 @@ impl ProgGen<'_, '_> {
         }
     }
 
-    pub(crate) fn from_reg(&mut self, t: Temp, r: Reg) {
+    pub(crate) fn store_temp(&mut self, t: Temp, r: Reg) {
         match t {
             Temp::Reg(x) if x == r => {}
             Temp::Reg(x) => self.a.emit(mov64_reg(x, r)),

@@ -847,14 +847,14 @@ impl<'a> Checker<'a> {
                     return Err(err(
                         Tag::D_LQUANT_BASEVAL,
                         line,
-                        format!("lquantize( ) base (argument #2) must be a 32-bit quantity"),
+                        "lquantize( ) base (argument #2) must be a 32-bit quantity".to_string(),
                     ));
                 }
                 if limit < i64::from(i32::MIN) || limit > i64::from(i32::MAX) {
                     return Err(err(
                         Tag::D_LQUANT_LIMVAL,
                         line,
-                        format!("lquantize( ) limit (argument #3) must be a 32-bit quantity"),
+                        "lquantize( ) limit (argument #3) must be a 32-bit quantity".to_string(),
                     ));
                 }
                 if limit <= base {
@@ -875,7 +875,7 @@ impl<'a> Checker<'a> {
                     return Err(err(
                         Tag::D_LQUANT_STEPLARGE,
                         line,
-                        format!("lquantize( ) step (argument #4) too large: must have at least one quantization level"),
+                        "lquantize( ) step (argument #4) too large: must have at least one quantization level".to_string(),
                     ));
                 }
                 if (limit - base) / step > i64::from(u16::MAX) {
@@ -1061,14 +1061,16 @@ impl<'a> Checker<'a> {
                         x.as_int().unwrap_or(types::INT),
                         y.as_int().unwrap_or(types::INT),
                     )),
-                    (x, y) => return Err(err(
-                        Tag::D_OP_INCOMPAT,
-                        line,
-                        format!(
+                    (x, y) => {
+                        return Err(err(
+                            Tag::D_OP_INCOMPAT,
+                            line,
+                            format!(
                             "operator ?: operands must have compatible types: \"{}\" and \"{}\"",
                             x, y
                         ),
-                    )),
+                        ))
+                    }
                 };
                 Ok(fold(mk(
                     CKind::Ternary(Box::new(c), Box::new(a), Box::new(b)),
@@ -1186,7 +1188,7 @@ impl<'a> Checker<'a> {
             // A double-quoted argument is a string constant.
             if val.len() >= 2 && val.starts_with('"') && val.ends_with('"') {
                 return Ok(mk(
-                    CKind::Str(val[1..val.len() - 1].as_bytes().to_vec()),
+                    CKind::Str(val.as_bytes()[1..val.len() - 1].to_vec()),
                     Type::String,
                 ));
             }

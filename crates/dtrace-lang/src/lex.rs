@@ -223,7 +223,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// The next ordinary token.
-    pub fn next(&mut self) -> Result<Token, CompileError> {
+    pub fn next_token(&mut self) -> Result<Token, CompileError> {
         self.skip_space()?;
         let line = self.line;
         let start = self.pos;
@@ -486,7 +486,7 @@ mod tests {
         let mut l = Lexer::new(s);
         let mut out = Vec::new();
         loop {
-            let t = l.next().unwrap();
+            let t = l.next_token().unwrap();
             if t.tok == Tok::Eof {
                 return out;
             }
@@ -526,8 +526,8 @@ mod tests {
                 ..
             }
         ));
-        assert!(Lexer::new("09").next().is_err());
-        assert!(Lexer::new("99999999999999999999999").next().is_err());
+        assert!(Lexer::new("09").next_token().is_err());
+        assert!(Lexer::new("99999999999999999999999").next_token().is_err());
     }
 
     #[test]
@@ -536,7 +536,7 @@ mod tests {
             toks(r#""a\tb\n\101\x41""#),
             vec![Tok::Str(b"a\tb\nAA".to_vec())]
         );
-        assert!(Lexer::new("\"abc\n\"").next().is_err());
+        assert!(Lexer::new("\"abc\n\"").next_token().is_err());
         assert_eq!(toks("'a' '\\n'"), vec![Tok::Char(97), Tok::Char(10)]);
     }
 
@@ -562,9 +562,9 @@ mod tests {
     #[test]
     fn skips_comments_and_counts_lines() {
         let mut l = Lexer::new("/* a\n b */ x // c\n y");
-        assert_eq!(l.next().unwrap().line, 2);
-        assert_eq!(l.next().unwrap().line, 3);
-        assert!(Lexer::new("/* never closed").next().is_err());
+        assert_eq!(l.next_token().unwrap().line, 2);
+        assert_eq!(l.next_token().unwrap().line, 3);
+        assert!(Lexer::new("/* never closed").next_token().is_err());
     }
 
     #[test]
@@ -572,7 +572,7 @@ mod tests {
         let mut l = Lexer::new("  syscall::read:entry/pid/");
         let t = l.pspec().unwrap().unwrap();
         assert_eq!(t.tok, Tok::PSpec("syscall::read:entry".into()));
-        assert_eq!(l.next().unwrap().tok, Tok::Punct("/"));
+        assert_eq!(l.next_token().unwrap().tok, Tok::Punct("/"));
         let mut l = Lexer::new("pid$target:libc.so.6:malloc:entry,tick-1s{");
         assert_eq!(
             l.pspec().unwrap().unwrap().tok,

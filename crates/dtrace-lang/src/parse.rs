@@ -74,7 +74,7 @@ fn syntax_error(t: &Token) -> CompileError {
 impl<'a> Parser<'a> {
     fn peek(&mut self) -> Result<&Token, CompileError> {
         if self.peeked.is_none() {
-            self.peeked = Some(self.lex.next()?);
+            self.peeked = Some(self.lex.next_token()?);
         }
         Ok(self.peeked.as_ref().expect("just filled"))
     }
@@ -82,7 +82,7 @@ impl<'a> Parser<'a> {
     fn next(&mut self) -> Result<Token, CompileError> {
         match self.peeked.take() {
             Some(t) => Ok(t),
-            None => self.lex.next(),
+            None => self.lex.next_token(),
         }
     }
 
@@ -128,7 +128,7 @@ impl<'a> Parser<'a> {
             }
             let pos = self.lex.pos();
             let line = self.lex.line();
-            let t = self.lex.next()?;
+            let t = self.lex.next_token()?;
             match &t.tok {
                 Tok::Eof => break,
                 Tok::Punct(";") => continue,
@@ -442,8 +442,8 @@ impl<'a> Parser<'a> {
         loop {
             let is_word = match &self.peek()?.tok {
                 Tok::Ident(s) => {
-                    is_type_keyword(s)
-                        && !(words.iter().any(|w| !is_modifier(w)) && !is_modifier(s))
+                    // A second base type ends the type (`int x` vs `unsigned int`).
+                    is_type_keyword(s) && (is_modifier(s) || words.iter().all(|w| is_modifier(w)))
                 }
                 _ => false,
             };
@@ -543,7 +543,7 @@ impl<'a> Parser<'a> {
         }
         let pos = self.lex.pos();
         let line = self.lex.line();
-        let verdict = match self.lex.next() {
+        let verdict = match self.lex.next_token() {
             Ok(Token { tok: Tok::Eof, .. }) => true,
             Ok(Token {
                 tok: Tok::Punct(p), ..
@@ -556,14 +556,10 @@ impl<'a> Parser<'a> {
 
     fn binary(&mut self, min_prec: u8) -> Result<Expr, CompileError> {
         let mut lhs = self.cast()?;
-        loop {
-            let (op, prec) = match &self.peek()?.tok {
-                Tok::Punct(p) => match binop_of(p) {
-                    Some(x) => x,
-                    None => break,
-                },
-                _ => break,
-            };
+        while let Some((op, prec)) = match &self.peek()?.tok {
+            Tok::Punct(p) => binop_of(p),
+            _ => None,
+        } {
             if prec < min_prec {
                 break;
             }

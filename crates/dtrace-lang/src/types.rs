@@ -277,7 +277,7 @@ mod tests {
     #[test]
     fn usual_arithmetic_conversions() {
         assert_eq!(usual_arith(CHAR, SHORT), INT);
-        assert_eq!(usual_arith(INT, UINT).signed, false);
+        assert!(!usual_arith(INT, UINT).signed);
         assert_eq!(usual_arith(INT, INT64), INT64);
         assert_eq!(usual_arith(UINT, INT64), INT64);
         assert!(!usual_arith(INT64, UINT64).signed);

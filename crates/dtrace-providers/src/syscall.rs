@@ -95,7 +95,7 @@ pub fn arg_descs(root: &Path, name: &str, ret: bool) -> Vec<ArgDesc> {
         {
             continue;
         }
-        let (ty, name) = match decl.rfind(|c: char| c == ' ' || c == '*') {
+        let (ty, name) = match decl.rfind([' ', '*']) {
             Some(i) => (decl[..=i].trim().to_string(), decl[i + 1..].to_string()),
             None => (decl.to_string(), String::new()),
         };

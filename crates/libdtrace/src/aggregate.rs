@@ -395,8 +395,8 @@ pub fn print_distribution(out: &mut Vec<u8>, v: &AggValue) {
     let total: i64 = buckets.iter().map(|c| c.abs()).sum();
     let positives = buckets.iter().any(|&c| c > 0);
     let negatives = buckets.iter().any(|&c| c < 0);
-    for i in lo..=hi {
-        bar_line(out, &label(i), buckets[i], total, positives, negatives);
+    for (i, &count) in buckets.iter().enumerate().take(hi + 1).skip(lo) {
+        bar_line(out, &label(i), count, total, positives, negatives);
     }
 }
 

@@ -252,13 +252,12 @@ pub fn fixed(c: Count) -> Option<i64> {
     }
 }
 
+/// Formats a `%@` conversion (printa's aggregation value).
+pub type AggFormatter<'a> = &'a mut dyn FnMut(&mut Vec<u8>, &Conversion);
+
 /// Formats a whole format string; `args` supplies `*` values then each
 /// conversion's argument in order. `agg` formats `%@` conversions.
-pub fn format(
-    fmt: &Format,
-    args: &[Arg],
-    mut agg: Option<&mut dyn FnMut(&mut Vec<u8>, &Conversion)>,
-) -> Vec<u8> {
+pub fn format(fmt: &Format, args: &[Arg], mut agg: Option<AggFormatter>) -> Vec<u8> {
     let mut out = Vec::new();
     let mut i = 0;
     let next = |i: &mut usize| -> Option<Arg> {
