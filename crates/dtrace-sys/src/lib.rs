@@ -46,6 +46,30 @@ pub fn geteuid() -> u32 {
     unsafe { libc::geteuid() }
 }
 
+/// True if this process may load tracing BPF programs: it holds
+/// CAP_SYS_ADMIN, or both CAP_BPF and CAP_PERFMON (read from the
+/// effective set in /proc/self/status).
+pub fn has_trace_privilege() -> bool {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let caps = status
+        .lines()
+        .find_map(|l| l.strip_prefix("CapEff:"))
+        .and_then(|v| u64::from_str_radix(v.trim(), 16).ok());
+    match caps {
+        Some(c) => cap_allows_tracing(c),
+        // No /proc: let the kernel decide.
+        None => true,
+    }
+}
+
+fn cap_allows_tracing(c: u64) -> bool {
+    const CAP_SYS_ADMIN: u32 = 21;
+    const CAP_PERFMON: u32 = 38;
+    const CAP_BPF: u32 = 39;
+    let has = |bit: u32| c & (1u64 << bit) != 0;
+    has(CAP_SYS_ADMIN) || (has(CAP_BPF) && has(CAP_PERFMON))
+}
+
 /// The real user id (`$uid`).
 pub fn getuid() -> u32 {
     // SAFETY: getuid cannot fail and has no preconditions.
@@ -91,4 +115,15 @@ pub fn localtime(secs: i64) -> (i32, u32, u32, u32, u32, u32) {
         tm.tm_min as u32,
         tm.tm_sec as u32,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn capability_sets() {
+        assert!(super::cap_allows_tracing(1 << 21));
+        assert!(super::cap_allows_tracing((1 << 38) | (1 << 39)));
+        assert!(!super::cap_allows_tracing(1 << 39));
+        assert!(!super::cap_allows_tracing(0));
+    }
 }

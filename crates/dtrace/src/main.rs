@@ -147,6 +147,8 @@ pub(crate) fn resolve_id(dt: &Dtrace, spec: &Spec) -> Result<Spec, String> {
 fn run(cmd: Cmd) -> u8 {
     let mut dt = match Dtrace::open() {
         Ok(d) => d,
+        // The privilege message already reads as dtrace(1M)'s.
+        Err(e @ Error::Privilege(_)) => return fatal(e),
         Err(e) => return fatal(format!("failed to initialize dtrace: {}", e)),
     };
     for (name, value) in &cmd.options {

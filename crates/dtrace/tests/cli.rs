@@ -405,3 +405,42 @@ fn no_input_panics() {
         assert!(o.status.code().is_some(), "killed by a signal for {:?}", c);
     }
 }
+
+#[test]
+fn says_when_privileges_are_missing() {
+    let _g = serial();
+    // Root without any capability, as setpriv(1) leaves it.
+    let o = Command::new("setpriv")
+        .args(["--bounding-set=-all", "--inh-caps=-all"])
+        .arg(env!("CARGO_BIN_EXE_dtrace"))
+        .args(["-n", "BEGIN { exit(0); }"])
+        .output()
+        .expect("setpriv (util-linux)");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o.stderr),
+        "dtrace: failed to initialize dtrace: DTrace requires additional privileges\n"
+    );
+}
+
+#[test]
+fn mounts_tracefs_itself() {
+    let _g = serial();
+    let mounted = || {
+        std::fs::read_to_string("/proc/self/mounts")
+            .unwrap_or_default()
+            .lines()
+            .any(|l| l.split_whitespace().nth(1) == Some("/sys/kernel/tracing"))
+    };
+    if mounted() {
+        let _ = Command::new("umount").arg("/sys/kernel/tracing").status();
+    }
+    let o = run(&[
+        "-qn",
+        "syscall::getpid:entry { exit(0); } BEGIN { printf(\"%d\\n\", 1); }",
+        "-c",
+        "sh -c :",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(mounted(), "tracefs is not mounted after dtrace ran");
+}

@@ -213,6 +213,9 @@ pub struct Dtrace {
 impl Dtrace {
     /// Opens a handle: discovers providers and their probes.
     pub fn open() -> Result<Dtrace, Error> {
+        if !dtrace_sys::has_trace_privilege() {
+            return Err(Error::Privilege(load::PRIVILEGE.into()));
+        }
         Ok(Dtrace {
             opts: Options::default(),
             syms: Symbols::default(),

@@ -28,7 +28,8 @@ pub(crate) struct Running {
     pub(crate) ncpus: usize,
 }
 
-const PRIVILEGE: &str = "failed to initialize dtrace: DTrace requires additional privileges";
+pub(crate) const PRIVILEGE: &str =
+    "failed to initialize dtrace: DTrace requires additional privileges";
 
 fn is_eperm(e: &std::io::Error) -> bool {
     matches!(e.raw_os_error(), Some(libc_eperm) if libc_eperm == 1 || libc_eperm == 13)
