@@ -4,8 +4,9 @@
 //! to the error handler.
 
 use std::io::Write;
+use std::rc::Rc;
 
-use dtrace_bpf::plan::{ActionLayout, Value, ERROR_EPID, RECORD_HEADER};
+use dtrace_bpf::plan::{ActionLayout, ClauseLayout, Value, ERROR_EPID, RECORD_HEADER};
 use dtrace_lang::pdesc::ProbeDesc;
 
 use crate::aggregate;
@@ -185,6 +186,39 @@ pub(crate) fn consume_all(
     }
 }
 
+/// What the consumer needs to decode one EPID's records.
+#[derive(Clone)]
+pub(crate) struct EpidInfo {
+    probe: Rc<ProbeDesc>,
+    layout: Rc<ClauseLayout>,
+}
+
+fn epid_info(dt: &mut Dtrace, epid: u32, probe: u32, clause: usize) -> EpidInfo {
+    let i = epid as usize;
+    if let Some(Some(info)) = dt.epid_cache.get(i) {
+        return info.clone();
+    }
+    let info = EpidInfo {
+        probe: Rc::new(
+            dt.probes
+                .get(probe)
+                .map(|p| p.desc.clone())
+                .unwrap_or_default(),
+        ),
+        layout: Rc::new(
+            dt.running
+                .as_ref()
+                .and_then(|r| r.gen.clauses.get(clause).cloned())
+                .unwrap_or_default(),
+        ),
+    };
+    if dt.epid_cache.len() <= i {
+        dt.epid_cache.resize(i + 1, None);
+    }
+    dt.epid_cache[i] = Some(info.clone());
+    info
+}
+
 fn consume_one(
     dt: &mut Dtrace,
     rec: &[u8],
@@ -200,16 +234,8 @@ fn consume_one(
     let Some(desc) = dt.epid(epid) else {
         return Ok(Consume::Next);
     };
-    let probe = dt
-        .probes
-        .get(desc.probe)
-        .map(|p| p.desc.clone())
-        .unwrap_or_default();
-    let layout = dt
-        .running
-        .as_ref()
-        .map(|r| r.gen.clauses[desc.clause].clone())
-        .unwrap_or_default();
+    let info = epid_info(dt, epid, desc.probe, desc.clause);
+    let (probe, layout) = (&*info.probe, &*info.layout);
     let records: Vec<RecDesc> = layout
         .actions
         .iter()
@@ -248,7 +274,7 @@ fn consume_one(
         epid,
         cpu,
         probe_id: desc.probe,
-        probe: &probe,
+        probe,
         records: &records,
         data: rec,
     };

@@ -208,6 +208,9 @@ pub struct Dtrace {
     buf_handler: Option<BufHandler>,
     last_status: Instant,
     drops_seen: Vec<[u64; 4]>,
+    /// Per-EPID record layout and probe description, shared rather than
+    /// rebuilt for every record consumed.
+    pub(crate) epid_cache: Vec<Option<consume::EpidInfo>>,
 }
 
 impl Dtrace {
@@ -249,6 +252,7 @@ impl Dtrace {
             buf_handler: None,
             last_status: Instant::now(),
             drops_seen: Vec::new(),
+            epid_cache: Vec::new(),
         })
     }
 
