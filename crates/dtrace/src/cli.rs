@@ -196,13 +196,10 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
                     "-G (generate an object file for static probes) is not supported yet".into(),
                 ))
             }
-            Short('C') | Short('H') => {
-                return Err(CliError::Fatal(
-                    "the C preprocessor (-C, -D, -U, -I, -H) is not supported".into(),
-                ))
-            }
-            Short('D') | Short('U') | Short('I') => {
-                let _ = p.value();
+            Short(c @ ('C' | 'H' | 'D' | 'U' | 'I')) => {
+                if matches!(c, 'D' | 'U' | 'I') {
+                    let _ = p.value();
+                }
                 return Err(CliError::Fatal(
                     "the C preprocessor (-C, -D, -U, -I, -H) is not supported".into(),
                 ));

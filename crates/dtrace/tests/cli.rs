@@ -28,6 +28,12 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// dtrace failed with `code` and said exactly `stderr`.
+fn assert_failed(o: &Output, code: i32, stderr: &str) {
+    assert_eq!(o.status.code(), Some(code), "stderr: {}", text(&o.stderr));
+    assert_eq!(text(&o.stderr), stderr);
+}
+
 /// Our BPF objects alive in the system: programs, maps, links.
 fn ours() -> (usize, usize, usize) {
     let progs = dtrace_sys::bpf::list_programs()
@@ -141,10 +147,10 @@ fn description_notice_and_columns() {
 fn compile_errors_in_dtrace_form() {
     let _g = serial();
     let o = run(&["-n", "BEGIN { x = ; }"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert_eq!(
-        text(&o.stderr),
-        "dtrace: invalid probe specifier BEGIN { x = ; }: line 1: syntax error near \";\"\n"
+    assert_failed(
+        &o,
+        1,
+        "dtrace: invalid probe specifier BEGIN { x = ; }: line 1: syntax error near \";\"\n",
     );
     let o = run(&["-xerrtags", "-n", "BEGIN { trace(nosuch); }"]);
     assert_eq!(
@@ -160,10 +166,10 @@ fn compile_errors_in_dtrace_form() {
         .args(["-s", "x.d"])
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    assert_eq!(
-        text(&o.stderr),
-        "dtrace: failed to compile script x.d: line 3: syntax error near \")\"\n"
+    assert_failed(
+        &o,
+        1,
+        "dtrace: failed to compile script x.d: line 3: syntax error near \")\"\n",
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -180,10 +186,10 @@ fn bad_options() {
         e
     );
     let o = run(&["-x", "nosuch", "-n", "BEGIN"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert_eq!(
-        text(&o.stderr),
-        "dtrace: failed to set option -x nosuch: Invalid option name\n"
+    assert_failed(
+        &o,
+        1,
+        "dtrace: failed to set option -x nosuch: Invalid option name\n",
     );
     let o = run(&["-x", "bufsize=abc", "-n", "BEGIN"]);
     assert_eq!(
@@ -193,10 +199,10 @@ fn bad_options() {
     let o = run(&["-n"]);
     assert_eq!(o.status.code(), Some(2));
     let o = run(&["-p", "999999999", "-n", "BEGIN"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert_eq!(
-        text(&o.stderr),
-        "dtrace: failed to grab pid 999999999: No such process\n"
+    assert_failed(
+        &o,
+        1,
+        "dtrace: failed to grab pid 999999999: No such process\n",
     );
 }
 
@@ -416,10 +422,10 @@ fn says_when_privileges_are_missing() {
         .args(["-n", "BEGIN { exit(0); }"])
         .output()
         .expect("setpriv (util-linux)");
-    assert_eq!(o.status.code(), Some(1));
-    assert_eq!(
-        text(&o.stderr),
-        "dtrace: failed to initialize dtrace: DTrace requires additional privileges\n"
+    assert_failed(
+        &o,
+        1,
+        "dtrace: failed to initialize dtrace: DTrace requires additional privileges\n",
     );
 }
 
