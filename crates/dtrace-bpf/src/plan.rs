@@ -291,6 +291,12 @@ pub struct GenOptions {
     pub task_tgid: Option<u32>,
     pub task_sum_exec_runtime: Option<u32>,
     pub ncpus: u32,
+    /// The `cpu` option: probes fire only on this CPU.
+    pub only_cpu: Option<u32>,
+    /// Wake the consumer as records arrive (the default); without it
+    /// records are submitted with `BPF_RB_NO_WAKEUP` and the consumer
+    /// reads the buffer at its `switchrate`.
+    pub wakeup: bool,
 }
 
 impl Default for GenOptions {
@@ -304,6 +310,8 @@ impl Default for GenOptions {
             task_tgid: None,
             task_sum_exec_runtime: None,
             ncpus: 1,
+            only_cpu: None,
+            wakeup: true,
         }
     }
 }

@@ -50,6 +50,9 @@ pub(crate) struct ClauseCx {
     pub(crate) has_errno: bool,
 }
 
+/// `bpf_ringbuf_submit` flag: do not wake the consumer.
+const BPF_RB_NO_WAKEUP: i32 = 1;
+
 pub(crate) struct ProgGen<'g, 'a> {
     pub(crate) g: &'g mut Generator<'a>,
     pub(crate) a: Asm,
@@ -132,6 +135,16 @@ impl ProgGen<'_, '_> {
         }
     }
 
+    /// Flags for `bpf_ringbuf_submit`: wake the consumer as records
+    /// arrive, or leave it to read at its switch rate.
+    fn submit_flags(&self) -> i32 {
+        if self.g.inp.opts.wakeup {
+            0
+        } else {
+            BPF_RB_NO_WAKEUP
+        }
+    }
+
     /// Jumps to `target` unless the activity state is the one this program
     /// runs in.
     fn activity_check(&mut self, target: Label) {
@@ -152,6 +165,11 @@ impl ProgGen<'_, '_> {
         }
         // The scratch element for this CPU and context.
         self.a.emit(call(Helper::GetSmpProcessorId));
+        if let (Some(cpu), Phase::Normal) = (self.g.inp.opts.only_cpu, self.plan.phase) {
+            // The cpu option: probes fire on that CPU alone (BEGIN and
+            // END are run there by the consumer).
+            self.a.jmp_imm_to(Cond::Ne, R0, cpu as i32, out);
+        }
         self.a.emit(alu64_imm(Alu::Lsh, R0, 1));
         if self.raw {
             self.a.emit(alu64_imm(Alu::Or, R0, 1));
@@ -435,7 +453,7 @@ impl ProgGen<'_, '_> {
         self.stmts(&stmts)?;
         if self.cx.recording {
             self.a.emit(mov64_reg(R1, R8));
-            self.a.emit(mov64_imm(R2, 0));
+            self.a.emit(mov64_imm(R2, self.submit_flags()));
             self.a.emit(call(Helper::RingbufSubmit));
             self.cx.recording = false;
         }
@@ -581,7 +599,7 @@ impl ProgGen<'_, '_> {
         self.a.emit(ldx(Size::DW, R1, R9, ea + 24));
         self.a.emit(stx(Size::DW, R8, 32, R1));
         self.a.emit(mov64_reg(R1, R8));
-        self.a.emit(mov64_imm(R2, 0));
+        self.a.emit(mov64_imm(R2, self.submit_flags()));
         self.a.emit(call(Helper::RingbufSubmit));
         self.a.bind(skip);
         let error_probe = ProbeIdentity {

@@ -143,12 +143,23 @@ impl CompileError {
     /// The text after "dtrace: failed to compile script X: ", with the
     /// `[D_TAG] ` prefix when `errtags` is set.
     pub fn render(&self, errtags: bool) -> String {
+        self.render_from(errtags, true)
+    }
+
+    /// The message as DTrace words it for a program given on the command
+    /// line (`-n`, `-P`, ...): no line number, since there is no file.
+    pub fn render_command_line(&self, errtags: bool) -> String {
+        self.render_from(errtags, false)
+    }
+
+    fn render_from(&self, errtags: bool, file: bool) -> String {
         let mut s = String::new();
         if errtags {
             s.push_str(&format!("[{}] ", self.tag.name()));
         }
-        if let Some(l) = self.line {
-            s.push_str(&format!("line {}: ", l));
+        match self.line {
+            Some(l) if file => s.push_str(&format!("line {}: ", l)),
+            _ => {}
         }
         s.push_str(&self.msg);
         s

@@ -2,7 +2,7 @@
 //! signal pipe, and the handlers that turn SIGINT/SIGTERM into a wake-up.
 
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -62,6 +62,63 @@ impl Poller {
     }
 }
 
+/// What [`wait_writable`] saw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteWait {
+    /// The descriptor can take bytes (or has failed: the write will say).
+    Ready,
+    /// A stop signal arrived (or the wait was interrupted).
+    Signal,
+    TimedOut,
+}
+
+/// Waits until `fd` can take at least a pipe buffer's worth of bytes, a
+/// stop signal arrives (when `wake` is the stop-signal descriptor), or
+/// `timeout` passes (`None`: no limit). Lets a writer honour SIGINT and
+/// SIGTERM while its reader has stalled.
+pub fn wait_writable(
+    fd: BorrowedFd,
+    wake: Option<BorrowedFd>,
+    timeout: Option<Duration>,
+) -> io::Result<WriteWait> {
+    let mut fds = [
+        libc::pollfd {
+            fd: fd.as_raw_fd(),
+            events: libc::POLLOUT,
+            revents: 0,
+        },
+        libc::pollfd {
+            fd: wake.map_or(-1, |w| w.as_raw_fd()),
+            events: libc::POLLIN,
+            revents: 0,
+        },
+    ];
+    let ms = timeout.map_or(-1, |t| t.as_millis().min(i32::MAX as u128) as i32);
+    // SAFETY: `fds` is a writable array of two pollfds, the length passed;
+    // a negative fd is ignored by poll(2).
+    let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, ms) };
+    if n < 0 {
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() == Some(libc::EINTR) {
+            return Ok(WriteWait::Signal);
+        }
+        return Err(e);
+    }
+    if fds[0].revents != 0 {
+        Ok(WriteWait::Ready)
+    } else if fds[1].revents != 0 {
+        Ok(WriteWait::Signal)
+    } else {
+        Ok(WriteWait::TimedOut)
+    }
+}
+
+/// How many stop signals (SIGINT, SIGTERM) have arrived since
+/// [`StopSignals::install`], without consuming their wake-ups.
+pub fn stop_signals() -> usize {
+    SIGNALS.load(Ordering::SeqCst)
+}
+
 static SIGNALS: AtomicUsize = AtomicUsize::new(0);
 static WAKE_FD: AtomicI32 = AtomicI32::new(-1);
 
@@ -118,6 +175,11 @@ impl StopSignals {
     /// The descriptor that becomes readable when a signal arrives.
     pub fn fd(&self) -> RawFd {
         self.read.as_raw_fd()
+    }
+
+    /// The same descriptor, borrowed (for [`wait_writable`]).
+    pub fn wake_fd(&self) -> BorrowedFd<'_> {
+        self.read.as_fd()
     }
 
     /// How many stop signals have arrived so far.

@@ -155,14 +155,10 @@ impl Target {
 
 impl Drop for Target {
     fn drop(&mut self) {
-        // A created child that was never released is killed; one that is
-        // running is reaped if it already exited.
-        if self.stopped {
-            self.kill();
-        }
-        if let Some(child) = self.child.as_mut() {
-            let _ = child.try_wait();
-        }
+        // A command dtrace created does not outlive it, however dtrace
+        // ends (as DTrace kills the processes it created when it closes);
+        // a grabbed process (`-p`) is left alone.
+        self.kill();
     }
 }
 

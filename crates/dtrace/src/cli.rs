@@ -27,13 +27,32 @@ pub struct Cmd {
     pub verbose: bool,
     pub specs: Vec<Spec>,
     /// `-x` and the options other flags stand for, in order.
-    pub options: Vec<(String, Option<String>)>,
+    pub options: Vec<CliOption>,
     pub commands: Vec<String>,
     pub pids: Vec<i32>,
     pub output: Option<OsString>,
     pub exit_after_compile: bool,
     /// Script arguments: `$1`, `$2`, ...
     pub args: Vec<String>,
+}
+
+/// An option set on the command line, and how it was written there (for
+/// "failed to set -x NAME" and "failed to set -b SIZE").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CliOption {
+    pub name: String,
+    pub value: Option<String>,
+    pub written: String,
+}
+
+impl CliOption {
+    fn flag(name: &str, written: &str) -> CliOption {
+        CliOption {
+            name: name.into(),
+            value: None,
+            written: written.into(),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -130,11 +149,22 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
             Err(e) => return Err(usage_err(e)),
         };
         match arg {
-            Short('3') | Short('6') => {
+            Short(c @ ('3' | '6')) => {
                 // -32 / -64: the data model; only 64-bit exists here.
                 let rest = p.optional_value().map(os).unwrap_or_default();
-                if rest != "2" && rest != "4" {
-                    return Err(CliError::Usage(Some("invalid data model".into())));
+                match (c, rest.as_str()) {
+                    ('6', "4") => {}
+                    ('3', "2") => {
+                        return Err(CliError::Fatal(
+                            "-32 is not supported: D programs are 64-bit on this system".into(),
+                        ))
+                    }
+                    _ => {
+                        return Err(CliError::Usage(Some(format!(
+                            "illegal option -- {}{}",
+                            c, rest
+                        ))))
+                    }
                 }
             }
             Short('n') => cmd.specs.push(Spec::Desc(
@@ -161,20 +191,30 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
                 .push(Spec::Script(os(p.value().map_err(usage_err)?))),
             Short('l') => cmd.mode = Mode::List,
             Short('v') => cmd.verbose = true,
-            Short('q') => cmd.options.push(("quiet".into(), None)),
-            Short('w') => cmd.options.push(("destructive".into(), None)),
-            Short('Z') => cmd.options.push(("zdefs".into(), None)),
-            Short('F') => cmd.options.push(("flowindent".into(), None)),
+            Short('q') => cmd.options.push(CliOption::flag("quiet", "-q")),
+            Short('w') => cmd.options.push(CliOption::flag("destructive", "-w")),
+            Short('Z') => cmd.options.push(CliOption::flag("zdefs", "-Z")),
+            Short('F') => cmd.options.push(CliOption::flag("flowindent", "-F")),
             Short('e') => cmd.exit_after_compile = true,
-            Short('b') => cmd
-                .options
-                .push(("bufsize".into(), Some(os(p.value().map_err(usage_err)?)))),
+            Short('b') => {
+                let size = os(p.value().map_err(usage_err)?);
+                cmd.options.push(CliOption {
+                    name: "bufsize".into(),
+                    written: format!("-b {}", size),
+                    value: Some(size),
+                });
+            }
             Short('x') => {
                 let v = os(p.value().map_err(usage_err)?);
-                match v.split_once('=') {
-                    Some((n, val)) => cmd.options.push((n.to_string(), Some(val.to_string()))),
-                    None => cmd.options.push((v, None)),
-                }
+                let (name, value) = match v.split_once('=') {
+                    Some((n, val)) => (n.to_string(), Some(val.to_string())),
+                    None => (v, None),
+                };
+                cmd.options.push(CliOption {
+                    written: format!("-x {}", name),
+                    name,
+                    value,
+                });
             }
             Short('o') => cmd.output = Some(p.value().map_err(usage_err)?),
             Short('c') => cmd.commands.push(os(p.value().map_err(usage_err)?)),
@@ -214,13 +254,31 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
                     "-S is not supported: programs compile to BPF, not DIF".into(),
                 ))
             }
-            Short('L') | Short('X') => {
-                let _ = p.value();
+            Short('X') => {
+                let v = os(p.value().map_err(usage_err)?);
+                let why = if matches!(v.as_str(), "a" | "c" | "s" | "t") {
+                    "the C preprocessor (-C) is not supported"
+                } else {
+                    "Invalid value for specified option"
+                };
+                return Err(CliError::Fatal(format!("failed to set -X {}: {}", v, why)));
+            }
+            Short('L') => {
+                let v = os(p.value().map_err(usage_err)?);
+                return Err(CliError::Fatal(format!(
+                    "failed to set -L {}: D libraries are not supported",
+                    v
+                )));
             }
             Value(v) => cmd.args.push(os(v)),
             Short(c) => return Err(CliError::Usage(Some(format!("illegal option -- {}", c)))),
             Long(l) => return Err(CliError::Usage(Some(format!("illegal option -- -{}", l)))),
         }
+    }
+    if cmd.verbose && cmd.mode != Mode::List {
+        return Err(CliError::Fatal(
+            "-v (stability reports) is supported only with -l".into(),
+        ));
     }
     Ok(cmd)
 }
@@ -247,9 +305,16 @@ mod tests {
             c.specs,
             vec![Spec::Desc(SpecKind::Name, "BEGIN { exit(0); }".into())]
         );
-        assert_eq!(c.options[0], ("quiet".into(), None));
-        assert_eq!(c.options[1], ("bufsize".into(), Some("1m".into())));
-        assert_eq!(c.options[2], ("quiet".into(), None));
+        let opt = |o: &CliOption| (o.name.clone(), o.value.clone(), o.written.clone());
+        assert_eq!(opt(&c.options[0]), ("quiet".into(), None, "-q".into()));
+        assert_eq!(
+            opt(&c.options[1]),
+            ("bufsize".into(), Some("1m".into()), "-x bufsize".into())
+        );
+        assert_eq!(
+            opt(&c.options[2]),
+            ("quiet".into(), None, "-x quiet".into())
+        );
     }
 
     #[test]

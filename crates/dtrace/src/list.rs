@@ -54,7 +54,7 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
         let spec = match crate::resolve_id(dt, spec) {
             Ok(s) => s,
             Err(m) => {
-                eprintln!("dtrace: {}", m);
+                note!("dtrace: {}", m);
                 return E_ERROR;
             }
         };
@@ -64,7 +64,7 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
                 let desc = match Dtrace::parse_desc(desc_text, *kind) {
                     Ok(d) => d,
                     Err(m) => {
-                        eprintln!("dtrace: invalid probe specifier {}: {}", text, m);
+                        note!("dtrace: invalid probe specifier {}: {}", text, m);
                         return E_ERROR;
                     }
                 };
@@ -78,7 +78,7 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
                 let text = match std::fs::read_to_string(path) {
                     Ok(t) => t,
                     Err(e) => {
-                        eprintln!("dtrace: failed to open {}: {}", path, crate::io_reason(&e));
+                        note!("dtrace: failed to open {}: {}", path, crate::io_reason(&e));
                         return E_ERROR;
                     }
                 };
@@ -86,7 +86,7 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
                 match dt.compile(&text, ProgramSource::File) {
                     Ok(p) => ids.extend(p.probes()),
                     Err(e) => {
-                        eprintln!("dtrace: failed to compile script {}: {}", path, e);
+                        note!("dtrace: failed to compile script {}: {}", path, e);
                         return E_ERROR;
                     }
                 }
@@ -110,11 +110,22 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
         }
     }
     use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(out.as_bytes());
-    let _ = stdout.flush();
+    let (mut sink, name) = match crate::open_output(cmd) {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
+    if let Err(e) = sink.write_all(out.as_bytes()) {
+        if !crate::output::is_quiet(&e) {
+            note!(
+                "dtrace: failed to write to {}: {}",
+                name,
+                crate::io_reason(&e)
+            );
+        }
+        return E_ERROR;
+    }
     for d in failures {
-        eprintln!(
+        note!(
             "dtrace: failed to match {}: No probe matches description",
             d
         );

@@ -4,15 +4,17 @@
 
 #![forbid(unsafe_code)]
 
+#[macro_use]
+mod output;
 mod cli;
 mod list;
 
 use std::ffi::OsString;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::process::ExitCode;
 
 use libdtrace::{
-    Consume, Consumer, Dtrace, Error, ProbeData, ProgramSource, RecDesc, RecKind, WorkStatus,
+    Consume, Consumer, Dtrace, Error, Flow, ProbeData, ProgramSource, RecDesc, RecKind, WorkStatus,
 };
 
 use cli::{Cmd, Mode, Spec};
@@ -28,17 +30,19 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(cli::CliError::Usage(msg)) => {
             if let Some(m) = msg {
-                eprintln!("dtrace: {}", m);
+                note!("dtrace: {}", m);
             }
-            eprint!("{}", cli::usage());
+            output::note(format_args!("{}", cli::usage()));
             return ExitCode::from(E_USAGE);
         }
         Err(cli::CliError::Fatal(msg)) => {
-            eprintln!("dtrace: {}", msg);
+            note!("dtrace: {}", msg);
             return ExitCode::from(E_ERROR);
         }
         Err(cli::CliError::Exit(code, text)) => {
-            print!("{}", text);
+            if io::stdout().write_all(text.as_bytes()).is_err() {
+                return ExitCode::from(E_ERROR);
+            }
             return ExitCode::from(code);
         }
     };
@@ -47,20 +51,47 @@ fn main() -> ExitCode {
 
 /// Prints "dtrace: msg" to stderr.
 fn fatal(msg: impl std::fmt::Display) -> u8 {
-    eprintln!("dtrace: {}", msg);
+    note!("dtrace: {}", msg);
     E_ERROR
 }
 
 /// The probe and record callbacks: dtrace(1M)'s `chew` and `chewrec`.
 struct Chew {
     quiet: bool,
+    flowindent: bool,
     heading: bool,
     status: Option<i32>,
 }
 
 impl Consumer for Chew {
     fn probe(&mut self, out: &mut dyn Write, pd: &ProbeData) -> Consume {
-        if !self.quiet {
+        if self.flowindent {
+            // Flow indentation prints its columns even when quiet, as
+            // dtrace(1M) does.
+            if !self.heading {
+                let _ = writeln!(out, "{:>3} {:<41}", "CPU", "FUNCTION");
+                self.heading = true;
+            }
+            let name = if pd.flow == Flow::None {
+                format!(
+                    "{:indent$}{}{}:{}",
+                    "",
+                    pd.prefix,
+                    pd.probe.function,
+                    pd.probe.name,
+                    indent = pd.indent
+                )
+            } else {
+                format!(
+                    "{:indent$}{}{}",
+                    "",
+                    pd.prefix,
+                    pd.probe.function,
+                    indent = pd.indent
+                )
+            };
+            let _ = write!(out, "{:>3} {:<41} ", pd.cpu, name);
+        } else if !self.quiet {
             if !self.heading {
                 let _ = writeln!(out, "{:>3} {:>6} {:>32}", "CPU", "ID", "FUNCTION:NAME");
                 self.heading = true;
@@ -88,28 +119,54 @@ impl Consumer for Chew {
     }
 }
 
-fn open_output(cmd: &Cmd) -> Result<Box<dyn Write>, u8> {
-    match &cmd.output {
-        Some(path) => match std::fs::OpenOptions::new()
+/// The output file (`-o`) or standard output, and its name for messages.
+fn open_output(cmd: &Cmd) -> Result<(output::Sink, String), u8> {
+    let opened = match &cmd.output {
+        Some(path) => std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
-        {
-            Ok(f) => Ok(Box::new(io::BufWriter::new(f))),
-            Err(e) => Err(fatal(format!(
-                "failed to open output file '{}': {}",
-                path.to_string_lossy(),
-                io_reason(&e)
-            ))),
-        },
-        None => Ok(Box::new(io::BufWriter::new(io::stdout()))),
+            .and_then(output::Sink::new)
+            .map(|s| (s, path.to_string_lossy().into_owned()))
+            .map_err(|e| {
+                fatal(format!(
+                    "failed to open output file '{}': {}",
+                    path.to_string_lossy(),
+                    io_reason(&e)
+                ))
+            }),
+        None => output::Sink::new(io::stdout())
+            .map(|s| (s, "<stdout>".to_string()))
+            .map_err(|e| fatal(format!("failed to open standard output: {}", io_reason(&e)))),
+    };
+    opened
+}
+
+/// The largest script dtrace reads (`-s /dev/zero` must not run away).
+const MAX_SCRIPT: u64 = 16 << 20;
+
+/// Reads a script, refusing one larger than [`MAX_SCRIPT`].
+fn read_script(mut from: impl io::Read, name: &str) -> Result<Vec<u8>, String> {
+    let mut text = Vec::new();
+    (&mut from)
+        .take(MAX_SCRIPT + 1)
+        .read_to_end(&mut text)
+        .map_err(|e| format!("failed to read {}: {}", name, io_reason(&e)))?;
+    if text.len() as u64 > MAX_SCRIPT {
+        return Err(format!(
+            "failed to read {}: scripts are limited to {} MiB",
+            name,
+            MAX_SCRIPT >> 20
+        ));
     }
+    Ok(text)
 }
 
 fn compile_error(spec: &Spec, e: &Error, errtags: bool) -> String {
-    let what = match e {
-        Error::Compile(c) => c.render(errtags),
-        other => other.to_string(),
+    let what = match (e, spec) {
+        (Error::Compile(c), Spec::Script(_)) => c.render(errtags),
+        (Error::Compile(c), _) => c.render_command_line(errtags),
+        (other, _) => other.to_string(),
     };
     match spec {
         Spec::Script(path) => format!("failed to compile script {}: {}", path, what),
@@ -127,6 +184,10 @@ pub(crate) fn resolve_id(dt: &Dtrace, spec: &Spec) -> Result<Spec, String> {
     let digits = text
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(text.len());
+    if digits == 0 {
+        // Not a probe ID: dtrace(1M) takes it as a probe name, as -n does.
+        return Ok(Spec::Desc(libdtrace::SpecKind::Name, text.clone()));
+    }
     let probe = text[..digits]
         .parse::<u32>()
         .ok()
@@ -151,9 +212,13 @@ fn run(cmd: Cmd) -> u8 {
         Err(e @ Error::Privilege(_)) => return fatal(e),
         Err(e) => return fatal(format!("failed to initialize dtrace: {}", e)),
     };
-    for (name, value) in &cmd.options {
-        if let Err(e) = dt.setopt(name, value.as_deref()) {
-            return fatal(e);
+    for o in &cmd.options {
+        match dt.setopt(&o.name, o.value.as_deref()) {
+            Ok(()) => {}
+            Err(Error::Option { err, .. }) => {
+                return fatal(format!("failed to set {}: {}", o.written, err))
+            }
+            Err(e) => return fatal(e),
         }
     }
 
@@ -180,7 +245,7 @@ fn run(cmd: Cmd) -> u8 {
         return list::list(&mut dt, &cmd);
     }
     if cmd.specs.is_empty() {
-        eprintln!("dtrace: no probes specified");
+        note!("dtrace: no probes specified");
         return E_USAGE;
     }
 
@@ -196,19 +261,19 @@ fn run(cmd: Cmd) -> u8 {
     for spec in &specs {
         let (text, source, arg0) = match spec {
             Spec::Script(path) => {
-                let text = if path == "-" {
-                    let mut s = String::new();
-                    if let Err(e) = io::Read::read_to_string(&mut io::stdin(), &mut s) {
-                        return fatal(format!("failed to read standard input: {}", e));
-                    }
-                    s
+                let read = if path == "-" {
+                    read_script(io::stdin(), "standard input")
                 } else {
-                    match std::fs::read(path) {
-                        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+                    match std::fs::File::open(path) {
+                        Ok(f) => read_script(f, path),
                         Err(e) => {
                             return fatal(format!("failed to open {}: {}", path, io_reason(&e)))
                         }
                     }
+                };
+                let text = match read {
+                    Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+                    Err(msg) => return fatal(msg),
                 };
                 (text, ProgramSource::File, path.clone())
             }
@@ -226,7 +291,7 @@ fn run(cmd: Cmd) -> u8 {
                 for t in &mut targets {
                     t.kill();
                 }
-                eprintln!(
+                note!(
                     "dtrace: {}",
                     compile_error(spec, &e, dt.options().flag("errtags") || errtags)
                 );
@@ -250,7 +315,7 @@ fn run(cmd: Cmd) -> u8 {
                             format!("description '{}'", cli::crop_description(text))
                         }
                     };
-                    eprintln!(
+                    note!(
                         "dtrace: {} matched {} probe{}",
                         what,
                         n,
@@ -262,10 +327,10 @@ fn run(cmd: Cmd) -> u8 {
         }
     }
     if dt.options().flag("destructive") && !quiet {
-        eprintln!("dtrace: allowing destructive actions");
+        note!("dtrace: allowing destructive actions");
     }
 
-    let mut out = match open_output(&cmd) {
+    let (mut sink, out_name) = match open_output(&cmd) {
         Ok(o) => o,
         Err(code) => return code,
     };
@@ -273,15 +338,25 @@ fn run(cmd: Cmd) -> u8 {
         Ok(s) => s,
         Err(e) => return fatal(format!("failed to install signal handlers: {}", e)),
     };
+    // Writes to a stalled reader give way to SIGINT and SIGTERM.
+    if let Ok(wake) = signals.wake_fd().try_clone_to_owned() {
+        sink.watch_signals(wake);
+    }
+    if let Ok(wake) = signals.wake_fd().try_clone_to_owned() {
+        output::watch_signals_on_stderr(wake);
+    }
+    dt.handle_err(|e| note!("dtrace: {}", e.msg));
+    dt.handle_drop(|d| note!("dtrace: {}", d.msg));
+    let failure = sink.failure();
+    let mut out = io::BufWriter::new(sink);
     let mut chew = Chew {
         quiet,
+        flowindent: dt.options().flag("flowindent"),
         heading: false,
         status: None,
     };
+    // Targets are killed when dtrace returns, whatever the way: they drop.
     if let Err(e) = dt.go() {
-        for t in &mut targets {
-            t.kill();
-        }
         return fatal(e);
     }
     for t in &mut targets {
@@ -306,7 +381,7 @@ fn run(cmd: Cmd) -> u8 {
                 *rep = true;
                 live -= 1;
                 if !dt.options().flag("quiet") {
-                    eprintln!("dtrace: pid {} has exited", t.pid());
+                    note!("dtrace: pid {} has exited", t.pid());
                 }
             }
         }
@@ -316,34 +391,65 @@ fn run(cmd: Cmd) -> u8 {
                 return fatal(format!("couldn't stop tracing: {}", e));
             }
         }
-        match dt.work(&mut out, &mut chew) {
+        let worked = dt.work(&mut out, &mut chew);
+        let flushed = out.flush();
+        // A failed write ends dtrace at once, as DTrace's oprintf does:
+        // what was traced can no longer be shown.
+        if let Some(code) = output_failed(&failure, &out_name) {
+            return code;
+        }
+        match worked {
             Ok(WorkStatus::Done) => done = true,
             Ok(WorkStatus::Okay) => {}
-            Err(e) => {
-                let _ = out.flush();
-                return fatal(format!("processing aborted: {}", e));
-            }
+            Err(e) => return fatal(format!("processing aborted: {}", e)),
         }
-        if out.flush().is_err() {
-            // A closed output ends tracing, as a failed write does in DTrace.
-            done = true;
+        if let Err(e) = flushed {
+            return fatal(format!(
+                "failed to write to {}: {}",
+                out_name,
+                io_reason(&e)
+            ));
         }
         if done && dt.stopped() {
             break;
         }
     }
     let _ = writeln!(out);
-    if signals.count() < 2 {
-        if let Err(e) = dt.aggregate_print(&mut out) {
-            let _ = out.flush();
-            return fatal(format!("failed to print aggregations: {}", e));
-        }
+    let printed = if signals.count() < 2 {
+        dt.aggregate_print(&mut out)
+    } else {
+        Ok(())
+    };
+    let flushed = out.flush();
+    if let Some(code) = output_failed(&failure, &out_name) {
+        return code;
     }
-    let _ = out.flush();
-    for t in &mut targets {
-        t.kill();
+    if let Err(e) = printed {
+        return fatal(format!("failed to print aggregations: {}", e));
+    }
+    if let Err(e) = flushed {
+        return fatal(format!(
+            "failed to write to {}: {}",
+            out_name,
+            io_reason(&e)
+        ));
     }
     chew.status.map(|s| s as u8).unwrap_or(E_SUCCESS)
+}
+
+/// If a write to the output failed: says so (quietly for a closed pipe)
+/// and gives the exit status.
+fn output_failed(failure: &output::Failure, name: &str) -> Option<u8> {
+    let f = failure.borrow();
+    let e = f.as_ref()?;
+    if output::is_quiet(e) {
+        return Some(E_ERROR);
+    }
+    Some(fatal(format!(
+        "failed to write to {}: {}",
+        name,
+        io_reason(e)
+    )))
 }
 
 /// strerror-style wording of an I/O error, without Rust's "(os error N)".

@@ -150,12 +150,12 @@ fn compile_errors_in_dtrace_form() {
     assert_failed(
         &o,
         1,
-        "dtrace: invalid probe specifier BEGIN { x = ; }: line 1: syntax error near \";\"\n",
+        "dtrace: invalid probe specifier BEGIN { x = ; }: syntax error near \";\"\n",
     );
     let o = run(&["-xerrtags", "-n", "BEGIN { trace(nosuch); }"]);
     assert_eq!(
         text(&o.stderr),
-        "dtrace: invalid probe specifier BEGIN { trace(nosuch); }: [D_IDENT_UNDEF] line 1: failed to resolve nosuch: Unknown variable name\n"
+        "dtrace: invalid probe specifier BEGIN { trace(nosuch); }: [D_IDENT_UNDEF] failed to resolve nosuch: Unknown variable name\n"
     );
     let dir = std::env::temp_dir().join(format!("dtrace-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -189,12 +189,12 @@ fn bad_options() {
     assert_failed(
         &o,
         1,
-        "dtrace: failed to set option -x nosuch: Invalid option name\n",
+        "dtrace: failed to set -x nosuch: Invalid option name\n",
     );
     let o = run(&["-x", "bufsize=abc", "-n", "BEGIN"]);
     assert_eq!(
         text(&o.stderr),
-        "dtrace: failed to set option -x bufsize=abc: Invalid value for specified option\n"
+        "dtrace: failed to set -x bufsize: Invalid value for specified option\n"
     );
     let o = run(&["-n"]);
     assert_eq!(o.status.code(), Some(2));

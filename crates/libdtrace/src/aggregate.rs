@@ -254,6 +254,9 @@ pub struct SortOpts {
     pub by_key: bool,
     pub reverse: bool,
     pub key_pos: usize,
+    /// `aggsortpos`: which of several aggregations printed together
+    /// (`printa(@a, @b)`) the rows are sorted by.
+    pub value_pos: usize,
 }
 
 /// Sorts as DTrace does: by value, ties by key (or by key with
@@ -525,11 +528,15 @@ fn format_value(out: &mut Vec<u8>, c: &Conversion, v: Option<&AggValue>) {
 
 /// Joins the snapshots of several aggregations by key, sorted.
 pub fn rows(snaps: &[Vec<AggEntry>], o: SortOpts) -> Vec<(Vec<KeyValue>, Vec<Option<AggValue>>)> {
-    let Some(first) = snaps.first() else {
+    if snaps.is_empty() {
         return Vec::new();
-    };
-    let mut base: Vec<AggEntry> = first.clone();
-    for s in &snaps[1..] {
+    }
+    let pos = o.value_pos.min(snaps.len() - 1);
+    let mut base: Vec<AggEntry> = snaps[pos].clone();
+    for (i, s) in snaps.iter().enumerate() {
+        if i == pos {
+            continue;
+        }
         for e in s {
             if !base.iter().any(|b| b.key == e.key) {
                 base.push(AggEntry {

@@ -47,6 +47,75 @@ pub struct ProbeData<'a> {
     pub probe: &'a ProbeDesc,
     pub records: &'a [RecDesc],
     pub data: &'a [u8],
+    /// With the `flowindent` option: whether this probe enters or
+    /// returns, the prefix that shows it (` -> `, ` <- `, `| `; ` => `/` <= `
+    /// for system calls) and the indentation before it.
+    pub flow: Flow,
+    pub prefix: &'static str,
+    pub indent: usize,
+}
+
+/// How a probe moves the flow indentation (`dtrace_flowkind_t`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    None,
+    Entry,
+    Return,
+}
+
+/// Whether a probe name is an entry or a return for flow indentation:
+/// `entry`/`return`, or a name ending in `-entry`/`-return`.
+fn flow_of(name: &str) -> Flow {
+    let ends = |word: &str| {
+        name.strip_suffix(word)
+            .is_some_and(|rest| rest.is_empty() || rest.ends_with('-'))
+    };
+    if ends("entry") {
+        Flow::Entry
+    } else if ends("return") {
+        Flow::Return
+    } else {
+        Flow::None
+    }
+}
+
+/// The flow indentation of one record, as DTrace's consumer decides it:
+/// a second clause on the same probe does not indent again, and a return
+/// unindents only on the last record of its probe's firing.
+pub(crate) fn flow_indent(
+    dt: &mut Dtrace,
+    epid: u32,
+    probe_id: u32,
+    probe: &ProbeDesc,
+    next_epid: Option<u32>,
+) -> (Flow, &'static str, usize) {
+    let syscall = probe.provider == "syscall";
+    let mut flow = flow_of(&probe.name);
+    let same_probe = |other: Option<u32>| {
+        other.is_some_and(|e| e != epid && dt.epid(e).is_some_and(|d| d.probe == probe_id))
+    };
+    if flow == Flow::Entry && same_probe(dt.flow_last_epid) {
+        flow = Flow::None;
+    }
+    if flow == Flow::Return && same_probe(next_epid) {
+        flow = Flow::None;
+    }
+    let prefix = match (flow, syscall) {
+        (Flow::Entry, false) => " -> ",
+        (Flow::Entry, true) => " => ",
+        (Flow::Return, false) => " <- ",
+        (Flow::Return, true) => " <= ",
+        (Flow::None, _) => "| ",
+    };
+    if flow == Flow::Return {
+        dt.flow_indent = dt.flow_indent.saturating_sub(2);
+    }
+    let indent = dt.flow_indent;
+    if flow == Flow::Entry {
+        dt.flow_indent += 2;
+    }
+    dt.flow_last_epid = Some(epid);
+    (flow, prefix, indent)
 }
 
 /// A runtime fault (`dtrace_errdata_t`).
@@ -177,8 +246,10 @@ pub(crate) fn consume_all(
         if batch.is_empty() {
             return Ok(());
         }
-        for rec in &batch {
-            if consume_one(dt, rec, out, consumer)? == Consume::Abort {
+        for (i, rec) in batch.iter().enumerate() {
+            // The next record's EPID, for flow indentation.
+            let next = batch.get(i + 1).map(|n| rd_u32(n, 0));
+            if consume_one(dt, rec, next, out, consumer)? == Consume::Abort {
                 return Ok(());
             }
         }
@@ -222,6 +293,7 @@ fn epid_info(dt: &mut Dtrace, epid: u32, probe: u32, clause: usize) -> EpidInfo 
 fn consume_one(
     dt: &mut Dtrace,
     rec: &[u8],
+    next_epid: Option<u32>,
     out: &mut dyn Write,
     consumer: &mut dyn Consumer,
 ) -> Result<Consume, Error> {
@@ -270,6 +342,11 @@ fn consume_one(
         })
         .collect();
     let quiet = dt.opts.flag("quiet");
+    let (flow, prefix, indent) = if dt.opts.flag("flowindent") {
+        flow_indent(dt, epid, desc.probe, probe, next_epid)
+    } else {
+        (Flow::None, "", 0)
+    };
     let pd = ProbeData {
         epid,
         cpu,
@@ -277,6 +354,9 @@ fn consume_one(
         probe,
         records: &records,
         data: rec,
+        flow,
+        prefix,
+        indent,
     };
     match consumer.probe(out, &pd) {
         Consume::Abort => return Ok(Consume::Abort),
@@ -383,13 +463,25 @@ fn handle_error_record(dt: &mut Dtrace, rec: &[u8]) {
     };
     match &mut dt.err_handler {
         Some(h) => h(&e),
-        None => eprintln!("dtrace: {}", e.msg),
+        None => {
+            let _ = writeln!(std::io::stderr(), "dtrace: {}", e.msg);
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flow_kinds_follow_probe_names() {
+        assert_eq!(flow_of("entry"), Flow::Entry);
+        assert_eq!(flow_of("method-entry"), Flow::Entry);
+        assert_eq!(flow_of("gentry"), Flow::None);
+        assert_eq!(flow_of("return"), Flow::Return);
+        assert_eq!(flow_of("func-return"), Flow::Return);
+        assert_eq!(flow_of("tick-1s"), Flow::None);
+    }
     use dtrace_lang::types::{Type, INT, INT64};
 
     #[test]

@@ -32,7 +32,7 @@ use dtrace_lang::pdesc::ProbeDesc;
 use dtrace_lang::{CompileError, MacroEnv, Source, Symbols, Tag};
 use dtrace_providers::{Enabling, Probes};
 
-pub use consume::{ErrorData, ProbeData, RecDesc, RecKind};
+pub use consume::{ErrorData, Flow, ProbeData, RecDesc, RecKind};
 pub use dtrace_lang;
 pub use dtrace_providers::{ArgDesc, Probe};
 pub use options::{OptionError, Options};
@@ -207,6 +207,12 @@ pub struct Dtrace {
     drop_handler: Option<DropHandler>,
     buf_handler: Option<BufHandler>,
     last_status: Instant,
+    /// When the principal buffer was last read (for `switchrate`).
+    last_switch: Instant,
+    /// Flow indentation (`flowindent`): the current depth and the last
+    /// EPID consumed.
+    flow_indent: usize,
+    flow_last_epid: Option<u32>,
     drops_seen: Vec<[u64; 4]>,
     /// Per-EPID record layout and probe description, shared rather than
     /// rebuilt for every record consumed.
@@ -251,6 +257,9 @@ impl Dtrace {
             drop_handler: None,
             buf_handler: None,
             last_status: Instant::now(),
+            last_switch: Instant::now(),
+            flow_indent: 0,
+            flow_last_epid: None,
             drops_seen: Vec::new(),
             epid_cache: Vec::new(),
         })
@@ -456,10 +465,15 @@ impl Dtrace {
     /// check due, a signal, or a target process event.
     pub fn sleep(&mut self, extra_fds: &[i32]) {
         let Some(r) = &self.running else { return };
-        let rate = self.opts.get("statusrate").max(1_000_000) as u64;
-        let elapsed = self.last_status.elapsed();
-        let wait = Duration::from_nanos(rate).saturating_sub(elapsed);
-        if r.ring.has_data() {
+        let switching = self.opts.is_set("switchrate");
+        let wait = sleep_period(
+            &self.opts,
+            self.last_status.elapsed(),
+            self.last_switch.elapsed(),
+        );
+        // Records wake us as they arrive unless a switch rate was set, in
+        // which case the buffer is read when the rate says.
+        if !switching && r.ring.has_data() {
             return;
         }
         let _ = r.wait(wait, extra_fds);
@@ -490,7 +504,12 @@ impl Dtrace {
                 self.stop()?;
             }
         }
-        consume::consume_all(self, out, consumer)?;
+        let switch_due = self.last_switch.elapsed()
+            >= Duration::from_nanos(self.opts.get("switchrate").max(1) as u64);
+        if self.stopped || switch_due || !self.opts.is_set("switchrate") {
+            self.last_switch = Instant::now();
+            consume::consume_all(self, out, consumer)?;
+        }
         if self.stopped {
             consume::consume_all(self, out, consumer)?;
             self.report_drops();
@@ -596,7 +615,9 @@ impl Dtrace {
         for d in reports {
             match &mut self.drop_handler {
                 Some(h) => h(&d),
-                None => eprintln!("dtrace: {}", d.msg),
+                None => {
+                    let _ = writeln!(io::stderr(), "dtrace: {}", d.msg);
+                }
             }
         }
     }
@@ -658,6 +679,7 @@ impl Dtrace {
             by_key: self.opts.flag("aggsortkey"),
             reverse: self.opts.flag("aggsortrev"),
             key_pos: self.opts.get("aggsortkeypos").max(0) as usize,
+            value_pos: self.opts.get("aggsortpos").max(0) as usize,
         }
     }
 
@@ -685,6 +707,19 @@ impl Dtrace {
             self.layout_of(c)
                 .is_some_and(|l| l.iter().any(|a| f(&a.action)))
         })
+    }
+}
+
+/// How long the consumer may sleep: until the next status check, or the
+/// next buffer switch when a switch rate was set. Rates are kept to at
+/// most 1,000 wake-ups a second.
+fn sleep_period(opts: &Options, since_status: Duration, since_switch: Duration) -> Duration {
+    let period = |name: &str| Duration::from_nanos(opts.get(name).max(1_000_000) as u64);
+    let status = period("statusrate").saturating_sub(since_status);
+    if opts.is_set("switchrate") {
+        status.min(period("switchrate").saturating_sub(since_switch))
+    } else {
+        status
     }
 }
 
@@ -717,6 +752,22 @@ fn align_program_spec(text: &str, kind: SpecKind) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn switchrate_paces_the_consumer() {
+        let mut o = Options::default();
+        let s = Duration::from_millis;
+        // Unset: only the status rate (1 s) bounds the sleep; records wake
+        // the consumer as they arrive.
+        assert_eq!(sleep_period(&o, s(0), s(0)), s(1000));
+        o.set("switchrate", Some("10hz")).unwrap();
+        assert_eq!(sleep_period(&o, s(0), s(0)), s(100));
+        assert_eq!(sleep_period(&o, s(0), s(30)), s(70));
+        assert_eq!(sleep_period(&o, s(990), s(30)), s(10));
+        o.set("statusrate", Some("2s")).unwrap();
+        o.set("switchrate", Some("5s")).unwrap();
+        assert_eq!(sleep_period(&o, s(500), s(0)), s(1500));
+    }
 
     #[test]
     fn aligns_partial_descriptions() {

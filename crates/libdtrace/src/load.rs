@@ -2,6 +2,7 @@
 //! and attaching programs, running BEGIN and END, and reading maps back
 //! (state, drops, aggregations).
 
+use std::io::Write;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::Duration;
 
@@ -45,6 +46,10 @@ pub(crate) fn start(dt: &mut Dtrace) -> Result<Running, Error> {
         aggsize: dt.opts.get("aggsize").max(4096) as u64,
         dynvarsize: dt.opts.get("dynvarsize").max(4096) as u64,
         ncpus: ncpus as u32,
+        only_cpu: only_cpu(dt)?,
+        // With a switch rate of its own the consumer reads at that rate;
+        // otherwise it is woken as records arrive.
+        wakeup: !dt.opts.is_set("switchrate"),
         ..Default::default()
     };
     let mut needs_btf = false;
@@ -144,7 +149,12 @@ pub(crate) fn start(dt: &mut Dtrace) -> Result<Running, Error> {
         };
         // DTRACE_DEBUG=disasm shows every program as it is loaded.
         if std::env::var("DTRACE_DEBUG").is_ok_and(|v| v == "disasm") {
-            eprintln!("{}:\n{}", pp.plan.name, p.code.disassemble());
+            let _ = writeln!(
+                std::io::stderr(),
+                "{}:\n{}",
+                pp.plan.name,
+                p.code.disassemble()
+            );
         }
         let fd = bpf::prog_load(ty, &bytes, &pp.plan.name, 0).map_err(|e| {
             if is_eperm(&e.error) {
@@ -302,12 +312,33 @@ impl Running {
     }
 }
 
+/// The CPU named by the `cpu` option, checked to be online.
+fn only_cpu(dt: &Dtrace) -> Result<Option<u32>, Error> {
+    let cpu = dt.opts.get("cpu");
+    if cpu < 0 {
+        return Ok(None);
+    }
+    let online = dtrace_sys::cpus::online_cpus();
+    match u32::try_from(cpu) {
+        Ok(c) if online.contains(&c) => Ok(Some(c)),
+        _ => Err(Error::Enable(format!(
+            "cpu option: CPU {} is not online",
+            cpu
+        ))),
+    }
+}
+
+/// Where BEGIN and END run: the `cpu` option's CPU, or dtrace's own.
+fn begin_end_cpu(dt: &Dtrace) -> Option<u32> {
+    u32::try_from(dt.opts.get("cpu")).ok()
+}
+
 /// Runs BEGIN, then lets every other probe fire.
 pub(crate) fn fire_begin(dt: &mut Dtrace) -> Result<(), Error> {
     let r = dt.running.as_ref().expect("started");
     r.set_activity(activity::WARMUP)?;
     if let Some(b) = &r.begin {
-        bpf::prog_test_run(b, &[], None)
+        bpf::prog_test_run(b, &[], begin_end_cpu(dt))
             .map_err(|e| Error::Enable(format!("failed to fire BEGIN: {}", e)))?;
     }
     if r.activity() == activity::WARMUP {
@@ -321,7 +352,7 @@ pub(crate) fn fire_end(dt: &mut Dtrace) -> Result<(), Error> {
     let r = dt.running.as_ref().expect("started");
     r.set_activity(activity::COOLDOWN)?;
     if let Some(e) = &r.end {
-        bpf::prog_test_run(e, &[], None)
+        bpf::prog_test_run(e, &[], begin_end_cpu(dt))
             .map_err(|e| Error::Enable(format!("failed to fire END: {}", e)))?;
     }
     r.set_activity(activity::STOPPED)?;

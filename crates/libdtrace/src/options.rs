@@ -20,12 +20,54 @@ enum OptKind {
     Text,
 }
 
+/// Whether setting an option takes effect here. Every option DTrace
+/// knows is in the table; none is accepted and then ignored: an option
+/// whose effect is not implemented is refused with the reason.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Support {
+    /// Setting it takes effect.
+    Honoured,
+    /// Only the default value is supported; setting another is refused
+    /// with this reason.
+    DefaultOnly(&'static str),
+    /// Setting it at all is refused with this reason.
+    Refused(&'static str),
+}
+
 struct OptDef {
     name: &'static str,
     kind: OptKind,
     /// Default, in the option's unit: bytes, nanoseconds, count, 0/1, or
     /// the index of an enum value.
     default: i64,
+    support: Support,
+}
+
+/// An option as the table describes it (for listing and for tests that
+/// walk the table).
+#[derive(Clone, Copy, Debug)]
+pub struct OptionInfo {
+    pub name: &'static str,
+    pub support: Support,
+    /// A value that is valid for the option's kind and differs from its
+    /// default (for Bool: set; for an enum: its second word).
+    pub other_value: Option<&'static str>,
+}
+
+/// Every option DTrace knows, in alphabetical order.
+pub fn all() -> impl Iterator<Item = OptionInfo> {
+    OPTIONS.iter().map(|o| OptionInfo {
+        name: o.name,
+        support: o.support,
+        other_value: match o.kind {
+            OptKind::Size => Some("64k"),
+            OptKind::Rate => Some("50hz"),
+            OptKind::Count => Some("1"),
+            OptKind::Bool => None,
+            OptKind::Enum(words) => words.get(1).copied(),
+            OptKind::Text => Some("/nonexistent"),
+        },
+    })
 }
 
 const NS_PER_SEC: i64 = 1_000_000_000;
@@ -35,201 +77,247 @@ const OPTIONS: &[OptDef] = &[
         name: "aggpercpu",
         kind: OptKind::Bool,
         default: 0,
+        support: Support::Refused("per-CPU aggregation printing is not supported"),
     },
     OptDef {
         name: "aggrate",
         kind: OptKind::Rate,
         default: NS_PER_SEC,
+        support: Support::Refused(
+            "aggregations are read from the kernel when printed, so no aggregation rate applies",
+        ),
     },
     OptDef {
         name: "aggsize",
         kind: OptKind::Size,
         default: 4 << 20,
+        support: Support::Honoured,
     },
     OptDef {
         name: "aggsortkey",
         kind: OptKind::Bool,
         default: 0,
+        support: Support::Honoured,
     },
     OptDef {
         name: "aggsortkeypos",
         kind: OptKind::Count,
         default: 0,
+        support: Support::Honoured,
     },
     OptDef {
         name: "aggsortpos",
         kind: OptKind::Count,
         default: 0,
+        support: Support::Honoured,
     },
     OptDef {
         name: "aggsortrev",
         kind: OptKind::Bool,
         default: 0,
+        support: Support::Honoured,
     },
     OptDef {
         name: "argref",
         kind: OptKind::Bool,
         default: 0,
+        support: Support::Refused("argument references are always checked"),
     },
     OptDef {
         name: "bufpolicy",
         kind: OptKind::Enum(&["switch", "fill", "ring"]),
         default: 0,
+        support: Support::DefaultOnly("only the switch buffer policy is supported"),
     },
     OptDef {
         name: "bufresize",
         kind: OptKind::Enum(&["auto", "manual"]),
         default: 0,
+        support: Support::Refused(
+            "buffers are never resized: a buffer that cannot be allocated is an error",
+        ),
     },
     OptDef {
         name: "bufsize",
         kind: OptKind::Size,
         default: 4 << 20,
+        support: Support::Honoured,
     },
     OptDef {
         name: "cleanrate",
         kind: OptKind::Rate,
         default: NS_PER_SEC / 101,
+        support: Support::Refused("speculations are not supported"),
     },
     OptDef {
         name: "cpp",
         kind: OptKind::Bool,
         default: 0,
+        support: Support::Refused("the C preprocessor (-C) is not supported"),
     },
     OptDef {
         name: "cpu",
         kind: OptKind::Count,
         default: -1,
+        support: Support::Honoured,
     },
     OptDef {
         name: "defaultargs",
         kind: OptKind::Bool,
         default: 0,
+        support: Support::Honoured,
     },
     OptDef {
         name: "destructive",
         kind: OptKind::Bool,
         default: 0,
+        support: Support::Honoured,
     },
     OptDef {
         name: "droptags",
         kind: OptKind::Bool,
         default: 0,
+        support: Support::Honoured,
     },
     OptDef {
         name: "dynvarsize",
         kind: OptKind::Size,
         default: 1 << 20,
+        support: Support::Honoured,
     },
     OptDef {
         name: "empty",
         kind: OptKind::Bool,
         default: 0,
+        support: Support::Refused("empty aggregation printing is not supported"),
     },
     OptDef {
         name: "errtags",
         kind: OptKind::Bool,
         default: 0,
+        support: Support::Honoured,
     },
     OptDef {
         name: "flowindent",
         kind: OptKind::Bool,
         default: 0,
+        support: Support::Honoured,
     },
     OptDef {
         name: "grabanon",
         kind: OptKind::Bool,
         default: 0,
+        support: Support::Refused("anonymous tracing is not supported"),
     },
     OptDef {
         name: "jstackframes",
         kind: OptKind::Count,
         default: 50,
+        support: Support::Refused("jstack() is not supported"),
     },
     OptDef {
         name: "jstackstrsize",
         kind: OptKind::Size,
         default: 512,
+        support: Support::Refused("jstack() is not supported"),
     },
     OptDef {
         name: "linkmode",
         kind: OptKind::Enum(&["kernel", "dynamic", "static"]),
         default: 0,
+        support: Support::Refused(
+            "kernel symbols are resolved from BTF; the link mode cannot be chosen",
+        ),
     },
     OptDef {
         name: "nspec",
         kind: OptKind::Count,
         default: 1,
+        support: Support::Refused("speculations are not supported"),
     },
     OptDef {
         name: "quiet",
         kind: OptKind::Bool,
         default: 0,
+        support: Support::Honoured,
     },
     OptDef {
         name: "quietresize",
         kind: OptKind::Bool,
         default: 0,
+        support: Support::Refused("buffers are never resized"),
     },
     OptDef {
         name: "rawbytes",
         kind: OptKind::Bool,
         default: 0,
+        support: Support::Refused("raw byte output of traced data is not supported"),
     },
     OptDef {
         name: "specsize",
         kind: OptKind::Size,
         default: 4 << 20,
+        support: Support::Refused("speculations are not supported"),
     },
     OptDef {
         name: "stackframes",
         kind: OptKind::Count,
         default: 20,
+        support: Support::Refused("stack() is not supported"),
     },
     OptDef {
         name: "stackindent",
         kind: OptKind::Count,
         default: 14,
+        support: Support::Refused("stack() is not supported"),
     },
     OptDef {
         name: "statusrate",
         kind: OptKind::Rate,
         default: NS_PER_SEC,
+        support: Support::Honoured,
     },
     OptDef {
         name: "strsize",
         kind: OptKind::Size,
         default: 256,
+        support: Support::Honoured,
     },
     OptDef {
         name: "switchrate",
         kind: OptKind::Rate,
         default: NS_PER_SEC,
+        support: Support::Honoured,
     },
     OptDef {
         name: "syslibdir",
         kind: OptKind::Text,
         default: 0,
+        support: Support::Refused("D libraries are not supported"),
     },
     OptDef {
         name: "unodefs",
         kind: OptKind::Bool,
         default: 0,
+        support: Support::Refused("undefined kernel symbols are not permitted"),
     },
     OptDef {
         name: "ustackframes",
         kind: OptKind::Count,
         default: 100,
+        support: Support::Refused("ustack() is not supported"),
     },
     OptDef {
         name: "verbose",
         kind: OptKind::Bool,
         default: 0,
+        support: Support::Refused("printing the compiler's intermediate code is not supported"),
     },
     OptDef {
         name: "zdefs",
         kind: OptKind::Bool,
         default: 0,
+        support: Support::Honoured,
     },
 ];
 
@@ -240,6 +328,8 @@ pub enum OptionError {
     BadValue,
     /// The option cannot change once tracing has started.
     TracingActive,
+    /// The option (or this value of it) has no effect here; the reason.
+    Unsupported(&'static str),
 }
 
 impl fmt::Display for OptionError {
@@ -248,6 +338,7 @@ impl fmt::Display for OptionError {
             OptionError::UnknownName => "Invalid option name",
             OptionError::BadValue => "Invalid value for specified option",
             OptionError::TracingActive => "Operation illegal when tracing is active",
+            OptionError::Unsupported(why) => why,
         })
     }
 }
@@ -257,6 +348,8 @@ impl fmt::Display for OptionError {
 pub struct Options {
     values: Vec<i64>,
     texts: Vec<Option<String>>,
+    /// Which options were set explicitly (some take effect only then).
+    explicit: Vec<bool>,
 }
 
 impl Default for Options {
@@ -264,6 +357,7 @@ impl Default for Options {
         Options {
             values: OPTIONS.iter().map(|o| o.default).collect(),
             texts: vec![None; OPTIONS.len()],
+            explicit: vec![false; OPTIONS.len()],
         }
     }
 }
@@ -344,21 +438,35 @@ impl Options {
                 .position(|w| *w == v)
                 .ok_or(OptionError::BadValue)?
                 as i64,
-            (OptKind::Text, Some(v)) => {
-                self.texts[i] = Some(v.to_string());
-                0
-            }
+            (OptKind::Text, Some(_)) => 0,
         };
         if def.kind == OptKind::Size && v <= 0 {
             return Err(OptionError::BadValue);
         }
+        match def.support {
+            Support::Honoured => {}
+            Support::DefaultOnly(why) if v != def.default => {
+                return Err(OptionError::Unsupported(why))
+            }
+            Support::DefaultOnly(_) => {}
+            Support::Refused(why) => return Err(OptionError::Unsupported(why)),
+        }
+        if let (OptKind::Text, Some(text)) = (def.kind, value) {
+            self.texts[i] = Some(text.to_string());
+        }
         self.values[i] = v;
+        self.explicit[i] = true;
         Ok(())
     }
 
     /// The value of an option in its unit (bytes, ns, count, 0/1, index).
     pub fn get(&self, name: &str) -> i64 {
         index(name).map(|i| self.values[i]).unwrap_or(0)
+    }
+
+    /// True if the option was set, by `-x`, a flag or a pragma.
+    pub fn is_set(&self, name: &str) -> bool {
+        index(name).is_some_and(|i| self.explicit[i])
     }
 
     pub fn flag(&self, name: &str) -> bool {
@@ -402,13 +510,47 @@ mod tests {
         assert_eq!(o.get("strsize"), 1024);
         o.set("quiet", None).unwrap();
         assert!(o.flag("quiet"));
-        o.set("bufpolicy", Some("ring")).unwrap();
-        assert_eq!(o.get("bufpolicy"), 2);
+        o.set("bufpolicy", Some("switch")).unwrap();
+        assert_eq!(o.get("bufpolicy"), 0);
+        assert!(matches!(
+            o.set("bufpolicy", Some("ring")),
+            Err(OptionError::Unsupported(_))
+        ));
+        assert_eq!(o.get("bufpolicy"), 0);
         assert_eq!(o.set("nonsense", None), Err(OptionError::UnknownName));
         assert_eq!(o.set("bufsize", Some("lots")), Err(OptionError::BadValue));
         assert_eq!(
             o.set("bufpolicy", Some("sometimes")),
             Err(OptionError::BadValue)
         );
+    }
+
+    #[test]
+    fn refused_options_say_why_and_change_nothing() {
+        let mut o = Options::default();
+        let e = o.set("nspec", Some("4")).unwrap_err();
+        assert_eq!(e.to_string(), "speculations are not supported");
+        assert_eq!(o.get("nspec"), 1);
+        assert!(o.set("syslibdir", Some("/tmp")).is_err());
+        assert_eq!(o.texts[index("syslibdir").unwrap()], None);
+    }
+
+    #[test]
+    fn the_table_is_sorted_and_every_kind_has_another_value() {
+        let names: Vec<&str> = all().map(|o| o.name).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        assert_eq!(names, sorted);
+        for info in all() {
+            if let Some(v) = info.other_value {
+                // The alternative value parses for the option's kind; only
+                // its support may refuse it.
+                let mut o = Options::default();
+                match o.set(info.name, Some(v)) {
+                    Ok(()) | Err(OptionError::Unsupported(_)) => {}
+                    Err(e) => panic!("{}={}: {}", info.name, v, e),
+                }
+            }
+        }
     }
 }
