@@ -32,6 +32,7 @@
 //! `/* @@skip: reason */` does not run it (reported as ignored, with the
 //! reason), `/* @@nooutput: reason */` says why a `tst` has no `.r`.
 //! Without root every trial is ignored with the reason "needs root".
+//! The `harness/...` trials check this judging itself.
 //!
 //! A trigger whose command is one of this harness's own (see
 //! [`trigger`]) runs this test executable again in trigger mode, so the
@@ -367,16 +368,57 @@ fn trial(bin: &'static str, path: PathBuf, rel: String, root: bool) -> Trial {
         if !root {
             return Ok(Completion::ignored_with("needs root"));
         }
-        match (check(bin, &spec), spec.mark("xfail")) {
-            (Ok(()), None) => Ok(Completion::Completed),
-            (Err(e), None) => Err(Failed::from(e)),
-            (Err(_), Some(_)) => Ok(Completion::Completed),
-            (Ok(()), Some(why)) => Err(Failed::from(format!(
-                "unexpectedly passed (marked @@xfail: {})",
-                why
-            ))),
-        }
+        verdict(check(bin, &spec), spec.mark("xfail"))
+            .map(|()| Completion::Completed)
+            .map_err(Failed::from)
     })
+}
+
+/// A check's result as judged with the program's `@@xfail` mark.
+fn verdict(checked: Result<(), String>, xfail: Option<String>) -> Result<(), String> {
+    match (checked, xfail) {
+        (Ok(()), None) | (Err(_), Some(_)) => Ok(()),
+        (Err(e), None) => Err(e),
+        (Ok(()), Some(why)) => Err(format!("unexpectedly passed (marked @@xfail: {})", why)),
+    }
+}
+
+/// Checks of the harness's own judging, which need no root.
+fn self_tests() -> Vec<Trial> {
+    fn spec(name: &str, text: &str, expected: Option<&str>) -> Spec {
+        Spec {
+            path: PathBuf::from(name),
+            text: text.to_string(),
+            is_err: name.starts_with("err."),
+            tag: None,
+            expected: expected.map(str::to_string),
+        }
+    }
+    vec![
+        Trial::test("harness/xfail", || {
+            let why = || Some("known bug".to_string());
+            assert_eq!(verdict(Ok(()), None), Ok(()));
+            assert_eq!(verdict(Err("x".into()), None), Err("x".into()));
+            assert_eq!(verdict(Err("x".into()), why()), Ok(()));
+            let e = verdict(Ok(()), why()).unwrap_err();
+            assert!(e.starts_with("unexpectedly passed"), "{}", e);
+            Ok(())
+        }),
+        Trial::test("harness/nooutput", || {
+            assert!(spec("tst.a.d", "BEGIN {}", None).lint().is_err());
+            assert!(spec("tst.a.d", "BEGIN {}", Some("")).lint().is_ok());
+            let marked = "/* @@nooutput: varies */\nBEGIN {}";
+            assert!(spec("tst.a.d", marked, None).lint().is_ok());
+            assert!(spec("err.a.d", "BEGIN {", None).lint().is_ok());
+            Ok(())
+        }),
+        Trial::test("harness/diff", || {
+            assert_eq!(diff("stdout", "a\n", "a\n"), None);
+            let d = diff("stdout", "a\nb\n", "a\nc\n").unwrap_or_default();
+            assert!(d.contains("-b\n+c\n"), "{}", d);
+            Ok(())
+        }),
+    ]
 }
 
 const TRIGGER_ARG: &str = "--dtrace-test-trigger";
@@ -432,5 +474,6 @@ fn main() {
             Err(format!("no tests found under {}", root().display()).into())
         }));
     }
+    trials.extend(self_tests());
     libtest_mimic::run(&args, trials).exit();
 }
