@@ -1,10 +1,16 @@
 //! dtrace(1M)'s command line, messages, exit statuses and clean-up, run
 //! through the real binary against the running kernel.
+//!
+//! A libtest-mimic harness, like the D suite: each test is a trial, and
+//! those that run dtrace against the kernel are ignored with the reason
+//! "needs root" when this process cannot trace.
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+use libtest_mimic::{Arguments, Completion, Trial};
 
 /// Tests run one at a time, so the leak checks see only their own
 /// programs and maps.
@@ -106,7 +112,6 @@ fn signal(child: &Child, sig: &str) {
     assert!(st.is_ok_and(|s| s.success()));
 }
 
-#[test]
 fn hello_one_liner() {
     let _g = serial();
     let o = run(&[
@@ -118,7 +123,6 @@ fn hello_one_liner() {
     assert_eq!(text(&o.stderr), "");
 }
 
-#[test]
 fn description_notice_and_columns() {
     let _g = serial();
     let o = dtrace()
@@ -143,7 +147,6 @@ fn description_notice_and_columns() {
     );
 }
 
-#[test]
 fn compile_errors_in_dtrace_form() {
     let _g = serial();
     let o = run(&["-n", "BEGIN { x = ; }"]);
@@ -174,9 +177,8 @@ fn compile_errors_in_dtrace_form() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn bad_options() {
-    let _g = serial();
+/// Usage errors are found before dtrace opens the kernel: no root needed.
+fn usage_errors() {
     let o = run(&["-k"]);
     assert_eq!(o.status.code(), Some(2));
     let e = text(&o.stderr);
@@ -185,6 +187,12 @@ fn bad_options() {
         "{}",
         e
     );
+    let o = run(&["-n"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+fn bad_options() {
+    let _g = serial();
     let o = run(&["-x", "nosuch", "-n", "BEGIN"]);
     assert_failed(
         &o,
@@ -196,8 +204,6 @@ fn bad_options() {
         text(&o.stderr),
         "dtrace: failed to set -x bufsize: Invalid value for specified option\n"
     );
-    let o = run(&["-n"]);
-    assert_eq!(o.status.code(), Some(2));
     let o = run(&["-p", "999999999", "-n", "BEGIN"]);
     assert_failed(
         &o,
@@ -206,7 +212,6 @@ fn bad_options() {
     );
 }
 
-#[test]
 fn listing() {
     let _g = serial();
     let o = run(&["-l", "-n", "syscall::getpid:"]);
@@ -241,7 +246,6 @@ fn listing() {
     );
 }
 
-#[test]
 fn output_file_and_compile_only() {
     let _g = serial();
     let path = std::env::temp_dir().join(format!("dtrace-o-{}", std::process::id()));
@@ -261,7 +265,6 @@ fn output_file_and_compile_only() {
     assert_eq!(text(&o.stdout), "");
 }
 
-#[test]
 fn target_exit_ends_tracing() {
     let _g = serial();
     let o = run(&[
@@ -284,7 +287,6 @@ fn target_exit_ends_tracing() {
     );
 }
 
-#[test]
 fn sigint_runs_end_and_prints_aggregations() {
     let _g = serial();
     let before = ours();
@@ -312,7 +314,6 @@ fn sigint_runs_end_and_prints_aggregations() {
     assert_released(before, "SIGINT");
 }
 
-#[test]
 fn sigterm_runs_end() {
     let _g = serial();
     let before = ours();
@@ -334,7 +335,6 @@ fn sigterm_runs_end() {
     assert_released(before, "SIGTERM");
 }
 
-#[test]
 fn kill_9_leaves_nothing_behind() {
     let _g = serial();
     let before = ours();
@@ -354,7 +354,6 @@ fn kill_9_leaves_nothing_behind() {
     assert_released(before, "kill -9");
 }
 
-#[test]
 fn no_input_panics() {
     let _g = serial();
     let long_parens = format!(
@@ -412,7 +411,6 @@ fn no_input_panics() {
     }
 }
 
-#[test]
 fn says_when_privileges_are_missing() {
     let _g = serial();
     // Root without any capability, as setpriv(1) leaves it.
@@ -429,24 +427,110 @@ fn says_when_privileges_are_missing() {
     );
 }
 
-#[test]
+/// In a private mount namespace with every tracefs unmounted, dtrace
+/// mounts tracefs itself at /sys/kernel/tracing.  The host's mounts are
+/// not touched.
 fn mounts_tracefs_itself() {
     let _g = serial();
-    let mounted = || {
-        std::fs::read_to_string("/proc/self/mounts")
-            .unwrap_or_default()
-            .lines()
-            .any(|l| l.split_whitespace().nth(1) == Some("/sys/kernel/tracing"))
-    };
-    if mounted() {
-        let _ = Command::new("umount").arg("/sys/kernel/tracing").status();
-    }
-    let o = run(&[
-        "-qn",
-        "syscall::getpid:entry { exit(0); } BEGIN { printf(\"%d\\n\", 1); }",
-        "-c",
-        "sh -c :",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    assert!(mounted(), "tracefs is not mounted after dtrace ran");
+    // $1 is dtrace.  Unmount every tracefs (stacked mounts too), prove
+    // none is left, run dtrace, then report what is mounted.
+    let script = r#"
+        while mp=$(awk '$3 == "tracefs" { print $2; exit }' /proc/self/mounts); [ -n "$mp" ]; do
+            umount "$mp" || { echo "cannot unmount $mp" >&2; exit 90; }
+        done
+        if [ -d /sys/kernel/tracing/events ] || [ -d /sys/kernel/debug/tracing/events ]; then
+            echo "tracefs still reachable before dtrace ran" >&2; exit 91
+        fi
+        "$1" -qn 'syscall::getpid:entry { exit(0); } BEGIN { printf("%d\n", 1); }' -c 'sh -c :'
+        st=$?
+        awk '$3 == "tracefs" { print "after: " $2 }' /proc/self/mounts
+        exit $st
+    "#;
+    let o = Command::new("unshare")
+        .args([
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            script,
+            "sh",
+        ])
+        .arg(env!("CARGO_BIN_EXE_dtrace"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("unshare (util-linux)");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "stdout: {}\nstderr: {}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    assert_eq!(text(&o.stdout), "1\n\nafter: /sys/kernel/tracing\n");
+}
+
+/// True when this process may trace: root with the capabilities dtrace
+/// needs.  Tests that run dtrace against the kernel need it.
+fn privileged() -> bool {
+    dtrace_sys::geteuid() == 0 && dtrace_sys::has_trace_privilege()
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let root = privileged();
+    // (name, test, needs root)
+    let tests: &[(&str, fn(), bool)] = &[
+        ("usage_errors", usage_errors, false),
+        ("hello_one_liner", hello_one_liner, true),
+        (
+            "description_notice_and_columns",
+            description_notice_and_columns,
+            true,
+        ),
+        (
+            "compile_errors_in_dtrace_form",
+            compile_errors_in_dtrace_form,
+            true,
+        ),
+        ("bad_options", bad_options, true),
+        ("listing", listing, true),
+        (
+            "output_file_and_compile_only",
+            output_file_and_compile_only,
+            true,
+        ),
+        ("target_exit_ends_tracing", target_exit_ends_tracing, true),
+        (
+            "sigint_runs_end_and_prints_aggregations",
+            sigint_runs_end_and_prints_aggregations,
+            true,
+        ),
+        ("sigterm_runs_end", sigterm_runs_end, true),
+        (
+            "kill_9_leaves_nothing_behind",
+            kill_9_leaves_nothing_behind,
+            true,
+        ),
+        ("no_input_panics", no_input_panics, true),
+        (
+            "says_when_privileges_are_missing",
+            says_when_privileges_are_missing,
+            true,
+        ),
+        ("mounts_tracefs_itself", mounts_tracefs_itself, true),
+    ];
+    let trials = tests
+        .iter()
+        .map(|&(name, f, needs_root)| {
+            Trial::ignorable_test(name, move || {
+                if needs_root && !root {
+                    return Ok(Completion::ignored_with("needs root"));
+                }
+                f();
+                Ok(Completion::Completed)
+            })
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
 }

@@ -1,15 +1,23 @@
 //! The end-to-end suite: every program under `test/unittest/` is run
 //! through the real `dtrace` binary against the running kernel, in the
-//! style of DTrace's own test suite.
+//! style of DTrace's own test suite.  Each program is one trial, named by
+//! its path under `test/unittest` (`aggs/tst.count-tuple.d`), so the
+//! usual test flags work:
+//! `cargo test --release -p dtrace --test unittest -- aggs/tst.count`
+//! runs those whose name contains the filter, `--exact` one, `--list`
+//! lists them.  Trials run one at a time unless `--test-threads` says
+//! otherwise: they pin dtrace to one CPU and count its events.
 //!
 //! * `tst.NAME.d` must exit with status 0 (or the one named by
-//!   `@@status`) and, when `tst.NAME.r` exists, print exactly its
-//!   contents.  A `.r` file holds the expected standard output; an
-//!   optional `-- @@stderr --` line starts the expected standard error.
+//!   `@@status`) and print exactly `tst.NAME.r`.  A `.r` file holds the
+//!   expected standard output; an optional `-- @@stderr --` line starts
+//!   the expected standard error.  A `tst` without a `.r` must say why
+//!   with `@@nooutput`, or it fails.
 //! * `err.D_TAG.NAME.d` must fail to compile: it is run with
 //!   `-xerrtags`, must exit with status 1 and its standard error must
 //!   contain `[D_TAG]`.  An `err.NAME.d` without a tag must exit with a
-//!   non-zero status; an `.r` beside it is compared like a `tst`.
+//!   non-zero status.  When `err.*.r` exists, the whole standard error
+//!   must equal it (DTrace's convention for error tests).
 //!
 //! Comments in a test program tune how it runs:
 //! `/* @@runtest-opts: -x foo */` adds dtrace options before `-s`,
@@ -17,6 +25,14 @@
 //! `/* @@trigger: cmd args */` runs `cmd` as the `-c` target (the
 //! test's own events), `/* @@status: N */` names the exit status and
 //! `/* @@timeout: N */` the seconds allowed (default 30).
+//!
+//! Marks say how a trial is judged:
+//! `/* @@xfail: reason */` expects the check to fail (the trial passes
+//! when it does, and fails with "unexpectedly passed" when it does not),
+//! `/* @@skip: reason */` does not run it (reported as ignored, with the
+//! reason), `/* @@nooutput: reason */` says why a `tst` has no `.r`.
+//! Without root every trial is ignored with the reason "needs root".
+//! The `harness/...` trials check this judging itself.
 //!
 //! A trigger whose command is one of this harness's own (see
 //! [`trigger`]) runs this test executable again in trigger mode, so the
@@ -32,8 +48,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../test/unittest")
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../test/unittest");
+    std::fs::canonicalize(&p).unwrap_or(p)
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -46,7 +65,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
         if p.is_dir() {
             collect(&p, out);
         } else if p.extension().is_some_and(|e| e == "d") {
-            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            let name = p.file_name().unwrap_or_default().to_string_lossy();
             if name.starts_with("tst.") || name.starts_with("err.") {
                 out.push(p);
             }
@@ -68,6 +87,12 @@ fn markers(text: &str, key: &str) -> Vec<String> {
     v
 }
 
+/// True when this process may trace: root with the capabilities dtrace
+/// needs.
+fn privileged() -> bool {
+    dtrace_sys::geteuid() == 0 && dtrace_sys::has_trace_privilege()
+}
+
 struct Outcome {
     status: Option<i32>,
     stdout: String,
@@ -75,15 +100,17 @@ struct Outcome {
     timed_out: bool,
 }
 
-fn run(bin: &str, args: &[String], cwd: &Path, timeout: Duration) -> Outcome {
+fn run(bin: &str, args: &[String], cwd: &Path, timeout: Duration) -> Result<Outcome, String> {
     let mut cmd = Command::new("taskset");
     cmd.arg("-c").arg("0").arg(bin).args(args).current_dir(cwd);
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn taskset/dtrace");
-    let mut so = child.stdout.take().unwrap();
-    let mut se = child.stderr.take().unwrap();
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot run taskset: {}", e))?;
+    let mut so = child.stdout.take().ok_or("no stdout pipe")?;
+    let mut se = child.stderr.take().ok_or("no stderr pipe")?;
     let t1 = std::thread::spawn(move || {
         let mut s = Vec::new();
         let _ = so.read_to_end(&mut s);
@@ -114,115 +141,284 @@ fn run(bin: &str, args: &[String], cwd: &Path, timeout: Duration) -> Outcome {
         }
         std::thread::sleep(Duration::from_millis(10));
     };
-    Outcome {
+    Ok(Outcome {
         status,
         stdout: String::from_utf8_lossy(&t1.join().unwrap_or_default()).into_owned(),
         stderr: String::from_utf8_lossy(&t2.join().unwrap_or_default()).into_owned(),
         timed_out,
+    })
+}
+
+/// A unified diff of `want` and `got`, or `None` when they are equal.
+fn diff(what: &str, want: &str, got: &str) -> Option<String> {
+    if want == got {
+        return None;
+    }
+    let d = similar::TextDiff::from_lines(want, got);
+    let mut u = d.unified_diff();
+    u.context_radius(3)
+        .header(&format!("expected {}", what), &format!("actual {}", what));
+    let mut s = u.to_string();
+    if !s.ends_with('\n') {
+        s.push('\n');
+    }
+    Some(s)
+}
+
+/// A command line as a shell would take it back.
+fn shell_line(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| {
+            if !w.is_empty()
+                && w.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,@+%".contains(&b))
+            {
+                w.clone()
+            } else {
+                format!("'{}'", w.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What a test program asks for, read from its name and text.
+struct Spec {
+    path: PathBuf,
+    text: String,
+    is_err: bool,
+    tag: Option<String>,
+    expected: Option<String>,
+}
+
+impl Spec {
+    fn read(path: &Path) -> Result<Spec, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {}", path.display(), e))?;
+        let name = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let is_err = name.starts_with("err.");
+        let tag = if is_err {
+            name.split('.')
+                .nth(1)
+                .filter(|t| t.starts_with("D_"))
+                .map(str::to_string)
+        } else {
+            None
+        };
+        let expected = std::fs::read_to_string(path.with_extension("r")).ok();
+        Ok(Spec {
+            path: path.to_path_buf(),
+            text,
+            is_err,
+            tag,
+            expected,
+        })
+    }
+
+    fn mark(&self, key: &str) -> Option<String> {
+        markers(&self.text, key).into_iter().next()
+    }
+
+    /// Problems with the test itself, found without running it.
+    fn lint(&self) -> Result<(), String> {
+        if !self.is_err && self.expected.is_none() && self.mark("nooutput").is_none() {
+            return Err(
+                "no .r file: add one, or say why with /* @@nooutput: reason */".to_string(),
+            );
+        }
+        Ok(())
     }
 }
 
-fn check(bin: &str, path: &Path) -> Result<(), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    let name = path.file_name().unwrap().to_string_lossy().to_string();
-    let dir = path.parent().unwrap();
-    let is_err = name.starts_with("err.");
-    let tag = if is_err {
-        name.split('.')
-            .nth(1)
-            .filter(|t| t.starts_with("D_"))
-            .map(str::to_string)
-    } else {
-        None
-    };
+fn check(bin: &str, spec: &Spec) -> Result<(), String> {
+    let name = spec
+        .path
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    let dir = spec.path.parent().unwrap_or(Path::new("."));
+    let text = &spec.text;
 
     let mut args: Vec<String> = Vec::new();
-    for o in markers(&text, "runtest-opts") {
+    for o in markers(text, "runtest-opts") {
         args.extend(o.split_whitespace().map(str::to_string));
     }
-    if tag.is_some() {
+    if spec.tag.is_some() {
         args.push("-xerrtags".into());
     }
-    for t in markers(&text, "trigger") {
+    for t in markers(text, "trigger") {
         args.push("-c".into());
         let first = t.split_whitespace().next().unwrap_or("");
         if TRIGGERS.contains(&first) {
-            let me = std::env::current_exe().expect("current_exe");
+            let me = std::env::current_exe().map_err(|e| format!("current_exe: {}", e))?;
             args.push(format!("{} {} {}", me.display(), TRIGGER_ARG, t));
         } else {
             args.push(t);
         }
     }
     args.push("-s".into());
-    args.push(name.clone());
-    for a in markers(&text, "args") {
+    args.push(name);
+    for a in markers(text, "args") {
         args.extend(a.split_whitespace().map(str::to_string));
     }
-    let timeout = markers(&text, "timeout")
-        .first()
+    let timeout = spec
+        .mark("timeout")
         .and_then(|s| s.parse().ok())
         .unwrap_or(30);
-    let want_status: Option<i32> = markers(&text, "status")
-        .first()
-        .and_then(|s| s.parse().ok());
+    let want_status: Option<i32> = spec.mark("status").and_then(|s| s.parse().ok());
 
-    let out = run(bin, &args, dir, Duration::from_secs(timeout));
-    let ctx = || {
-        format!(
-            "\n--- stdout ---\n{}--- stderr ---\n{}",
-            out.stdout, out.stderr
-        )
-    };
+    let out = run(bin, &args, dir, Duration::from_secs(timeout))?;
+
+    let mut problems: Vec<String> = Vec::new();
     if out.timed_out {
-        return Err(format!("timed out after {}s{}", timeout, ctx()));
+        problems.push(format!("timed out after {}s", timeout));
     }
-    match (want_status, &tag, is_err) {
-        (Some(w), _, _) if out.status != Some(w) => {
-            return Err(format!("exit status {:?}, want {}{}", out.status, w, ctx()))
-        }
-        (None, Some(_), _) if out.status != Some(1) => {
-            return Err(format!("exit status {:?}, want 1{}", out.status, ctx()))
-        }
-        (None, None, true) if out.status == Some(0) || out.status.is_none() => {
-            return Err(format!(
-                "exit status {:?}, want failure{}",
-                out.status,
-                ctx()
-            ))
-        }
-        (None, _, false) if out.status != Some(0) => {
-            return Err(format!("exit status {:?}, want 0{}", out.status, ctx()))
-        }
-        _ => {}
+    let status_ok = match (want_status, &spec.tag, spec.is_err) {
+        (Some(w), _, _) => out.status == Some(w),
+        (None, Some(_), _) => out.status == Some(1),
+        (None, None, true) => out.status.is_some_and(|s| s != 0),
+        (None, None, false) => out.status == Some(0),
+    };
+    if !status_ok {
+        let want = match (want_status, &spec.tag, spec.is_err) {
+            (Some(w), _, _) => w.to_string(),
+            (None, Some(_), _) => "1".into(),
+            (None, None, true) => "non-zero".into(),
+            (None, None, false) => "0".into(),
+        };
+        problems.push(format!("exit status {:?}, want {}", out.status, want));
     }
-    if let Some(t) = &tag {
+    if let Some(t) = &spec.tag {
         if !out.stderr.contains(&format!("[{}]", t)) {
-            return Err(format!("stderr lacks [{}]{}", t, ctx()));
+            problems.push(format!("stderr lacks [{}]", t));
         }
     }
     if out.stderr.contains("panicked") {
-        return Err(format!("dtrace panicked{}", ctx()));
+        problems.push("dtrace panicked".into());
     }
-    let rfile = path.with_extension("r");
-    if let Ok(expect) = std::fs::read_to_string(&rfile) {
+    let mut diffs = String::new();
+    let mut stdout_compared = false;
+    let mut stderr_compared = false;
+    if let Some(expect) = &spec.expected {
         let (want_out, want_err) = match expect.split_once("-- @@stderr --\n") {
-            Some((o, e)) => (o.to_string(), Some(e.to_string())),
-            None => (expect.clone(), None),
+            Some((o, e)) => (Some(o), Some(e)),
+            // An error test's .r is its whole standard error.
+            None if spec.is_err => (None, Some(expect.as_str())),
+            None => (Some(expect.as_str()), None),
         };
-        if out.stdout != want_out {
-            return Err(format!(
-                "stdout differs\n--- want ---\n{}{}",
-                want_out,
-                ctx()
-            ));
+        if let Some(w) = want_out {
+            stdout_compared = true;
+            if let Some(d) = diff("stdout", w, &out.stdout) {
+                problems.push("stdout differs".into());
+                diffs.push_str(&d);
+            }
         }
-        if let Some(e) = want_err {
-            if out.stderr != e {
-                return Err(format!("stderr differs\n--- want ---\n{}{}", e, ctx()));
+        if let Some(w) = want_err {
+            stderr_compared = true;
+            if let Some(d) = diff("stderr", w, &out.stderr) {
+                problems.push("stderr differs".into());
+                diffs.push_str(&d);
             }
         }
     }
-    Ok(())
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let mut cmdline = vec![
+        "taskset".to_string(),
+        "-c".to_string(),
+        "0".to_string(),
+        bin.to_string(),
+    ];
+    cmdline.extend(args);
+    let mut msg = format!(
+        "{}\ncommand: (cd {} && {})\nexit status: {}\n",
+        problems.join("; "),
+        dir.display(),
+        shell_line(&cmdline),
+        out.status
+            .map_or_else(|| "killed by a signal".to_string(), |s| s.to_string())
+    );
+    msg.push_str(&diffs);
+    // Whatever was not shown as a diff is shown whole.
+    if !stdout_compared {
+        msg.push_str(&format!("--- stdout ---\n{}", out.stdout));
+    }
+    if !stderr_compared {
+        msg.push_str(&format!("--- stderr ---\n{}", out.stderr));
+    }
+    Err(msg)
+}
+
+/// One trial: lint, then run unless skipped or unprivileged, then judge
+/// with `@@xfail` in mind.
+fn trial(bin: &'static str, path: PathBuf, rel: String, root: bool) -> Trial {
+    Trial::ignorable_test(rel, move || {
+        let spec = Spec::read(&path)?;
+        if let Some(why) = spec.mark("skip") {
+            return Ok(Completion::ignored_with(format!("skip: {}", why)));
+        }
+        spec.lint()?;
+        if !root {
+            return Ok(Completion::ignored_with("needs root"));
+        }
+        verdict(check(bin, &spec), spec.mark("xfail"))
+            .map(|()| Completion::Completed)
+            .map_err(Failed::from)
+    })
+}
+
+/// A check's result as judged with the program's `@@xfail` mark.
+fn verdict(checked: Result<(), String>, xfail: Option<String>) -> Result<(), String> {
+    match (checked, xfail) {
+        (Ok(()), None) | (Err(_), Some(_)) => Ok(()),
+        (Err(e), None) => Err(e),
+        (Ok(()), Some(why)) => Err(format!("unexpectedly passed (marked @@xfail: {})", why)),
+    }
+}
+
+/// Checks of the harness's own judging, which need no root.
+fn self_tests() -> Vec<Trial> {
+    fn spec(name: &str, text: &str, expected: Option<&str>) -> Spec {
+        Spec {
+            path: PathBuf::from(name),
+            text: text.to_string(),
+            is_err: name.starts_with("err."),
+            tag: None,
+            expected: expected.map(str::to_string),
+        }
+    }
+    vec![
+        Trial::test("harness/xfail", || {
+            let why = || Some("known bug".to_string());
+            assert_eq!(verdict(Ok(()), None), Ok(()));
+            assert_eq!(verdict(Err("x".into()), None), Err("x".into()));
+            assert_eq!(verdict(Err("x".into()), why()), Ok(()));
+            let e = verdict(Ok(()), why()).unwrap_err();
+            assert!(e.starts_with("unexpectedly passed"), "{}", e);
+            Ok(())
+        }),
+        Trial::test("harness/nooutput", || {
+            assert!(spec("tst.a.d", "BEGIN {}", None).lint().is_err());
+            assert!(spec("tst.a.d", "BEGIN {}", Some("")).lint().is_ok());
+            let marked = "/* @@nooutput: varies */\nBEGIN {}";
+            assert!(spec("tst.a.d", marked, None).lint().is_ok());
+            assert!(spec("err.a.d", "BEGIN {", None).lint().is_ok());
+            Ok(())
+        }),
+        Trial::test("harness/diff", || {
+            assert_eq!(diff("stdout", "a\n", "a\n"), None);
+            let d = diff("stdout", "a\nb\n", "a\nc\n").unwrap_or_default();
+            assert!(d.contains("-b\n+c\n"), "{}", d);
+            Ok(())
+        }),
+    ]
 }
 
 const TRIGGER_ARG: &str = "--dtrace-test-trigger";
@@ -249,46 +445,35 @@ fn trigger(args: &[String]) -> i32 {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some(TRIGGER_ARG) {
-        std::process::exit(trigger(&args[1..]));
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    if raw.first().map(String::as_str) == Some(TRIGGER_ARG) {
+        std::process::exit(trigger(&raw[1..]));
     }
-    // libtest-style flags (e.g. from `cargo test -- --nocapture`) are
-    // ignored; a bare word filters tests by path.
-    let filter = args.iter().find(|a| !a.starts_with('-')).cloned();
-    unittest(filter);
-}
-
-fn unittest(filter: Option<String>) {
+    let mut args = Arguments::from_args();
+    if args.test_threads.is_none() {
+        args.test_threads = Some(1);
+    }
     let bin = env!("CARGO_BIN_EXE_dtrace");
-    let mut tests = Vec::new();
-    collect(&root(), &mut tests);
-    assert!(
-        !tests.is_empty(),
-        "no tests found under {}",
-        root().display()
-    );
-    let mut failed = Vec::new();
-    let mut ran = 0;
-    for t in &tests {
-        let rel = t.strip_prefix(root()).unwrap_or(t).display().to_string();
-        if let Some(f) = &filter {
-            if !rel.contains(f.as_str()) {
-                continue;
-            }
-        }
-        ran += 1;
-        match check(bin, t) {
-            Ok(()) => eprintln!("PASS {}", rel),
-            Err(e) => {
-                eprintln!("FAIL {}: {}", rel, e);
-                failed.push(rel);
-            }
-        }
+    let base = root();
+    let mut paths = Vec::new();
+    collect(&base, &mut paths);
+    let privileged = privileged();
+    let mut trials: Vec<Trial> = paths
+        .into_iter()
+        .map(|p| {
+            let rel = p
+                .strip_prefix(&base)
+                .unwrap_or(&p)
+                .to_string_lossy()
+                .into_owned();
+            trial(bin, p, rel, privileged)
+        })
+        .collect();
+    if trials.is_empty() {
+        trials.push(Trial::test("no-tests-found", move || {
+            Err(format!("no tests found under {}", root().display()).into())
+        }));
     }
-    eprintln!("{} tests, {} failed", ran, failed.len());
-    if !failed.is_empty() {
-        eprintln!("failed: {:?}", failed);
-        std::process::exit(1);
-    }
+    trials.extend(self_tests());
+    libtest_mimic::run(&args, trials).exit();
 }

@@ -1,2 +1,1 @@
--- @@stderr --
 dtrace: failed to compile script err.nomatch.d: line 2: probe description syscall::nosuchsyscall:entry does not match any probes

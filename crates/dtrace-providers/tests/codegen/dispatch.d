@@ -1,0 +1,5 @@
+/* Every system call: one raw sys_enter program dispatching on the number. */
+syscall:::entry
+{
+	@[probefunc] = count();
+}
