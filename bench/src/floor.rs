@@ -4,14 +4,14 @@
 //! a per-CPU hash map counter under it.
 
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 
 use dtrace_bpf::asm::{Asm, MapId};
 use dtrace_bpf::insn::*;
-use dtrace_sys::bpf::{self, MapType, ProgType};
+use dtrace_sys::bpf::{self, Map, MapType, ProgType};
 
 pub struct Floor {
-    map: OwnedFd,
+    map: Map,
     _prog: OwnedFd,
     _event: OwnedFd,
 }
@@ -20,7 +20,7 @@ const KEY: u32 = 16;
 
 impl Floor {
     pub fn attach() -> io::Result<Floor> {
-        let map = bpf::map_create(MapType::PercpuHash, KEY, 8, 1024, 0, "floor_counts")?;
+        let map = Map::create(MapType::PercpuHash, KEY, 8, 1024, 0, "floor_counts")?;
         let mut a = Asm::new();
         // key = comm, zero-padded, at fp-16
         a.emit(st_imm(Size::DW, FP, -16, 0));
@@ -55,7 +55,6 @@ impl Floor {
         let code = a
             .finish()
             .map_err(|e| io::Error::other(format!("{:?}", e)))?;
-        use std::os::fd::AsRawFd;
         let fd = map.as_raw_fd();
         let bytes: Vec<u8> = code.link(|_| fd).iter().flat_map(|i| i.encode()).collect();
         let prog = bpf::prog_load(ProgType::Tracepoint, &bytes, "floor_getpid", 0)
@@ -77,12 +76,13 @@ impl Floor {
         for (d, s) in key.iter_mut().zip(comm.bytes().take(KEY as usize - 1)) {
             *d = s;
         }
-        let ncpu = dtrace_sys::cpus::possible_cpus().max(1);
-        let mut val = vec![0u8; 8 * ncpu];
-        match bpf::map_lookup(&self.map, &key, &mut val) {
-            Ok(true) => val
-                .chunks(8)
-                .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+        let Ok(mut vals) = self.map.percpu_values() else {
+            return 0;
+        };
+        match self.map.lookup_percpu(&key, &mut vals) {
+            Ok(true) => vals
+                .iter()
+                .map(|c| u64::from_ne_bytes(c.try_into().unwrap_or([0; 8])))
                 .sum(),
             _ => 0,
         }

@@ -139,7 +139,10 @@ fn getpid_loop(n: u64) {
 /// Times N getpid calls made by a child pinned to one CPU (the last
 /// one), which times itself: no spawn cost, no migration noise.
 fn time_loop(n: u64) -> Duration {
-    let cpu = dtrace_sys::cpus::online_cpus().last().copied().unwrap_or(0);
+    let cpu = dtrace_sys::cpus::online_cpus()
+        .ok()
+        .and_then(|c| c.last().copied())
+        .unwrap_or(0);
     let me = std::env::current_exe().expect("current_exe");
     let out = Command::new("taskset")
         .args(["-c", &cpu.to_string()])

@@ -319,7 +319,7 @@ pub fn attach(att: &Attach, prog: &OwnedFd, tracefs: Option<&PathBuf>) -> io::Re
         Attach::RawTracepoint(name) => Ok(vec![dtrace_sys::bpf::raw_tracepoint_open(name, prog)?]),
         Attach::CpuClock { period_ns } => {
             let mut out = Vec::new();
-            for cpu in dtrace_sys::cpus::online_cpus() {
+            for cpu in dtrace_sys::cpus::online_cpus()? {
                 let ev = dtrace_sys::perf::open_cpu_clock(cpu, *period_ns)?;
                 dtrace_sys::perf::attach_bpf(&ev, prog)?;
                 out.push(ev);

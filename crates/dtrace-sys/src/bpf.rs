@@ -23,14 +23,41 @@ const BPF_RAW_TRACEPOINT_OPEN: u32 = 17;
 const BPF_MAP_FREEZE: u32 = 22;
 const BPF_LINK_GET_NEXT_ID: u32 = 31;
 
-/// Map types the project uses.
+/// The map types whose value sizes this crate knows (and so can read and
+/// write soundly).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MapType {
     Hash = 1,
     Array = 2,
     PercpuHash = 5,
     PercpuArray = 6,
+    LruHash = 9,
+    LruPercpuHash = 10,
     Ringbuf = 27,
+}
+
+impl MapType {
+    /// The type of a kernel map type number, if it is one of ours.
+    pub fn from_u32(t: u32) -> Option<MapType> {
+        Some(match t {
+            1 => MapType::Hash,
+            2 => MapType::Array,
+            5 => MapType::PercpuHash,
+            6 => MapType::PercpuArray,
+            9 => MapType::LruHash,
+            10 => MapType::LruPercpuHash,
+            27 => MapType::Ringbuf,
+            _ => return None,
+        })
+    }
+
+    /// True if a lookup or update exchanges one value per possible CPU.
+    pub fn is_percpu(self) -> bool {
+        matches!(
+            self,
+            MapType::PercpuHash | MapType::PercpuArray | MapType::LruPercpuHash
+        )
+    }
 }
 
 /// Program types the project loads.
@@ -51,6 +78,8 @@ pub const BPF_F_NO_PREALLOC: u32 = 1 << 0;
 pub const BPF_NOEXIST: u64 = 1;
 /// Update flag: create or replace.
 pub const BPF_ANY: u64 = 0;
+/// Update flag: fail when the key does not exist.
+pub const BPF_EXIST: u64 = 2;
 
 /// Longest object name the kernel keeps (including the NUL).
 pub const OBJ_NAME_LEN: usize = 16;
@@ -218,100 +247,49 @@ fn obj_name(name: &str) -> [u8; OBJ_NAME_LEN] {
     out
 }
 
-/// Creates a map.
-pub fn map_create(
-    map_type: MapType,
-    key_size: u32,
-    value_size: u32,
-    max_entries: u32,
-    flags: u32,
-    name: &str,
-) -> io::Result<OwnedFd> {
-    let mut attr = MapCreateAttr {
-        map_type: map_type as u32,
-        key_size,
-        value_size,
-        max_entries,
-        map_flags: flags,
-        map_name: obj_name(name),
-        ..Default::default()
-    };
-    sys_bpf(BPF_MAP_CREATE, &mut attr).map(fd_result)
-}
+mod map;
+pub use map::{Keys, Map, PerCpuValues};
 
-/// Looks `key` up; fills `value` (which must be the map's value size, times
-/// the number of possible CPUs, each rounded up to 8, for per-CPU maps).
-/// Returns false when the key is absent.
-pub fn map_lookup(fd: &OwnedFd, key: &[u8], value: &mut [u8]) -> io::Result<bool> {
-    let mut attr = MapElemAttr {
-        map_fd: fd.as_raw_fd() as u32,
-        key: key.as_ptr() as u64,
-        value_or_next_key: value.as_mut_ptr() as u64,
-        ..Default::default()
-    };
-    match sys_bpf(BPF_MAP_LOOKUP_ELEM, &mut attr) {
-        Ok(_) => Ok(true),
-        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(false),
-        Err(e) => Err(e),
-    }
-}
-
-/// Stores `value` at `key`.
-pub fn map_update(fd: &OwnedFd, key: &[u8], value: &[u8], flags: u64) -> io::Result<()> {
-    let mut attr = MapElemAttr {
-        map_fd: fd.as_raw_fd() as u32,
-        key: key.as_ptr() as u64,
-        value_or_next_key: value.as_ptr() as u64,
-        flags,
-        ..Default::default()
-    };
-    sys_bpf(BPF_MAP_UPDATE_ELEM, &mut attr).map(|_| ())
-}
-
-/// Deletes `key`; returns false if it was not there.
-pub fn map_delete(fd: &OwnedFd, key: &[u8]) -> io::Result<bool> {
-    let mut attr = MapElemAttr {
-        map_fd: fd.as_raw_fd() as u32,
-        key: key.as_ptr() as u64,
-        ..Default::default()
-    };
-    match sys_bpf(BPF_MAP_DELETE_ELEM, &mut attr) {
-        Ok(_) => Ok(true),
-        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(false),
-        Err(e) => Err(e),
-    }
-}
-
-/// The key after `key` (the first key when `key` is None); false at the end.
-pub fn map_next_key(fd: &OwnedFd, key: Option<&[u8]>, next: &mut [u8]) -> io::Result<bool> {
-    let mut attr = MapElemAttr {
-        map_fd: fd.as_raw_fd() as u32,
-        key: key.map(|k| k.as_ptr() as u64).unwrap_or(0),
-        value_or_next_key: next.as_mut_ptr() as u64,
-        ..Default::default()
-    };
-    match sys_bpf(BPF_MAP_GET_NEXT_KEY, &mut attr) {
-        Ok(_) => Ok(true),
-        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(false),
-        Err(e) => Err(e),
-    }
-}
-
-/// Makes a map immutable from user space (required for read-only data the
-/// verifier may treat as constant).
-pub fn map_freeze(fd: &OwnedFd) -> io::Result<()> {
-    let mut attr = MapElemAttr {
-        map_fd: fd.as_raw_fd() as u32,
-        ..Default::default()
-    };
-    sys_bpf(BPF_MAP_FREEZE, &mut attr).map(|_| ())
-}
-
-/// A refused program: the errno and the verifier's explanation.
+/// A refused program: the errno and the verifier's explanation (empty when
+/// the kernel gave none, as when it refuses for lack of privilege).
 #[derive(Debug)]
 pub struct LoadError {
     pub error: io::Error,
     pub log: String,
+}
+
+impl LoadError {
+    /// True when the verifier refused the program and said why.
+    pub fn is_verifier_refusal(&self) -> bool {
+        !self.log.trim().is_empty()
+    }
+
+    /// True when the kernel refused without a verifier log, with EPERM or
+    /// EACCES: not allowed to load this program at all.
+    pub fn is_permission(&self) -> bool {
+        !self.is_verifier_refusal()
+            && matches!(self.error.raw_os_error(), Some(libc::EPERM | libc::EACCES))
+    }
+
+    /// The verifier's reason: the last line of its log that is not a
+    /// statistic ("processed N insns ...", "verification time", ...).
+    pub fn verifier_reason(&self) -> Option<&str> {
+        verifier_reason(&self.log)
+    }
+}
+
+/// The meaningful end of a verifier log (see `LoadError::verifier_reason`).
+pub fn verifier_reason(log: &str) -> Option<&str> {
+    const STATS: [&str; 4] = [
+        "processed ",
+        "verification time ",
+        "stack depth ",
+        "max_states_per_insn ",
+    ];
+    log.lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !STATS.iter().any(|s| l.starts_with(s)))
 }
 
 impl std::fmt::Display for LoadError {
@@ -333,10 +311,25 @@ pub fn prog_load(
     name: &str,
     expected_attach_type: u32,
 ) -> Result<OwnedFd, LoadError> {
+    let insn_cnt = match u32::try_from(insns.len() / 8) {
+        Ok(n) if insns.len().is_multiple_of(8) && n > 0 => n,
+        _ => {
+            return Err(LoadError {
+                error: io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!(
+                    "a BPF program is a non-empty sequence of 8-byte instructions, not {} bytes",
+                    insns.len()
+                ),
+                ),
+                log: String::new(),
+            })
+        }
+    };
     let license = CString::new("GPL").expect("static string has no NUL");
     let mut attr = ProgLoadAttr {
         prog_type: prog_type as u32,
-        insn_cnt: (insns.len() / 8) as u32,
+        insn_cnt,
         insns: insns.as_ptr() as u64,
         license: license.as_ptr() as u64,
         prog_name: obj_name(name),
@@ -371,7 +364,12 @@ pub fn prog_load(
 
 /// Attaches a raw tracepoint program; the returned fd is the attachment.
 pub fn raw_tracepoint_open(name: &str, prog: &OwnedFd) -> io::Result<OwnedFd> {
-    let cname = CString::new(name).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    let cname = CString::new(name).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("raw tracepoint name {:?} contains a NUL byte", name),
+        )
+    })?;
     let mut attr = RawTracepointAttr {
         name: cname.as_ptr() as u64,
         prog_fd: prog.as_raw_fd() as u32,
@@ -383,9 +381,13 @@ pub fn raw_tracepoint_open(name: &str, prog: &OwnedFd) -> io::Result<OwnedFd> {
 /// Runs a raw tracepoint program once, now, on `cpu` (or on the calling
 /// CPU), with `ctx` as its argument array. Returns the program's r0.
 pub fn prog_test_run(prog: &OwnedFd, ctx: &[u64], cpu: Option<u32>) -> io::Result<u32> {
+    let ctx_size_in = u32::try_from(std::mem::size_of_val(ctx))
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "test run context too large"))?;
+    // No data or context output buffers are given (both pointers stay 0),
+    // so the kernel writes only the result fields of `attr`.
     let mut attr = TestRunAttr {
         prog_fd: prog.as_raw_fd() as u32,
-        ctx_size_in: std::mem::size_of_val(ctx) as u32,
+        ctx_size_in,
         ctx_in: if ctx.is_empty() {
             0
         } else {
@@ -440,7 +442,17 @@ fn fd_by_id(cmd: u32, id: u32) -> io::Result<OwnedFd> {
     sys_bpf(cmd, &mut attr).map(fd_result)
 }
 
-fn info_by_fd<T: Default>(fd: &OwnedFd) -> io::Result<T> {
+/// Object-info heads the kernel may fill: plain integers and byte arrays,
+/// every pointer field zero so that the kernel writes nothing but the head
+/// itself.
+trait InfoHead: Default {}
+impl InfoHead for ProgInfoHead {}
+impl InfoHead for MapInfoHead {}
+
+fn info_by_fd<T: InfoHead>(fd: &OwnedFd) -> io::Result<T> {
+    // All zero: in particular the array pointers and lengths of
+    // `bpf_prog_info` (`jited_prog_insns`, `map_ids`, ...), so the kernel
+    // copies no arrays anywhere, and writes at most `info_len` bytes here.
     let mut info = T::default();
     let mut attr = InfoAttr {
         bpf_fd: fd.as_raw_fd() as u32,
@@ -513,7 +525,70 @@ mod tests {
     }
 
     #[test]
+    fn verifier_reason_skips_the_statistics() {
+        let log = "0: R1=ctx() R10=fp0\n\
+                   0: (b7) r0 = 0\n\
+                   combined stack size of 2 calls is 544. Too large\n\
+                   verification time 120 usec\n\
+                   stack depth 512+32\n\
+                   processed 44 insns (limit 1000000) max_states_per_insn 0 total_states 3\n\n";
+        assert_eq!(
+            verifier_reason(log),
+            Some("combined stack size of 2 calls is 544. Too large")
+        );
+        assert_eq!(verifier_reason("\n  \n"), None);
+        let e = LoadError {
+            error: io::Error::from_raw_os_error(libc::EACCES),
+            log: log.into(),
+        };
+        assert!(e.is_verifier_refusal());
+        assert!(!e.is_permission());
+        let e = LoadError {
+            error: io::Error::from_raw_os_error(libc::EPERM),
+            log: String::new(),
+        };
+        assert!(e.is_permission());
+        assert!(!e.is_verifier_refusal());
+    }
+
+    #[test]
+    fn a_verifier_refusal_carries_its_reason() {
+        if crate::geteuid() != 0 {
+            eprintln!("skipped: needs root");
+            return;
+        }
+        // r0 = r2 (never written); exit.
+        let insns = [0xbf, 0x20, 0, 0, 0, 0, 0, 0, 0x95, 0, 0, 0, 0, 0, 0, 0];
+        let e = prog_load(ProgType::RawTracepoint, &insns, "dtsys_refused", 0)
+            .expect_err("the verifier refuses reading r2");
+        assert_eq!(e.error.raw_os_error(), Some(libc::EACCES));
+        assert!(e.is_verifier_refusal(), "{}", e);
+        assert!(!e.is_permission());
+        assert_eq!(e.verifier_reason(), Some("R2 !read_ok"), "{}", e.log);
+    }
+
+    #[test]
+    fn programs_must_be_whole_instructions() {
+        for bad in [&[][..], &[0u8; 12][..]] {
+            let e = prog_load(ProgType::Tracepoint, bad, "x", 0).expect_err("refused");
+            assert_eq!(e.error.kind(), io::ErrorKind::InvalidInput);
+            assert_eq!(e.error.raw_os_error(), None);
+        }
+    }
+
+    #[test]
+    fn tracepoint_names_with_nul_are_refused() {
+        let f = std::fs::File::open("/dev/null").expect("open /dev/null");
+        let e = raw_tracepoint_open("sys\0enter", &OwnedFd::from(f)).expect_err("refused");
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        assert_eq!(e.raw_os_error(), None);
+    }
+
+    #[test]
     fn attribute_layouts_match_the_kernel() {
+        assert_eq!(std::mem::offset_of!(MapCreateAttr, map_name), 28);
+        assert_eq!(std::mem::offset_of!(MapInfoHead, name), 24);
+        assert_eq!(size_of::<InfoAttr>(), 16);
         assert_eq!(size_of::<MapElemAttr>(), 32);
         assert_eq!(size_of::<TestRunAttr>(), 80);
         assert_eq!(std::mem::offset_of!(ProgLoadAttr, prog_name), 48);

@@ -84,10 +84,23 @@ pub struct Btf {
 }
 
 fn rd32(b: &[u8], off: usize) -> io::Result<u32> {
-    b.get(off..off + 4)
+    off.checked_add(4)
+        .and_then(|end| b.get(off..end))
         .map(|s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
         .ok_or_else(|| bad("truncated BTF"))
 }
+
+/// The bytes `start..start + len` of `data`, if all there.
+fn section<'a>(data: &'a [u8], start: usize, len: usize, what: &str) -> io::Result<&'a [u8]> {
+    start
+        .checked_add(len)
+        .and_then(|end| data.get(start..end))
+        .ok_or_else(|| bad(&format!("BTF {} section out of range", what)))
+}
+
+/// How deep `member` looks through nested anonymous members (malformed
+/// BTF may make them cycle).
+const MAX_ANON_DEPTH: u32 = 32;
 
 fn bad(msg: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, msg.to_string())
@@ -107,14 +120,17 @@ impl Btf {
         let type_len = rd32(data, 12)? as usize;
         let str_off = rd32(data, 16)? as usize;
         let str_len = rd32(data, 20)? as usize;
-        let types_start = hdr_len + type_off;
-        let strs_start = hdr_len + str_off;
-        let tdata = data
-            .get(types_start..types_start + type_len)
+        if hdr_len < 24 {
+            return Err(bad("BTF header too short"));
+        }
+        let types_start = hdr_len
+            .checked_add(type_off)
             .ok_or_else(|| bad("BTF type section out of range"))?;
-        let sdata = data
-            .get(strs_start..strs_start + str_len)
+        let strs_start = hdr_len
+            .checked_add(str_off)
             .ok_or_else(|| bad("BTF string section out of range"))?;
+        let tdata = section(data, types_start, type_len, "type")?;
+        let sdata = section(data, strs_start, str_len, "string")?;
         let name_at = |off: u32| -> String {
             let off = off as usize;
             if off >= sdata.len() {
@@ -134,7 +150,7 @@ impl Btf {
             members: Vec::new(),
         }];
         let mut p = 0usize;
-        while p + 12 <= tdata.len() {
+        while p < tdata.len() {
             let name_off = rd32(tdata, p)?;
             let info = rd32(tdata, p + 4)?;
             let size_or_type = rd32(tdata, p + 8)?;
@@ -163,6 +179,9 @@ impl Btf {
                 Kind::Enum | Kind::FuncProto => p += 8 * vlen,
                 Kind::Datasec | Kind::Enum64 => p += 12 * vlen,
                 _ => {}
+            }
+            if p > tdata.len() {
+                return Err(bad("truncated BTF type"));
             }
             types.push(Type {
                 kind,
@@ -212,14 +231,18 @@ impl Btf {
     /// Finds member `name` of struct/union `id`, looking through anonymous
     /// members; returns its byte offset and type id.
     pub fn member(&self, id: u32, name: &str) -> Option<(u32, u32)> {
+        self.member_within(id, name, MAX_ANON_DEPTH)
+    }
+
+    fn member_within(&self, id: u32, name: &str, depth: u32) -> Option<(u32, u32)> {
         let t = self.get(self.resolve(id))?;
         for m in &t.members {
             if m.name == name {
                 return Some((m.bit_offset / 8, m.type_id));
             }
-            if m.name.is_empty() {
-                if let Some((off, ty)) = self.member(m.type_id, name) {
-                    return Some((m.bit_offset / 8 + off, ty));
+            if m.name.is_empty() && depth > 0 {
+                if let Some((off, ty)) = self.member_within(m.type_id, name, depth - 1) {
+                    return (m.bit_offset / 8).checked_add(off).map(|o| (o, ty));
                 }
             }
         }
@@ -233,7 +256,7 @@ impl Btf {
         let mut total = 0;
         for part in path.split('.') {
             let (off, ty) = self.member(id, part)?;
-            total += off;
+            total = u32::checked_add(total, off)?;
             id = ty;
         }
         Some((total, id))
@@ -319,5 +342,73 @@ mod tests {
     #[test]
     fn rejects_garbage() {
         assert!(Btf::parse(b"hello world, not btf at all").is_err());
+    }
+
+    #[test]
+    fn truncated_btf_is_an_error_not_a_panic() {
+        let full = sample();
+        for len in 0..full.len() {
+            assert!(Btf::parse(&full[..len]).is_err(), "{} bytes accepted", len);
+        }
+    }
+
+    /// The sample with its header's section lengths claiming `extra` more
+    /// type bytes than there are, taken from the string section.
+    fn with_type_len(extra: i64) -> Vec<u8> {
+        let mut b = sample();
+        let tl = u32::from_le_bytes(b[12..16].try_into().unwrap()) as i64 + extra;
+        b[12..16].copy_from_slice(&(tl as u32).to_le_bytes());
+        b
+    }
+
+    #[test]
+    fn types_cut_short_inside_the_type_section_are_refused() {
+        // Section boundaries that split the last type's members.
+        for cut in [-4, -8, -12, -20] {
+            assert!(Btf::parse(&with_type_len(cut)).is_err(), "cut {}", cut);
+        }
+        // Only the first type's 12-byte head: its int encoding (4 more
+        // bytes) is missing. Also a stray partial head.
+        let total = sample()[12..16].try_into().map(u32::from_le_bytes).unwrap() as i64;
+        for keep in [12, 14, 30] {
+            assert!(
+                Btf::parse(&with_type_len(keep - total)).is_err(),
+                "keep {}",
+                keep
+            );
+        }
+    }
+
+    #[test]
+    fn huge_header_offsets_are_refused() {
+        let mut b = sample();
+        for field in [4usize, 8, 12, 16, 20] {
+            let mut c = b.clone();
+            c[field..field + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+            assert!(Btf::parse(&c).is_err(), "field at {}", field);
+        }
+        b[4..8].copy_from_slice(&4u32.to_le_bytes());
+        assert!(Btf::parse(&b).is_err());
+    }
+
+    #[test]
+    fn cyclic_anonymous_members_end() {
+        // struct loop { <anonymous> struct loop; }: a member search must
+        // give up rather than recurse forever.
+        let strs = b"\0loop\0";
+        let mut t = Vec::new();
+        for v in [1u32, (4 << 24) | 1, 4, 0, 1, 0] {
+            t.extend_from_slice(&v.to_le_bytes());
+        }
+        let mut b = Vec::new();
+        b.extend_from_slice(&BTF_MAGIC.to_le_bytes());
+        b.extend_from_slice(&[1, 0]);
+        for v in [24u32, 0, t.len() as u32, t.len() as u32, strs.len() as u32] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        b.extend_from_slice(&t);
+        b.extend_from_slice(strs);
+        let btf = Btf::parse(&b).expect("well-formed, if odd");
+        assert_eq!(btf.member_path("loop", "nothing"), None);
     }
 }

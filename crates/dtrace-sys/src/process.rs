@@ -53,19 +53,29 @@ impl Target {
                 Ok(())
             });
         }
-        let child = cmd.spawn()?;
+        let mut child = cmd.spawn()?;
         let pid = child.id() as i32;
         // The exec raises SIGTRAP, stopping the child for us.
         let mut status = 0;
         // SAFETY: waitpid on our own child with a valid status pointer.
         let r = unsafe { libc::waitpid(pid, &mut status, 0) };
         if r < 0 {
-            return Err(io::Error::last_os_error());
+            let e = io::Error::last_os_error();
+            let _ = child.kill();
+            return Err(e);
         }
         if !libc::WIFSTOPPED(status) {
             return Err(io::Error::other("command exited before it could be traced"));
         }
-        let pidfd = pidfd_open(pid)?;
+        let pidfd = match pidfd_open(pid) {
+            Ok(fd) => fd,
+            Err(e) => {
+                // Not left stopped (or run untraced once we exit).
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(e);
+            }
+        };
         Ok(Target {
             pid,
             child: Some(child),

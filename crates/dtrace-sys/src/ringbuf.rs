@@ -4,8 +4,10 @@
 //! the end is still contiguous in our address space).
 
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::ptr::NonNull;
+
+use crate::bpf::{Map, MapType};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 const BUSY_BIT: u32 = 1 << 31;
@@ -13,7 +15,7 @@ const DISCARD_BIT: u32 = 1 << 30;
 const HDR_SIZE: u64 = 8;
 
 pub struct RingBuf {
-    fd: OwnedFd,
+    map: Map,
     consumer: NonNull<u8>,
     producer: NonNull<u8>,
     data: *const u8,
@@ -23,9 +25,13 @@ pub struct RingBuf {
 }
 
 impl RingBuf {
-    /// Maps a ring buffer map of `size` data bytes (a power of two).
-    pub fn new(fd: OwnedFd, size: usize) -> io::Result<RingBuf> {
+    /// Maps a `BPF_MAP_TYPE_RINGBUF` map. Its data size is the map's
+    /// `max_entries`, which must be a power-of-two multiple of the page
+    /// size (as the kernel requires of ring buffers).
+    pub fn new(map: Map) -> io::Result<RingBuf> {
         let page = page_size();
+        let size = ring_size(&map, page)?;
+        let fd = map.as_fd();
         // SAFETY: mapping a BPF ring buffer map: the first page is the
         // consumer position, writable by the consumer, at offset 0.
         let consumer = unsafe {
@@ -42,7 +48,9 @@ impl RingBuf {
             return Err(io::Error::last_os_error());
         }
         // SAFETY: the producer page followed by the data area mapped twice,
-        // read-only, at offset one page, as the kernel lays them out.
+        // read-only, at offset one page, as the kernel lays them out; `size`
+        // is the map's own data size (checked by `ring_size`), so the
+        // length matches what the kernel provides.
         let producer = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
@@ -64,7 +72,7 @@ impl RingBuf {
         // SAFETY: the data area starts one page into the second mapping.
         let data = unsafe { producer.as_ptr().add(page) } as *const u8;
         Ok(RingBuf {
-            fd,
+            map,
             consumer,
             producer,
             data,
@@ -74,8 +82,9 @@ impl RingBuf {
         })
     }
 
-    pub fn fd(&self) -> &OwnedFd {
-        &self.fd
+    /// The ring buffer map's descriptor (readable when records wait).
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.map.as_fd()
     }
 
     fn consumer_pos(&self) -> &AtomicU64 {
@@ -120,6 +129,11 @@ impl RingBuf {
                     break;
                 }
                 let size = (len & !(BUSY_BIT | DISCARD_BIT)) as usize;
+                if size > self.size - HDR_SIZE as usize {
+                    // The kernel never commits a record larger than the
+                    // ring; stop rather than read past the mapping.
+                    break;
+                }
                 if len & DISCARD_BIT == 0 {
                     // SAFETY: a committed record of `size` bytes follows its
                     // header; the double mapping keeps it contiguous, and the
@@ -164,6 +178,30 @@ impl Drop for RingBuf {
 // SAFETY: no thread-affine state; the raw pointers are to shared mappings.
 unsafe impl Send for RingBuf {}
 
+/// The data size of a ring buffer map, checked to be what the kernel maps.
+fn ring_size(map: &Map, page: usize) -> io::Result<usize> {
+    if map.map_type() != Some(MapType::Ringbuf) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("BPF map '{}' is not a ring buffer", map.name()),
+        ));
+    }
+    check_ring_size(map.max_entries() as usize, page)
+}
+
+fn check_ring_size(size: usize, page: usize) -> io::Result<usize> {
+    if size == 0 || !size.is_power_of_two() || !size.is_multiple_of(page) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "ring buffer size {} is not a power-of-two multiple of the page size ({})",
+                size, page
+            ),
+        ));
+    }
+    Ok(size)
+}
+
 pub fn page_size() -> usize {
     // SAFETY: sysconf has no memory-safety preconditions.
     let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
@@ -171,5 +209,35 @@ pub fn page_size() -> usize {
         p as usize
     } else {
         4096
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ring_sizes_must_be_power_of_two_pages() {
+        assert_eq!(check_ring_size(1 << 16, 4096).unwrap(), 1 << 16);
+        assert_eq!(check_ring_size(4096, 4096).unwrap(), 4096);
+        for bad in [0, 2048, 4096 * 3, 12345, 3 << 20] {
+            let e = check_ring_size(bad, 4096).expect_err("bad size");
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        }
+    }
+
+    #[test]
+    fn only_ring_buffer_maps_are_mapped() {
+        if crate::geteuid() != 0 {
+            eprintln!("skipped: needs root");
+            return;
+        }
+        let hash = Map::create(MapType::Hash, 4, 4, 1, 0, "dtsys_nring").expect("hash");
+        let e = RingBuf::new(hash).err().expect("not a ring buffer");
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        let map = Map::create(MapType::Ringbuf, 0, 0, 1 << 14, 0, "dtsys_ring").expect("ring");
+        let mut ring = RingBuf::new(map).expect("mapped");
+        assert!(!ring.has_data());
+        assert_eq!(ring.consume(|_| true), 0);
     }
 }

@@ -427,6 +427,34 @@ fn says_when_privileges_are_missing() {
     );
 }
 
+fn verifier_refusals_give_the_verifiers_reason() {
+    let _g = serial();
+    // 64 nested sums of a variable need more than the 512 bytes of BPF
+    // stack: the kernel's verifier refuses the program with EACCES, which
+    // once read as "DTrace requires additional privileges" even as root.
+    let mut e = "x".to_string();
+    for _ in 0..63 {
+        e = format!("(x + {})", e);
+    }
+    let prog = format!("BEGIN {{ x = 1; trace({}); exit(0); }}", e);
+    let o = run(&["-n", &prog]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{}", err);
+    assert!(!err.contains("privileges"), "{}", err);
+    // Should the compiler come to refuse this depth itself, that is fine
+    // too; otherwise the verifier's own words are given.
+    if !err.contains("failed to compile") && !err.contains("invalid probe specifier") {
+        assert!(
+            err.contains(
+                "dtrace: failed to enable probes: the kernel's BPF verifier refused the \
+                 program for dtrace:::BEGIN: invalid write to stack"
+            ),
+            "{}",
+            err
+        );
+    }
+}
+
 /// In a private mount namespace with every tracefs unmounted, dtrace
 /// mounts tracefs itself at /sys/kernel/tracing.  The host's mounts are
 /// not touched.
@@ -519,6 +547,11 @@ fn main() {
             true,
         ),
         ("mounts_tracefs_itself", mounts_tracefs_itself, true),
+        (
+            "verifier_refusals_give_the_verifiers_reason",
+            verifier_refusals_give_the_verifiers_reason,
+            true,
+        ),
     ];
     let trials = tests
         .iter()

@@ -4,12 +4,12 @@
 
 use std::cmp::Ordering;
 use std::io;
-use std::os::fd::OwnedFd;
 
 use dtrace_bpf::plan::AggLayout;
 use dtrace_lang::ir::{lquantize_levels, AggFunc, QUANTIZE_BUCKETS, QUANTIZE_ZERO};
 use dtrace_lang::printf::{ConvKind, Conversion, Format, Segment};
 use dtrace_lang::types::{IntType, Type};
+use dtrace_sys::bpf::{Map, PerCpuValues};
 
 use crate::format::{self, cstr, Arg};
 
@@ -147,10 +147,10 @@ pub fn decode_key(layout: &AggLayout, raw: &[u8]) -> Vec<KeyValue> {
 }
 
 /// Merges one key's per-CPU values. Returns None if no CPU has data.
-pub fn merge(func: AggFunc, value_size: usize, percpu: &[u8], ncpus: usize) -> Option<AggValue> {
-    let stride = (value_size + 7) & !7;
-    let cpu = |c: usize| &percpu[c * stride..c * stride + value_size];
-    let words = value_size / 8;
+pub fn merge(func: AggFunc, percpu: &PerCpuValues) -> Option<AggValue> {
+    let ncpus = percpu.ncpus();
+    let cpu = |c: usize| percpu.cpu(c).unwrap_or(&[]);
+    let words = percpu.value_size() / 8;
     let sum_word = |w: usize| (0..ncpus).fold(0i64, |a, c| a.wrapping_add(read_i64(cpu(c), 8 * w)));
     Some(match func {
         AggFunc::Count => AggValue::Count(sum_word(0)),
@@ -193,30 +193,23 @@ pub fn merge(func: AggFunc, value_size: usize, percpu: &[u8], ncpus: usize) -> O
     })
 }
 
-/// Reads every key of an aggregation map.
-pub fn snapshot(fd: &OwnedFd, layout: &AggLayout, ncpus: usize) -> io::Result<Vec<AggEntry>> {
-    let ks = layout.key_size as usize;
-    let vs = layout.value_size as usize;
+/// Reads every key of an aggregation map (a per-CPU hash).
+pub fn snapshot(map: &Map, layout: &AggLayout) -> io::Result<Vec<AggEntry>> {
     let mut keys = Vec::new();
-    let mut cur: Option<Vec<u8>> = None;
-    loop {
-        let mut next = vec![0u8; ks];
-        if !dtrace_sys::bpf::map_next_key(fd, cur.as_deref(), &mut next)? {
-            break;
-        }
-        keys.push(next.clone());
-        cur = Some(next);
+    for k in map.keys() {
+        keys.push(k?);
         if keys.len() > 4 << 20 {
             break;
         }
     }
     let mut out = Vec::new();
-    let mut buf = vec![0u8; ((vs + 7) & !7) * ncpus];
+    // One buffer, sized by the map, for every key.
+    let mut vals = map.percpu_values()?;
     for k in keys {
-        if !dtrace_sys::bpf::map_lookup(fd, &k, &mut buf)? {
+        if !map.lookup_percpu(&k, &mut vals)? {
             continue;
         }
-        if let Some(value) = merge(layout.func, vs, &buf, ncpus) {
+        if let Some(value) = merge(layout.func, &vals) {
             out.push(AggEntry {
                 key: decode_key(layout, &k),
                 raw_key: k,

@@ -50,6 +50,14 @@ pub enum Error {
     Privilege(String),
     /// Tracing could not be enabled.
     Enable(String),
+    /// The kernel's BPF verifier refused the program for `program` (a
+    /// probe description), saying `reason`; `detail` is the program and
+    /// the whole verifier log when DTRACE_DEBUG is set, else empty.
+    Refused {
+        program: String,
+        reason: String,
+        detail: String,
+    },
     Io(io::Error),
 }
 
@@ -63,6 +71,21 @@ impl fmt::Display for Error {
             },
             Error::Privilege(m) => write!(f, "{}", m),
             Error::Enable(m) => write!(f, "could not enable tracing: {}", m),
+            Error::Refused {
+                program,
+                reason,
+                detail,
+            } => {
+                write!(
+                    f,
+                    "failed to enable probes: the kernel's BPF verifier refused the program for {}: {}",
+                    program, reason
+                )?;
+                if !detail.is_empty() {
+                    write!(f, "\n{}", detail)?;
+                }
+                Ok(())
+            }
             Error::Io(e) => write!(f, "{}", e),
         }
     }

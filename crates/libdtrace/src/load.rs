@@ -4,9 +4,11 @@
 
 use std::io::Write;
 use std::os::fd::{AsRawFd, OwnedFd};
+
+use dtrace_sys::bpf::{LoadError, Map};
 use std::time::Duration;
 
-use dtrace_bpf::plan::{activity, drops, Generated, MapKind, Phase, ProgKind};
+use dtrace_bpf::plan::{activity, Generated, MapKind, Phase, ProgKind};
 use dtrace_lang::ir::{Builtin, CKind};
 use dtrace_providers::Attach;
 use dtrace_sys::bpf::{self, MapType, ProgType};
@@ -18,7 +20,7 @@ use crate::{Dtrace, Error};
 
 pub(crate) struct Running {
     pub(crate) gen: Generated,
-    maps: Vec<OwnedFd>,
+    maps: Vec<Map>,
     _progs: Vec<OwnedFd>,
     _links: Vec<OwnedFd>,
     begin: Option<OwnedFd>,
@@ -26,7 +28,6 @@ pub(crate) struct Running {
     pub(crate) ring: RingBuf,
     poller: Poller,
     watched: std::cell::RefCell<Vec<i32>>,
-    pub(crate) ncpus: usize,
 }
 
 pub(crate) const PRIVILEGE: &str =
@@ -39,13 +40,16 @@ fn is_eperm(e: &std::io::Error) -> bool {
 /// Generates, loads and attaches everything; tracing is INACTIVE after.
 pub(crate) fn start(dt: &mut Dtrace) -> Result<Running, Error> {
     let planned = dtrace_providers::plan(&dt.probes, &dt.enablings)?;
-    let ncpus = dtrace_sys::cpus::possible_cpus();
+    // Arrays indexed by CPU number need one more entry than the highest
+    // possible CPU.
+    let ncpus = dtrace_sys::cpus::cpu_id_limit()
+        .map_err(|e| Error::Enable(format!("cannot size per-CPU data: {}", e)))?;
     let mut opts = dtrace_bpf::plan::GenOptions {
         strsize: dt.opts.get("strsize").clamp(2, 1 << 16) as u32,
         bufsize: dt.opts.get("bufsize").max(4096) as u64,
         aggsize: dt.opts.get("aggsize").max(4096) as u64,
         dynvarsize: dt.opts.get("dynvarsize").max(4096) as u64,
-        ncpus: ncpus as u32,
+        ncpus,
         only_cpu: only_cpu(dt)?,
         // With a switch rate of its own the consumer reads at that rate;
         // otherwise it is woken as records arrive.
@@ -101,7 +105,7 @@ pub(crate) fn start(dt: &mut Dtrace) -> Result<Running, Error> {
         if m.no_prealloc {
             flags |= bpf::BPF_F_NO_PREALLOC;
         }
-        let fd = bpf::map_create(ty, key, value, entries, flags, &m.name).map_err(|e| {
+        let fd = Map::create(ty, key, value, entries, flags, &m.name).map_err(|e| {
             if is_eperm(&e) {
                 Error::Privilege(PRIVILEGE.into())
             } else {
@@ -120,14 +124,15 @@ pub(crate) fn start(dt: &mut Dtrace) -> Result<Running, Error> {
         .iter()
         .position(|m| m.role == dtrace_bpf::plan::MapRole::Rodata)
     {
-        let fd = &maps[ro];
-        bpf::map_update(fd, &0u32.to_ne_bytes(), &gen.rodata, bpf::BPF_ANY)
-            .and_then(|_| bpf::map_freeze(fd))
+        let m = &maps[ro];
+        m.update(&0u32.to_ne_bytes(), &gen.rodata, bpf::BPF_ANY)
+            .and_then(|_| m.freeze())
             .map_err(|e| Error::Enable(format!("failed to initialize read-only data: {}", e)))?;
     }
     for t in &gen.dispatch {
         for (k, v) in &t.entries {
-            bpf::map_update(map(t.map), &k.to_ne_bytes(), v, bpf::BPF_ANY)
+            map(t.map)
+                .update(&k.to_ne_bytes(), v, bpf::BPF_ANY)
                 .map_err(|e| Error::Enable(format!("failed to fill dispatch table: {}", e)))?;
         }
     }
@@ -156,28 +161,8 @@ pub(crate) fn start(dt: &mut Dtrace) -> Result<Running, Error> {
                 p.code.disassemble()
             );
         }
-        let fd = bpf::prog_load(ty, &bytes, &pp.plan.name, 0).map_err(|e| {
-            if is_eperm(&e.error) {
-                Error::Privilege(PRIVILEGE.into())
-            } else {
-                let mut msg = format!(
-                    "BPF program load for '{}' failed: {}",
-                    pp.plan.name, e.error
-                );
-                if std::env::var_os("DTRACE_DEBUG").is_some() {
-                    msg.push('\n');
-                    msg.push_str(&p.code.disassemble());
-                    msg.push_str(&e.log);
-                } else if !e.log.is_empty() {
-                    let tail: Vec<&str> = e.log.lines().rev().take(3).collect();
-                    for l in tail.into_iter().rev() {
-                        msg.push('\n');
-                        msg.push_str(l);
-                    }
-                }
-                Error::Enable(msg)
-            }
-        })?;
+        let fd = bpf::prog_load(ty, &bytes, &pp.plan.name, 0)
+            .map_err(|e| load_error(&e, &pp.plan, ty, || p.code.disassemble()))?;
         match (&pp.attach, pp.plan.phase) {
             (Attach::TestRun, Phase::Begin) => begin = Some(fd),
             (Attach::TestRun, _) => end = Some(fd),
@@ -194,9 +179,7 @@ pub(crate) fn start(dt: &mut Dtrace) -> Result<Running, Error> {
             }
         }
     }
-    let rb_fd = maps[gen.buffer_map.0 as usize].try_clone()?;
-    let rb_size = gen.maps[gen.buffer_map.0 as usize].max_entries as usize;
-    let ring = RingBuf::new(rb_fd, rb_size)?;
+    let ring = RingBuf::new(maps[gen.buffer_map.0 as usize].try_clone()?)?;
     let poller = Poller::new()?;
     poller.add(ring.fd().as_raw_fd(), 0)?;
     Ok(Running {
@@ -209,30 +192,35 @@ pub(crate) fn start(dt: &mut Dtrace) -> Result<Running, Error> {
         ring,
         poller,
         watched: std::cell::RefCell::new(Vec::new()),
-        ncpus,
     })
 }
 
 impl Running {
-    fn state_fd(&self) -> &OwnedFd {
+    fn state(&self) -> &Map {
         &self.maps[self.gen.state_map.0 as usize]
     }
 
     pub(crate) fn activity(&self) -> u32 {
-        let size = self.gen.maps[self.gen.state_map.0 as usize].value_size as usize;
-        let mut v = vec![0u8; size];
-        match bpf::map_lookup(self.state_fd(), &0u32.to_ne_bytes(), &mut v) {
-            Ok(true) => u32::from_ne_bytes([v[0], v[1], v[2], v[3]]),
+        let state = self.state();
+        let mut v = vec![0u8; state.value_len()];
+        match state.lookup(&0u32.to_ne_bytes(), &mut v) {
+            Ok(true) if v.len() >= 4 => u32::from_ne_bytes([v[0], v[1], v[2], v[3]]),
             _ => activity::INACTIVE,
         }
     }
 
     pub(crate) fn set_activity(&self, a: u32) -> Result<(), Error> {
-        let size = self.gen.maps[self.gen.state_map.0 as usize].value_size as usize;
-        let mut v = vec![0u8; size];
-        let _ = bpf::map_lookup(self.state_fd(), &0u32.to_ne_bytes(), &mut v);
+        let state = self.state();
+        let mut v = vec![0u8; state.value_len()];
+        let _ = state.lookup(&0u32.to_ne_bytes(), &mut v);
+        if v.len() < 4 {
+            return Err(Error::Enable(format!(
+                "BPF map '{}' is too small for the tracing state",
+                state.name()
+            )));
+        }
         v[0..4].copy_from_slice(&a.to_ne_bytes());
-        bpf::map_update(self.state_fd(), &0u32.to_ne_bytes(), &v, bpf::BPF_ANY)?;
+        state.update(&0u32.to_ne_bytes(), &v, bpf::BPF_ANY)?;
         Ok(())
     }
 
@@ -252,42 +240,26 @@ impl Running {
 
     /// Per-CPU drop counters: principal, aggregation, dynamic, error.
     pub(crate) fn read_drops(&self) -> std::io::Result<Vec<[u64; 4]>> {
-        let stride = drops::SIZE as usize;
-        let mut buf = vec![0u8; stride * self.ncpus];
-        bpf::map_lookup(
-            &self.maps[self.gen.drops_map.0 as usize],
-            &0u32.to_ne_bytes(),
-            &mut buf,
-        )?;
-        Ok((0..self.ncpus)
-            .map(|c| {
-                let w = |i: usize| {
-                    let o = c * stride + 8 * i;
-                    u64::from_ne_bytes(buf[o..o + 8].try_into().expect("8 bytes"))
-                };
-                [w(0), w(1), w(2), w(3)]
-            })
-            .collect())
+        let map = &self.maps[self.gen.drops_map.0 as usize];
+        let mut vals = map.percpu_values()?;
+        map.lookup_percpu(&0u32.to_ne_bytes(), &mut vals)?;
+        Ok(vals.iter().map(drop_counts).collect())
     }
 
-    fn agg_fd(&self, id: usize) -> &OwnedFd {
+    fn agg(&self, id: usize) -> &Map {
         &self.maps[self.gen.aggs[id].map.0 as usize]
     }
 
     pub(crate) fn snapshot(&self, id: usize) -> Result<Vec<AggEntry>, Error> {
-        Ok(aggregate::snapshot(
-            self.agg_fd(id),
-            &self.gen.aggs[id],
-            self.ncpus,
-        )?)
+        Ok(aggregate::snapshot(self.agg(id), &self.gen.aggs[id])?)
     }
 
     /// clear(): zeroes every value of aggregation `id`, keeping its keys.
     pub(crate) fn clear_agg(&self, id: usize) -> Result<(), Error> {
-        let l = &self.gen.aggs[id];
-        let zero = vec![0u8; ((l.value_size as usize + 7) & !7) * self.ncpus];
+        let map = self.agg(id);
+        let zero = map.percpu_values()?;
         for e in self.snapshot(id)? {
-            bpf::map_update(self.agg_fd(id), &e.raw_key, &zero, 2)?;
+            map.update(&e.raw_key, zero.as_bytes(), bpf::BPF_EXIST)?;
         }
         Ok(())
     }
@@ -306,7 +278,7 @@ impl Running {
             }
         });
         for e in snap.iter().skip(keep.unsigned_abs() as usize) {
-            bpf::map_delete(self.agg_fd(id), &e.raw_key)?;
+            self.agg(id).delete(&e.raw_key)?;
         }
         Ok(())
     }
@@ -318,7 +290,8 @@ fn only_cpu(dt: &Dtrace) -> Result<Option<u32>, Error> {
     if cpu < 0 {
         return Ok(None);
     }
-    let online = dtrace_sys::cpus::online_cpus();
+    let online = dtrace_sys::cpus::online_cpus()
+        .map_err(|e| Error::Enable(format!("cpu option: cannot read the online CPUs: {}", e)))?;
     match u32::try_from(cpu) {
         Ok(c) if online.contains(&c) => Ok(Some(c)),
         _ => Err(Error::Enable(format!(
@@ -331,6 +304,71 @@ fn only_cpu(dt: &Dtrace) -> Result<Option<u32>, Error> {
 /// Where BEGIN and END run: the `cpu` option's CPU, or dtrace's own.
 fn begin_end_cpu(dt: &Dtrace) -> Option<u32> {
     u32::try_from(dt.opts.get("cpu")).ok()
+}
+
+/// The probes a program serves, for messages: the first one's full name,
+/// and how many more there are.
+fn program_probes(plan: &dtrace_bpf::plan::ProgramPlan) -> String {
+    let Some(first) = plan.probes.first() else {
+        return format!("'{}'", plan.name);
+    };
+    let p = &first.probe;
+    let name = format!("{}:{}:{}:{}", p.provider, p.module, p.function, p.name);
+    match plan.probes.len() {
+        1 => name,
+        2 => format!("{} and 1 other probe", name),
+        n => format!("{} and {} other probes", name, n - 1),
+    }
+}
+
+/// What a refused program load means for the user: a verifier refusal
+/// (with the verifier's reason; the whole log under DTRACE_DEBUG), a lack
+/// of privilege, or another failure.
+fn load_error(
+    e: &LoadError,
+    plan: &dtrace_bpf::plan::ProgramPlan,
+    ty: ProgType,
+    disassemble: impl FnOnce() -> String,
+) -> Error {
+    let debug = std::env::var_os("DTRACE_DEBUG").is_some();
+    if e.is_verifier_refusal() {
+        let detail = if debug {
+            format!("{}\n{}", disassemble(), e.log.trim_end())
+        } else {
+            String::new()
+        };
+        return Error::Refused {
+            program: program_probes(plan),
+            reason: e.verifier_reason().unwrap_or("no reason given").to_string(),
+            detail,
+        };
+    }
+    if e.is_permission() {
+        return match ty {
+            // Function tracing can be refused to root too (lockdown).
+            ProgType::Kprobe | ProgType::Tracing => Error::Enable(format!(
+                "the kernel does not permit function tracing for {}: {}",
+                program_probes(plan),
+                e.error
+            )),
+            _ => Error::Privilege(PRIVILEGE.into()),
+        };
+    }
+    Error::Enable(format!(
+        "BPF program load for '{}' failed: {}",
+        plan.name, e.error
+    ))
+}
+
+/// One CPU's drop counters (principal, aggregation, dynamic, error); a
+/// counter the value does not hold reads as zero.
+fn drop_counts(v: &[u8]) -> [u64; 4] {
+    let w = |i: usize| {
+        v.get(8 * i..8 * i + 8)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, u64::from_ne_bytes)
+    };
+    [w(0), w(1), w(2), w(3)]
 }
 
 /// Runs BEGIN, then lets every other probe fire.
@@ -364,4 +402,109 @@ pub(crate) fn exit_requested(dt: &Dtrace) -> bool {
     dt.running
         .as_ref()
         .is_some_and(|r| r.activity() == activity::DRAINING)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dtrace_bpf::plan::{ArgContext, ProbeEnabling, ProbeIdentity, ProgramPlan};
+
+    fn plan(probes: &[&str]) -> ProgramPlan {
+        ProgramPlan {
+            name: "dt_test".into(),
+            kind: ProgKind::RawTracepoint,
+            context: ArgContext::None,
+            phase: Phase::Normal,
+            probes: probes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| ProbeEnabling {
+                    probe: ProbeIdentity {
+                        id: i as u32 + 1,
+                        provider: "syscall".into(),
+                        module: String::new(),
+                        function: n.to_string(),
+                        name: "entry".into(),
+                    },
+                    key: 0,
+                    clauses: Vec::new(),
+                })
+                .collect(),
+            dispatch: None,
+            tick_gate: None,
+        }
+    }
+
+    fn refused(errno: i32, log: &str) -> LoadError {
+        LoadError {
+            error: std::io::Error::from_raw_os_error(errno),
+            log: log.into(),
+        }
+    }
+
+    #[test]
+    fn a_verifier_refusal_is_not_a_privilege_error() {
+        // EACCES with a log, as the verifier refuses a too-deep expression.
+        let e = refused(
+            13,
+            "287: (7b) *(u64 *)(r10 -520) = r0\n\
+             invalid write to stack R10 off=-520 size=8\n\
+             processed 221 insns (limit 1000000) max_states_per_insn 0\n",
+        );
+        let err = load_error(&e, &plan(&["read"]), ProgType::RawTracepoint, String::new);
+        assert_eq!(
+            err.to_string(),
+            "failed to enable probes: the kernel's BPF verifier refused the program for \
+             syscall::read:entry: invalid write to stack R10 off=-520 size=8"
+        );
+        let err = load_error(
+            &e,
+            &plan(&["read", "write", "open"]),
+            ProgType::Tracepoint,
+            String::new,
+        );
+        assert!(
+            err.to_string()
+                .contains("for syscall::read:entry and 2 other probes: invalid write"),
+            "{}",
+            err
+        );
+    }
+
+    #[test]
+    fn refusals_without_a_log_keep_their_meaning() {
+        let e = refused(1, "");
+        assert!(matches!(
+            load_error(&e, &plan(&["read"]), ProgType::Tracepoint, String::new),
+            Error::Privilege(_)
+        ));
+        // Function tracing refused (even to root): said so, distinctly.
+        let err = load_error(&e, &plan(&["read"]), ProgType::Tracing, String::new);
+        assert!(
+            err.to_string()
+                .contains("the kernel does not permit function tracing"),
+            "{}",
+            err
+        );
+        let err = load_error(
+            &refused(7, ""),
+            &plan(&["read"]),
+            ProgType::Tracepoint,
+            String::new,
+        );
+        assert!(
+            err.to_string()
+                .starts_with("could not enable tracing: BPF program load for 'dt_test' failed"),
+            "{}",
+            err
+        );
+    }
+
+    #[test]
+    fn drop_counters_tolerate_short_values() {
+        let mut v = [0u8; 32];
+        v[8..16].copy_from_slice(&5u64.to_ne_bytes());
+        assert_eq!(drop_counts(&v), [0, 5, 0, 0]);
+        assert_eq!(drop_counts(&v[..12]), [0, 0, 0, 0]);
+    }
 }
