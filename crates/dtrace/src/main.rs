@@ -232,6 +232,12 @@ fn run(cmd: Cmd) -> u8 {
         }
     }
     for &pid in &cmd.pids {
+        if pid == std::process::id() as i32 {
+            return fatal(format!(
+                "failed to grab pid {}: cannot trace dtrace itself",
+                pid
+            ));
+        }
         match dtrace_sys::process::Target::grab(pid) {
             Ok(t) => targets.push(t),
             Err(e) => return fatal(format!("failed to grab pid {}: {}", pid, io_reason(&e))),

@@ -1,0 +1,403 @@
+//! What a user can do wrong at run time, and what dtrace must do then:
+//! output that cannot be written (a full device, a closed pipe, a closed
+//! standard error, a reader that stalls), targets that are missing, not
+//! executable, crash or exit at once, `-p` of dtrace itself, signals at
+//! any moment including start-up, and two dtrace instances at once.
+//!
+//! Each test triggers its own events: this test executable re-executes
+//! itself as a target that makes a known number of getpid calls.
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use libtest_mimic::{Arguments, Completion, Trial};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+const DTRACE: &str = env!("CARGO_BIN_EXE_dtrace");
+const TRIGGER: &str = "--dtrace-faults-trigger";
+
+/// A `-c` command that makes `n` getpid calls, then sleeps `secs`.
+fn trigger(n: u64, secs: u64) -> String {
+    let me = std::env::current_exe().expect("current_exe");
+    format!("{} {} {} {}", me.display(), TRIGGER, n, secs)
+}
+
+fn dtrace() -> Command {
+    let mut c = Command::new(DTRACE);
+    c.stdin(Stdio::null());
+    c
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn run(args: &[&str]) -> Output {
+    dtrace().args(args).output().expect("run dtrace")
+}
+
+/// Waits for a child, killing it and failing after `limit` (a hang, not a
+/// timing: every wait here is expected to end in well under a second).
+fn wait_or_hang(child: &mut Child, limit: Duration, what: &str) -> std::process::ExitStatus {
+    let t = Instant::now();
+    loop {
+        if let Some(st) = child.try_wait().expect("wait") {
+            return st;
+        }
+        if t.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{}: dtrace still running after {:?}", what, limit);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// True while a process exists and is not a zombie.
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{}/stat", pid)) {
+        Ok(s) => s
+            .rsplit(')')
+            .next()
+            .and_then(|r| r.split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X"),
+        Err(_) => false,
+    }
+}
+
+fn assert_gone(pid: u32, what: &str) {
+    let t = Instant::now();
+    while alive(pid) && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!alive(pid), "{}: target {} still running", what, pid);
+}
+
+fn signal(pid: u32, sig: &str) {
+    let st = Command::new("kill")
+        .arg(format!("-{}", sig))
+        .arg(pid.to_string())
+        .status();
+    assert!(st.is_ok_and(|s| s.success()));
+}
+
+fn full_device_is_an_error() {
+    let _g = serial();
+    let prog = "BEGIN { printf(\"hello\\n\"); exit(0); }";
+    let o = run(&["-q", "-o", "/dev/full", "-n", prog]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stderr),
+        "dtrace: failed to write to /dev/full: No space left on device\n"
+    );
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let o = dtrace()
+        .args(["-q", "-n", prog])
+        .stdout(full)
+        .output()
+        .expect("run dtrace");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stderr),
+        "dtrace: failed to write to <stdout>: No space left on device\n"
+    );
+    // Listing writes through the same path.
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let o = dtrace()
+        .args(["-l", "-n", "BEGIN"])
+        .stdout(full)
+        .output()
+        .expect("run dtrace");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("failed to write to <stdout>"));
+}
+
+fn closed_pipe_ends_quietly_and_kills_the_target() {
+    let _g = serial();
+    // `dtrace ... | head -1`: the reader takes one line and goes.
+    let mut child = dtrace()
+        .args([
+            "-q",
+            "-n",
+            "BEGIN { printf(\"%d\\n\", $target); } tick-10ms { printf(\"tick\\n\"); }",
+            "-c",
+            &trigger(0, 60),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn dtrace");
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).expect("read");
+    let target: u32 = line.trim().parse().expect("target pid");
+    assert!(alive(target));
+    drop(out);
+    let st = wait_or_hang(&mut child, Duration::from_secs(20), "closed pipe");
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).ok();
+    assert_eq!(st.code(), Some(1), "{}", err);
+    assert!(!err.contains("panicked"), "{}", err);
+    assert!(!err.contains("failed to write"), "{}", err);
+    assert_gone(target, "closed pipe");
+}
+
+fn closed_stderr_does_not_panic() {
+    let _g = serial();
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("exec 2>&-; exec \"$0\" -n 'BEGIN { trace(7); exit(0); }'")
+        .arg(DTRACE)
+        .stdin(Stdio::null())
+        .output()
+        .expect("sh");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    assert!(
+        text(&o.stdout).contains(":BEGIN         7"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
+fn stalled_reader_yields_to_sigint() {
+    let _g = serial();
+    // Nobody reads dtrace's output: its writes block once the pipe is
+    // full. SIGINT must still end it.
+    let mut child = dtrace()
+        .args([
+            "-n",
+            "tick-1ms { printf(\"%s\\n\", \"a line long enough to fill a pipe quickly\"); }",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn dtrace");
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).expect("read stderr");
+    assert!(line.contains("matched"), "{}", line);
+    // Wait until the pipe is full and dtrace is blocked in writing.
+    let t = Instant::now();
+    loop {
+        let wchan =
+            std::fs::read_to_string(format!("/proc/{}/wchan", child.id())).unwrap_or_default();
+        // poll(2) in the output's wait, not epoll in the consumer's sleep.
+        if wchan.contains("poll_schedule") {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "dtrace never blocked"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    signal(child.id(), "INT");
+    let st = wait_or_hang(&mut child, Duration::from_secs(20), "stalled reader");
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).ok();
+    assert_eq!(st.code(), Some(1), "{}", rest);
+    assert!(
+        rest.contains("dtrace: failed to write to <stdout>"),
+        "{}",
+        rest
+    );
+}
+
+fn script_size_is_bounded() {
+    let _g = serial();
+    let mut child = dtrace()
+        .args(["-s", "/dev/zero"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn dtrace");
+    let st = wait_or_hang(&mut child, Duration::from_secs(30), "-s /dev/zero");
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).ok();
+    assert_eq!(st.code(), Some(1));
+    assert_eq!(
+        err,
+        "dtrace: failed to read /dev/zero: scripts are limited to 16 MiB\n"
+    );
+}
+
+fn targets_that_fail() {
+    let _g = serial();
+    let o = run(&["-n", "BEGIN", "-c", "/nonexistent/cmd"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o.stderr),
+        "dtrace: failed to execute /nonexistent/cmd: No such file or directory\n"
+    );
+    let o = run(&["-n", "BEGIN", "-c", "/etc/passwd"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o.stderr),
+        "dtrace: failed to execute /etc/passwd: Permission denied\n"
+    );
+    // A target that exits at once, and one that crashes: tracing ends.
+    let o = run(&["-q", "-n", "END { printf(\"end\\n\"); }", "-c", "true"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "end\n\n");
+    let crash = format!(
+        "{} {} crash",
+        std::env::current_exe().expect("current_exe").display(),
+        TRIGGER
+    );
+    let o = run(&["-q", "-n", "END { printf(\"end\\n\"); }", "-c", &crash]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "end\n\n");
+}
+
+fn grabbing_itself_or_nothing() {
+    let _g = serial();
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("exec \"$0\" -p $$ -n BEGIN")
+        .arg(DTRACE)
+        .stdin(Stdio::null())
+        .output()
+        .expect("sh");
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert!(
+        err.starts_with("dtrace: failed to grab pid ")
+            && err.ends_with(": cannot trace dtrace itself\n"),
+        "{}",
+        err
+    );
+    let o = run(&["-p", "999999999", "-n", "BEGIN"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o.stderr),
+        "dtrace: failed to grab pid 999999999: No such process\n"
+    );
+}
+
+fn signals_at_any_moment_leave_nothing() {
+    let _g = serial();
+    // SIGINT, SIGTERM and SIGKILL from the first instant of start-up to
+    // tracing: dtrace ends, and its -c target with it.
+    for sig in ["INT", "TERM", "KILL"] {
+        for delay_ms in [0u64, 2, 5, 10, 20, 40, 80, 160] {
+            let mut child = dtrace()
+                .args([
+                    "-q",
+                    "-n",
+                    "syscall:::entry /pid == $target/ { @[probefunc] = count(); }",
+                    "-c",
+                    &trigger(0, 60),
+                ])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn dtrace");
+            std::thread::sleep(Duration::from_millis(delay_ms));
+            // The target is dtrace's child, found through /proc.
+            let kids = std::fs::read_to_string(format!(
+                "/proc/{}/task/{}/children",
+                child.id(),
+                child.id()
+            ))
+            .unwrap_or_default();
+            signal(child.id(), sig);
+            let what = format!("SIG{} after {} ms", sig, delay_ms);
+            wait_or_hang(&mut child, Duration::from_secs(20), &what);
+            for pid in kids.split_whitespace().filter_map(|p| p.parse().ok()) {
+                assert_gone(pid, &what);
+            }
+        }
+    }
+}
+
+fn two_instances_count_exactly() {
+    let _g = serial();
+    let prog = "syscall::getpid:entry /pid == $target/ { @ = count(); }";
+    let spawn = |n: u64| {
+        dtrace()
+            .args(["-q", "-n", prog, "-c", &trigger(n, 0)])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn dtrace")
+    };
+    let a = spawn(3000);
+    let b = spawn(5000);
+    let (oa, ob) = (
+        a.wait_with_output().expect("a"),
+        b.wait_with_output().expect("b"),
+    );
+    assert_eq!(oa.status.code(), Some(0), "{}", text(&oa.stderr));
+    assert_eq!(ob.status.code(), Some(0), "{}", text(&ob.stderr));
+    assert_eq!(text(&oa.stdout).trim(), "3000");
+    assert_eq!(text(&ob.stdout).trim(), "5000");
+}
+
+fn privileged() -> bool {
+    dtrace_sys::geteuid() == 0 && dtrace_sys::has_trace_privilege()
+}
+
+fn main() {
+    let raw: Vec<String> = std::env::args().collect();
+    if raw.get(1).map(String::as_str) == Some(TRIGGER) {
+        if raw.get(2).map(String::as_str) == Some("crash") {
+            std::process::abort();
+        }
+        let n: u64 = raw.get(2).and_then(|s| s.parse().ok()).unwrap_or(0);
+        let secs: u64 = raw.get(3).and_then(|s| s.parse().ok()).unwrap_or(0);
+        for _ in 0..n {
+            // std::process::id() makes the getpid(2) call each time.
+            std::hint::black_box(std::process::id());
+        }
+        std::thread::sleep(Duration::from_secs(secs));
+        return;
+    }
+    let args = Arguments::from_args();
+    let root = privileged();
+    let tests: &[(&str, fn())] = &[
+        ("full_device_is_an_error", full_device_is_an_error),
+        (
+            "closed_pipe_ends_quietly_and_kills_the_target",
+            closed_pipe_ends_quietly_and_kills_the_target,
+        ),
+        ("closed_stderr_does_not_panic", closed_stderr_does_not_panic),
+        (
+            "stalled_reader_yields_to_sigint",
+            stalled_reader_yields_to_sigint,
+        ),
+        ("script_size_is_bounded", script_size_is_bounded),
+        ("targets_that_fail", targets_that_fail),
+        ("grabbing_itself_or_nothing", grabbing_itself_or_nothing),
+        (
+            "signals_at_any_moment_leave_nothing",
+            signals_at_any_moment_leave_nothing,
+        ),
+        ("two_instances_count_exactly", two_instances_count_exactly),
+    ];
+    let trials = tests
+        .iter()
+        .map(|&(name, f)| {
+            Trial::ignorable_test(name, move || {
+                if !root {
+                    return Ok(Completion::ignored_with("needs root"));
+                }
+                f();
+                Ok(Completion::Completed)
+            })
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
+}

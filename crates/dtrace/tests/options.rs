@@ -1,0 +1,365 @@
+//! The option table, walked: every option DTrace knows either takes effect
+//! here or is refused with a message naming it. A refused option is
+//! checked through `-x` and `#pragma D option`; an honoured one must have
+//! a demonstration below that shows its effect on dtrace's output (or,
+//! for the rates, whose effect is only on timing, the unit test that
+//! proves how the consumer is paced). An honoured option without one
+//! fails the test `every_honoured_option_is_demonstrated`.
+
+use std::process::{Command, Output, Stdio};
+
+use libdtrace::options::{self, Support};
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+
+const DTRACE: &str = env!("CARGO_BIN_EXE_dtrace");
+const TRIGGER: &str = "--dtrace-options-trigger";
+
+fn dtrace(args: &[&str]) -> Output {
+    Command::new("taskset")
+        .args(["-c", "0", DTRACE])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run dtrace")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A `-c` command that makes `n` getpid calls.
+fn getpids(n: u32) -> String {
+    let me = std::env::current_exe().expect("current_exe");
+    format!("{} {} {}", me.display(), TRIGGER, n)
+}
+
+fn check(cond: bool, what: &str, o: &Output) -> Result<(), Failed> {
+    if cond {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}\n--- stdout ---\n{}--- stderr ---\n{}",
+            what,
+            text(&o.stdout),
+            text(&o.stderr)
+        )
+        .into())
+    }
+}
+
+/// The order in which `keys` first appear in `out`.
+fn order(out: &str, keys: &[&str]) -> Vec<String> {
+    let mut found: Vec<(usize, String)> = keys
+        .iter()
+        .filter_map(|k| out.find(&format!(" {} ", k)).map(|i| (i, k.to_string())))
+        .collect();
+    found.sort();
+    found.into_iter().map(|(_, k)| k).collect()
+}
+
+const SORT_PROG: &str = "BEGIN { @a[\"b\", 1] = sum(1); @a[\"a\", 2] = sum(3); \
+     @a[\"c\", 0] = sum(2); @b[\"b\", 1] = sum(30); @b[\"a\", 2] = sum(10); \
+     @b[\"c\", 0] = sum(20); printa(\"%s %d %@d %@d\\n\", @a, @b); exit(0); }";
+
+fn sorted(extra: &[&str]) -> (Vec<String>, Output) {
+    let mut args = vec!["-q"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["-n", SORT_PROG]);
+    let o = dtrace(&args);
+    (order(&text(&o.stdout), &["a", "b", "c"]), o)
+}
+
+type Demo = fn() -> Result<(), Failed>;
+
+/// How each honoured option shows its effect.
+const DEMOS: &[(&str, Demo)] = &[
+    ("aggsize", || {
+        let prog = "syscall::getpid:entry /pid == $target/ { @[timestamp] = count(); }";
+        let small = dtrace(&["-q", "-x", "aggsize=1k", "-n", prog, "-c", &getpids(500)]);
+        check(
+            text(&small.stderr).contains("aggregation drops"),
+            "aggsize=1k: no drops",
+            &small,
+        )?;
+        let big = dtrace(&["-q", "-n", prog, "-c", &getpids(500)]);
+        check(!text(&big.stderr).contains("drop"), "default: drops", &big)
+    }),
+    ("aggsortkey", || {
+        let (o, out) = sorted(&["-x", "aggsortkey"]);
+        check(o == ["a", "b", "c"], "aggsortkey: not by key", &out)?;
+        let (o, out) = sorted(&[]);
+        check(o == ["b", "c", "a"], "default: not by value", &out)
+    }),
+    ("aggsortkeypos", || {
+        let (o, out) = sorted(&["-x", "aggsortkey", "-x", "aggsortkeypos=1"]);
+        check(
+            o == ["c", "b", "a"],
+            "aggsortkeypos=1: not by 2nd key",
+            &out,
+        )
+    }),
+    ("aggsortpos", || {
+        let (o, out) = sorted(&["-x", "aggsortpos=1"]);
+        check(o == ["a", "c", "b"], "aggsortpos=1: not by @b", &out)
+    }),
+    ("aggsortrev", || {
+        let (o, out) = sorted(&["-x", "aggsortrev"]);
+        check(o == ["a", "c", "b"], "aggsortrev: not reversed", &out)
+    }),
+    ("bufsize", || {
+        let prog = "BEGIN { x = \"abc\"; printf(\"%s %s %s\\n\", x, x, x); exit(0); }";
+        let small = dtrace(&["-q", "-x", "strsize=8k", "-b", "4k", "-n", prog]);
+        check(
+            text(&small.stderr).contains("1 drop on CPU 0"),
+            "-b 4k: no drop",
+            &small,
+        )?;
+        let big = dtrace(&["-q", "-x", "strsize=8k", "-n", prog]);
+        check(
+            text(&big.stdout) == "abc abc abc\n\n",
+            "default: lost",
+            &big,
+        )
+    }),
+    ("cpu", || {
+        let prog = "syscall::getpid:entry /pid == $target/ { @ = count(); }";
+        // dtrace and its target run on CPU 0 (taskset).
+        let other = dtrace(&["-q", "-x", "cpu=1", "-n", prog, "-c", &getpids(10)]);
+        check(
+            text(&other.stdout).trim().is_empty(),
+            "cpu=1 counted",
+            &other,
+        )?;
+        let same = dtrace(&["-q", "-x", "cpu=0", "-n", prog, "-c", &getpids(10)]);
+        check(text(&same.stdout).trim() == "10", "cpu=0 missed", &same)
+    }),
+    ("defaultargs", || {
+        let prog = "BEGIN { trace($1); exit(0); }";
+        let with = dtrace(&["-q", "-x", "defaultargs", "-n", prog]);
+        check(
+            text(&with.stdout).starts_with('0'),
+            "defaultargs: no 0",
+            &with,
+        )?;
+        let without = dtrace(&["-q", "-n", prog]);
+        check(
+            without.status.code() == Some(1),
+            "no defaultargs: ran",
+            &without,
+        )
+    }),
+    ("destructive", || {
+        let o = dtrace(&["-x", "destructive", "-n", "BEGIN { exit(0); }"]);
+        check(
+            text(&o.stderr).contains("dtrace: allowing destructive actions"),
+            "no notice",
+            &o,
+        )
+    }),
+    ("droptags", || {
+        let prog = "BEGIN { x = \"abc\"; printf(\"%s %s %s\\n\", x, x, x); exit(0); }";
+        let o = dtrace(&[
+            "-q",
+            "-x",
+            "droptags",
+            "-x",
+            "strsize=8k",
+            "-b",
+            "4k",
+            "-n",
+            prog,
+        ]);
+        check(
+            text(&o.stderr).contains("[DTRACEDROP_PRINCIPAL] 1 drop on CPU 0"),
+            "no tag",
+            &o,
+        )
+    }),
+    ("dynvarsize", || {
+        let prog = "syscall::getpid:entry /pid == $target/ { a[timestamp] = 1; }";
+        let small = dtrace(&[
+            "-q",
+            "-x",
+            "dynvarsize=1k",
+            "-n",
+            prog,
+            "-c",
+            &getpids(3000),
+        ]);
+        check(
+            text(&small.stderr).contains("dynamic variable drops"),
+            "dynvarsize=1k: no drops",
+            &small,
+        )?;
+        let big = dtrace(&["-q", "-n", prog, "-c", &getpids(3000)]);
+        check(!text(&big.stderr).contains("drop"), "default: drops", &big)
+    }),
+    ("errtags", || {
+        let o = dtrace(&["-x", "errtags", "-n", "BEGIN { x = ; }"]);
+        check(text(&o.stderr).contains("[D_SYNTAX]"), "no tag", &o)
+    }),
+    ("flowindent", || {
+        let prog = "syscall::getpid:entry, syscall::getpid:return /pid == $target/ {}";
+        let o = dtrace(&["-q", "-x", "flowindent", "-n", prog, "-c", &getpids(1)]);
+        check(
+            text(&o.stdout).contains("  0  => getpid")
+                && text(&o.stdout).contains("  0  <= getpid"),
+            "no flow",
+            &o,
+        )
+    }),
+    ("quiet", || {
+        let o = dtrace(&["-x", "quiet", "-n", "BEGIN { trace(1); exit(0); }"]);
+        check(text(&o.stdout) == "1\n", "not quiet", &o)
+    }),
+    ("statusrate", || {
+        // Its effect is on timing alone: the consumer's sleep is bounded
+        // by it (libdtrace's switchrate_paces_the_consumer unit test);
+        // here, a status rate is accepted and tracing works.
+        let o = dtrace(&[
+            "-q",
+            "-x",
+            "statusrate=10hz",
+            "-n",
+            "BEGIN { trace(1); exit(0); }",
+        ]);
+        check(text(&o.stdout) == "1\n", "lost", &o)
+    }),
+    ("strsize", || {
+        let o = dtrace(&[
+            "-q",
+            "-x",
+            "strsize=5",
+            "-n",
+            "BEGIN { x = \"abcdefgh\"; trace(x); exit(0); }",
+        ]);
+        check(text(&o.stdout) == "abcd\n", "not cut", &o)
+    }),
+    ("switchrate", || {
+        // Records are submitted without waking the consumer, which reads
+        // at the switch rate (unit tests: switchrate_paces_the_consumer);
+        // every record still arrives.
+        let prog = "syscall::getpid:entry /pid == $target/ { printf(\"x\\n\"); }";
+        let o = dtrace(&[
+            "-q",
+            "-x",
+            "switchrate=20hz",
+            "-n",
+            prog,
+            "-c",
+            &getpids(50),
+        ]);
+        check(
+            text(&o.stdout).matches("x\n").count() == 50,
+            "lost records",
+            &o,
+        )
+    }),
+    ("zdefs", || {
+        let prog = "nosuch:::probe {} BEGIN { exit(0); }";
+        let with = dtrace(&["-q", "-x", "zdefs", "-n", prog]);
+        check(with.status.code() == Some(0), "zdefs: refused", &with)?;
+        let without = dtrace(&["-q", "-n", prog]);
+        check(without.status.code() == Some(1), "no zdefs: ran", &without)
+    }),
+];
+
+fn refused(
+    name: &'static str,
+    value: Option<&'static str>,
+    why: &'static str,
+) -> Result<(), Failed> {
+    let set = match value {
+        Some(v) => format!("{}={}", name, v),
+        None => name.to_string(),
+    };
+    let o = dtrace(&["-x", &set, "-n", "BEGIN { exit(0); }"]);
+    check(
+        o.status.code() == Some(1)
+            && text(&o.stderr) == format!("dtrace: failed to set -x {}: {}\n", name, why),
+        "-x not refused as expected",
+        &o,
+    )?;
+    let dir = std::env::temp_dir().join(format!("dtrace-opt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let script = dir.join(format!("{}.d", name));
+    std::fs::write(
+        &script,
+        format!("#pragma D option {}\nBEGIN {{ exit(0); }}\n", set),
+    )
+    .map_err(|e| e.to_string())?;
+    let path = script.to_string_lossy().into_owned();
+    let o = dtrace(&["-s", &path]);
+    let _ = std::fs::remove_dir_all(&dir);
+    check(
+        o.status.code() == Some(1)
+            && text(&o.stderr)
+                == format!(
+                    "dtrace: failed to compile script {}: line 1: failed to set option '{}' to '{}': {}\n",
+                    path,
+                    name,
+                    value.unwrap_or(""),
+                    why
+                ),
+        "pragma not refused as expected",
+        &o,
+    )
+}
+
+fn main() {
+    let raw: Vec<String> = std::env::args().collect();
+    if raw.get(1).map(String::as_str) == Some(TRIGGER) {
+        let n: u32 = raw.get(2).and_then(|s| s.parse().ok()).unwrap_or(0);
+        for _ in 0..n {
+            // std::process::id() makes the getpid(2) call each time.
+            std::hint::black_box(std::process::id());
+        }
+        return;
+    }
+    let args = Arguments::from_args();
+    let root = dtrace_sys::geteuid() == 0 && dtrace_sys::has_trace_privilege();
+    let skip = move || (!root).then(|| Completion::ignored_with("needs root"));
+    let mut trials = vec![Trial::test("every_honoured_option_is_demonstrated", || {
+        let missing: Vec<&str> = options::all()
+            .filter(|o| o.support == Support::Honoured)
+            .map(|o| o.name)
+            .filter(|n| !DEMOS.iter().any(|(d, _)| d == n))
+            .collect();
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("honoured without a demonstration: {:?}", missing).into())
+        }
+    })];
+    for info in options::all() {
+        let name = info.name;
+        match info.support {
+            Support::Honoured => {
+                if let Some(&(_, demo)) = DEMOS.iter().find(|(d, _)| *d == name) {
+                    trials.push(Trial::ignorable_test(
+                        format!("honoured/{}", name),
+                        move || {
+                            if let Some(c) = skip() {
+                                return Ok(c);
+                            }
+                            demo().map(|_| Completion::Completed)
+                        },
+                    ));
+                }
+            }
+            Support::Refused(why) | Support::DefaultOnly(why) => {
+                let value = info.other_value;
+                trials.push(Trial::ignorable_test(
+                    format!("refused/{}", name),
+                    move || {
+                        if let Some(c) = skip() {
+                            return Ok(c);
+                        }
+                        refused(name, value, why).map(|_| Completion::Completed)
+                    },
+                ));
+            }
+        }
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
