@@ -7,8 +7,8 @@ use libdtrace::SpecKind;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Spec {
-    /// `-s path`.
-    Script(String),
+    /// `-s path`, kept as the bytes given (a file name need not be UTF-8).
+    Script(OsString),
     /// `-n`/`-P`/`-m`/`-f` and the text given.
     Desc(SpecKind, String),
     /// `-i`: a probe id, then an optional predicate and body.
@@ -28,12 +28,14 @@ pub struct Cmd {
     pub specs: Vec<Spec>,
     /// `-x` and the options other flags stand for, in order.
     pub options: Vec<(String, Option<String>)>,
-    pub commands: Vec<String>,
+    /// `-c` commands, as given.
+    pub commands: Vec<OsString>,
     pub pids: Vec<i32>,
     pub output: Option<OsString>,
     pub exit_after_compile: bool,
-    /// Script arguments: `$1`, `$2`, ...
-    pub args: Vec<String>,
+    /// Script arguments: `$1`, `$2`, ..., as given: their bytes reach D
+    /// strings unchanged.
+    pub args: Vec<OsString>,
 }
 
 #[derive(Debug)]
@@ -156,9 +158,7 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
             Short('i') => {
                 cmd.specs.push(Spec::Id(os(p.value().map_err(usage_err)?)));
             }
-            Short('s') => cmd
-                .specs
-                .push(Spec::Script(os(p.value().map_err(usage_err)?))),
+            Short('s') => cmd.specs.push(Spec::Script(p.value().map_err(usage_err)?)),
             Short('l') => cmd.mode = Mode::List,
             Short('v') => cmd.verbose = true,
             Short('q') => cmd.options.push(("quiet".into(), None)),
@@ -177,7 +177,7 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
                 }
             }
             Short('o') => cmd.output = Some(p.value().map_err(usage_err)?),
-            Short('c') => cmd.commands.push(os(p.value().map_err(usage_err)?)),
+            Short('c') => cmd.commands.push(p.value().map_err(usage_err)?),
             Short('p') => {
                 let v = os(p.value().map_err(usage_err)?);
                 match v.parse::<i32>() {
@@ -217,7 +217,7 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
             Short('L') | Short('X') => {
                 let _ = p.value();
             }
-            Value(v) => cmd.args.push(os(v)),
+            Value(v) => cmd.args.push(v),
             Short(c) => return Err(CliError::Usage(Some(format!("illegal option -- {}", c)))),
             Long(l) => return Err(CliError::Usage(Some(format!("illegal option -- -{}", l)))),
         }
@@ -256,14 +256,35 @@ mod tests {
     fn script_arguments_interleave() {
         let c = parse(&args(&["-s", "x.d", "foo", "-q", "bar"])).unwrap();
         assert_eq!(c.specs, vec![Spec::Script("x.d".into())]);
-        assert_eq!(c.args, vec!["foo".to_string(), "bar".to_string()]);
+        assert_eq!(c.args, args(&["foo", "bar"]));
     }
 
     #[test]
     fn shebang_style_qs() {
         let c = parse(&args(&["-qs", "/tmp/x.d", "1"])).unwrap();
         assert_eq!(c.specs, vec![Spec::Script("/tmp/x.d".into())]);
-        assert_eq!(c.args, vec!["1".to_string()]);
+        assert_eq!(c.args, args(&["1"]));
+    }
+
+    #[test]
+    fn keeps_the_bytes_of_names_commands_and_arguments() {
+        use std::os::unix::ffi::OsStringExt;
+        let b = |v: &[u8]| OsString::from_vec(v.to_vec());
+        let c = parse(&[
+            b(b"-s"),
+            b(b"x\xe9.d"),
+            b(b"a\xffb"),
+            b(b"-c"),
+            b(b"cat \xe9"),
+            b(b"-qs\xff.d"),
+        ])
+        .unwrap();
+        assert_eq!(
+            c.specs,
+            vec![Spec::Script(b(b"x\xe9.d")), Spec::Script(b(b"\xff.d"))]
+        );
+        assert_eq!(c.args, vec![b(b"a\xffb")]);
+        assert_eq!(c.commands, vec![b(b"cat \xe9")]);
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! `dtrace -l`: listing probes, filtered by descriptions or scripts.
 
+use std::os::unix::ffi::OsStrExt;
+
 use libdtrace::dtrace_lang::pdesc::ProbeDesc;
 use libdtrace::{Dtrace, ProgramSource, SpecKind};
 
@@ -75,18 +77,25 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
                 ids.extend(found);
             }
             Spec::Script(path) => {
-                let text = match std::fs::read_to_string(path) {
+                let text = match std::fs::read(path) {
                     Ok(t) => t,
                     Err(e) => {
-                        eprintln!("dtrace: failed to open {}: {}", path, crate::io_reason(&e));
+                        let why = crate::io_reason(&e);
+                        crate::eprint_bytes(&[
+                            b"failed to open ",
+                            path.as_bytes(),
+                            b": ",
+                            why.as_bytes(),
+                        ]);
                         return E_ERROR;
                     }
                 };
-                dt.set_args(path, &cmd.args);
+                let args: Vec<&[u8]> = cmd.args.iter().map(|a| a.as_bytes()).collect();
+                dt.set_args(path.as_bytes(), &args);
                 match dt.compile(&text, ProgramSource::File) {
                     Ok(p) => ids.extend(p.probes()),
                     Err(e) => {
-                        eprintln!("dtrace: failed to compile script {}: {}", path, e);
+                        crate::eprint_bytes(&[&crate::compile_error(&spec, &e, false)]);
                         return E_ERROR;
                     }
                 }

@@ -9,6 +9,7 @@ mod list;
 
 use std::ffi::OsString;
 use std::io::{self, Write};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::process::ExitCode;
 
 use libdtrace::{
@@ -49,6 +50,17 @@ fn main() -> ExitCode {
 fn fatal(msg: impl std::fmt::Display) -> u8 {
     eprintln!("dtrace: {}", msg);
     E_ERROR
+}
+
+/// Prints "dtrace: " and the parts to stderr as bytes: file names,
+/// commands and script arguments need not be UTF-8, and are shown as given.
+fn eprint_bytes(parts: &[&[u8]]) {
+    let mut m = b"dtrace: ".to_vec();
+    for p in parts {
+        m.extend_from_slice(p);
+    }
+    m.push(b'\n');
+    let _ = io::stderr().write_all(&m);
 }
 
 /// The probe and record callbacks: dtrace(1M)'s `chew` and `chewrec`.
@@ -106,15 +118,22 @@ fn open_output(cmd: &Cmd) -> Result<Box<dyn Write>, u8> {
     }
 }
 
-fn compile_error(spec: &Spec, e: &Error, errtags: bool) -> String {
+/// The message, without "dtrace: ", for a program that failed to compile.
+fn compile_error(spec: &Spec, e: &Error, errtags: bool) -> Vec<u8> {
     let what = match e {
         Error::Compile(c) => c.render(errtags),
         other => other.to_string(),
     };
     match spec {
-        Spec::Script(path) => format!("failed to compile script {}: {}", path, what),
+        Spec::Script(path) => [
+            b"failed to compile script ",
+            path.as_bytes(),
+            b": ",
+            what.as_bytes(),
+        ]
+        .concat(),
         Spec::Desc(_, text) | Spec::Id(text) => {
-            format!("invalid probe specifier {}: {}", text, what)
+            format!("invalid probe specifier {}: {}", text, what).into_bytes()
         }
     }
 }
@@ -160,10 +179,19 @@ fn run(cmd: Cmd) -> u8 {
     // Processes come first, so that $target is known when compiling.
     let mut targets: Vec<dtrace_sys::process::Target> = Vec::new();
     for c in &cmd.commands {
-        let argv: Vec<OsString> = c.split_whitespace().map(OsString::from).collect();
+        let argv: Vec<OsString> = c
+            .as_bytes()
+            .split(u8::is_ascii_whitespace)
+            .filter(|w| !w.is_empty())
+            .map(|w| OsString::from_vec(w.to_vec()))
+            .collect();
         match dtrace_sys::process::Target::create(&argv) {
             Ok(t) => targets.push(t),
-            Err(e) => return fatal(format!("failed to execute {}: {}", c, io_reason(&e))),
+            Err(e) => {
+                let why = io_reason(&e);
+                eprint_bytes(&[b"failed to execute ", c.as_bytes(), b": ", why.as_bytes()]);
+                return E_ERROR;
+            }
         }
     }
     for &pid in &cmd.pids {
@@ -195,41 +223,52 @@ fn run(cmd: Cmd) -> u8 {
     let mut programs = Vec::new();
     for spec in &specs {
         let (text, source, arg0) = match spec {
+            // Scripts are bytes: what is not UTF-8 in their strings
+            // reaches the output unchanged.
             Spec::Script(path) => {
                 let text = if path == "-" {
-                    let mut s = String::new();
-                    if let Err(e) = io::Read::read_to_string(&mut io::stdin(), &mut s) {
+                    let mut s = Vec::new();
+                    if let Err(e) = io::Read::read_to_end(&mut io::stdin(), &mut s) {
                         return fatal(format!("failed to read standard input: {}", e));
                     }
                     s
                 } else {
                     match std::fs::read(path) {
-                        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+                        Ok(b) => b,
                         Err(e) => {
-                            return fatal(format!("failed to open {}: {}", path, io_reason(&e)))
+                            let why = io_reason(&e);
+                            eprint_bytes(&[
+                                b"failed to open ",
+                                path.as_bytes(),
+                                b": ",
+                                why.as_bytes(),
+                            ]);
+                            return E_ERROR;
                         }
                     }
                 };
-                (text, ProgramSource::File, path.clone())
+                (text, ProgramSource::File, path.as_bytes())
             }
             Spec::Desc(kind, text) => (
-                text.clone(),
+                text.clone().into_bytes(),
                 ProgramSource::Description(*kind),
-                "dtrace".to_string(),
+                &b"dtrace"[..],
             ),
             Spec::Id(_) => unreachable!("resolved above"),
         };
-        dt.set_args(&arg0, &cmd.args);
+        let args: Vec<&[u8]> = cmd.args.iter().map(|a| a.as_bytes()).collect();
+        dt.set_args(arg0, &args);
         match dt.compile(&text, source) {
             Ok(p) => programs.push((spec.clone(), p)),
             Err(e) => {
                 for t in &mut targets {
                     t.kill();
                 }
-                eprintln!(
-                    "dtrace: {}",
-                    compile_error(spec, &e, dt.options().flag("errtags") || errtags)
-                );
+                eprint_bytes(&[&compile_error(
+                    spec,
+                    &e,
+                    dt.options().flag("errtags") || errtags,
+                )]);
                 return E_ERROR;
             }
         }
@@ -245,17 +284,13 @@ fn run(cmd: Cmd) -> u8 {
                 if !quiet {
                     let n = info.matches;
                     let what = match spec {
-                        Spec::Script(path) => format!("script '{}'", path),
+                        Spec::Script(path) => [b"script '", path.as_bytes(), b"'"].concat(),
                         Spec::Desc(_, text) | Spec::Id(text) => {
-                            format!("description '{}'", cli::crop_description(text))
+                            format!("description '{}'", cli::crop_description(text)).into_bytes()
                         }
                     };
-                    eprintln!(
-                        "dtrace: {} matched {} probe{}",
-                        what,
-                        n,
-                        if n == 1 { "" } else { "s" }
-                    );
+                    let matched = format!(" matched {} probe{}", n, if n == 1 { "" } else { "s" });
+                    eprint_bytes(&[&what, matched.as_bytes()]);
                 }
             }
             Err(e) => return fatal(e),
