@@ -9,10 +9,11 @@ use libdtrace::SpecKind;
 pub enum Spec {
     /// `-s path`, kept as the bytes given (a file name need not be UTF-8).
     Script(OsString),
-    /// `-n`/`-P`/`-m`/`-f` and the text given.
-    Desc(SpecKind, String),
+    /// `-n`/`-P`/`-m`/`-f` and the text given, as bytes (its strings
+    /// need not be UTF-8).
+    Desc(SpecKind, OsString),
     /// `-i`: a probe id, then an optional predicate and body.
-    Id(String),
+    Id(OsString),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,8 +102,11 @@ pub fn usage() -> String {
 
 /// The description as dtrace(1M) quotes it in "matched N probes": the
 /// text up to the first `{`, `/` or `;`.
-pub fn crop_description(text: &str) -> &str {
-    let end = text.find(['{', '/', ';']).unwrap_or(text.len());
+pub fn crop_description(text: &[u8]) -> &[u8] {
+    let end = text
+        .iter()
+        .position(|c| b"{/;".contains(c))
+        .unwrap_or(text.len());
     &text[..end]
 }
 
@@ -139,24 +143,22 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
                     return Err(CliError::Usage(Some("invalid data model".into())));
                 }
             }
-            Short('n') => cmd.specs.push(Spec::Desc(
-                SpecKind::Name,
-                os(p.value().map_err(usage_err)?),
-            )),
+            Short('n') => cmd
+                .specs
+                .push(Spec::Desc(SpecKind::Name, p.value().map_err(usage_err)?)),
             Short('P') => cmd.specs.push(Spec::Desc(
                 SpecKind::Provider,
-                os(p.value().map_err(usage_err)?),
+                p.value().map_err(usage_err)?,
             )),
-            Short('m') => cmd.specs.push(Spec::Desc(
-                SpecKind::Module,
-                os(p.value().map_err(usage_err)?),
-            )),
+            Short('m') => cmd
+                .specs
+                .push(Spec::Desc(SpecKind::Module, p.value().map_err(usage_err)?)),
             Short('f') => cmd.specs.push(Spec::Desc(
                 SpecKind::Function,
-                os(p.value().map_err(usage_err)?),
+                p.value().map_err(usage_err)?,
             )),
             Short('i') => {
-                cmd.specs.push(Spec::Id(os(p.value().map_err(usage_err)?)));
+                cmd.specs.push(Spec::Id(p.value().map_err(usage_err)?));
             }
             Short('s') => cmd.specs.push(Spec::Script(p.value().map_err(usage_err)?)),
             Short('l') => cmd.mode = Mode::List,
@@ -299,11 +301,11 @@ mod tests {
 
     #[test]
     fn crops_descriptions_like_dtrace() {
-        assert_eq!(crop_description("BEGIN { exit(0); }"), "BEGIN ");
+        assert_eq!(crop_description(b"BEGIN { exit(0); }"), b"BEGIN ");
         assert_eq!(
-            crop_description("syscall::read:entry/pid == 1/{}"),
-            "syscall::read:entry"
+            crop_description(b"syscall::read:entry/pid == 1/{}"),
+            b"syscall::read:entry"
         );
-        assert_eq!(crop_description("BEGIN"), "BEGIN");
+        assert_eq!(crop_description(b"BEGIN"), b"BEGIN");
     }
 }

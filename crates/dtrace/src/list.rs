@@ -56,17 +56,23 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
         let spec = match crate::resolve_id(dt, spec) {
             Ok(s) => s,
             Err(m) => {
-                eprintln!("dtrace: {}", m);
+                crate::eprint_bytes(&[&m]);
                 return E_ERROR;
             }
         };
         match &spec {
             Spec::Desc(kind, text) => {
-                let desc_text = crate::cli::crop_description(text).trim_end();
-                let desc = match Dtrace::parse_desc(desc_text, *kind) {
+                let desc_text =
+                    String::from_utf8_lossy(crate::cli::crop_description(text.as_bytes()));
+                let desc = match Dtrace::parse_desc(desc_text.trim_end(), *kind) {
                     Ok(d) => d,
                     Err(m) => {
-                        eprintln!("dtrace: invalid probe specifier {}: {}", text, m);
+                        crate::eprint_bytes(&[
+                            b"invalid probe specifier ",
+                            text.as_bytes(),
+                            b": ",
+                            m.as_bytes(),
+                        ]);
                         return E_ERROR;
                     }
                 };

@@ -124,42 +124,38 @@ fn compile_error(spec: &Spec, e: &Error, errtags: bool) -> Vec<u8> {
         Error::Compile(c) => c.render(errtags),
         other => other.to_string(),
     };
-    match spec {
-        Spec::Script(path) => [
-            b"failed to compile script ",
-            path.as_bytes(),
-            b": ",
-            what.as_bytes(),
-        ]
-        .concat(),
-        Spec::Desc(_, text) | Spec::Id(text) => {
-            format!("invalid probe specifier {}: {}", text, what).into_bytes()
-        }
-    }
+    let (head, text): (&[u8], _) = match spec {
+        Spec::Script(path) => (b"failed to compile script ", path),
+        Spec::Desc(_, text) | Spec::Id(text) => (b"invalid probe specifier ", text),
+    };
+    [head, text.as_bytes(), b": ", what.as_bytes()].concat()
 }
 
-/// Turns `-i id [body]` into the description of probe `id`.
-pub(crate) fn resolve_id(dt: &Dtrace, spec: &Spec) -> Result<Spec, String> {
+/// Turns `-i id [body]` into the description of probe `id`; the error
+/// is the message (bytes: the body need not be UTF-8).
+pub(crate) fn resolve_id(dt: &Dtrace, spec: &Spec) -> Result<Spec, Vec<u8>> {
     let Spec::Id(text) = spec else {
         return Ok(spec.clone());
     };
+    let text = text.as_bytes();
     let digits = text
-        .find(|c: char| !c.is_ascii_digit())
+        .iter()
+        .position(|c| !c.is_ascii_digit())
         .unwrap_or(text.len());
-    let probe = text[..digits]
+    let id = String::from_utf8_lossy(&text[..digits]);
+    let probe = id
         .parse::<u32>()
         .ok()
         .and_then(|id| dt.probes().get(id))
         .ok_or_else(|| {
-            format!(
-                "invalid probe specifier {}: probe ID {} does not exist",
-                text,
-                &text[..digits]
-            )
+            let tail = format!(": probe ID {} does not exist", id);
+            [b"invalid probe specifier ", text, tail.as_bytes()].concat()
         })?;
+    let mut desc = probe.desc.to_string().into_bytes();
+    desc.extend_from_slice(&text[digits..]);
     Ok(Spec::Desc(
         libdtrace::SpecKind::Name,
-        format!("{}{}", probe.desc, &text[digits..]),
+        OsString::from_vec(desc),
     ))
 }
 
@@ -217,7 +213,10 @@ fn run(cmd: Cmd) -> u8 {
     for spec in &cmd.specs {
         match resolve_id(&dt, spec) {
             Ok(s) => specs.push(s),
-            Err(msg) => return fatal(msg),
+            Err(msg) => {
+                eprint_bytes(&[&msg]);
+                return E_ERROR;
+            }
         }
     }
     let mut programs = Vec::new();
@@ -250,7 +249,7 @@ fn run(cmd: Cmd) -> u8 {
                 (text, ProgramSource::File, path.as_bytes())
             }
             Spec::Desc(kind, text) => (
-                text.clone().into_bytes(),
+                text.as_bytes().to_vec(),
                 ProgramSource::Description(*kind),
                 &b"dtrace"[..],
             ),
@@ -285,9 +284,12 @@ fn run(cmd: Cmd) -> u8 {
                     let n = info.matches;
                     let what = match spec {
                         Spec::Script(path) => [b"script '", path.as_bytes(), b"'"].concat(),
-                        Spec::Desc(_, text) | Spec::Id(text) => {
-                            format!("description '{}'", cli::crop_description(text)).into_bytes()
-                        }
+                        Spec::Desc(_, text) | Spec::Id(text) => [
+                            b"description '",
+                            cli::crop_description(text.as_bytes()),
+                            b"'",
+                        ]
+                        .concat(),
                     };
                     let matched = format!(" matched {} probe{}", n, if n == 1 { "" } else { "s" });
                     eprint_bytes(&[&what, matched.as_bytes()]);

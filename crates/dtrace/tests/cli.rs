@@ -500,6 +500,53 @@ fn strings_are_bytes_end_to_end() {
 }
 
 #[test]
+fn command_line_programs_are_bytes() {
+    use std::os::unix::ffi::OsStrExt;
+    let _g = serial();
+    let arg = |b: &[u8]| std::ffi::OsStr::from_bytes(b).to_os_string();
+    let o = dtrace()
+        .arg("-qn")
+        .arg(arg(
+            b"BEGIN { printf(\"caf\xe9 %s|%d\\n\", \"\xff\xfe\", strlen(\"\xe9\")); exit(0); }",
+        ))
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(o.stdout, b"caf\xe9 \xff\xfe|1\n\n");
+
+    // Messages quote the text given, byte for byte.
+    let prog = b"BEGIN { trace(\"\xe9\") + }";
+    let o = dtrace().arg("-n").arg(arg(prog)).output().expect("run");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        o.stderr,
+        cat(&[
+            b"dtrace: invalid probe specifier ",
+            prog,
+            b": line 1: syntax error near \"}\"\n"
+        ])
+    );
+    let prog = b"99999 { \xe9 }";
+    let o = dtrace().arg("-i").arg(arg(prog)).output().expect("run");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        o.stderr,
+        cat(&[
+            b"dtrace: invalid probe specifier ",
+            prog,
+            b": probe ID 99999 does not exist\n"
+        ])
+    );
+    let o = dtrace()
+        .arg("-qi")
+        .arg(arg(b"1 { printf(\"\xe9\\n\"); exit(0); }"))
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(o.stdout, b"\xe9\n\n");
+}
+
+#[test]
 fn script_names_and_arguments_are_bytes() {
     use std::os::unix::ffi::OsStrExt;
     let _g = serial();
