@@ -108,11 +108,16 @@ fn open_output(cmd: &Cmd) -> Result<Box<dyn Write>, u8> {
             .open(path)
         {
             Ok(f) => Ok(Box::new(io::BufWriter::new(f))),
-            Err(e) => Err(fatal(format!(
-                "failed to open output file '{}': {}",
-                path.to_string_lossy(),
-                io_reason(&e)
-            ))),
+            Err(e) => {
+                let why = io_reason(&e);
+                eprint_bytes(&[
+                    b"failed to open output file '",
+                    path.as_bytes(),
+                    b"': ",
+                    why.as_bytes(),
+                ]);
+                Err(E_ERROR)
+            }
         },
         None => Ok(Box::new(io::BufWriter::new(io::stdout()))),
     }

@@ -586,7 +586,24 @@ fn script_names_and_arguments_are_bytes() {
     ]);
     assert!(line.ends_with(&record), "got {:?}", text(&o.stdout));
 
-    // Messages that name the file print its bytes.
+    // Messages that name a file print its bytes.
+    let out = cat(&[name, b"/no-such-dir/out"]);
+    let o = dtrace()
+        .arg("-o")
+        .arg(std::ffi::OsStr::from_bytes(&out))
+        .args(["-n", "BEGIN { exit(0); }"])
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        o.stderr.ends_with(&cat(&[
+            b"dtrace: failed to open output file '",
+            &out,
+            b"': Not a directory\n"
+        ])),
+        "{}",
+        text(&o.stderr)
+    );
     std::fs::write(&script, b"BEGIN { trace(\"\xe9\") + }\n").expect("write");
     let o = dtrace().arg("-s").arg(&script).output().expect("run");
     assert_eq!(o.status.code(), Some(1));
