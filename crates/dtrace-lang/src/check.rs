@@ -231,7 +231,7 @@ impl<'a> Checker<'a> {
                         Tag::D_MACRO_UNUSED,
                         format!(
                             "extraneous argument '{}' (${} is not referenced)",
-                            String::from_utf8_lossy(a),
+                            crate::lex::quote_bytes(a),
                             i
                         ),
                     ));

@@ -39,13 +39,26 @@ impl Tok {
             Tok::Ident(s) | Tok::PSpec(s) => s.clone(),
             Tok::Int { value, .. } => value.to_string(),
             Tok::Char(c) => format!("'{}'", char::from_u32(*c as u32).unwrap_or('?')),
-            Tok::Str(s) => format!("\"{}\"", String::from_utf8_lossy(s)),
+            Tok::Str(s) => format!("\"{}\"", quote_bytes(s)),
             Tok::Macro { name, quoted } => format!("{}{}", if *quoted { "$$" } else { "$" }, name),
             Tok::Agg(n) => format!("@{}", n),
             Tok::Punct(p) => p.to_string(),
             Tok::Eof => String::new(),
         }
     }
+}
+
+/// Bytes as message text: UTF-8 as it is, each byte that is not UTF-8 as
+/// an octal escape (`\351`), so a message shows what was written.
+pub fn quote_bytes(b: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in b.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for x in chunk.invalid() {
+            out.push_str(&format!("\\{:03o}", x));
+        }
+    }
+    out
 }
 
 #[derive(Clone, Debug)]
@@ -135,17 +148,11 @@ impl<'a> Lexer<'a> {
     /// that starts there, or else the byte as an octal escape (`\351`).
     fn char_text(&self, at: usize) -> String {
         let rest = self.src.get(at..).unwrap_or(&[]);
-        match rest.utf8_chunks().next() {
-            Some(ch) => match ch.valid().chars().next() {
-                Some(c) => c.to_string(),
-                None => ch
-                    .invalid()
-                    .first()
-                    .map(|b| format!("\\{:03o}", b))
-                    .unwrap_or_default(),
-            },
-            None => String::new(),
-        }
+        let len = match rest.utf8_chunks().next() {
+            Some(ch) => ch.valid().chars().next().map_or(1, char::len_utf8),
+            None => 0,
+        };
+        quote_bytes(&rest[..len])
     }
 
     /// Skips white space and comments.
@@ -612,6 +619,13 @@ mod tests {
         let mut l = Lexer::new(b"BEGIN\xe9{");
         assert_eq!(l.pspec().unwrap().unwrap().tok, Tok::PSpec("BEGIN".into()));
         assert!(l.next_token().is_err());
+    }
+
+    #[test]
+    fn quotes_bytes_for_messages() {
+        assert_eq!(quote_bytes("café".as_bytes()), "café");
+        assert_eq!(quote_bytes(b"caf\xe9!\xff"), "caf\\351!\\377");
+        assert_eq!(Tok::Str(b"a\xe9".to_vec()).describe(), "\"a\\351\"");
     }
 
     #[test]

@@ -138,6 +138,26 @@ mod tests {
     }
 
     #[test]
+    fn messages_quote_argument_bytes() {
+        let env = super::MacroEnv {
+            args: vec![b"x.d".to_vec(), b"caf\xe9".to_vec()],
+            ..Default::default()
+        };
+        let e = super::compile(
+            "BEGIN { }",
+            super::Source::File,
+            &env,
+            &mut super::Symbols::default(),
+            &mut 0,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.msg,
+            "extraneous argument 'caf\\351' ($1 is not referenced)"
+        );
+    }
+
+    #[test]
     fn character_constants_are_integers() {
         let t = traced(b"BEGIN { trace('\\xff'); trace('\xc3\xa9'); }", &[b"x"]);
         assert_eq!(t[0].0, CKind::Int(255));

@@ -99,18 +99,11 @@ pub enum FormatError {
 /// A bad conversion as written, for a message: `%`, its flags, and the
 /// character at `at`, whole if it is multi-byte UTF-8, or else as `\ooo`.
 fn conv_text(text: &[u8], start: usize, at: usize) -> String {
-    let mut t = String::from_utf8_lossy(&text[start..at]).into_owned();
-    if let Some(chunk) = text[at..].utf8_chunks().next() {
-        match chunk.valid().chars().next() {
-            Some(c) => t.push(c),
-            None => {
-                if let Some(b) = chunk.invalid().first() {
-                    t.push_str(&format!("\\{:03o}", b));
-                }
-            }
-        }
-    }
-    t
+    let len = match text[at..].utf8_chunks().next() {
+        Some(chunk) => chunk.valid().chars().next().map_or(1, char::len_utf8),
+        None => 0,
+    };
+    crate::lex::quote_bytes(&text[start..at + len])
 }
 
 impl Format {
