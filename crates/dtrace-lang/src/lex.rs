@@ -38,7 +38,12 @@ impl Tok {
         match self {
             Tok::Ident(s) | Tok::PSpec(s) => s.clone(),
             Tok::Int { value, .. } => value.to_string(),
-            Tok::Char(c) => format!("'{}'", char::from_u32(*c as u32).unwrap_or('?')),
+            Tok::Char(c) => {
+                // The constant's bytes, first most significant, as written.
+                let b = c.to_be_bytes();
+                let first = b.iter().position(|&x| x != 0).unwrap_or(b.len() - 1);
+                format!("'{}'", quote_bytes(&b[first..]))
+            }
             Tok::Str(s) => format!("\"{}\"", quote_bytes(s)),
             Tok::Macro { name, quoted } => format!("{}{}", if *quoted { "$$" } else { "$" }, name),
             Tok::Agg(n) => format!("@{}", n),
@@ -626,6 +631,9 @@ mod tests {
         assert_eq!(quote_bytes("café".as_bytes()), "café");
         assert_eq!(quote_bytes(b"caf\xe9!\xff"), "caf\\351!\\377");
         assert_eq!(Tok::Str(b"a\xe9".to_vec()).describe(), "\"a\\351\"");
+        assert_eq!(Tok::Char(0xc3a9).describe(), "'é'");
+        assert_eq!(Tok::Char(0xe9).describe(), "'\\351'");
+        assert_eq!(Tok::Char(0x61).describe(), "'a'");
     }
 
     #[test]
