@@ -44,8 +44,9 @@ impl Symbols {
 /// Values of macro variables (`$1`, `$target`, `$pid`, ...).
 #[derive(Clone, Debug, Default)]
 pub struct MacroEnv {
-    /// `$0` (the script or "dtrace") then `$1`.. in order.
-    pub args: Vec<String>,
+    /// `$0` (the script or "dtrace") then `$1`.. in order, as bytes: an
+    /// argument that is not UTF-8 reaches string constants unchanged.
+    pub args: Vec<Vec<u8>>,
     /// Named integer macros: target, pid, ppid, uid, gid, ...
     pub named: Vec<(String, i64)>,
     /// Unreferenced or missing arguments default to 0 / "".
@@ -54,12 +55,14 @@ pub struct MacroEnv {
 
 impl MacroEnv {
     /// Macro name/value pairs for textual expansion in probe descriptions.
+    /// Probe names are text, so bytes that are not UTF-8 become U+FFFD
+    /// there (such a description matches no probe).
     pub fn pspec_values(&self) -> Vec<(String, String)> {
         let mut v: Vec<(String, String)> = self
             .args
             .iter()
             .enumerate()
-            .map(|(i, a)| (i.to_string(), a.clone()))
+            .map(|(i, a)| (i.to_string(), String::from_utf8_lossy(a).into_owned()))
             .collect();
         v.extend(self.named.iter().map(|(n, x)| (n.clone(), x.to_string())));
         v
@@ -226,7 +229,11 @@ impl<'a> Checker<'a> {
                 if !self.referenced.contains(&i) {
                     return Err(CompileError::no_line(
                         Tag::D_MACRO_UNUSED,
-                        format!("extraneous argument '{}' (${} is not referenced)", a, i),
+                        format!(
+                            "extraneous argument '{}' (${} is not referenced)",
+                            crate::lex::quote_bytes(a),
+                            i
+                        ),
                     ));
                 }
             }
@@ -1010,7 +1017,12 @@ impl<'a> Checker<'a> {
                 let ty = int_const_type(*value, *unsigned, *long, *radix_not_decimal);
                 Ok(mk(CKind::Int(*value as i64), int_ty(ty)))
             }
-            ExprKind::Char(c) => Ok(mk(CKind::Int(*c), int_ty(types::CHAR))),
+            // A character constant is an integer constant (DTrace's lexer
+            // makes it one): 'a' is an int, 'abcde' a long.
+            ExprKind::Char(c) => {
+                let ty = int_const_type(*c as u64, false, false, false);
+                Ok(mk(CKind::Int(*c), int_ty(ty)))
+            }
             ExprKind::Str(s) => Ok(mk(CKind::Str(s.clone()), Type::String)),
             ExprKind::Macro { name, quoted } => self.macro_var(name, *quoted, line),
             ExprKind::Ident(name) => self.ident(name, line),
@@ -1166,15 +1178,14 @@ impl<'a> Checker<'a> {
                 }
             };
             if quoted {
-                return Ok(mk(
-                    CKind::Str(val.unwrap_or_default().into_bytes()),
-                    Type::String,
-                ));
+                return Ok(mk(CKind::Str(val.unwrap_or_default()), Type::String));
             }
             let Some(val) = val else {
                 return Ok(mk(CKind::Int(0), int_ty(types::INT)));
             };
-            if let Some(v) = parse_c_integer(&val) {
+            // Integers and identifiers are ASCII; other bytes make a string.
+            let text = std::str::from_utf8(&val).ok();
+            if let Some(v) = text.and_then(parse_c_integer) {
                 let ty = if v <= i64::from(i32::MAX) && v >= i64::from(i32::MIN) {
                     types::INT
                 } else {
@@ -1182,19 +1193,16 @@ impl<'a> Checker<'a> {
                 };
                 return Ok(mk(CKind::Int(v), int_ty(ty)));
             }
-            if is_identifier(&val) {
-                return self.ident(&val, line);
+            if let Some(id) = text.filter(|t| is_identifier(t)) {
+                return self.ident(id, line);
             }
             // A double-quoted argument is a string constant.
-            if val.len() >= 2 && val.starts_with('"') && val.ends_with('"') {
-                return Ok(mk(
-                    CKind::Str(val.as_bytes()[1..val.len() - 1].to_vec()),
-                    Type::String,
-                ));
+            if val.len() >= 2 && val.starts_with(b"\"") && val.ends_with(b"\"") {
+                return Ok(mk(CKind::Str(val[1..val.len() - 1].to_vec()), Type::String));
             }
             // Anything else is substituted as a string, as DTrace does for
             // arguments that are not valid integers or identifiers.
-            return Ok(mk(CKind::Str(val.into_bytes()), Type::String));
+            return Ok(mk(CKind::Str(val), Type::String));
         }
         match self.env.named.iter().find(|(n, _)| n == name) {
             Some((_, v)) => {

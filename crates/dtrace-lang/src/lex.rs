@@ -38,14 +38,32 @@ impl Tok {
         match self {
             Tok::Ident(s) | Tok::PSpec(s) => s.clone(),
             Tok::Int { value, .. } => value.to_string(),
-            Tok::Char(c) => format!("'{}'", char::from_u32(*c as u32).unwrap_or('?')),
-            Tok::Str(s) => format!("\"{}\"", String::from_utf8_lossy(s)),
+            Tok::Char(c) => {
+                // The constant's bytes, first most significant, as written.
+                let b = c.to_be_bytes();
+                let first = b.iter().position(|&x| x != 0).unwrap_or(b.len() - 1);
+                format!("'{}'", quote_bytes(&b[first..]))
+            }
+            Tok::Str(s) => format!("\"{}\"", quote_bytes(s)),
             Tok::Macro { name, quoted } => format!("{}{}", if *quoted { "$$" } else { "$" }, name),
             Tok::Agg(n) => format!("@{}", n),
             Tok::Punct(p) => p.to_string(),
             Tok::Eof => String::new(),
         }
     }
+}
+
+/// Bytes as message text: UTF-8 as it is, each byte that is not UTF-8 as
+/// an octal escape (`\351`), so a message shows what was written.
+pub fn quote_bytes(b: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in b.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for x in chunk.invalid() {
+            out.push_str(&format!("\\{:03o}", x));
+        }
+    }
+    out
 }
 
 #[derive(Clone, Debug)]
@@ -86,9 +104,11 @@ pub struct Lexer<'a> {
 }
 
 impl<'a> Lexer<'a> {
-    pub fn new(src: &'a str) -> Lexer<'a> {
+    /// A lexer over D text. The text is bytes: string literals keep any
+    /// byte that is not UTF-8 exactly as written.
+    pub fn new(src: &'a (impl AsRef<[u8]> + ?Sized)) -> Lexer<'a> {
         Lexer {
-            src: src.as_bytes(),
+            src: src.as_ref(),
             pos: 0,
             line: 1,
         }
@@ -127,6 +147,17 @@ impl<'a> Lexer<'a> {
 
     fn err(&self, tag: Tag, msg: impl Into<String>) -> CompileError {
         CompileError::new(tag, self.line, msg)
+    }
+
+    /// The character at byte `at`, for a message: the UTF-8 character
+    /// that starts there, or else the byte as an octal escape (`\351`).
+    fn char_text(&self, at: usize) -> String {
+        let rest = self.src.get(at..).unwrap_or(&[]);
+        let len = match rest.utf8_chunks().next() {
+            Some(ch) => ch.valid().chars().next().map_or(1, char::len_utf8),
+            None => 0,
+        };
+        quote_bytes(&rest[..len])
     }
 
     /// Skips white space and comments.
@@ -275,10 +306,9 @@ impl<'a> Lexer<'a> {
                         Tok::Punct(p)
                     }
                     None => {
-                        let c = self.peek().unwrap_or(b'?');
                         return Err(self.err(
                             Tag::D_CHR_BADESC,
-                            format!("invalid character '{}'", String::from_utf8_lossy(&[c])),
+                            format!("invalid character '{}'", self.char_text(self.pos)),
                         ));
                     }
                 }
@@ -394,12 +424,12 @@ impl<'a> Lexer<'a> {
                 }
                 v as u8
             }
-            other => {
+            _ => {
                 return Err(self.err(
                     Tag::D_STR_BADESC,
                     format!(
                         "invalid escape sequence in string literal: \\{}",
-                        other as char
+                        self.char_text(self.pos - 1)
                     ),
                 ))
             }
@@ -470,10 +500,8 @@ impl<'a> Lexer<'a> {
         if n > 8 {
             return Err(self.err(Tag::D_CHR_OFLOW, "character constant is too long"));
         }
-        // A single character is a (signed) char promoted to int.
-        if n == 1 {
-            v = i64::from(v as u8 as i8);
-        }
+        // As in DTrace, the bytes make an integer constant, the first byte
+        // most significant, with no sign extension: '\xff' is 255.
         Ok(Tok::Char(v))
     }
 }
@@ -482,7 +510,7 @@ impl<'a> Lexer<'a> {
 mod tests {
     use super::*;
 
-    fn toks(s: &str) -> Vec<Tok> {
+    fn toks(s: &(impl AsRef<[u8]> + ?Sized)) -> Vec<Tok> {
         let mut l = Lexer::new(s);
         let mut out = Vec::new();
         loop {
@@ -538,6 +566,74 @@ mod tests {
         );
         assert!(Lexer::new("\"abc\n\"").next_token().is_err());
         assert_eq!(toks("'a' '\\n'"), vec![Tok::Char(97), Tok::Char(10)]);
+    }
+
+    #[test]
+    fn strings_are_bytes() {
+        // Escapes make single bytes, whatever their value.
+        assert_eq!(
+            toks(r#""\xff" "\377" "\x80\n" "\0""#),
+            vec![
+                Tok::Str(vec![0xff]),
+                Tok::Str(vec![0xff]),
+                Tok::Str(vec![0x80, b'\n']),
+                Tok::Str(vec![0]),
+            ]
+        );
+        // Raw bytes that are not UTF-8 (Latin-1 text) stay as written, and
+        // so does UTF-8.
+        assert_eq!(
+            toks(b"\"caf\xe9 \xff\" \"\xc3\xa9\""),
+            vec![
+                Tok::Str(b"caf\xe9 \xff".to_vec()),
+                Tok::Str("é".as_bytes().to_vec())
+            ]
+        );
+        // Each byte of a character constant counts, with no sign extension.
+        assert_eq!(
+            toks(b"'\\xff' '\xe9' '\xc3\xa9'"),
+            vec![Tok::Char(0xff), Tok::Char(0xe9), Tok::Char(0xc3a9)]
+        );
+    }
+
+    #[test]
+    fn messages_quote_characters_that_are_not_ascii() {
+        let msg = |src: &[u8]| {
+            let mut l = Lexer::new(src);
+            loop {
+                match l.next_token() {
+                    Ok(t) if t.tok == Tok::Eof => panic!("no error"),
+                    Ok(_) => {}
+                    Err(e) => return e.msg,
+                }
+            }
+        };
+        assert_eq!(msg(b"x \xe9 y"), "invalid character '\\351'");
+        assert_eq!(msg("x é y".as_bytes()), "invalid character 'é'");
+        assert_eq!(msg("x €".as_bytes()), "invalid character '€'");
+        assert_eq!(msg(b"x \xe2\x82"), "invalid character '\\342'");
+        assert_eq!(
+            msg("\"\\é\"".as_bytes()),
+            "invalid escape sequence in string literal: \\é"
+        );
+        assert_eq!(
+            msg(b"'\\\xff'"),
+            "invalid escape sequence in string literal: \\\\377"
+        );
+        // Probe descriptions stop at the first byte that is not theirs.
+        let mut l = Lexer::new(b"BEGIN\xe9{");
+        assert_eq!(l.pspec().unwrap().unwrap().tok, Tok::PSpec("BEGIN".into()));
+        assert!(l.next_token().is_err());
+    }
+
+    #[test]
+    fn quotes_bytes_for_messages() {
+        assert_eq!(quote_bytes("café".as_bytes()), "café");
+        assert_eq!(quote_bytes(b"caf\xe9!\xff"), "caf\\351!\\377");
+        assert_eq!(Tok::Str(b"a\xe9".to_vec()).describe(), "\"a\\351\"");
+        assert_eq!(Tok::Char(0xc3a9).describe(), "'é'");
+        assert_eq!(Tok::Char(0xe9).describe(), "'\\351'");
+        assert_eq!(Tok::Char(0x61).describe(), "'a'");
     }
 
     #[test]

@@ -29,9 +29,10 @@ pub enum Source {
 
 /// Parses and checks one program. Symbols (variables, aggregations) are
 /// shared with programs compiled before it; `next_clause` numbers clauses
-/// program-wide.
+/// program-wide. The text is bytes: string literals keep bytes that are
+/// not UTF-8 exactly as written (a `&str` works as well).
 pub fn compile(
-    src: &str,
+    src: &(impl AsRef<[u8]> + ?Sized),
     source: Source,
     env: &MacroEnv,
     syms: &mut Symbols,
@@ -39,6 +40,7 @@ pub fn compile(
 ) -> Result<Checked, CompileError> {
     // `#pragma D option defaultargs` changes how macros expand, so it
     // is honoured before anything is parsed.
+    let src = src.as_ref();
     let defaulted;
     let env = if !env.defaultargs && pragma_sets(src, "defaultargs") {
         defaulted = MacroEnv {
@@ -70,8 +72,9 @@ pub fn compile(
 }
 
 /// True if a `#pragma D option NAME` line sets the option `name`.
-fn pragma_sets(src: &str, name: &str) -> bool {
-    src.lines().any(|l| {
+fn pragma_sets(src: &[u8], name: &str) -> bool {
+    src.split(|&c| c == b'\n').any(|l| {
+        let l = String::from_utf8_lossy(l);
         let l = l.trim_start();
         let Some(rest) = l.strip_prefix('#') else {
             return false;
@@ -87,16 +90,94 @@ fn pragma_sets(src: &str, name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use crate::ir::{CKind, CStmt};
+    use crate::types::Type;
+
+    /// The constants `trace()` is given, in order, for a BEGIN clause.
+    fn traced(src: &[u8], args: &[&[u8]]) -> Vec<(CKind, Type)> {
+        let env = super::MacroEnv {
+            args: args.iter().map(|a| a.to_vec()).collect(),
+            ..Default::default()
+        };
+        let mut syms = super::Symbols::default();
+        let checked = super::compile(src, super::Source::File, &env, &mut syms, &mut 0)
+            .unwrap_or_else(|e| panic!("{}", e));
+        checked.clauses[0]
+            .stmts
+            .iter()
+            .filter_map(|s| match s {
+                CStmt::Trace(e, _) => Some((e.kind.clone(), e.ty.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn strings_and_arguments_keep_their_bytes() {
+        let t = traced(
+            b"BEGIN { trace(\"caf\xe9\"); trace(\"\\xff\\351\"); trace($$1); trace($1); trace($2); }",
+            &[b"x.\xe9.d", b"a\xffb", b"\"q\xe9\""],
+        );
+        let strs: Vec<Vec<u8>> = t
+            .into_iter()
+            .map(|(k, ty)| match (k, ty) {
+                (CKind::Str(s), Type::String) => s,
+                other => panic!("not a string constant: {:?}", other),
+            })
+            .collect();
+        assert_eq!(
+            strs,
+            vec![
+                b"caf\xe9".to_vec(),
+                vec![0xff, 0xe9],
+                b"a\xffb".to_vec(),
+                b"a\xffb".to_vec(),
+                b"q\xe9".to_vec(),
+            ]
+        );
+    }
+
+    #[test]
+    fn messages_quote_argument_bytes() {
+        let env = super::MacroEnv {
+            args: vec![b"x.d".to_vec(), b"caf\xe9".to_vec()],
+            ..Default::default()
+        };
+        let e = super::compile(
+            "BEGIN { }",
+            super::Source::File,
+            &env,
+            &mut super::Symbols::default(),
+            &mut 0,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.msg,
+            "extraneous argument 'caf\\351' ($1 is not referenced)"
+        );
+    }
+
+    #[test]
+    fn character_constants_are_integers() {
+        let t = traced(b"BEGIN { trace('\\xff'); trace('\xc3\xa9'); }", &[b"x"]);
+        assert_eq!(t[0].0, CKind::Int(255));
+        assert_eq!(t[1].0, CKind::Int(0xc3a9));
+        assert!(matches!(&t[0].1, Type::Int(i) if i.size == 4 && i.signed));
+    }
+
     #[test]
     fn finds_pragmas() {
         assert!(super::pragma_sets(
-            "#pragma D option defaultargs\n",
+            b"#pragma D option defaultargs\n",
             "defaultargs"
         ));
         assert!(super::pragma_sets(
-            "  # pragma D option defaultargs",
+            b"  # pragma D option defaultargs",
             "defaultargs"
         ));
-        assert!(!super::pragma_sets("#pragma D option quiet", "defaultargs"));
+        assert!(!super::pragma_sets(
+            b"#pragma D option quiet",
+            "defaultargs"
+        ));
     }
 }

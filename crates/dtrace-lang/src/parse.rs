@@ -30,19 +30,22 @@ pub struct Parser<'a> {
     used_macros: Vec<String>,
 }
 
-pub fn parse_program(src: &str, opts: &ParseOptions) -> Result<Program, CompileError> {
+/// Parses D text. The text is bytes (see `Lexer::new`); `&str` works too.
+pub fn parse_program(
+    src: &(impl AsRef<[u8]> + ?Sized),
+    opts: &ParseOptions,
+) -> Result<Program, CompileError> {
     parse_program_with_macros(src, opts).map(|(p, _)| p)
 }
 
 /// Parses a program and also returns the macro names expanded inside its
 /// probe descriptions.
 pub fn parse_program_with_macros(
-    src: &str,
+    src: &(impl AsRef<[u8]> + ?Sized),
     opts: &ParseOptions,
 ) -> Result<(Program, Vec<String>), CompileError> {
-    let src = strip_shebang(src);
     let mut p = Parser {
-        lex: Lexer::new(&src),
+        lex: Lexer::new(strip_shebang(src.as_ref())),
         peeked: None,
         opts,
         in_predicate: false,
@@ -53,13 +56,14 @@ pub fn parse_program_with_macros(
     Ok((prog, p.used_macros))
 }
 
-/// A `#!` interpreter line is blanked out (keeping line numbers).
-fn strip_shebang(src: &str) -> String {
-    if src.starts_with("#!") {
-        let end = src.find('\n').unwrap_or(src.len());
-        src[end..].to_string()
+/// A `#!` interpreter line is skipped; its newline stays, keeping line
+/// numbers.
+fn strip_shebang(src: &[u8]) -> &[u8] {
+    if src.starts_with(b"#!") {
+        let end = src.iter().position(|&c| c == b'\n').unwrap_or(src.len());
+        &src[end..]
     } else {
-        src.to_string()
+        src
     }
 }
 

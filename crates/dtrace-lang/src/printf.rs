@@ -96,6 +96,16 @@ pub enum FormatError {
     BadConversion(String),
 }
 
+/// A bad conversion as written, for a message: `%`, its flags, and the
+/// character at `at`, whole if it is multi-byte UTF-8, or else as `\ooo`.
+fn conv_text(text: &[u8], start: usize, at: usize) -> String {
+    let len = match text[at..].utf8_chunks().next() {
+        Some(chunk) => chunk.valid().chars().next().map_or(1, char::len_utf8),
+        None => 0,
+    };
+    crate::lex::quote_bytes(&text[start..at + len])
+}
+
 impl Format {
     pub fn parse(text: &[u8]) -> Result<Format, FormatError> {
         let mut segments = Vec::new();
@@ -181,10 +191,7 @@ impl Format {
                 b'Y' => ConvKind::Date,
                 b'@' => ConvKind::AggValue,
                 b'e' | b'E' | b'f' | b'g' | b'G' => ConvKind::Float,
-                _ => {
-                    let t = String::from_utf8_lossy(&text[start..i]).into_owned();
-                    return Err(FormatError::BadConversion(t));
-                }
+                _ => return Err(FormatError::BadConversion(conv_text(text, start, i - 1))),
             };
             if !lit.is_empty() {
                 segments.push(Segment::Literal(std::mem::take(&mut lit)));
@@ -325,5 +332,24 @@ mod tests {
         assert!(Format::parse(b"%q").is_err());
         assert!(Format::parse(b"50%").is_err());
         assert!(Format::parse(b"%.d").is_ok());
+    }
+
+    #[test]
+    fn quotes_bad_conversions_that_are_not_ascii() {
+        let bad = |f: &[u8]| match Format::parse(f) {
+            Err(FormatError::BadConversion(t)) => t,
+            Ok(_) => panic!("accepted"),
+        };
+        assert_eq!(bad("%-5é".as_bytes()), "%-5é");
+        assert_eq!(bad("x %€ y".as_bytes()), "%€");
+        assert_eq!(bad(b"%\xe9"), "%\\351");
+        assert_eq!(bad(b"%\xe2\x82"), "%\\342");
+        // Bytes that are not UTF-8 in the literal text are kept.
+        let f = Format::parse(b"caf\xe9 %d\xff").unwrap();
+        assert_eq!(
+            f.segments.first(),
+            Some(&Segment::Literal(b"caf\xe9 ".to_vec()))
+        );
+        assert_eq!(f.segments.last(), Some(&Segment::Literal(vec![0xff])));
     }
 }

@@ -38,14 +38,19 @@ impl Target {
         let mut cmd = Command::new(prog);
         cmd.args(args);
         // SAFETY: the closure runs in the forked child before exec and only
-        // makes the prctl and ptrace system calls, which are
-        // async-signal-safe.
+        // makes the prctl, getppid, _exit and ptrace system calls, which
+        // are async-signal-safe.
         unsafe {
-            cmd.pre_exec(|| {
+            let parent = libc::getpid();
+            cmd.pre_exec(move || {
                 // The command dies with dtrace, however dtrace ends (even
                 // by SIGKILL): a -c target never outlives its tracer.
                 if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) < 0 {
                     return Err(io::Error::last_os_error());
+                }
+                // dtrace may have died before the prctl took effect.
+                if libc::getppid() != parent {
+                    libc::_exit(127);
                 }
                 if libc::ptrace(
                     libc::PTRACE_TRACEME,

@@ -7,12 +7,13 @@ use libdtrace::SpecKind;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Spec {
-    /// `-s path`.
-    Script(String),
-    /// `-n`/`-P`/`-m`/`-f` and the text given.
-    Desc(SpecKind, String),
+    /// `-s path`, kept as the bytes given (a file name need not be UTF-8).
+    Script(OsString),
+    /// `-n`/`-P`/`-m`/`-f` and the text given, as bytes (its strings
+    /// need not be UTF-8).
+    Desc(SpecKind, OsString),
     /// `-i`: a probe id, then an optional predicate and body.
-    Id(String),
+    Id(OsString),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,12 +29,14 @@ pub struct Cmd {
     pub specs: Vec<Spec>,
     /// `-x` and the options other flags stand for, in order.
     pub options: Vec<CliOption>,
-    pub commands: Vec<String>,
+    /// `-c` commands, as given.
+    pub commands: Vec<OsString>,
     pub pids: Vec<i32>,
     pub output: Option<OsString>,
     pub exit_after_compile: bool,
-    /// Script arguments: `$1`, `$2`, ...
-    pub args: Vec<String>,
+    /// Script arguments: `$1`, `$2`, ..., as given: their bytes reach D
+    /// strings unchanged.
+    pub args: Vec<OsString>,
 }
 
 /// An option set on the command line, and how it was written there (for
@@ -118,8 +121,11 @@ pub fn usage() -> String {
 
 /// The description as dtrace(1M) quotes it in "matched N probes": the
 /// text up to the first `{`, `/` or `;`.
-pub fn crop_description(text: &str) -> &str {
-    let end = text.find(['{', '/', ';']).unwrap_or(text.len());
+pub fn crop_description(text: &[u8]) -> &[u8] {
+    let end = text
+        .iter()
+        .position(|c| b"{/;".contains(c))
+        .unwrap_or(text.len());
     &text[..end]
 }
 
@@ -167,28 +173,24 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
                     }
                 }
             }
-            Short('n') => cmd.specs.push(Spec::Desc(
-                SpecKind::Name,
-                os(p.value().map_err(usage_err)?),
-            )),
+            Short('n') => cmd
+                .specs
+                .push(Spec::Desc(SpecKind::Name, p.value().map_err(usage_err)?)),
             Short('P') => cmd.specs.push(Spec::Desc(
                 SpecKind::Provider,
-                os(p.value().map_err(usage_err)?),
+                p.value().map_err(usage_err)?,
             )),
-            Short('m') => cmd.specs.push(Spec::Desc(
-                SpecKind::Module,
-                os(p.value().map_err(usage_err)?),
-            )),
+            Short('m') => cmd
+                .specs
+                .push(Spec::Desc(SpecKind::Module, p.value().map_err(usage_err)?)),
             Short('f') => cmd.specs.push(Spec::Desc(
                 SpecKind::Function,
-                os(p.value().map_err(usage_err)?),
+                p.value().map_err(usage_err)?,
             )),
             Short('i') => {
-                cmd.specs.push(Spec::Id(os(p.value().map_err(usage_err)?)));
+                cmd.specs.push(Spec::Id(p.value().map_err(usage_err)?));
             }
-            Short('s') => cmd
-                .specs
-                .push(Spec::Script(os(p.value().map_err(usage_err)?))),
+            Short('s') => cmd.specs.push(Spec::Script(p.value().map_err(usage_err)?)),
             Short('l') => cmd.mode = Mode::List,
             Short('v') => cmd.verbose = true,
             Short('q') => cmd.options.push(CliOption::flag("quiet", "-q")),
@@ -217,7 +219,7 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
                 });
             }
             Short('o') => cmd.output = Some(p.value().map_err(usage_err)?),
-            Short('c') => cmd.commands.push(os(p.value().map_err(usage_err)?)),
+            Short('c') => cmd.commands.push(p.value().map_err(usage_err)?),
             Short('p') => {
                 let v = os(p.value().map_err(usage_err)?);
                 match v.parse::<i32>() {
@@ -270,7 +272,7 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
                     v
                 )));
             }
-            Value(v) => cmd.args.push(os(v)),
+            Value(v) => cmd.args.push(v),
             Short(c) => return Err(CliError::Usage(Some(format!("illegal option -- {}", c)))),
             Long(l) => return Err(CliError::Usage(Some(format!("illegal option -- -{}", l)))),
         }
@@ -321,14 +323,35 @@ mod tests {
     fn script_arguments_interleave() {
         let c = parse(&args(&["-s", "x.d", "foo", "-q", "bar"])).unwrap();
         assert_eq!(c.specs, vec![Spec::Script("x.d".into())]);
-        assert_eq!(c.args, vec!["foo".to_string(), "bar".to_string()]);
+        assert_eq!(c.args, args(&["foo", "bar"]));
     }
 
     #[test]
     fn shebang_style_qs() {
         let c = parse(&args(&["-qs", "/tmp/x.d", "1"])).unwrap();
         assert_eq!(c.specs, vec![Spec::Script("/tmp/x.d".into())]);
-        assert_eq!(c.args, vec!["1".to_string()]);
+        assert_eq!(c.args, args(&["1"]));
+    }
+
+    #[test]
+    fn keeps_the_bytes_of_names_commands_and_arguments() {
+        use std::os::unix::ffi::OsStringExt;
+        let b = |v: &[u8]| OsString::from_vec(v.to_vec());
+        let c = parse(&[
+            b(b"-s"),
+            b(b"x\xe9.d"),
+            b(b"a\xffb"),
+            b(b"-c"),
+            b(b"cat \xe9"),
+            b(b"-qs\xff.d"),
+        ])
+        .unwrap();
+        assert_eq!(
+            c.specs,
+            vec![Spec::Script(b(b"x\xe9.d")), Spec::Script(b(b"\xff.d"))]
+        );
+        assert_eq!(c.args, vec![b(b"a\xffb")]);
+        assert_eq!(c.commands, vec![b(b"cat \xe9")]);
     }
 
     #[test]
@@ -343,11 +366,11 @@ mod tests {
 
     #[test]
     fn crops_descriptions_like_dtrace() {
-        assert_eq!(crop_description("BEGIN { exit(0); }"), "BEGIN ");
+        assert_eq!(crop_description(b"BEGIN { exit(0); }"), b"BEGIN ");
         assert_eq!(
-            crop_description("syscall::read:entry/pid == 1/{}"),
-            "syscall::read:entry"
+            crop_description(b"syscall::read:entry/pid == 1/{}"),
+            b"syscall::read:entry"
         );
-        assert_eq!(crop_description("BEGIN"), "BEGIN");
+        assert_eq!(crop_description(b"BEGIN"), b"BEGIN");
     }
 }

@@ -1,5 +1,7 @@
 //! `dtrace -l`: listing probes, filtered by descriptions or scripts.
 
+use std::os::unix::ffi::OsStrExt;
+
 use libdtrace::dtrace_lang::pdesc::ProbeDesc;
 use libdtrace::{Dtrace, ProgramSource, SpecKind};
 
@@ -54,17 +56,23 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
         let spec = match crate::resolve_id(dt, spec) {
             Ok(s) => s,
             Err(m) => {
-                note!("dtrace: {}", m);
+                crate::eprint_bytes(&[&m]);
                 return E_ERROR;
             }
         };
         match &spec {
             Spec::Desc(kind, text) => {
-                let desc_text = crate::cli::crop_description(text).trim_end();
-                let desc = match Dtrace::parse_desc(desc_text, *kind) {
+                let desc_text =
+                    String::from_utf8_lossy(crate::cli::crop_description(text.as_bytes()));
+                let desc = match Dtrace::parse_desc(desc_text.trim_end(), *kind) {
                     Ok(d) => d,
                     Err(m) => {
-                        note!("dtrace: invalid probe specifier {}: {}", text, m);
+                        crate::eprint_bytes(&[
+                            b"invalid probe specifier ",
+                            text.as_bytes(),
+                            b": ",
+                            m.as_bytes(),
+                        ]);
                         return E_ERROR;
                     }
                 };
@@ -75,18 +83,25 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
                 ids.extend(found);
             }
             Spec::Script(path) => {
-                let text = match std::fs::read_to_string(path) {
+                let text = match std::fs::read(path) {
                     Ok(t) => t,
                     Err(e) => {
-                        note!("dtrace: failed to open {}: {}", path, crate::io_reason(&e));
+                        let why = crate::io_reason(&e);
+                        crate::eprint_bytes(&[
+                            b"failed to open ",
+                            path.as_bytes(),
+                            b": ",
+                            why.as_bytes(),
+                        ]);
                         return E_ERROR;
                     }
                 };
-                dt.set_args(path, &cmd.args);
+                let args: Vec<&[u8]> = cmd.args.iter().map(|a| a.as_bytes()).collect();
+                dt.set_args(path.as_bytes(), &args);
                 match dt.compile(&text, ProgramSource::File) {
                     Ok(p) => ids.extend(p.probes()),
                     Err(e) => {
-                        note!("dtrace: failed to compile script {}: {}", path, e);
+                        crate::eprint_bytes(&[&crate::compile_error(&spec, &e, false)]);
                         return E_ERROR;
                     }
                 }

@@ -11,6 +11,7 @@ mod list;
 
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::process::ExitCode;
 
 use libdtrace::{
@@ -53,6 +54,17 @@ fn main() -> ExitCode {
 fn fatal(msg: impl std::fmt::Display) -> u8 {
     note!("dtrace: {}", msg);
     E_ERROR
+}
+
+/// Prints "dtrace: " and the parts to stderr as bytes: file names,
+/// commands and script arguments need not be UTF-8, and are shown as given.
+fn eprint_bytes(parts: &[&[u8]]) {
+    let mut m = b"dtrace: ".to_vec();
+    for p in parts {
+        m.extend_from_slice(p);
+    }
+    m.push(b'\n');
+    output::note_bytes(&m);
 }
 
 /// The probe and record callbacks: dtrace(1M)'s `chew` and `chewrec`.
@@ -129,11 +141,14 @@ fn open_output(cmd: &Cmd) -> Result<(output::Sink, String), u8> {
             .and_then(output::Sink::new)
             .map(|s| (s, path.to_string_lossy().into_owned()))
             .map_err(|e| {
-                fatal(format!(
-                    "failed to open output file '{}': {}",
-                    path.to_string_lossy(),
-                    io_reason(&e)
-                ))
+                let why = io_reason(&e);
+                eprint_bytes(&[
+                    b"failed to open output file '",
+                    path.as_bytes(),
+                    b"': ",
+                    why.as_bytes(),
+                ]);
+                E_ERROR
             }),
         None => output::Sink::new(io::stdout())
             .map(|s| (s, "<stdout>".to_string()))
@@ -162,46 +177,52 @@ fn read_script(mut from: impl io::Read, name: &str) -> Result<Vec<u8>, String> {
     Ok(text)
 }
 
-fn compile_error(spec: &Spec, e: &Error, errtags: bool) -> String {
+/// The message, without "dtrace: ", for a program that failed to compile.
+fn compile_error(spec: &Spec, e: &Error, errtags: bool) -> Vec<u8> {
     let what = match (e, spec) {
         (Error::Compile(c), Spec::Script(_)) => c.render(errtags),
         (Error::Compile(c), _) => c.render_command_line(errtags),
         (other, _) => other.to_string(),
     };
-    match spec {
-        Spec::Script(path) => format!("failed to compile script {}: {}", path, what),
-        Spec::Desc(_, text) | Spec::Id(text) => {
-            format!("invalid probe specifier {}: {}", text, what)
-        }
-    }
+    let (head, text): (&[u8], _) = match spec {
+        Spec::Script(path) => (b"failed to compile script ", path),
+        Spec::Desc(_, text) | Spec::Id(text) => (b"invalid probe specifier ", text),
+    };
+    [head, text.as_bytes(), b": ", what.as_bytes()].concat()
 }
 
-/// Turns `-i id [body]` into the description of probe `id`.
-pub(crate) fn resolve_id(dt: &Dtrace, spec: &Spec) -> Result<Spec, String> {
+/// Turns `-i id [body]` into the description of probe `id`; the error
+/// is the message (bytes: the body need not be UTF-8).
+pub(crate) fn resolve_id(dt: &Dtrace, spec: &Spec) -> Result<Spec, Vec<u8>> {
     let Spec::Id(text) = spec else {
         return Ok(spec.clone());
     };
+    let text = text.as_bytes();
     let digits = text
-        .find(|c: char| !c.is_ascii_digit())
+        .iter()
+        .position(|c| !c.is_ascii_digit())
         .unwrap_or(text.len());
     if digits == 0 {
         // Not a probe ID: dtrace(1M) takes it as a probe name, as -n does.
-        return Ok(Spec::Desc(libdtrace::SpecKind::Name, text.clone()));
+        return Ok(Spec::Desc(
+            libdtrace::SpecKind::Name,
+            OsString::from_vec(text.to_vec()),
+        ));
     }
-    let probe = text[..digits]
+    let id = String::from_utf8_lossy(&text[..digits]);
+    let probe = id
         .parse::<u32>()
         .ok()
         .and_then(|id| dt.probes().get(id))
         .ok_or_else(|| {
-            format!(
-                "invalid probe specifier {}: probe ID {} does not exist",
-                text,
-                &text[..digits]
-            )
+            let tail = format!(": probe ID {} does not exist", id);
+            [b"invalid probe specifier ", text, tail.as_bytes()].concat()
         })?;
+    let mut desc = probe.desc.to_string().into_bytes();
+    desc.extend_from_slice(&text[digits..]);
     Ok(Spec::Desc(
         libdtrace::SpecKind::Name,
-        format!("{}{}", probe.desc, &text[digits..]),
+        OsString::from_vec(desc),
     ))
 }
 
@@ -225,10 +246,19 @@ fn run(cmd: Cmd) -> u8 {
     // Processes come first, so that $target is known when compiling.
     let mut targets: Vec<dtrace_sys::process::Target> = Vec::new();
     for c in &cmd.commands {
-        let argv: Vec<OsString> = c.split_whitespace().map(OsString::from).collect();
+        let argv: Vec<OsString> = c
+            .as_bytes()
+            .split(u8::is_ascii_whitespace)
+            .filter(|w| !w.is_empty())
+            .map(|w| OsString::from_vec(w.to_vec()))
+            .collect();
         match dtrace_sys::process::Target::create(&argv) {
             Ok(t) => targets.push(t),
-            Err(e) => return fatal(format!("failed to execute {}: {}", c, io_reason(&e))),
+            Err(e) => {
+                let why = io_reason(&e);
+                eprint_bytes(&[b"failed to execute ", c.as_bytes(), b": ", why.as_bytes()]);
+                return E_ERROR;
+            }
         }
     }
     for &pid in &cmd.pids {
@@ -260,47 +290,61 @@ fn run(cmd: Cmd) -> u8 {
     for spec in &cmd.specs {
         match resolve_id(&dt, spec) {
             Ok(s) => specs.push(s),
-            Err(msg) => return fatal(msg),
+            Err(msg) => {
+                eprint_bytes(&[&msg]);
+                return E_ERROR;
+            }
         }
     }
     let mut programs = Vec::new();
     for spec in &specs {
         let (text, source, arg0) = match spec {
+            // Scripts are bytes: what is not UTF-8 in their strings
+            // reaches the output unchanged.
             Spec::Script(path) => {
                 let read = if path == "-" {
                     read_script(io::stdin(), "standard input")
                 } else {
                     match std::fs::File::open(path) {
-                        Ok(f) => read_script(f, path),
+                        Ok(f) => read_script(f, &path.to_string_lossy()),
                         Err(e) => {
-                            return fatal(format!("failed to open {}: {}", path, io_reason(&e)))
+                            let why = io_reason(&e);
+                            eprint_bytes(&[
+                                b"failed to open ",
+                                path.as_bytes(),
+                                b": ",
+                                why.as_bytes(),
+                            ]);
+                            return E_ERROR;
                         }
                     }
                 };
                 let text = match read {
-                    Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+                    Ok(b) => b,
                     Err(msg) => return fatal(msg),
                 };
-                (text, ProgramSource::File, path.clone())
+                (text, ProgramSource::File, path.as_bytes())
             }
             Spec::Desc(kind, text) => (
-                text.clone(),
+                text.as_bytes().to_vec(),
                 ProgramSource::Description(*kind),
-                "dtrace".to_string(),
+                &b"dtrace"[..],
             ),
             Spec::Id(_) => unreachable!("resolved above"),
         };
-        dt.set_args(&arg0, &cmd.args);
+        let args: Vec<&[u8]> = cmd.args.iter().map(|a| a.as_bytes()).collect();
+        dt.set_args(arg0, &args);
         match dt.compile(&text, source) {
             Ok(p) => programs.push((spec.clone(), p)),
             Err(e) => {
                 for t in &mut targets {
                     t.kill();
                 }
-                note!(
-                    "dtrace: {}",
-                    compile_error(spec, &e, dt.options().flag("errtags") || errtags)
-                );
+                eprint_bytes(&[&compile_error(
+                    spec,
+                    &e,
+                    dt.options().flag("errtags") || errtags,
+                )]);
                 return E_ERROR;
             }
         }
@@ -316,17 +360,16 @@ fn run(cmd: Cmd) -> u8 {
                 if !quiet {
                     let n = info.matches;
                     let what = match spec {
-                        Spec::Script(path) => format!("script '{}'", path),
-                        Spec::Desc(_, text) | Spec::Id(text) => {
-                            format!("description '{}'", cli::crop_description(text))
-                        }
+                        Spec::Script(path) => [b"script '", path.as_bytes(), b"'"].concat(),
+                        Spec::Desc(_, text) | Spec::Id(text) => [
+                            b"description '",
+                            cli::crop_description(text.as_bytes()),
+                            b"'",
+                        ]
+                        .concat(),
                     };
-                    note!(
-                        "dtrace: {} matched {} probe{}",
-                        what,
-                        n,
-                        if n == 1 { "" } else { "s" }
-                    );
+                    let matched = format!(" matched {} probe{}", n, if n == 1 { "" } else { "s" });
+                    eprint_bytes(&[&what, matched.as_bytes()]);
                 }
             }
             Err(e) => return fatal(e),

@@ -140,10 +140,15 @@ pub fn watch_signals_on_stderr(wake: OwnedFd) {
 /// Writes a message to standard error. A closed or failing standard
 /// error loses the message; it never panics or hangs past a stop signal.
 pub fn note(msg: std::fmt::Arguments) {
-    let text = msg.to_string();
+    note_bytes(msg.to_string().as_bytes());
+}
+
+/// [`note`] for a message that need not be UTF-8 (it quotes file names or
+/// program text).
+pub fn note_bytes(msg: &[u8]) {
     STDERR.with(|s| {
         if let Some(s) = s.borrow_mut().as_mut() {
-            let _ = s.write_all(text.as_bytes());
+            let _ = s.write_all(msg);
         }
     });
 }

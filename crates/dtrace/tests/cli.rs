@@ -552,6 +552,27 @@ fn main() {
             verifier_refusals_give_the_verifiers_reason,
             true,
         ),
+        (
+            "strings_are_bytes_end_to_end",
+            strings_are_bytes_end_to_end,
+            true,
+        ),
+        (
+            "command_line_programs_are_bytes",
+            command_line_programs_are_bytes,
+            true,
+        ),
+        (
+            "script_names_and_arguments_are_bytes",
+            script_names_and_arguments_are_bytes,
+            true,
+        ),
+        (
+            "copyinstr_and_commands_keep_bytes",
+            copyinstr_and_commands_keep_bytes,
+            true,
+        ),
+        ("no_script_bytes_panic", no_script_bytes_panic, true),
     ];
     let trials = tests
         .iter()
@@ -566,4 +587,266 @@ fn main() {
         })
         .collect();
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// A file in the temporary directory whose name is `name` (bytes, not
+/// necessarily UTF-8) with this process's id, holding `content`.
+fn byte_file(name: &[u8], content: &[u8]) -> std::path::PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    let mut n = name.to_vec();
+    n.extend_from_slice(format!("-{}.d", std::process::id()).as_bytes());
+    let path = std::env::temp_dir().join(std::ffi::OsStr::from_bytes(&n));
+    std::fs::write(&path, content).expect("write script");
+    path
+}
+
+/// `[a, b, ...]` as one byte string.
+fn cat(parts: &[&[u8]]) -> Vec<u8> {
+    parts.concat()
+}
+
+fn strings_are_bytes_end_to_end() {
+    let _g = serial();
+    // Latin-1 text written raw in string literals, escapes that make bytes
+    // above 0x7f, through printf literals, %s, trace(), strlen() and
+    // aggregation keys.
+    let script = byte_file(
+        b"dtrace-bytes-str",
+        b"#pragma D option quiet\n\
+          BEGIN {\n\
+          \tprintf(\"caf\xe9 %s|%d|%d|%s\\n\", \"na\xefve\", strlen(\"\\xff\"), strlen(\"\xe9t\xe9\"), \"\\351\\x80\");\n\
+          \ttrace(\"\xe9t\xe9\");\n\
+          \tprintf(\"|%5s|%-4s|%.1s|\\n\", \"\xe9\", \"\xe9\", \"\xe9\xe8\");\n\
+          \t@a[\"cl\xe9\"] = count();\n\
+          \tprinta(\"%s %@d\\n\", @a);\n\
+          \texit(0);\n\
+          }\n",
+    );
+    let o = dtrace().arg("-s").arg(&script).output().expect("run");
+    let _ = std::fs::remove_file(&script);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stderr), "");
+    let want = cat(&[
+        b"caf\xe9 na\xefve|1|3|\xe9\x80\n",
+        b"\xe9t\xe9",
+        b"|    \xe9|\xe9   |\xe9|\n",
+        b"cl\xe9 1\n",
+        b"\n",
+    ]);
+    assert_eq!(o.stdout, want, "got {:?}", text(&o.stdout));
+}
+
+fn command_line_programs_are_bytes() {
+    use std::os::unix::ffi::OsStrExt;
+    let _g = serial();
+    let arg = |b: &[u8]| std::ffi::OsStr::from_bytes(b).to_os_string();
+    let o = dtrace()
+        .arg("-qn")
+        .arg(arg(
+            b"BEGIN { printf(\"caf\xe9 %s|%d\\n\", \"\xff\xfe\", strlen(\"\xe9\")); exit(0); }",
+        ))
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(o.stdout, b"caf\xe9 \xff\xfe|1\n\n");
+
+    // Messages quote the text given, byte for byte.
+    let prog = b"BEGIN { trace(\"\xe9\") + }";
+    let o = dtrace().arg("-n").arg(arg(prog)).output().expect("run");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        o.stderr,
+        cat(&[
+            b"dtrace: invalid probe specifier ",
+            prog,
+            b": syntax error near \"}\"\n"
+        ])
+    );
+    let prog = b"99999 { \xe9 }";
+    let o = dtrace().arg("-i").arg(arg(prog)).output().expect("run");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        o.stderr,
+        cat(&[
+            b"dtrace: invalid probe specifier ",
+            prog,
+            b": probe ID 99999 does not exist\n"
+        ])
+    );
+    let o = dtrace()
+        .arg("-qi")
+        .arg(arg(b"1 { printf(\"\xe9\\n\"); exit(0); }"))
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(o.stdout, b"\xe9\n\n");
+}
+
+fn script_names_and_arguments_are_bytes() {
+    use std::os::unix::ffi::OsStrExt;
+    let _g = serial();
+    let script = byte_file(
+        b"dtrace-bytes-\xe9\xff",
+        b"BEGIN { printf(\"%s|%s|%s|%s|%d\\n\", $$0, $$1, $2, $$3, strlen($$1)); exit(0); }\n",
+    );
+    let name = script.as_os_str().as_bytes();
+    let args: [&std::ffi::OsStr; 3] = [
+        std::ffi::OsStr::from_bytes(b"a\xffb"),
+        std::ffi::OsStr::from_bytes(b"\"q\xe9\""),
+        std::ffi::OsStr::from_bytes("\u{e9}t\u{e9}".as_bytes()),
+    ];
+    let o = dtrace()
+        .arg("-s")
+        .arg(&script)
+        .args(args)
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(
+        o.stderr,
+        cat(&[b"dtrace: script '", name, b"' matched 1 probe\n"])
+    );
+    let line = o
+        .stdout
+        .split(|&c| c == b'\n')
+        .find(|l| l.ends_with(b"|3"))
+        .map(<[u8]>::to_vec)
+        .unwrap_or_default();
+    let record = cat(&[
+        b":BEGIN ",
+        name,
+        b"|a\xffb|q\xe9|",
+        "\u{e9}t\u{e9}".as_bytes(),
+        b"|3",
+    ]);
+    assert!(line.ends_with(&record), "got {:?}", text(&o.stdout));
+
+    // Messages that name a file print its bytes.
+    let out = cat(&[name, b"/no-such-dir/out"]);
+    let o = dtrace()
+        .arg("-o")
+        .arg(std::ffi::OsStr::from_bytes(&out))
+        .args(["-n", "BEGIN { exit(0); }"])
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        o.stderr.ends_with(&cat(&[
+            b"dtrace: failed to open output file '",
+            &out,
+            b"': Not a directory\n"
+        ])),
+        "{}",
+        text(&o.stderr)
+    );
+    std::fs::write(&script, b"BEGIN { trace(\"\xe9\") + }\n").expect("write");
+    let o = dtrace().arg("-s").arg(&script).output().expect("run");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        o.stderr,
+        cat(&[
+            b"dtrace: failed to compile script ",
+            name,
+            b": line 1: syntax error near \"}\"\n"
+        ])
+    );
+    let _ = std::fs::remove_file(&script);
+    let o = dtrace().arg("-s").arg(&script).output().expect("run");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        o.stderr,
+        cat(&[
+            b"dtrace: failed to open ",
+            name,
+            b": No such file or directory\n"
+        ])
+    );
+}
+
+fn copyinstr_and_commands_keep_bytes() {
+    use std::os::unix::ffi::OsStrExt;
+    let _g = serial();
+    // The command's argument (a file name that is not UTF-8) goes to
+    // cat unchanged, is read back from cat's memory by copyinstr(), is
+    // compared with a script argument in the kernel, and printed as is.
+    let missing = cat(&[
+        std::env::temp_dir().as_os_str().as_bytes(),
+        b"/dtrace-no-such-\xe9-",
+        std::process::id().to_string().as_bytes(),
+        b"\xff",
+    ]);
+    let script = byte_file(
+        b"dtrace-bytes-copyinstr",
+        b"#pragma D option quiet\n\
+          syscall::openat:entry /pid == $target && copyinstr(arg1) == $$1/ {\n\
+          \tprintf(\"[%s]\\n\", copyinstr(arg1));\n\
+          \t@[copyinstr(arg1)] = count();\n\
+          }\n",
+    );
+    let o = dtrace()
+        .arg("-s")
+        .arg(&script)
+        .arg(std::ffi::OsStr::from_bytes(&missing))
+        .arg("-c")
+        .arg(std::ffi::OsStr::from_bytes(&cat(&[b"cat ", &missing])))
+        .output()
+        .expect("run");
+    let _ = std::fs::remove_file(&script);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    // The key is padded to 50 bytes (not characters), as %-50s would.
+    let mut want = cat(&[b"[", &missing, b"]\n\n  ", &missing]);
+    want.extend(std::iter::repeat_n(b' ', 50 - missing.len().min(50)));
+    want.extend_from_slice(format!(" {:>16}\n", 1).as_bytes());
+    assert_eq!(o.stdout, want, "got {:?}", text(&o.stdout));
+}
+
+fn no_script_bytes_panic() {
+    let _g = serial();
+    let cases: &[&[u8]] = &[
+        b"BEGIN { \xe9 }",
+        b"\xff\xfe",
+        b"BEGIN\xe9 { }",
+        "BEGIN { é }".as_bytes(),
+        "é:::BEGIN { }".as_bytes(),
+        b"BEGIN { printf(\"%\xe9\"); }",
+        "BEGIN { printf(\"%é\"); }".as_bytes(),
+        b"#pragma D option \xe9\nBEGIN { }",
+        b"#pragma D option quiet=\xe9\nBEGIN { }",
+        b"#\xe9\nBEGIN { }",
+        b"BEGIN { trace('\\\xe9'); }",
+        "BEGIN { trace(\"\\é\"); }".as_bytes(),
+        b"BEGIN { trace(\"\xe9\" + 1); }",
+        b"BEGIN { x = \"\xe9\"; x = 1; }",
+        b"BEGIN { @\xe9 = count(); }",
+        b"BEGIN { $\xe9 }",
+        b"BEGIN { 0x\xe9 }",
+        b"BEGIN { 1\xe9 }",
+        b"BEGIN { trace(\xe9\xe9\xe9); }",
+        b"#!\xff\xfe\nBEGIN { exit(0); }",
+        b"/* \xe9 */ BEGIN { exit(0); } // \xff",
+    ];
+    for c in cases {
+        let script = byte_file(b"dtrace-bytes-panic", c);
+        let o = dtrace()
+            .arg("-e")
+            .arg("-s")
+            .arg(&script)
+            .output()
+            .expect("run");
+        let _ = std::fs::remove_file(&script);
+        let err = text(&o.stderr);
+        assert!(
+            !err.contains("panicked"),
+            "panic for {:?}: {}",
+            text(c),
+            err
+        );
+        assert!(
+            matches!(o.status.code(), Some(0 | 1)),
+            "{:?}: {:?} {}",
+            text(c),
+            o.status,
+            err
+        );
+    }
 }

@@ -47,14 +47,13 @@ fn check(cond: bool, what: &str, o: &Output) -> Result<(), Failed> {
     }
 }
 
-/// The order in which `keys` first appear in `out`.
+/// The first words of the lines of `out` that are among `keys`, in order.
 fn order(out: &str, keys: &[&str]) -> Vec<String> {
-    let mut found: Vec<(usize, String)> = keys
-        .iter()
-        .filter_map(|k| out.find(&format!(" {} ", k)).map(|i| (i, k.to_string())))
-        .collect();
-    found.sort();
-    found.into_iter().map(|(_, k)| k).collect()
+    out.lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| keys.contains(w))
+        .map(str::to_string)
+        .collect()
 }
 
 const SORT_PROG: &str = "BEGIN { @a[\"b\", 1] = sum(1); @a[\"a\", 2] = sum(3); \
@@ -107,7 +106,8 @@ const DEMOS: &[(&str, Demo)] = &[
         check(o == ["a", "c", "b"], "aggsortrev: not reversed", &out)
     }),
     ("bufsize", || {
-        let prog = "BEGIN { x = \"abc\"; printf(\"%s %s %s\\n\", x, x, x); exit(0); }";
+        let prog =
+            "BEGIN { x = \"abc\"; printf(\"%s %s %s\\n\", x, x, x); } tick-10ms { exit(0); }";
         let small = dtrace(&["-q", "-x", "strsize=8k", "-b", "4k", "-n", prog]);
         check(
             text(&small.stderr).contains("1 drop on CPU 0"),
@@ -157,7 +157,8 @@ const DEMOS: &[(&str, Demo)] = &[
         )
     }),
     ("droptags", || {
-        let prog = "BEGIN { x = \"abc\"; printf(\"%s %s %s\\n\", x, x, x); exit(0); }";
+        let prog =
+            "BEGIN { x = \"abc\"; printf(\"%s %s %s\\n\", x, x, x); } tick-10ms { exit(0); }";
         let o = dtrace(&[
             "-q",
             "-x",
@@ -280,7 +281,7 @@ fn refused(
         "-x not refused as expected",
         &o,
     )?;
-    let dir = std::env::temp_dir().join(format!("dtrace-opt-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("dtrace-opt-{}-{}", std::process::id(), name));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let script = dir.join(format!("{}.d", name));
     std::fs::write(

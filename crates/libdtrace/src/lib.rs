@@ -323,10 +323,11 @@ impl Dtrace {
         &self.opts
     }
 
-    /// Sets `$0` and the script arguments `$1`...
-    pub fn set_args(&mut self, arg0: &str, args: &[String]) {
-        self.macros.args = std::iter::once(arg0.to_string())
-            .chain(args.iter().cloned())
+    /// Sets `$0` and the script arguments `$1`... They are bytes: an
+    /// argument that is not UTF-8 reaches the program's strings unchanged.
+    pub fn set_args<A: AsRef<[u8]>>(&mut self, arg0: impl AsRef<[u8]>, args: &[A]) {
+        self.macros.args = std::iter::once(arg0.as_ref().to_vec())
+            .chain(args.iter().map(|a| a.as_ref().to_vec()))
             .collect();
     }
 
@@ -366,8 +367,14 @@ impl Dtrace {
     }
 
     /// Compiles a program. Probe descriptions must match at least one probe
-    /// unless the `zdefs` option is set.
-    pub fn compile(&mut self, text: &str, source: ProgramSource) -> Result<Program, Error> {
+    /// unless the `zdefs` option is set. The text is bytes (a `&str` works
+    /// too): string literals keep bytes that are not UTF-8 as written.
+    pub fn compile(
+        &mut self,
+        text: impl AsRef<[u8]>,
+        source: ProgramSource,
+    ) -> Result<Program, Error> {
+        let text = text.as_ref();
         let src = match source {
             ProgramSource::File => Source::File,
             ProgramSource::Description(_) => Source::CommandLine,
@@ -376,7 +383,7 @@ impl Dtrace {
             ProgramSource::Description(kind) if kind != SpecKind::Name => {
                 align_program_spec(text, kind)
             }
-            _ => text.to_string(),
+            _ => text.to_vec(),
         };
         let mut syms = self.syms.clone();
         let mut next = self.next_clause;
@@ -765,11 +772,14 @@ fn align_spec(text: &str, kind: SpecKind) -> String {
 }
 
 /// Aligns the leading description of a `-P`/`-m`/`-f` program text.
-fn align_program_spec(text: &str, kind: SpecKind) -> String {
+fn align_program_spec(text: &[u8], kind: SpecKind) -> Vec<u8> {
     let end = text
-        .find(|c: char| c == '{' || c == '/' || c.is_whitespace())
+        .iter()
+        .position(|&c| c == b'{' || c == b'/' || c.is_ascii_whitespace())
         .unwrap_or(text.len());
-    format!("{}{}", align_spec(&text[..end], kind), &text[end..])
+    let mut out = align_spec(&String::from_utf8_lossy(&text[..end]), kind).into_bytes();
+    out.extend_from_slice(&text[end..]);
+    out
 }
 
 #[cfg(test)]
@@ -799,8 +809,8 @@ mod tests {
         assert_eq!(align_spec("vmlinux", SpecKind::Module), ":vmlinux::");
         assert_eq!(align_spec("BEGIN", SpecKind::Name), "BEGIN");
         assert_eq!(
-            align_program_spec("syscall{@a[probefunc] = count()}", SpecKind::Provider),
-            "syscall:::{@a[probefunc] = count()}"
+            align_program_spec(b"syscall{@a[probefunc] = count()}", SpecKind::Provider),
+            b"syscall:::{@a[probefunc] = count()}"
         );
     }
 }
