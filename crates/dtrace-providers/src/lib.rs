@@ -64,8 +64,10 @@ pub struct Probes {
 }
 
 impl Probes {
-    /// Discovers the probes of every provider on this system.
-    pub fn discover() -> Probes {
+    /// The probes that need no discovery: the dtrace and profile
+    /// providers. Others can be added with `add` (tests and the fuzz
+    /// driver add system calls this way).
+    pub fn builtin() -> Probes {
         let mut p = Probes {
             list: Vec::new(),
             by_desc: BTreeMap::new(),
@@ -74,6 +76,12 @@ impl Probes {
         };
         dtrace::provide(&mut p);
         profile::provide(&mut p);
+        p
+    }
+
+    /// Discovers the probes of every provider on this system.
+    pub fn discover() -> Probes {
+        let mut p = Probes::builtin();
         match dtrace_sys::tracefs::root() {
             Ok(root) => {
                 syscall::provide(&mut p, &root);
