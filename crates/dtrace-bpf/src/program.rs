@@ -69,6 +69,10 @@ pub(crate) struct ProgGen<'g, 'a> {
     pub(crate) stack_exhausted: bool,
 }
 
+/// The most instructions the kernel loads in one program (`BPF_COMPLEXITY_LIMIT_INSNS`,
+/// for privileged users).
+pub const MAX_INSNS: usize = 1_000_000;
+
 /// The BPF stack of one function, in bytes.
 pub(crate) const BPF_STACK: i32 = 512;
 
@@ -137,8 +141,18 @@ pub(crate) fn build(
             MAX_TEMPS, BPF_STACK
         )));
     }
-    p.a.finish()
-        .map_err(|e| GenError(format!("internal assembler error: {:?}", e)))
+    let code =
+        p.a.finish()
+            .map_err(|e| GenError(format!("internal assembler error: {:?}", e)))?;
+    if code.insns.len() > MAX_INSNS {
+        return Err(GenError(format!(
+            "program for {} too large: {} BPF instructions exceed the kernel's limit of {}",
+            plan.name,
+            code.insns.len(),
+            MAX_INSNS
+        )));
+    }
+    Ok(code)
 }
 
 impl ProgGen<'_, '_> {

@@ -94,7 +94,13 @@ pub struct Format {
 pub enum FormatError {
     /// A `%` at the end, or an unknown conversion character.
     BadConversion(String),
+    /// A written width or precision above `MAX_WIDTH`.
+    TooWide(String),
 }
+
+/// The largest width or precision a conversion may have, written or
+/// given by a `*` argument: output is built in memory.
+pub const MAX_WIDTH: i64 = 65_535;
 
 impl Format {
     pub fn parse(text: &[u8]) -> Result<Format, FormatError> {
@@ -140,6 +146,13 @@ impl Format {
             } else {
                 Count::None
             };
+            if [width, precision]
+                .iter()
+                .any(|c| matches!(c, Count::Fixed(n) if i64::from(*n) > MAX_WIDTH))
+            {
+                let t = String::from_utf8_lossy(&text[start..i.min(text.len())]).into_owned();
+                return Err(FormatError::TooWide(t));
+            }
             let mut length = Length::None;
             loop {
                 match text.get(i) {
