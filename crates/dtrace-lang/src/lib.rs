@@ -28,6 +28,16 @@ pub const COMPILE_STACK: usize = 512 << 20;
 /// result (or runs it here if no thread can be made). The stack is only
 /// address space until used.
 pub fn on_compile_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    thread_local! {
+        static ON_COMPILE_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    if ON_COMPILE_STACK.with(|c| c.get()) {
+        return f();
+    }
+    let f = move || {
+        ON_COMPILE_STACK.with(|c| c.set(true));
+        f()
+    };
     let cell = std::sync::Mutex::new(Some(f));
     let take = || cell.lock().unwrap_or_else(|e| e.into_inner()).take();
     std::thread::scope(|s| {
