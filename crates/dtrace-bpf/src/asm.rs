@@ -3,6 +3,13 @@
 
 use crate::insn::*;
 
+/// The longest span a 16-bit jump is given. The verifier rewrites some
+/// instructions into several (division checks, inlined helpers and map
+/// lookups, up to about eight each) and refuses to load a program when a
+/// jump it must stretch no longer fits in 16 bits ("cannot be patched due
+/// to 16-bit range"), so jumps keep that much room.
+pub const SHORT_JUMP_LIMIT: i64 = 4096;
+
 /// A position in the program, bound once, jumped to any number of times.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Label(usize);
@@ -113,17 +120,90 @@ impl Asm {
         self.emit2(lddw_pseudo(dst, BPF_PSEUDO_MAP_VALUE, 0, offset as i32));
     }
 
-    pub fn finish(mut self) -> Result<Assembled, AsmError> {
-        for (at, label) in std::mem::take(&mut self.fixups) {
-            let target = self.labels[label.0].ok_or(AsmError::UnboundLabel)?;
-            let off = target as i64 - at as i64 - 1;
-            self.insns[at].off = i16::try_from(off).map_err(|_| AsmError::JumpTooFar)?;
+    /// Resolves labels and drops unreachable code. A conditional jump too
+    /// far for its 16-bit offset becomes `jcc +1; ja +1; gotol target`, an
+    /// unconditional one `gotol`; since growing code can push other jumps
+    /// out of range, this is repeated until nothing changes.
+    pub fn finish(self) -> Result<Assembled, AsmError> {
+        let n = self.insns.len();
+        let mut targets = Vec::with_capacity(self.fixups.len());
+        for &(at, label) in &self.fixups {
+            targets.push((at, self.labels[label.0].ok_or(AsmError::UnboundLabel)?));
         }
-        for (at, label) in std::mem::take(&mut self.call_fixups) {
-            let target = self.labels[label.0].ok_or(AsmError::UnboundLabel)?;
-            self.insns[at].imm = (target as i64 - at as i64 - 1) as i32;
+        for &(_, label) in &self.call_fixups {
+            self.labels[label.0].ok_or(AsmError::UnboundLabel)?;
         }
-        let (insns, relocs) = drop_unreachable(self.insns, self.relocs);
+        // far[k]: fixup k needs the long form.
+        let mut far = vec![false; targets.len()];
+        // pos[i]: where original instruction i lands; pos[n] is the end.
+        let mut pos = vec![0usize; n + 1];
+        loop {
+            let mut extra = vec![0usize; n];
+            for (k, &(at, _)) in targets.iter().enumerate() {
+                if far[k] && !is_ja(&self.insns[at]) {
+                    extra[at] = 2;
+                }
+            }
+            let mut p = 0;
+            for i in 0..n {
+                pos[i] = p;
+                p += 1 + extra[i];
+            }
+            pos[n] = p;
+            let mut changed = false;
+            for (k, &(at, target)) in targets.iter().enumerate() {
+                if far[k] {
+                    continue;
+                }
+                let off = pos[target] as i64 - pos[at] as i64 - 1;
+                if off.abs() > SHORT_JUMP_LIMIT {
+                    far[k] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        if i32::try_from(pos[n]).is_err() {
+            return Err(AsmError::JumpTooFar);
+        }
+        let mut insns = Vec::with_capacity(pos[n]);
+        let mut fix = targets.iter().zip(&far).peekable();
+        for (i, ins) in self.insns.iter().enumerate() {
+            let mut ins = *ins;
+            match fix.peek() {
+                Some(&(&(at, target), &long)) if at == i => {
+                    fix.next();
+                    if long && is_ja(&ins) {
+                        insns.push(gotol((pos[target] as i64 - pos[i] as i64 - 1) as i32));
+                    } else if long {
+                        ins.off = 1;
+                        insns.push(ins);
+                        insns.push(ja(1));
+                        let at = pos[i] + 2;
+                        insns.push(gotol((pos[target] as i64 - at as i64 - 1) as i32));
+                    } else {
+                        ins.off = (pos[target] as i64 - pos[i] as i64 - 1) as i16;
+                        insns.push(ins);
+                    }
+                }
+                _ => insns.push(ins),
+            }
+        }
+        for &(at, label) in &self.call_fixups {
+            let target = self.labels[label.0].ok_or(AsmError::UnboundLabel)?;
+            insns[pos[at]].imm = (pos[target] as i64 - pos[at] as i64 - 1) as i32;
+        }
+        let relocs = self
+            .relocs
+            .iter()
+            .map(|r| MapReloc {
+                insn: pos[r.insn],
+                map: r.map,
+            })
+            .collect();
+        let (insns, relocs) = drop_unreachable(insns, relocs);
         Ok(Assembled { insns, relocs })
     }
 }
@@ -136,8 +216,9 @@ fn is_exit(i: &Insn) -> bool {
     i.code == BPF_JMP | 0x90
 }
 
+/// An unconditional jump, short (`ja`) or long (`gotol`).
 fn is_ja(i: &Insn) -> bool {
-    i.code == BPF_JMP
+    i.code == BPF_JMP || i.is_gotol()
 }
 
 /// Removes instructions no path reaches (the verifier refuses them), and
@@ -162,7 +243,7 @@ fn drop_unreachable(insns: Vec<Insn>, relocs: Vec<MapReloc>) -> (Vec<Insn>, Vec<
             work.push(i + 1);
             work.push((i as i64 + 1 + i64::from(ins.imm)) as usize);
         } else if ins.is_branch() {
-            work.push((i as i64 + 1 + i64::from(ins.off)) as usize);
+            work.push((i as i64 + 1 + ins.branch_offset()) as usize);
             if !is_ja(ins) {
                 work.push(i + 1);
             }
@@ -192,8 +273,12 @@ fn drop_unreachable(insns: Vec<Insn>, relocs: Vec<MapReloc>) -> (Vec<Insn>, Vec<
         if is_local_call(&ins) {
             let t = (i as i64 + 1 + i64::from(ins.imm)) as usize;
             ins.imm = (new_index[t] as i64 - here - 1) as i32;
+        } else if ins.is_gotol() {
+            let t = (i as i64 + 1 + ins.branch_offset()) as usize;
+            ins.imm = (new_index[t] as i64 - here - 1) as i32;
         } else if ins.is_branch() {
-            let t = (i as i64 + 1 + i64::from(ins.off)) as usize;
+            // Removing code only brings targets closer.
+            let t = (i as i64 + 1 + ins.branch_offset()) as usize;
             ins.off = (new_index[t] as i64 - here - 1) as i16;
         }
         out.push(ins);
@@ -261,6 +346,62 @@ mod tests {
         let p = a.finish().unwrap();
         assert_eq!(p.insns[1].off, 1);
         assert_eq!(p.insns[2].off, -3);
+    }
+
+    /// Where a branch at `i` lands.
+    fn target(p: &Assembled, i: usize) -> usize {
+        (i as i64 + 1 + p.insns[i].branch_offset()) as usize
+    }
+
+    #[test]
+    fn far_jumps_take_the_long_form_until_stable() {
+        let mut a = Asm::new();
+        let far = a.new_label();
+        let near = a.new_label();
+        a.jmp_imm_to(Cond::Set, R1, 4, far);
+        a.jmp_imm_to(Cond::Eq, R1, 0, near);
+        a.ja_to(far);
+        a.bind(near);
+        for _ in 0..40_000 {
+            a.emit(mov64_imm(R0, 1));
+        }
+        a.bind(far);
+        a.emit(exit());
+        let p = a.finish().unwrap();
+        let end = p.insns.len() - 1;
+        // jcc +1; ja +1; gotol far
+        assert_eq!(p.insns[0].off, 1);
+        assert_eq!(p.insns[1], ja(1));
+        assert!(p.insns[2].is_gotol());
+        assert_eq!(target(&p, 2), end);
+        // The near jump stays short and skips the long unconditional one.
+        assert_eq!(p.insns[3].code & 0x07, BPF_JMP);
+        assert_eq!(target(&p, 3), 5);
+        assert!(p.insns[4].is_gotol());
+        assert_eq!(target(&p, 4), end);
+        assert_eq!(p.insns.len(), 5 + 40_000 + 1);
+    }
+
+    #[test]
+    fn backward_far_jumps_and_calls_are_retargeted() {
+        let mut a = Asm::new();
+        let top = a.new_label();
+        let sub = a.new_label();
+        a.bind(top);
+        a.emit(mov64_imm(R0, 0));
+        a.call_to(sub);
+        for _ in 0..10_000 {
+            a.emit(mov64_imm(R0, 1));
+        }
+        a.jmp_imm_to(Cond::Eq, R0, 0, top);
+        a.emit(exit());
+        a.bind(sub);
+        a.emit(exit());
+        let p = a.finish().unwrap();
+        let j = 2 + 10_000;
+        assert!(p.insns[j + 2].is_gotol());
+        assert_eq!(target(&p, j + 2), 0);
+        assert_eq!((2 + p.insns[1].imm) as usize, p.insns.len() - 1);
     }
 
     #[test]

@@ -341,6 +341,28 @@ pub fn ja(off: i16) -> Insn {
     Insn::new(BPF_JMP | JA, R0, R0, off, 0)
 }
 
+/// `gotol`: an unconditional jump with a 32-bit offset in `imm`
+/// (`BPF_JMP32 | BPF_JA`, Linux 6.4 and later).
+pub fn gotol(off: i32) -> Insn {
+    Insn::new(BPF_JMP32 | JA, R0, R0, 0, off)
+}
+
+impl Insn {
+    /// True for `gotol`, whose offset is in `imm` rather than `off`.
+    pub fn is_gotol(&self) -> bool {
+        self.code == BPF_JMP32 | JA
+    }
+
+    /// The pc-relative offset of a branch, whichever field holds it.
+    pub fn branch_offset(&self) -> i64 {
+        if self.is_gotol() {
+            i64::from(self.imm)
+        } else {
+            i64::from(self.off)
+        }
+    }
+}
+
 pub fn call(helper: Helper) -> Insn {
     Insn::new(BPF_JMP | CALL, R0, R0, 0, helper as i32)
 }
@@ -420,6 +442,7 @@ pub fn disassemble_one(i: &Insn) -> String {
         BPF_JMP | BPF_JMP32 => match op {
             CALL => format!("call {}", i.imm),
             EXIT => "exit".to_string(),
+            JA if class == BPF_JMP32 => format!("gotol {:+}", i.imm),
             JA => format!("ja {:+}", i.off),
             _ => {
                 let src = if x {

@@ -67,7 +67,21 @@ pub(crate) struct ProgGen<'g, 'a> {
     pub(crate) error_used: bool,
     /// DTrace's action number of the statement being generated.
     pub(crate) cur_action: u32,
+    /// Set when an expression needed more temporaries than the BPF stack
+    /// holds; generation goes on and then fails with a clear message.
+    pub(crate) stack_exhausted: bool,
 }
+
+/// The most instructions the kernel loads in one program (`BPF_COMPLEXITY_LIMIT_INSNS`,
+/// for privileged users).
+pub const MAX_INSNS: usize = 1_000_000;
+
+/// The BPF stack of one function, in bytes.
+pub(crate) const BPF_STACK: i32 = 512;
+
+/// How many temporaries an expression may hold at once: two registers
+/// and the spill slots below the fixed ones.
+pub(crate) const MAX_TEMPS: i32 = 2 + (BPF_STACK + crate::codegen::stack::SPILL as i32) / 8 + 1;
 
 /// Builds the program for `plan`.
 pub(crate) fn build(
@@ -117,13 +131,31 @@ pub(crate) fn build(
         error_sub,
         error_used: false,
         cur_action: 0,
+        stack_exhausted: false,
     };
     p.main(gate_off)?;
     if p.error_used {
         p.error_subprogram()?;
     }
-    p.a.finish()
-        .map_err(|e| GenError(format!("internal assembler error: {:?}", e)))
+    if p.stack_exhausted {
+        return Err(GenError(format!(
+            "expression too complex: it needs more than {} intermediate values at once \
+             and the BPF stack holds only {} bytes; split it with clause-local variables",
+            MAX_TEMPS, BPF_STACK
+        )));
+    }
+    let code =
+        p.a.finish()
+            .map_err(|e| GenError(format!("internal assembler error: {:?}", e)))?;
+    if code.insns.len() > MAX_INSNS {
+        return Err(GenError(format!(
+            "program for {} too large: {} BPF instructions exceed the kernel's limit of {}",
+            plan.name,
+            code.insns.len(),
+            MAX_INSNS
+        )));
+    }
+    Ok(code)
 }
 
 impl ProgGen<'_, '_> {
@@ -778,6 +810,12 @@ impl ProgGen<'_, '_> {
             return Temp::Stack(s);
         }
         let s = self.frame.next_slot;
+        if i32::from(s) < -BPF_STACK {
+            // Out of stack: remember, and hand out a slot that is never
+            // used since generation fails.
+            self.stack_exhausted = true;
+            return Temp::Stack(crate::codegen::stack::SPILL);
+        }
         self.frame.next_slot -= 8;
         Temp::Stack(s)
     }

@@ -605,12 +605,22 @@ impl<'a> Checker<'a> {
 
     fn format_arg(&self, func: &str, e: &Expr) -> Result<Format, CompileError> {
         match &e.kind {
-            ExprKind::Str(s) => Format::parse(s).map_err(|FormatError::BadConversion(c)| {
-                err(
+            ExprKind::Str(s) => Format::parse(s).map_err(|fe| match fe {
+                FormatError::BadConversion(c) => err(
                     Tag::D_PRINTF_ARG_FMT,
                     e.line,
                     format!("{}( ) argument #1 is invalid: invalid format conversion \"{}\"", func, c),
-                )
+                ),
+                FormatError::TooWide(c) => err(
+                    Tag::D_PRINTF_ARG_FMT,
+                    e.line,
+                    format!(
+                        "{}( ) argument #1 is invalid: width or precision of \"{}\" exceeds the limit of {}",
+                        func,
+                        c,
+                        crate::printf::MAX_WIDTH
+                    ),
+                ),
             }),
             _ => Err(err(
                 Tag::D_PRINTF_ARG_FMT,

@@ -18,6 +18,48 @@ pub mod types;
 pub use check::{Checked, MacroEnv, Symbols};
 pub use error::{CompileError, Tag};
 
+/// The stack size of the thread compilation runs on (see `on_compile_stack`):
+/// `parse::MAX_NESTING` and `parse::MAX_DEPTH` are chosen so that parsing,
+/// checking, code generation and dropping the trees of the deepest program
+/// they allow fit in it with room to spare.
+pub const COMPILE_STACK: usize = 512 << 20;
+
+/// Runs `f` on a thread with a `COMPILE_STACK`-byte stack and returns its
+/// result (or runs it here if no thread can be made). The stack is only
+/// address space until used.
+pub fn on_compile_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    thread_local! {
+        static ON_COMPILE_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    if ON_COMPILE_STACK.with(|c| c.get()) {
+        return f();
+    }
+    let f = move || {
+        ON_COMPILE_STACK.with(|c| c.set(true));
+        f()
+    };
+    let cell = std::sync::Mutex::new(Some(f));
+    let take = || cell.lock().unwrap_or_else(|e| e.into_inner()).take();
+    std::thread::scope(|s| {
+        let spawned = std::thread::Builder::new()
+            .name("dtrace-compile".into())
+            .stack_size(COMPILE_STACK)
+            .spawn_scoped(s, || take().map(|f| f()));
+        let result = match spawned {
+            Ok(h) => match h.join() {
+                Ok(v) => v,
+                Err(p) => std::panic::resume_unwind(p),
+            },
+            Err(_) => None,
+        };
+        match result {
+            Some(v) => v,
+            // No thread: run here.
+            None => (take().expect("f runs once"))(),
+        }
+    })
+}
+
 /// Where a program's text came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Source {

@@ -26,6 +26,10 @@ pub struct Parser<'a> {
     /// followed by `{`, `;`, `/` or the end closes the predicate.
     in_predicate: bool,
     depth: u32,
+    /// Levels of syntactic nesting being parsed (parentheses, operands of
+    /// unary operators and casts, ternary branches, assignments' right
+    /// sides, arguments, `if` bodies), bounded by `MAX_NESTING`.
+    nest: u32,
     /// Macro names expanded inside probe descriptions.
     used_macros: Vec<String>,
 }
@@ -50,9 +54,11 @@ pub fn parse_program_with_macros(
         opts,
         in_predicate: false,
         depth: 0,
+        nest: 0,
         used_macros: Vec::new(),
     };
     let prog = p.program()?;
+    check_depth(&prog)?;
     Ok((prog, p.used_macros))
 }
 
@@ -67,6 +73,102 @@ fn strip_shebang(src: &[u8]) -> &[u8] {
     }
 }
 
+/// How deeply constructs may nest in the text: every level costs the
+/// recursive-descent parser, the checker and the code generator stack
+/// frames, so the bound keeps them all within `COMPILE_STACK`.
+pub const MAX_NESTING: u32 = 5_000;
+
+/// How deep a program's syntax tree may be, counting every operator
+/// (a chain `1+1+...+1` of N terms is N deep) and every nested `if`.
+pub const MAX_DEPTH: u32 = 12_000;
+
+fn too_deep(line: u32) -> CompileError {
+    CompileError::new(
+        Tag::D_SYNTAX,
+        line,
+        format!(
+            "program too complex: constructs nested more than {} levels deep",
+            MAX_NESTING
+        ),
+    )
+}
+
+/// Refuses trees deeper than `MAX_DEPTH`, walking them without recursion.
+fn check_depth(prog: &Program) -> Result<(), CompileError> {
+    enum Node<'a> {
+        E(&'a Expr),
+        S(&'a Stmt),
+    }
+    let mut work: Vec<(Node, u32)> = Vec::new();
+    for item in &prog.items {
+        if let Item::Clause(c) = item {
+            if let Some(p) = &c.predicate {
+                work.push((Node::E(p), 1));
+            }
+            for s in c.body.iter().flatten() {
+                work.push((Node::S(s), 1));
+            }
+        }
+    }
+    while let Some((node, d)) = work.pop() {
+        let line = match node {
+            Node::E(e) => e.line,
+            Node::S(Stmt::If { line, .. }) => *line,
+            Node::S(_) => 0,
+        };
+        if d > MAX_DEPTH {
+            return Err(CompileError::new(
+                Tag::D_SYNTAX,
+                line,
+                format!(
+                    "program too complex: expression or statement more than {} levels deep",
+                    MAX_DEPTH
+                ),
+            ));
+        }
+        let n = d + 1;
+        match node {
+            Node::S(Stmt::Expr(e)) => work.push((Node::E(e), n)),
+            Node::S(Stmt::If {
+                cond, then, els, ..
+            }) => {
+                work.push((Node::E(cond), n));
+                for s in then.iter().chain(els) {
+                    work.push((Node::S(s), n));
+                }
+            }
+            Node::S(Stmt::Empty) => {}
+            Node::E(e) => match &e.kind {
+                ExprKind::Unary(_, a)
+                | ExprKind::Member(a, _)
+                | ExprKind::Arrow(a, _)
+                | ExprKind::Cast(_, a)
+                | ExprKind::SizeofExpr(a)
+                | ExprKind::Stringof(a) => work.push((Node::E(a), n)),
+                ExprKind::Binary(_, a, b) | ExprKind::Assign(_, a, b) => {
+                    work.push((Node::E(a), n));
+                    work.push((Node::E(b), n));
+                }
+                ExprKind::Ternary(a, b, c) => {
+                    work.push((Node::E(a), n));
+                    work.push((Node::E(b), n));
+                    work.push((Node::E(c), n));
+                }
+                ExprKind::Call(_, args) => args.iter().for_each(|a| work.push((Node::E(a), n))),
+                ExprKind::Index(a, args) => {
+                    work.push((Node::E(a), n));
+                    args.iter().for_each(|a| work.push((Node::E(a), n)));
+                }
+                ExprKind::Agg {
+                    keys: Some(keys), ..
+                } => keys.iter().for_each(|a| work.push((Node::E(a), n))),
+                _ => {}
+            },
+        }
+    }
+    Ok(())
+}
+
 fn syntax_error(t: &Token) -> CompileError {
     let msg = match &t.tok {
         Tok::Eof => "syntax error near end of input".to_string(),
@@ -76,6 +178,22 @@ fn syntax_error(t: &Token) -> CompileError {
 }
 
 impl<'a> Parser<'a> {
+    /// Parses one more level of nesting with `f`, refusing to go deeper
+    /// than `MAX_NESTING`.
+    fn nested<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, CompileError>,
+    ) -> Result<T, CompileError> {
+        if self.nest >= MAX_NESTING {
+            let line = self.peek()?.line;
+            return Err(too_deep(line));
+        }
+        self.nest += 1;
+        let r = f(self);
+        self.nest -= 1;
+        r
+    }
+
     fn peek(&mut self) -> Result<&Token, CompileError> {
         if self.peeked.is_none() {
             self.peeked = Some(self.lex.next_token()?);
@@ -342,10 +460,10 @@ impl<'a> Parser<'a> {
                 self.expect("(")?;
                 let cond = self.expr()?;
                 self.expect(")")?;
-                let then = self.block_or_statement()?;
+                let then = self.nested(|p| p.block_or_statement())?;
                 let els = if matches!(&self.peek()?.tok, Tok::Ident(e) if e == "else") {
                     self.next()?;
-                    self.block_or_statement()?
+                    self.nested(|p| p.block_or_statement())?
                 } else {
                     Vec::new()
                 };
@@ -501,7 +619,7 @@ impl<'a> Parser<'a> {
         match op {
             Some(op) => {
                 let line = self.next()?.line;
-                let rhs = self.assignment()?;
+                let rhs = self.nested(|p| p.assignment())?;
                 Ok(Expr::new(
                     ExprKind::Assign(op, Box::new(lhs), Box::new(rhs)),
                     line,
@@ -517,11 +635,11 @@ impl<'a> Parser<'a> {
             let line = self.next()?.line;
             let saved = self.in_predicate;
             self.in_predicate = false;
-            let a = self.expr();
+            let a = self.nested(|p| p.expr());
             self.in_predicate = saved;
             let a = a?;
             self.expect(":")?;
-            let b = self.conditional()?;
+            let b = self.nested(|p| p.conditional())?;
             return Ok(Expr::new(
                 ExprKind::Ternary(Box::new(c), Box::new(a), Box::new(b)),
                 line,
@@ -588,7 +706,7 @@ impl<'a> Parser<'a> {
             if self.starts_type()? {
                 let ty = self.type_name()?;
                 self.expect(")")?;
-                let e = self.cast()?;
+                let e = self.nested(|p| p.cast())?;
                 return Ok(Expr::new(ExprKind::Cast(ty, Box::new(e)), open.line));
             }
             self.rewind_to(&open);
@@ -612,9 +730,9 @@ impl<'a> Parser<'a> {
         if let Some(op) = op {
             self.next()?;
             let e = if matches!(op, UnOp::PreInc | UnOp::PreDec) {
-                self.unary()?
+                self.nested(|p| p.unary())?
             } else {
-                self.cast()?
+                self.nested(|p| p.cast())?
             };
             return Ok(Expr::new(ExprKind::Unary(op, Box::new(e)), t.line));
         }
@@ -630,12 +748,12 @@ impl<'a> Parser<'a> {
                     }
                     self.rewind_to(&open);
                 }
-                let e = self.unary()?;
+                let e = self.nested(|p| p.unary())?;
                 return Ok(Expr::new(ExprKind::SizeofExpr(Box::new(e)), t.line));
             }
             if id == "stringof" {
                 self.next()?;
-                let e = self.unary()?;
+                let e = self.nested(|p| p.unary())?;
                 return Ok(Expr::new(ExprKind::Stringof(Box::new(e)), t.line));
             }
         }
@@ -650,7 +768,7 @@ impl<'a> Parser<'a> {
                 return Ok(());
             }
             loop {
-                args.push(self.assignment()?);
+                args.push(self.nested(|p| p.assignment())?);
                 if self.eat(close)? {
                     return Ok(());
                 }
@@ -752,7 +870,7 @@ impl<'a> Parser<'a> {
             Tok::Ident(id) => ExprKind::Ident(id),
             Tok::Punct("(") => {
                 self.depth += 1;
-                let e = self.expr();
+                let e = self.nested(|p| p.expr());
                 self.depth -= 1;
                 let e = e?;
                 self.expect(")")?;

@@ -94,6 +94,8 @@ pub struct Format {
 pub enum FormatError {
     /// A `%` at the end, or an unknown conversion character.
     BadConversion(String),
+    /// A written width or precision above `MAX_WIDTH`.
+    TooWide(String),
 }
 
 /// A bad conversion as written, for a message: `%`, its flags, and the
@@ -105,6 +107,10 @@ fn conv_text(text: &[u8], start: usize, at: usize) -> String {
     };
     crate::lex::quote_bytes(&text[start..at + len])
 }
+
+/// The largest width or precision a conversion may have, written or
+/// given by a `*` argument: output is built in memory.
+pub const MAX_WIDTH: i64 = 65_535;
 
 impl Format {
     pub fn parse(text: &[u8]) -> Result<Format, FormatError> {
@@ -150,6 +156,13 @@ impl Format {
             } else {
                 Count::None
             };
+            if [width, precision]
+                .iter()
+                .any(|c| matches!(c, Count::Fixed(n) if i64::from(*n) > MAX_WIDTH))
+            {
+                let t = String::from_utf8_lossy(&text[start..i.min(text.len())]).into_owned();
+                return Err(FormatError::TooWide(t));
+            }
             let mut length = Length::None;
             loop {
                 match text.get(i) {
@@ -338,6 +351,7 @@ mod tests {
     fn quotes_bad_conversions_that_are_not_ascii() {
         let bad = |f: &[u8]| match Format::parse(f) {
             Err(FormatError::BadConversion(t)) => t,
+            Err(e) => panic!("{:?}", e),
             Ok(_) => panic!("accepted"),
         };
         assert_eq!(bad("%-5é".as_bytes()), "%-5é");

@@ -64,6 +64,21 @@ pub struct Probes {
 }
 
 impl Probes {
+    /// The probes that need no discovery: the dtrace and profile
+    /// providers. Others can be added with `add` (tests and the fuzz
+    /// driver add system calls this way).
+    pub fn builtin() -> Probes {
+        let mut p = Probes {
+            list: Vec::new(),
+            by_desc: BTreeMap::new(),
+            tracefs: None,
+            syscall_unavailable: None,
+        };
+        dtrace::provide(&mut p);
+        profile::provide(&mut p);
+        p
+    }
+
     /// Discovers the probes of every provider on this system.
     pub fn discover() -> Probes {
         let mut p = Probes::builtin();
@@ -74,20 +89,6 @@ impl Probes {
             }
             Err(e) => p.syscall_unavailable = Some(format!("tracefs is not available: {}", e)),
         }
-        p
-    }
-
-    /// The probes that need no kernel to be known: the dtrace and
-    /// profile providers.  Tests add system calls to it with `add`.
-    pub fn builtin() -> Probes {
-        let mut p = Probes {
-            list: Vec::new(),
-            by_desc: BTreeMap::new(),
-            tracefs: None,
-            syscall_unavailable: None,
-        };
-        dtrace::provide(&mut p);
-        profile::provide(&mut p);
         p
     }
 

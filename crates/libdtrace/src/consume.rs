@@ -379,6 +379,15 @@ fn consume_one(
             ActionLayout::Trace(v) => trace_output(&mut text, value_arg(v, rec), quiet),
             ActionLayout::Printf { format, args } => {
                 let vals: Vec<Arg> = args.iter().map(|v| value_arg(v, rec)).collect();
+                if let Some(w) = format::star_too_wide(format, &vals) {
+                    let what = format!(
+                        "printf( ) width or precision {} exceeds the limit of {}",
+                        w,
+                        dtrace_lang::printf::MAX_WIDTH
+                    );
+                    report_error(dt, pd.epid, i as u32 + 1, 3, 0, &what);
+                    continue;
+                }
                 text = format::format(format, &vals, None);
             }
             ActionLayout::Exit(_) => {}
@@ -424,6 +433,17 @@ fn handle_error_record(dt: &mut Dtrace, rec: &[u8]) {
     let action = rd_u32(rec, 12);
     let fault = rd_u64(rec, 16);
     let addr = rd_u64(rec, 24);
+    let details = match fault {
+        1 | 2 | 6 | 7 => format!(" (0x{:x})", addr),
+        _ => String::new(),
+    };
+    let what = format!("{}{}", fault_str(fault), details);
+    report_error(dt, epid, action, fault, addr, &what);
+}
+
+/// Reports a runtime error of enabled probe `epid` in DTrace's words:
+/// `what` happened in `action` (0: the predicate).
+fn report_error(dt: &mut Dtrace, epid: u32, action: u32, fault: u64, addr: u64, what: &str) {
     let desc = dt.epid(epid);
     let probe_id = desc.map(|d| d.probe).unwrap_or(0);
     let probe = dt
@@ -431,26 +451,14 @@ fn handle_error_record(dt: &mut Dtrace, rec: &[u8]) {
         .get(probe_id)
         .map(|p| p.desc.clone())
         .unwrap_or_default();
-    let details = match fault {
-        1 | 2 | 6 | 7 => format!(" (0x{:x})", addr),
-        _ => String::new(),
-    };
     let place = if action == 0 {
         "predicate".to_string()
     } else {
         format!("action #{}", action)
     };
     let msg = format!(
-        "error on enabled probe ID {} (ID {}: {}:{}:{}:{}): {}{} in {}",
-        epid,
-        probe_id,
-        probe.provider,
-        probe.module,
-        probe.function,
-        probe.name,
-        fault_str(fault),
-        details,
-        place
+        "error on enabled probe ID {} (ID {}: {}:{}:{}:{}): {} in {}",
+        epid, probe_id, probe.provider, probe.module, probe.function, probe.name, what, place
     );
     let e = ErrorData {
         epid,

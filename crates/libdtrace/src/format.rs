@@ -2,7 +2,7 @@
 //! width, precision, length modifiers), shared by `printf()`, `printa()`
 //! and the default output of `trace()` and aggregations.
 
-use dtrace_lang::printf::{ConvKind, Conversion, Count, Format, Length, Segment};
+use dtrace_lang::printf::{ConvKind, Conversion, Count, Format, Length, Segment, MAX_WIDTH};
 use dtrace_lang::types::{IntType, Type};
 
 /// A value to format.
@@ -79,9 +79,9 @@ fn format_int(
     let mut width = width.unwrap_or(0);
     if width < 0 {
         left = true;
-        width = -width;
+        width = width.saturating_neg();
     }
-    let width = width as usize;
+    let width = width.min(MAX_WIDTH) as usize;
     let (digits, prefix): (Vec<u8>, Vec<u8>) = match c.kind {
         ConvKind::Signed => {
             let (n, _) = narrow(v, t, c.length, true);
@@ -157,16 +157,14 @@ fn format_int(
         _ => (v.to_string().into_bytes(), Vec::new()),
     };
     let mut digits = digits;
+    let mut body = prefix.clone();
     if let Some(p) = prec {
-        let p = p.max(0) as usize;
+        let p = p.clamp(0, MAX_WIDTH) as usize;
         if p == 0 && digits == b"0" {
             digits.clear();
         }
-        while digits.len() < p {
-            digits.insert(0, b'0');
-        }
+        body.extend(std::iter::repeat_n(b'0', p.saturating_sub(digits.len())));
     }
-    let mut body = prefix.clone();
     body.extend_from_slice(&digits);
     let zero = zero && !left && prec.is_none();
     pad(out, &body, width, left, zero, prefix.len());
@@ -177,8 +175,9 @@ fn format_str(out: &mut Vec<u8>, c: &Conversion, s: &[u8], width: Option<i64>, p
     let mut width = width.unwrap_or(0);
     if width < 0 {
         left = true;
-        width = -width;
+        width = width.saturating_neg();
     }
+    let width = width.min(MAX_WIDTH);
     let s = match prec {
         Some(p) if p >= 0 && (p as usize) < s.len() => &s[..p as usize],
         _ => s,
@@ -250,6 +249,30 @@ pub fn fixed(c: Count) -> Option<i64> {
         Count::Fixed(n) => Some(i64::from(n)),
         _ => None,
     }
+}
+
+/// The first `*` width or precision among `args` beyond `MAX_WIDTH` (the
+/// consumer reports it as a runtime error instead of printing); widths
+/// are clamped to the limit in any case.
+pub fn star_too_wide(fmt: &Format, args: &[Arg]) -> Option<i64> {
+    let mut i = 0;
+    for c in fmt.conversions() {
+        if c.is_agg() {
+            continue;
+        }
+        for n in [c.width, c.precision] {
+            if n == Count::Star {
+                if let Some(Arg::Int(v, _)) = args.get(i) {
+                    if v.unsigned_abs() > MAX_WIDTH as u64 {
+                        return Some(*v);
+                    }
+                }
+                i += 1;
+            }
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Formats a `%@` conversion (printa's aggregation value).
@@ -374,5 +397,28 @@ mod tests {
         assert_eq!(f("%c%c", &[Arg::Int(104, INT), Arg::Int(105, INT)]), "hi");
         assert_eq!(f("%S", &[Arg::Str(b"a\nb\x01")]), "a\\nb\\001");
         assert_eq!(f("100%%", &[]), "100%");
+    }
+
+    #[test]
+    fn huge_widths_and_precisions_are_bounded_and_linear() {
+        let p = Format::parse(b"%*d|%.*d").unwrap();
+        let args = [
+            Arg::Int(500_000_000, INT),
+            Arg::Int(1, INT),
+            Arg::Int(i64::MIN, INT64),
+            Arg::Int(2, INT),
+        ];
+        assert_eq!(star_too_wide(&p, &args), Some(500_000_000));
+        let out = format(&p, &args, None);
+        assert_eq!(out.len(), MAX_WIDTH as usize + 2);
+        let p = Format::parse(b"%.65535d").unwrap();
+        let out = format(&p, &[Arg::Int(1, INT)], None);
+        assert_eq!(out.len(), 65535);
+        assert!(Format::parse(b"%.4000000d").is_err());
+        assert!(Format::parse(b"%500000000d").is_err());
+        assert_eq!(
+            star_too_wide(&Format::parse(b"%*s").unwrap(), &[Arg::Int(-9, INT)]),
+            None
+        );
     }
 }

@@ -19,6 +19,7 @@ pub mod aggregate;
 mod consume;
 pub mod format;
 mod load;
+pub mod offline;
 pub mod options;
 
 use std::collections::HashSet;
@@ -248,13 +249,18 @@ impl Dtrace {
         if !dtrace_sys::has_trace_privilege() {
             return Err(Error::Privilege(load::PRIVILEGE.into()));
         }
-        Ok(Dtrace {
+        Ok(Dtrace::with_probes(Probes::discover()))
+    }
+
+    /// A handle over a given probe table (see `offline`).
+    pub(crate) fn with_probes(probes: Probes) -> Dtrace {
+        Dtrace {
             opts: Options::default(),
             syms: Symbols::default(),
             clauses: Vec::new(),
             next_clause: 0,
             programs: Vec::new(),
-            probes: Probes::discover(),
+            probes,
             enablings: Vec::new(),
             epids: Vec::new(),
             macros: MacroEnv {
@@ -285,7 +291,7 @@ impl Dtrace {
             flow_last_epid: None,
             drops_seen: Vec::new(),
             epid_cache: Vec::new(),
-        })
+        }
     }
 
     /// Sets an option (`-x name=value`, `#pragma D option`).
@@ -387,8 +393,12 @@ impl Dtrace {
         };
         let mut syms = self.syms.clone();
         let mut next = self.next_clause;
-        let checked = dtrace_lang::compile(&text, src, &self.macros, &mut syms, &mut next)
-            .map_err(Error::Compile)?;
+        // Parsing and checking recurse as deep as the program nests.
+        let macros = &self.macros;
+        let checked = dtrace_lang::on_compile_stack(|| {
+            dtrace_lang::compile(&text, src, macros, &mut syms, &mut next)
+        })
+        .map_err(Error::Compile)?;
         // Pragmas take effect as the program is compiled.
         for (name, value, line) in &checked.options {
             if !Options::exists(name) {

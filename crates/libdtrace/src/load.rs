@@ -39,6 +39,15 @@ fn is_eperm(e: &std::io::Error) -> bool {
 
 /// Generates, loads and attaches everything; tracing is INACTIVE after.
 pub(crate) fn start(dt: &mut Dtrace) -> Result<Running, Error> {
+    start_with(dt, true)
+}
+
+/// Plans and generates the programs of every enabled probe; `btf` says
+/// whether kernel BTF may be read for the offsets some variables need.
+pub(crate) fn generate(
+    dt: &Dtrace,
+    btf: bool,
+) -> Result<(dtrace_providers::Planned, Generated, usize), Error> {
     let planned = dtrace_providers::plan(&dt.probes, &dt.enablings)?;
     // Arrays indexed by CPU number need one more entry than the highest
     // possible CPU.
@@ -64,7 +73,7 @@ pub(crate) fn start(dt: &mut Dtrace) -> Result<Running, Error> {
             }
         });
     }
-    if needs_btf {
+    if needs_btf && btf {
         if let Ok(btf) = dtrace_sys::btf::Btf::load_vmlinux() {
             opts.task_real_parent = btf.member_path("task_struct", "real_parent").map(|x| x.0);
             opts.task_tgid = btf.member_path("task_struct", "tgid").map(|x| x.0);
@@ -81,7 +90,16 @@ pub(crate) fn start(dt: &mut Dtrace) -> Result<Running, Error> {
         error_clauses: &planned.error_clauses,
         opts: &opts,
     };
-    let mut gen = dtrace_bpf::generate(&input).map_err(|e| Error::Enable(e.0))?;
+    // Code generation recurses as deep as the program nests.
+    let gen = dtrace_lang::on_compile_stack(|| dtrace_bpf::generate(&input))
+        .map_err(|e| Error::Enable(e.0))?;
+    Ok((planned, gen, ncpus as usize))
+}
+
+/// `start`, or with `attach` false only creates the maps and loads the
+/// programs (the kernel verifier's verdict, for the fuzz driver).
+pub(crate) fn start_with(dt: &mut Dtrace, attach: bool) -> Result<Running, Error> {
+    let (planned, mut gen, _) = generate(dt, true)?;
 
     // Maps.
     let mut maps = Vec::new();
@@ -166,6 +184,7 @@ pub(crate) fn start(dt: &mut Dtrace) -> Result<Running, Error> {
         match (&pp.attach, pp.plan.phase) {
             (Attach::TestRun, Phase::Begin) => begin = Some(fd),
             (Attach::TestRun, _) => end = Some(fd),
+            (_, _) if !attach => progs.push(fd),
             (att, _) => {
                 let l = dtrace_providers::attach(att, &fd, dt.probes.tracefs()).map_err(|e| {
                     if is_eperm(&e) {

@@ -1,0 +1,1 @@
+BEGIN { this->x = this->x + 1; }

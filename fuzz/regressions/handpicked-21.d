@@ -1,0 +1,1 @@
+BEGIN { lquantize(1, 0, 10, 0); }

@@ -1,0 +1,1 @@
+BEGIN { @ = lquantize(1, 10, 0, 1); }

@@ -1,0 +1,2 @@
+#pragma D option bufsize=
+BEGIN {}
