@@ -64,9 +64,31 @@ pub struct Probes {
 }
 
 impl Probes {
+    /// The built-in probes plus entry and return probes for the given
+    /// system calls (name, x86-64 number), with no kernel: for the code
+    /// generator's snapshot tests and the fuzz driver's offline path.
+    pub fn with_syscalls(calls: &[(&str, u32)]) -> Probes {
+        let mut p = Probes::builtin();
+        for &(name, nr) in calls {
+            for ret in [false, true] {
+                p.add(
+                    "syscall",
+                    "vmlinux",
+                    name,
+                    if ret { "return" } else { "entry" },
+                    Kind::Syscall {
+                        name: name.to_string(),
+                        ret,
+                        nr: Some(nr),
+                    },
+                );
+            }
+        }
+        p
+    }
+
     /// The probes that need no discovery: the dtrace and profile
-    /// providers. Others can be added with `add` (tests and the fuzz
-    /// driver add system calls this way).
+    /// providers. Others can be added with `add` (or `with_syscalls`).
     pub fn builtin() -> Probes {
         let mut p = Probes {
             list: Vec::new(),

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use dtrace_bpf::plan::{GenOptions, Generated, MapSpec};
 use dtrace_lang::{MacroEnv, Source, Symbols};
-use dtrace_providers::{plan, Attach, Enabling, Kind, Planned, Probes};
+use dtrace_providers::{plan, Attach, Enabling, Planned, Probes};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn dir() -> PathBuf {
@@ -40,23 +40,7 @@ const SYSCALLS: &[(&str, u32)] = &[
 ];
 
 fn probes() -> Probes {
-    let mut p = Probes::builtin();
-    for &(name, nr) in SYSCALLS {
-        for ret in [false, true] {
-            p.add(
-                "syscall",
-                "vmlinux",
-                name,
-                if ret { "return" } else { "entry" },
-                Kind::Syscall {
-                    name: name.to_string(),
-                    ret,
-                    nr: Some(nr),
-                },
-            );
-        }
-    }
-    p
+    Probes::with_syscalls(SYSCALLS)
 }
 
 /// Compiles, matches, plans and generates one program, as libdtrace's

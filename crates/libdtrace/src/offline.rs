@@ -6,7 +6,7 @@
 //! judges the result (root only; nothing is attached). Used by the fuzz
 //! driver (`fuzz/`) and by tests that feed the compiler odd programs.
 
-use dtrace_providers::{Kind, Probes};
+use dtrace_providers::Probes;
 
 use crate::{load, Dtrace, Error, ProgramSource};
 
@@ -31,23 +31,7 @@ const SYSCALLS: &[(&str, u32)] = &[
 
 /// The probe table the offline path compiles against.
 pub fn probes() -> Probes {
-    let mut p = Probes::builtin();
-    for &(name, nr) in SYSCALLS {
-        for ret in [false, true] {
-            p.add(
-                "syscall",
-                "vmlinux",
-                name,
-                if ret { "return" } else { "entry" },
-                Kind::Syscall {
-                    name: name.to_string(),
-                    ret,
-                    nr: Some(nr),
-                },
-            );
-        }
-    }
-    p
+    Probes::with_syscalls(SYSCALLS)
 }
 
 /// What a successful offline compile produced.
