@@ -121,8 +121,10 @@ pub fn stop_signals() -> usize {
 
 static SIGNALS: AtomicUsize = AtomicUsize::new(0);
 static WAKE_FD: AtomicI32 = AtomicI32::new(-1);
+static LAST_SIGNAL: AtomicI32 = AtomicI32::new(0);
 
-extern "C" fn on_signal(_sig: libc::c_int) {
+extern "C" fn on_signal(sig: libc::c_int) {
+    LAST_SIGNAL.store(sig, Ordering::SeqCst);
     SIGNALS.fetch_add(1, Ordering::SeqCst);
     let fd = WAKE_FD.load(Ordering::SeqCst);
     if fd >= 0 {
@@ -196,6 +198,22 @@ impl StopSignals {
         } > 0
         {}
         SIGNALS.load(Ordering::SeqCst)
+    }
+}
+
+/// Ends the process as the last stop signal would have without a handler
+/// (for a shell, dtrace was interrupted), once the caller has cleaned up.
+/// Returns only if no stop signal has arrived.
+pub fn die_of_stop_signal() {
+    let sig = LAST_SIGNAL.load(Ordering::SeqCst);
+    if sig == 0 {
+        return;
+    }
+    // SAFETY: restoring the default disposition of a signal we handle and
+    // raising it; no memory is involved.
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
     }
 }
 

@@ -17,6 +17,29 @@ pub struct Target {
     exited: bool,
 }
 
+/// Why a command could not be created for tracing.
+#[derive(Debug)]
+pub enum CreateError {
+    /// The command could not be executed (not found, not executable...).
+    Exec(io::Error),
+    /// The command could not be put under dtrace's control: the child's
+    /// `PTRACE_TRACEME` was refused (dtrace itself run under `strace -f`
+    /// or a debugger that follows forks, a seccomp or LSM policy).
+    Control(io::Error),
+}
+
+impl std::fmt::Display for CreateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CreateError::Exec(e) | CreateError::Control(e) => e.fmt(f),
+        }
+    }
+}
+
+/// The exit status of a child whose pre-exec step failed is the errno of
+/// that step; errno values stay below this.
+const PRE_EXEC_STATUS_LIMIT: i32 = 127;
+
 fn pidfd_open(pid: i32) -> io::Result<OwnedFd> {
     // SAFETY: pidfd_open takes a pid and flags.
     let r = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::c_long, 0 as libc::c_long) };
@@ -31,10 +54,10 @@ impl Target {
     /// Creates `argv` as a child stopped right after its exec, before it
     /// runs any instruction of the new program, until `release`. The stop
     /// is a ptrace exec stop, as DTrace's process control uses.
-    pub fn create(argv: &[OsString]) -> io::Result<Target> {
-        let (prog, args) = argv
-            .split_first()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
+    pub fn create(argv: &[OsString]) -> Result<Target, CreateError> {
+        let (prog, args) = argv.split_first().ok_or_else(|| {
+            CreateError::Exec(io::Error::new(io::ErrorKind::InvalidInput, "empty command"))
+        })?;
         let mut cmd = Command::new(prog);
         cmd.args(args);
         // SAFETY: the closure runs in the forked child before exec and only
@@ -50,7 +73,7 @@ impl Target {
                 }
                 // dtrace may have died before the prctl took effect.
                 if libc::getppid() != parent {
-                    libc::_exit(127);
+                    libc::_exit(PRE_EXEC_STATUS_LIMIT);
                 }
                 if libc::ptrace(
                     libc::PTRACE_TRACEME,
@@ -59,12 +82,16 @@ impl Target {
                     std::ptr::null_mut::<libc::c_void>(),
                 ) < 0
                 {
-                    return Err(io::Error::last_os_error());
+                    // Exit with the errno rather than returning it: the
+                    // standard library would report it as a failed exec,
+                    // and the parent must tell the two apart.
+                    let errno = io::Error::last_os_error().raw_os_error().unwrap_or(0);
+                    libc::_exit(errno.clamp(1, PRE_EXEC_STATUS_LIMIT - 1));
                 }
                 Ok(())
             });
         }
-        let mut child = cmd.spawn()?;
+        let mut child = cmd.spawn().map_err(CreateError::Exec)?;
         let pid = child.id() as i32;
         // The exec raises SIGTRAP, stopping the child for us.
         let mut status = 0;
@@ -73,10 +100,20 @@ impl Target {
         if r < 0 {
             let e = io::Error::last_os_error();
             let _ = child.kill();
-            return Err(e);
+            let _ = child.wait();
+            return Err(CreateError::Control(e));
         }
         if !libc::WIFSTOPPED(status) {
-            return Err(io::Error::other("command exited before it could be traced"));
+            // The exec had not happened yet (spawn waits for it and would
+            // have failed): the child ended in its pre-exec step.
+            let e = if libc::WIFEXITED(status)
+                && (1..PRE_EXEC_STATUS_LIMIT).contains(&libc::WEXITSTATUS(status))
+            {
+                io::Error::from_raw_os_error(libc::WEXITSTATUS(status))
+            } else {
+                io::Error::other("command ended before it could be traced")
+            };
+            return Err(CreateError::Control(e));
         }
         let pidfd = match pidfd_open(pid) {
             Ok(fd) => fd,
@@ -84,7 +121,7 @@ impl Target {
                 // Not left stopped (or run untraced once we exit).
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(e);
+                return Err(CreateError::Control(e));
             }
         };
         Ok(Target {

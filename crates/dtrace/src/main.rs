@@ -254,9 +254,14 @@ fn run(cmd: Cmd) -> u8 {
             .collect();
         match dtrace_sys::process::Target::create(&argv) {
             Ok(t) => targets.push(t),
-            Err(e) => {
+            Err(dtrace_sys::process::CreateError::Exec(e)) => {
                 let why = io_reason(&e);
                 eprint_bytes(&[b"failed to execute ", c.as_bytes(), b": ", why.as_bytes()]);
+                return E_ERROR;
+            }
+            Err(dtrace_sys::process::CreateError::Control(e)) => {
+                let why = io_reason(&e);
+                eprint_bytes(&[b"failed to control ", c.as_bytes(), b": ", why.as_bytes()]);
                 return E_ERROR;
             }
         }
@@ -405,8 +410,17 @@ fn run(cmd: Cmd) -> u8 {
         status: None,
     };
     // Targets are killed when dtrace returns, whatever the way: they drop.
-    if let Err(e) = dt.go() {
-        return fatal(e);
+    // A stop signal during the set-up abandons it: dtrace ends as the
+    // signal would have ended it, with nothing left behind.
+    match dt.go_until(&|| dtrace_sys::poll::stop_signals() > 0) {
+        Ok(()) => {}
+        Err(Error::Cancelled) => {
+            drop(dt);
+            drop(targets);
+            dtrace_sys::poll::die_of_stop_signal();
+            return E_ERROR;
+        }
+        Err(e) => return fatal(e),
     }
     for t in &mut targets {
         if let Err(e) = t.release() {

@@ -458,6 +458,38 @@ fn verifier_refusals_give_the_verifiers_reason() {
     }
 }
 
+/// A clause whose record cannot fit the buffer is refused when tracing is
+/// enabled, in DTrace's words: its record would be dropped every time, and
+/// with it its exit(), leaving dtrace running for ever.
+fn records_larger_than_the_buffer_are_refused() {
+    let _g = serial();
+    let prog = "BEGIN { x = \"abc\"; printf(\"%s %s %s\\n\", x, x, x); exit(0); }";
+    let mut child = dtrace()
+        .args(["-q", "-b", "4k", "-x", "strsize=8k", "-n", prog])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn dtrace");
+    let t = std::time::Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if t.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("dtrace hangs on a record larger than its buffer");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = child.wait_with_output().expect("output");
+    assert_failed(
+        &o,
+        1,
+        "dtrace: could not enable tracing: Enabling exceeds size of buffer\n",
+    );
+    // The same record in a buffer that holds it.
+    let o = run(&["-q", "-b", "4k", "-x", "strsize=1k", "-n", prog]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "abc abc abc\n\n");
+}
+
 /// In a private mount namespace with every tracefs unmounted, dtrace
 /// mounts tracefs itself at /sys/kernel/tracing.  The host's mounts are
 /// not touched.
@@ -576,6 +608,11 @@ fn main() {
             true,
         ),
         ("no_script_bytes_panic", no_script_bytes_panic, true),
+        (
+            "records_larger_than_the_buffer_are_refused",
+            records_larger_than_the_buffer_are_refused,
+            true,
+        ),
     ];
     let trials = tests
         .iter()

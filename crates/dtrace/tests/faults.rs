@@ -262,6 +262,33 @@ fn targets_that_fail() {
     assert_eq!(text(&o.stdout), "end\n\n");
 }
 
+/// A command dtrace cannot put under its control (its PTRACE_TRACEME is
+/// refused because `strace -f` already traces it) is not reported as a
+/// command that cannot be executed.
+fn untraceable_target() {
+    let _g = serial();
+    let o = Command::new("strace")
+        .args([
+            "-f",
+            "-qq",
+            "-o",
+            "/dev/null",
+            DTRACE,
+            "-n",
+            "BEGIN",
+            "-c",
+            "true",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run strace");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stderr),
+        "dtrace: failed to control true: Operation not permitted\n"
+    );
+}
+
 fn grabbing_itself_or_nothing() {
     let _g = serial();
     let o = Command::new("sh")
@@ -323,6 +350,45 @@ fn signals_at_any_moment_leave_nothing() {
     }
 }
 
+/// SIGINT during a set-up that takes seconds (thousands of probes to load
+/// and attach) ends dtrace then, as the signal would have: tracing never
+/// starts (BEGIN does not fire) and dtrace dies of SIGINT.
+fn sigint_during_set_up() {
+    use std::os::unix::process::ExitStatusExt;
+    let _g = serial();
+    let mut script = String::new();
+    for i in 0..2000 {
+        script.push_str(&format!(
+            "tick-{}ms {{ @[{}] = count(); }}\n",
+            100_000 + i,
+            i
+        ));
+    }
+    script.push_str("BEGIN { printf(\"began\\n\"); exit(0); }\n");
+    let path = std::env::temp_dir().join(format!("dtrace-setup-{}.d", std::process::id()));
+    std::fs::write(&path, script).expect("write script");
+    let mut child = dtrace()
+        .arg("-s")
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn dtrace");
+    // "matched 2001 probes" is printed once the program is compiled,
+    // just before the set-up.
+    let mut err = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    err.read_line(&mut line).expect("read stderr");
+    assert!(line.contains("matched 2001 probes"), "{}", line);
+    signal(child.id(), "INT");
+    let st = wait_or_hang(&mut child, Duration::from_secs(60), "SIGINT in set-up");
+    let _ = std::fs::remove_file(&path);
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).ok();
+    assert_eq!(out, "", "tracing started although interrupted");
+    assert_eq!(st.signal(), Some(2), "{:?}", st);
+}
+
 fn two_instances_count_exactly() {
     let _g = serial();
     let prog = "syscall::getpid:entry /pid == $target/ { @ = count(); }";
@@ -344,6 +410,11 @@ fn two_instances_count_exactly() {
     assert_eq!(ob.status.code(), Some(0), "{}", text(&ob.stderr));
     assert_eq!(text(&oa.stdout).trim(), "3000");
     assert_eq!(text(&ob.stdout).trim(), "5000");
+}
+
+fn on_path(tool: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
 }
 
 fn privileged() -> bool {
@@ -380,12 +451,14 @@ fn main() {
         ),
         ("script_size_is_bounded", script_size_is_bounded),
         ("targets_that_fail", targets_that_fail),
+        ("untraceable_target", untraceable_target),
         ("grabbing_itself_or_nothing", grabbing_itself_or_nothing),
         (
             "signals_at_any_moment_leave_nothing",
             signals_at_any_moment_leave_nothing,
         ),
         ("two_instances_count_exactly", two_instances_count_exactly),
+        ("sigint_during_set_up", sigint_during_set_up),
     ];
     let trials = tests
         .iter()
@@ -393,6 +466,9 @@ fn main() {
             Trial::ignorable_test(name, move || {
                 if !root {
                     return Ok(Completion::ignored_with("needs root"));
+                }
+                if name == "untraceable_target" && !on_path("strace") {
+                    return Ok(Completion::ignored_with("needs strace"));
                 }
                 f();
                 Ok(Completion::Completed)

@@ -60,6 +60,9 @@ pub enum Error {
         detail: String,
     },
     Io(io::Error),
+    /// The set-up was abandoned because the caller asked (see
+    /// [`Dtrace::go_until`]); nothing of it is left in the kernel.
+    Cancelled,
 }
 
 impl fmt::Display for Error {
@@ -88,6 +91,7 @@ impl fmt::Display for Error {
                 Ok(())
             }
             Error::Io(e) => write!(f, "{}", e),
+            Error::Cancelled => write!(f, "set-up cancelled"),
         }
     }
 }
@@ -491,10 +495,17 @@ impl Dtrace {
     /// Starts tracing: builds, loads and attaches every enabled probe's
     /// program, then fires BEGIN.
     pub fn go(&mut self) -> Result<(), Error> {
+        self.go_until(&|| false)
+    }
+
+    /// [`go`](Self::go), abandoning the set-up (which for thousands of
+    /// probes takes seconds) with [`Error::Cancelled`] as soon as
+    /// `cancelled` says so, e.g. when SIGINT arrives.
+    pub fn go_until(&mut self, cancelled: &dyn Fn() -> bool) -> Result<(), Error> {
         if self.running.is_some() {
             return Err(Error::Enable("tracing is already active".into()));
         }
-        let running = load::start(self)?;
+        let running = load::start(self, cancelled)?;
         self.running = Some(running);
         self.last_status = Instant::now();
         load::fire_begin(self)?;

@@ -38,8 +38,10 @@ fn is_eperm(e: &std::io::Error) -> bool {
 }
 
 /// Generates, loads and attaches everything; tracing is INACTIVE after.
-pub(crate) fn start(dt: &mut Dtrace) -> Result<Running, Error> {
-    start_with(dt, true)
+/// `cancelled` is asked between steps: when it says yes, everything made
+/// so far is closed and the set-up ends with [`Error::Cancelled`].
+pub(crate) fn start(dt: &mut Dtrace, cancelled: &dyn Fn() -> bool) -> Result<Running, Error> {
+    start_with(dt, true, cancelled)
 }
 
 /// Plans and generates the programs of every enabled probe; `btf` says
@@ -96,14 +98,51 @@ pub(crate) fn generate(
     Ok((planned, gen, ncpus as usize))
 }
 
+/// Every clause's record must fit the per-CPU buffer size (and the ring
+/// buffer, with its 8-byte record header): a record that cannot fit would
+/// be dropped every time, and with it the clause's `exit()`. DTrace refuses
+/// such an enabling in the same words.
+fn fits_buffer(dt: &Dtrace, gen: &Generated) -> Result<(), Error> {
+    let bufsize = dt.opts.get("bufsize").max(4096) as u64;
+    let ring = gen
+        .maps
+        .iter()
+        .find(|m| m.role == dtrace_bpf::plan::MapRole::Buffer)
+        .map_or(u64::MAX, |m| u64::from(m.max_entries));
+    let needed = gen
+        .clauses
+        .iter()
+        .map(|c| u64::from(c.size))
+        .max()
+        .unwrap_or(0);
+    if needed > bufsize || needed + 8 > ring {
+        return Err(Error::Enable("Enabling exceeds size of buffer".into()));
+    }
+    Ok(())
+}
+
 /// `start`, or with `attach` false only creates the maps and loads the
 /// programs (the kernel verifier's verdict, for the fuzz driver).
-pub(crate) fn start_with(dt: &mut Dtrace, attach: bool) -> Result<Running, Error> {
+pub(crate) fn start_with(
+    dt: &mut Dtrace,
+    attach: bool,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<Running, Error> {
+    let check = || {
+        if cancelled() {
+            Err(Error::Cancelled)
+        } else {
+            Ok(())
+        }
+    };
+    check()?;
     let (planned, mut gen, _) = generate(dt, true)?;
+    fits_buffer(dt, &gen)?;
 
     // Maps.
     let mut maps = Vec::new();
     for m in &gen.maps {
+        check()?;
         let (ty, key, value, entries) = match m.kind {
             MapKind::Ringbuf => (MapType::Ringbuf, 0, 0, m.max_entries),
             MapKind::Hash => (MapType::Hash, m.key_size, m.value_size, m.max_entries),
@@ -162,6 +201,7 @@ pub(crate) fn start_with(dt: &mut Dtrace, attach: bool) -> Result<Running, Error
     let mut begin = None;
     let mut end = None;
     for p in &gen.programs {
+        check()?;
         let pp = &planned.programs[p.plan];
         let linked = p.code.link(|m| fds[m.0 as usize]);
         let bytes: Vec<u8> = linked.iter().flat_map(|i| i.encode()).collect();

@@ -53,7 +53,7 @@ pub fn compile(text: &str, verify: bool) -> Result<Summary, Error> {
         let prog = dt.compile(text, ProgramSource::File)?;
         dt.exec(&prog)?;
         let summary = if verify {
-            let running = load::start_with(&mut dt, false)?;
+            let running = load::start_with(&mut dt, false, &|| false)?;
             summarize(&running.gen)
         } else {
             let (_, gen, _) = load::generate(&dt, false)?;
