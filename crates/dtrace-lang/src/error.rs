@@ -113,6 +113,20 @@ tags! {
     D_STRINGOF_TYPE,
     D_ACTION_NOTSUP,
     D_NOTSUP,
+    // Types, objects in memory and declarations of types.
+    D_OP_PTR,
+    D_OP_SOU,
+    D_OP_INCOMPLETE,
+    D_TYPE_MEMBER,
+    D_DEREF_NONPTR,
+    D_DEREF_VOID,
+    D_DEREF_FUNC,
+    D_ADDROF_VAR,
+    D_ADDROF_LVAL,
+    D_ADDROF_BITFIELD,
+    D_SIZEOF_TYPE,
+    D_SIZEOF_BITFIELD,
+    D_SYM_NOTYPES,
 }
 
 /// A compile error: tag, optional line, message.

@@ -1,14 +1,71 @@
-//! D's types as the compiler sees them: C integers of each width and
-//! signedness (with the names DTrace prints), `string`, pointers and `void`.
+//! D's types: a type table in the image of DTrace's CTF containers.
+//!
+//! A [`Type`] is a small value: the C scalars (integers of each width and
+//! signedness with the names DTrace prints, floating types), `string`,
+//! `void`, pointers, arrays, functions and typedef names inline, and
+//! structs, unions and enums by reference to their definition in a
+//! [`TypeTable`]. The table holds the definitions a program declares and
+//! those imported on demand from an external source ([`ExtTypes`]: the
+//! kernel's BTF), so types that refer to each other (`task_struct` points
+//! to `task_struct`) are finite, and a kernel type costs nothing until a
+//! program names it.
 
+use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Type {
     Int(IntType),
+    Float(FloatType),
     String,
-    Ptr(Box<Type>),
     Void,
+    Ptr(Box<Type>),
+    /// An array of a known number of elements.
+    Array(Box<Type>, u32),
+    /// A struct or union, defined in the type table.
+    Record(TagRef),
+    /// An enum, defined in the type table, and the integer type it is
+    /// stored as.
+    Enum(TagRef, IntType),
+    Func(Box<FuncType>),
+    /// A typedef name for its type: transparent to every operation, shown
+    /// by name in messages.
+    Named(Arc<str>, Box<Type>),
+}
+
+/// A struct, union or enum of the type table: its index there and the
+/// name it is shown by (`struct task_struct`, `enum color`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TagRef {
+    pub id: u32,
+    pub name: Arc<str>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FloatType {
+    pub size: u8,
+    pub name: &'static str,
+}
+
+pub const FLOAT: FloatType = FloatType {
+    size: 4,
+    name: "float",
+};
+pub const DOUBLE: FloatType = FloatType {
+    size: 8,
+    name: "double",
+};
+pub const LONG_DOUBLE: FloatType = FloatType {
+    size: 16,
+    name: "long double",
+};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FuncType {
+    pub ret: Type,
+    pub params: Vec<Type>,
+    pub variadic: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +107,8 @@ pub const UID_T: IntType = IntType::new(4, false, "uid_t");
 pub const GID_T: IntType = IntType::new(4, false, "gid_t");
 pub const PROCESSORID_T: IntType = IntType::new(4, true, "processorid_t");
 pub const UINTPTR_T: IntType = IntType::new(8, false, "uintptr_t");
+pub const SIZE_T: IntType = IntType::new(8, false, "size_t");
+pub const PTRDIFF_T: IntType = IntType::new(8, true, "ptrdiff_t");
 
 /// Typedef names D knows without any declaration.
 const TYPEDEFS: &[IntType] = &[
@@ -67,8 +126,9 @@ const TYPEDEFS: &[IntType] = &[
     ULONG,
     IntType::new(8, false, "u_longlong_t"),
     IntType::new(8, true, "longlong_t"),
-    IntType::new(8, false, "size_t"),
+    SIZE_T,
     IntType::new(8, true, "ssize_t"),
+    PTRDIFF_T,
     IntType::new(8, true, "intptr_t"),
     UINTPTR_T,
     IntType::new(8, true, "off_t"),
@@ -111,6 +171,9 @@ pub fn resolve_base(base: &str) -> Option<Type> {
     match words.as_slice() {
         ["string"] => return Some(Type::String),
         ["void"] => return Some(Type::Void),
+        ["float"] => return Some(Type::Float(FLOAT)),
+        ["double"] => return Some(Type::Float(DOUBLE)),
+        ["long", "double"] => return Some(Type::Float(LONG_DOUBLE)),
         _ => {}
     }
     let mut unsigned = false;
@@ -172,33 +235,75 @@ pub fn resolve_base(base: &str) -> Option<Type> {
 }
 
 impl Type {
-    pub fn is_int(&self) -> bool {
-        matches!(self, Type::Int(_))
+    /// The type a typedef name stands for (through any number of them).
+    pub fn resolved(&self) -> &Type {
+        let mut t = self;
+        while let Type::Named(_, inner) = t {
+            t = inner;
+        }
+        t
     }
 
-    /// Integers and pointers: what arithmetic and conditions accept.
+    pub fn ptr(to: Type) -> Type {
+        Type::Ptr(Box::new(to))
+    }
+
+    /// Integers and enums: what the integer operators accept.
+    pub fn is_int(&self) -> bool {
+        matches!(self.resolved(), Type::Int(_) | Type::Enum(..))
+    }
+
+    pub fn is_float(&self) -> bool {
+        matches!(self.resolved(), Type::Float(_))
+    }
+
+    pub fn is_ptr(&self) -> bool {
+        matches!(self.resolved(), Type::Ptr(_))
+    }
+
+    /// Integers, enums and pointers: what conditions and comparisons
+    /// accept, and what a probe-context register holds.
     pub fn is_scalar(&self) -> bool {
-        matches!(self, Type::Int(_) | Type::Ptr(_))
+        matches!(self.resolved(), Type::Int(_) | Type::Enum(..) | Type::Ptr(_))
     }
 
     pub fn is_string(&self) -> bool {
-        matches!(self, Type::String)
+        matches!(self.resolved(), Type::String)
     }
 
-    /// The integer view of a scalar: pointers behave as `uintptr_t`.
+    pub fn is_void(&self) -> bool {
+        matches!(self.resolved(), Type::Void)
+    }
+
+    /// Structs, unions and arrays: values that live in memory and are
+    /// handled by address.
+    pub fn is_aggregate(&self) -> bool {
+        matches!(self.resolved(), Type::Record(_) | Type::Array(..))
+    }
+
+    /// What a pointer or array points to.
+    pub fn pointee(&self) -> Option<&Type> {
+        match self.resolved() {
+            Type::Ptr(t) | Type::Array(t, _) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The integer view of a scalar: pointers behave as `uintptr_t`, enums
+    /// as the integer they are stored as.
     pub fn as_int(&self) -> Option<IntType> {
-        match self {
-            Type::Int(i) => Some(*i),
+        match self.resolved() {
+            Type::Int(i) | Type::Enum(_, i) => Some(*i),
             Type::Ptr(_) => Some(UINTPTR_T),
             _ => None,
         }
     }
 
-    /// Storage size in bytes of a scalar (0 for string and void, whose size
-    /// the back end decides).
+    /// Storage size in bytes of a scalar (0 for anything else, whose size
+    /// the type table or the back end decides).
     pub fn scalar_size(&self) -> u32 {
-        match self {
-            Type::Int(i) => u32::from(i.size),
+        match self.resolved() {
+            Type::Int(i) | Type::Enum(_, i) => u32::from(i.size),
             Type::Ptr(_) => 8,
             _ => 0,
         }
@@ -206,10 +311,12 @@ impl Type {
 
     /// True if values of `other` may be stored where `self` is expected.
     pub fn compatible(&self, other: &Type) -> bool {
-        match (self, other) {
+        match (self.resolved(), other.resolved()) {
             (Type::String, Type::String) => true,
             (a, b) if a.is_scalar() && b.is_scalar() => true,
             (Type::Void, Type::Void) => true,
+            (Type::Float(a), Type::Float(b)) => a == b,
+            (Type::Record(a), Type::Record(b)) => a.id == b.id,
             _ => false,
         }
     }
@@ -243,12 +350,757 @@ pub fn promote(t: IntType) -> IntType {
 
 impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.declare(""))
+    }
+}
+
+impl Type {
+    /// C's spelling of a declaration of `name` with this type: `int *x`,
+    /// `char (*)[16]` for an abstract one (`name` empty).
+    pub fn declare(&self, name: &str) -> String {
         match self {
-            Type::Int(i) => f.write_str(i.name),
-            Type::String => f.write_str("string"),
-            Type::Void => f.write_str("void"),
-            Type::Ptr(t) => write!(f, "{} *", t),
+            Type::Int(i) => join(i.name, name),
+            Type::Float(t) => join(t.name, name),
+            Type::String => join("string", name),
+            Type::Void => join("void", name),
+            Type::Named(n, _) => join(n, name),
+            Type::Record(r) | Type::Enum(r, _) => join(&r.name, name),
+            Type::Ptr(t) => {
+                let inner = format!("*{}", name);
+                match t.as_ref() {
+                    Type::Array(..) | Type::Func(_) => t.declare(&format!("({})", inner)),
+                    _ => t.declare(&inner),
+                }
+            }
+            Type::Array(t, n) => t.declare(&format!("{}[{}]", name, n)),
+            Type::Func(ft) => {
+                let mut params: Vec<String> = ft.params.iter().map(|p| p.declare("")).collect();
+                if ft.variadic {
+                    params.push("...".into());
+                }
+                if params.is_empty() {
+                    params.push("void".into());
+                }
+                ft.ret.declare(&format!("{}({})", name, params.join(", ")))
+            }
         }
+    }
+}
+
+fn join(base: &str, declarator: &str) -> String {
+    if declarator.is_empty() {
+        base.to_string()
+    } else {
+        format!("{} {}", base, declarator)
+    }
+}
+
+/// A struct or union member.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    /// None for an anonymous struct or union member, whose own members
+    /// are found as if they were this record's.
+    pub name: Option<String>,
+    pub ty: Type,
+    /// Offset from the start of the record, in bits.
+    pub bit_offset: u64,
+    /// Width of a bitfield.
+    pub bits: Option<u32>,
+}
+
+/// Where a definition came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Declared in a D program.
+    Program,
+    /// Named but not defined yet (`struct foo;`, `struct foo *p`).
+    Forward,
+    /// From the external source under this id; members not read yet.
+    External(ExtId),
+    /// From the external source, members read.
+    Imported(ExtId),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub union: bool,
+    /// The tag, if any.
+    pub tag: Option<String>,
+    pub size: u64,
+    pub align: u32,
+    pub members: Vec<Member>,
+    pub origin: Origin,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EnumDef {
+    pub tag: Option<String>,
+    pub repr: IntType,
+    pub values: Vec<(String, i64)>,
+    pub origin: Origin,
+}
+
+/// A member found by name, perhaps inside anonymous members.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FoundMember {
+    pub ty: Type,
+    pub bit_offset: u64,
+    pub bits: Option<u32>,
+}
+
+/// An identifier of a type in an external source.
+pub type ExtId = u64;
+
+/// A type as an external source (the kernel's BTF) describes it; its
+/// references are ids of the same source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExtType {
+    Void,
+    Int {
+        name: String,
+        size: u8,
+        signed: bool,
+    },
+    Float {
+        size: u8,
+    },
+    Ptr(ExtId),
+    Array {
+        elem: ExtId,
+        len: u32,
+    },
+    Record {
+        union: bool,
+        name: Option<String>,
+        size: u64,
+        /// Name (None: anonymous), type, bit offset, bitfield width.
+        members: Vec<(Option<String>, ExtId, u64, Option<u32>)>,
+    },
+    /// A struct or union named but not defined here.
+    Fwd {
+        union: bool,
+        name: String,
+    },
+    Enum {
+        name: Option<String>,
+        size: u8,
+        signed: bool,
+        values: Vec<(String, i64)>,
+    },
+    Typedef {
+        name: String,
+        target: ExtId,
+    },
+    /// const, volatile, restrict and type tags: D ignores them.
+    Qualified(ExtId),
+    Func {
+        ret: ExtId,
+        params: Vec<ExtId>,
+        variadic: bool,
+    },
+}
+
+/// Which name space a tag lives in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TagKind {
+    Struct,
+    Union,
+    Enum,
+}
+
+impl TagKind {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            TagKind::Struct => "struct",
+            TagKind::Union => "union",
+            TagKind::Enum => "enum",
+        }
+    }
+}
+
+/// A source of types beyond the program's own: the kernel's BTF, read by
+/// the consumer library. Lookups take the module a name is scoped to
+/// (`` struct vmlinux`task_struct ``), or None for any.
+pub trait ExtTypes: Send + Sync {
+    /// A struct, union or enum by tag.
+    fn tagged(&self, kind: TagKind, name: &str, module: Option<&str>) -> Option<ExtId>;
+    /// A typedef by name.
+    fn typedef(&self, name: &str, module: Option<&str>) -> Option<ExtId>;
+    /// What an id is.
+    fn get(&self, id: ExtId) -> Option<ExtType>;
+}
+
+/// How deep a chain of by-value types (typedefs, arrays, qualifiers) an
+/// import follows before deciding the source is malformed.
+const MAX_EXT_DEPTH: u32 = 64;
+
+/// The program's type definitions and those imported from the kernel.
+#[derive(Clone)]
+pub struct TypeTable {
+    pub records: Vec<Record>,
+    pub enums: Vec<EnumDef>,
+    tags: HashMap<(TagKind, String), u32>,
+    typedefs: HashMap<String, Type>,
+    /// Enumerators of the program's and imported enums, by name.
+    enumerators: HashMap<String, (i64, Type)>,
+    ext: Option<Arc<dyn ExtTypes>>,
+    imported: HashMap<ExtId, Type>,
+    ext_tags: HashMap<(TagKind, String), Option<Type>>,
+    /// The size of `string` (the `strsize` option).
+    pub strsize: u32,
+}
+
+impl Default for TypeTable {
+    fn default() -> TypeTable {
+        TypeTable {
+            records: Vec::new(),
+            enums: Vec::new(),
+            tags: HashMap::new(),
+            typedefs: HashMap::new(),
+            enumerators: HashMap::new(),
+            ext: None,
+            imported: HashMap::new(),
+            ext_tags: HashMap::new(),
+            strsize: DEFAULT_STRSIZE,
+        }
+    }
+}
+
+/// `strsize`'s default.
+pub const DEFAULT_STRSIZE: u32 = 256;
+
+impl fmt::Debug for TypeTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TypeTable")
+            .field("records", &self.records.len())
+            .field("enums", &self.enums.len())
+            .field("typedefs", &self.typedefs.len())
+            .field("external", &self.ext.is_some())
+            .finish()
+    }
+}
+
+/// Why a layout or lookup failed, for the checker to word.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TypeError {
+    /// The type has no size (void, a function, an incomplete struct).
+    Incomplete(String),
+    /// The size overflows.
+    TooLarge,
+    /// A bitfield wider than its type or of a type that cannot hold one.
+    BadBitfield(String),
+    /// A member declared twice.
+    DuplicateMember(String),
+}
+
+fn align_up(v: u64, a: u64) -> u64 {
+    let a = a.max(1);
+    v.div_ceil(a).saturating_mul(a)
+}
+
+impl TypeTable {
+
+    /// Sets the source of kernel types.
+    pub fn set_external(&mut self, ext: Arc<dyn ExtTypes>) {
+        self.ext = Some(ext);
+    }
+
+    pub fn has_external(&self) -> bool {
+        self.ext.is_some()
+    }
+
+    pub fn record(&self, r: &TagRef) -> &Record {
+        &self.records[r.id as usize]
+    }
+
+    pub fn enum_def(&self, r: &TagRef) -> &EnumDef {
+        &self.enums[r.id as usize]
+    }
+
+    /// A typedef name declared by a program or known to the kernel.
+    pub fn typedef(&mut self, name: &str, module: Option<&str>) -> Option<Type> {
+        if module.is_none() {
+            if let Some(t) = self.typedefs.get(name) {
+                return Some(t.clone());
+            }
+        }
+        let ext = self.ext.clone()?;
+        let id = ext.typedef(name, module)?;
+        self.import(id, 0)
+    }
+
+    /// True if `name` is a typedef the program declared.
+    pub fn is_program_typedef(&self, name: &str) -> bool {
+        self.typedefs.contains_key(name)
+    }
+
+    pub fn add_typedef(&mut self, name: &str, ty: Type) -> Result<(), Type> {
+        match self.typedefs.get(name) {
+            Some(old) if old.resolved() != ty.resolved() => Err(old.clone()),
+            Some(_) => Ok(()),
+            None => {
+                self.typedefs
+                    .insert(name.to_string(), Type::Named(name.into(), Box::new(ty)));
+                Ok(())
+            }
+        }
+    }
+
+    /// An enumerator's value and enum type.
+    pub fn enumerator(&self, name: &str) -> Option<(i64, Type)> {
+        self.enumerators.get(name).cloned()
+    }
+
+    /// The struct, union or enum with this tag: the program's, else the
+    /// kernel's (with `module`, only the kernel's in that module).
+    pub fn tagged(&mut self, kind: TagKind, name: &str, module: Option<&str>) -> Option<Type> {
+        if module.is_none() {
+            if let Some(&id) = self.tags.get(&(kind, name.to_string())) {
+                return Some(self.tag_type(kind, id));
+            }
+        }
+        let key = (kind, format!("{}`{}", module.unwrap_or(""), name));
+        if let Some(t) = self.ext_tags.get(&key) {
+            return t.clone();
+        }
+        let found = self
+            .ext
+            .clone()
+            .and_then(|ext| ext.tagged(kind, name, module))
+            .and_then(|id| self.import(id, 0));
+        self.ext_tags.insert(key, found.clone());
+        found
+    }
+
+    fn tag_type(&self, kind: TagKind, id: u32) -> Type {
+        match kind {
+            TagKind::Enum => {
+                let e = &self.enums[id as usize];
+                Type::Enum(
+                    TagRef {
+                        id,
+                        name: tag_name(kind, e.tag.as_deref()),
+                    },
+                    e.repr,
+                )
+            }
+            _ => Type::Record(TagRef {
+                id,
+                name: tag_name(kind, self.records[id as usize].tag.as_deref()),
+            }),
+        }
+    }
+
+    /// Declares (or finds) a struct or union tag without members.
+    pub fn forward(&mut self, kind: TagKind, name: &str) -> Type {
+        if let Some(&id) = self.tags.get(&(kind, name.to_string())) {
+            return self.tag_type(kind, id);
+        }
+        let id = self.records.len() as u32;
+        self.records.push(Record {
+            union: kind == TagKind::Union,
+            tag: Some(name.to_string()),
+            size: 0,
+            align: 1,
+            members: Vec::new(),
+            origin: Origin::Forward,
+        });
+        self.tags.insert((kind, name.to_string()), id);
+        self.tag_type(kind, id)
+    }
+
+    /// True if the program defined this tag with members already.
+    pub fn is_defined(&self, kind: TagKind, name: &str) -> bool {
+        self.tags.get(&(kind, name.to_string())).is_some_and(|&id| match kind {
+            TagKind::Enum => true,
+            _ => self.records[id as usize].origin != Origin::Forward,
+        })
+    }
+
+    /// Defines a struct or union from its members (name, type, bitfield
+    /// width), laying it out as the C compiler does on x86-64 (System V).
+    pub fn define_record(
+        &mut self,
+        kind: TagKind,
+        name: Option<&str>,
+        members: Vec<(Option<String>, Type, Option<u32>)>,
+    ) -> Result<Type, TypeError> {
+        let union = kind == TagKind::Union;
+        let mut laid = Vec::new();
+        let mut bit: u64 = 0;
+        let mut size: u64 = 0;
+        let mut align: u64 = 1;
+        let mut seen = std::collections::HashSet::new();
+        for (mname, ty, bits) in members {
+            if let Some(n) = &mname {
+                if !seen.insert(n.clone()) {
+                    return Err(TypeError::DuplicateMember(n.clone()));
+                }
+            }
+            let msize = self.size_of(&ty)?;
+            let malign = u64::from(self.align_of(&ty)?);
+            if union {
+                bit = 0;
+            }
+            let at = match bits {
+                Some(w) => {
+                    if !ty.is_int() || u64::from(w) > msize * 8 {
+                        return Err(TypeError::BadBitfield(mname.clone().unwrap_or_default()));
+                    }
+                    let unit = msize * 8;
+                    let w = u64::from(w);
+                    if w == 0 {
+                        // Ends the current unit.
+                        bit = align_up(bit, unit);
+                        continue;
+                    }
+                    // A bitfield does not straddle a unit of its type.
+                    if bit / unit != (bit + w - 1) / unit {
+                        bit = align_up(bit, unit);
+                    }
+                    let at = bit;
+                    bit += w;
+                    if mname.is_some() {
+                        align = align.max(malign);
+                    }
+                    at
+                }
+                None => {
+                    bit = align_up(bit, malign * 8);
+                    let at = bit;
+                    bit = bit
+                        .checked_add(msize.checked_mul(8).ok_or(TypeError::TooLarge)?)
+                        .ok_or(TypeError::TooLarge)?;
+                    align = align.max(malign);
+                    at
+                }
+            };
+            size = size.max(bit.div_ceil(8));
+            laid.push(Member {
+                name: mname,
+                ty,
+                bit_offset: at,
+                bits,
+            });
+        }
+        let size = align_up(size, align);
+        if size > u64::from(u32::MAX) {
+            return Err(TypeError::TooLarge);
+        }
+        let rec = Record {
+            union,
+            tag: name.map(str::to_string),
+            size,
+            align: align as u32,
+            members: laid,
+            origin: Origin::Program,
+        };
+        let id = match name.and_then(|n| self.tags.get(&(kind, n.to_string()))) {
+            Some(&id) => {
+                self.records[id as usize] = rec;
+                id
+            }
+            None => {
+                let id = self.records.len() as u32;
+                self.records.push(rec);
+                if let Some(n) = name {
+                    self.tags.insert((kind, n.to_string()), id);
+                }
+                id
+            }
+        };
+        Ok(self.tag_type(kind, id))
+    }
+
+    /// Defines an enum; its enumerators become names of the program.
+    pub fn define_enum(&mut self, name: Option<&str>, values: Vec<(String, i64)>) -> Type {
+        let fits_int = values
+            .iter()
+            .all(|&(_, v)| v >= i64::from(i32::MIN) && v <= i64::from(i32::MAX));
+        let repr = if fits_int { INT } else { LONG };
+        let id = self.enums.len() as u32;
+        self.enums.push(EnumDef {
+            tag: name.map(str::to_string),
+            repr,
+            values: values.clone(),
+            origin: Origin::Program,
+        });
+        if let Some(n) = name {
+            self.tags.insert((TagKind::Enum, n.to_string()), id);
+        }
+        let ty = self.tag_type(TagKind::Enum, id);
+        for (n, v) in values {
+            self.enumerators.insert(n, (v, ty.clone()));
+        }
+        ty
+    }
+
+    /// Size in bytes.
+    pub fn size_of(&mut self, ty: &Type) -> Result<u64, TypeError> {
+        match ty {
+            Type::Int(i) | Type::Enum(_, i) => Ok(u64::from(i.size)),
+            Type::Float(f) => Ok(u64::from(f.size)),
+            Type::Ptr(_) => Ok(8),
+            Type::String => Ok(u64::from(self.strsize)),
+            Type::Named(_, t) => self.size_of(t),
+            Type::Array(t, n) => self
+                .size_of(t)?
+                .checked_mul(u64::from(*n))
+                .filter(|&s| s <= u64::from(u32::MAX))
+                .ok_or(TypeError::TooLarge),
+            Type::Record(r) => {
+                self.load(r);
+                let rec = &self.records[r.id as usize];
+                if rec.origin == Origin::Forward {
+                    return Err(TypeError::Incomplete(r.name.to_string()));
+                }
+                Ok(rec.size)
+            }
+            Type::Void | Type::Func(_) => Err(TypeError::Incomplete(ty.to_string())),
+        }
+    }
+
+    /// Alignment in bytes.
+    pub fn align_of(&mut self, ty: &Type) -> Result<u32, TypeError> {
+        match ty {
+            Type::Named(_, t) | Type::Array(t, _) => self.align_of(t),
+            Type::Record(r) => {
+                self.load(r);
+                let rec = &self.records[r.id as usize];
+                if rec.origin == Origin::Forward {
+                    return Err(TypeError::Incomplete(r.name.to_string()));
+                }
+                Ok(rec.align)
+            }
+            Type::String => Ok(1),
+            other => Ok(self.size_of(other)?.clamp(1, 16) as u32),
+        }
+    }
+
+    /// Finds a member by name, looking inside anonymous members.
+    pub fn member(&mut self, r: &TagRef, name: &str) -> Option<FoundMember> {
+        self.member_at(r, name, 0)
+    }
+
+    fn member_at(&mut self, r: &TagRef, name: &str, depth: u32) -> Option<FoundMember> {
+        if depth > MAX_EXT_DEPTH {
+            return None;
+        }
+        self.load(r);
+        let members = self.records[r.id as usize].members.clone();
+        for m in &members {
+            match &m.name {
+                Some(n) if n == name => {
+                    return Some(FoundMember {
+                        ty: m.ty.clone(),
+                        bit_offset: m.bit_offset,
+                        bits: m.bits,
+                    })
+                }
+                None => {
+                    if let Type::Record(inner) = m.ty.resolved() {
+                        if let Some(f) = self.member_at(inner, name, depth + 1) {
+                            return Some(FoundMember {
+                                bit_offset: f.bit_offset + m.bit_offset,
+                                ..f
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// Reads the members of a record imported from the external source.
+    fn load(&mut self, r: &TagRef) {
+        let Some(rec) = self.records.get(r.id as usize) else {
+            return;
+        };
+        let Origin::External(xid) = rec.origin else {
+            return;
+        };
+        self.records[r.id as usize].origin = Origin::Imported(xid);
+        let Some(ext) = self.ext.clone() else { return };
+        let Some(ExtType::Record { members, .. }) = ext.get(xid) else {
+            return;
+        };
+        let mut out = Vec::new();
+        let mut align = 1u32;
+        for (name, mid, bit_offset, bits) in members {
+            let Some(ty) = self.import(mid, 1) else {
+                continue;
+            };
+            if bits.is_none() {
+                if let Ok(a) = self.align_of(&ty) {
+                    align = align.max(a);
+                }
+            }
+            out.push(Member {
+                name,
+                ty,
+                bit_offset,
+                bits,
+            });
+        }
+        let rec = &mut self.records[r.id as usize];
+        rec.members = out;
+        rec.align = align;
+    }
+
+    /// The D type of an external type (records are read lazily).
+    pub fn import(&mut self, id: ExtId, depth: u32) -> Option<Type> {
+        if let Some(t) = self.imported.get(&id) {
+            return Some(t.clone());
+        }
+        if depth > MAX_EXT_DEPTH {
+            return None;
+        }
+        let ext = self.ext.clone()?;
+        let t = match ext.get(id)? {
+            ExtType::Void => Type::Void,
+            ExtType::Int { name, size, signed } => Type::Int(ext_int(&name, size, signed)),
+            ExtType::Float { size } => Type::Float(match size {
+                4 => FLOAT,
+                8 => DOUBLE,
+                _ => LONG_DOUBLE,
+            }),
+            ExtType::Ptr(to) => {
+                // A pointer to a type that cannot be read is a void *.
+                Type::ptr(self.import(to, depth + 1).unwrap_or(Type::Void))
+            }
+            ExtType::Array { elem, len } => {
+                Type::Array(Box::new(self.import(elem, depth + 1)?), len)
+            }
+            ExtType::Qualified(to) => self.import(to, depth + 1)?,
+            ExtType::Typedef { name, target } => {
+                let inner = self.import(target, depth + 1)?;
+                Type::Named(name.into(), Box::new(inner))
+            }
+            ExtType::Func {
+                ret,
+                params,
+                variadic,
+            } => {
+                let ret = self.import(ret, depth + 1).unwrap_or(Type::Void);
+                let params = params
+                    .into_iter()
+                    .map(|p| self.import(p, depth + 1).unwrap_or(Type::Void))
+                    .collect();
+                Type::Func(Box::new(FuncType {
+                    ret,
+                    params,
+                    variadic,
+                }))
+            }
+            ExtType::Record {
+                union, name, size, ..
+            } => {
+                let id32 = self.records.len() as u32;
+                self.records.push(Record {
+                    union,
+                    tag: name.clone(),
+                    size,
+                    align: 1,
+                    members: Vec::new(),
+                    origin: Origin::External(id),
+                });
+                let kind = if union {
+                    TagKind::Union
+                } else {
+                    TagKind::Struct
+                };
+                Type::Record(TagRef {
+                    id: id32,
+                    name: tag_name(kind, name.as_deref()),
+                })
+            }
+            ExtType::Fwd { union, name } => {
+                let kind = if union {
+                    TagKind::Union
+                } else {
+                    TagKind::Struct
+                };
+                // The definition may be elsewhere in the source.
+                match ext.tagged(kind, &name, None).filter(|&d| d != id) {
+                    Some(def) => self.import(def, depth + 1)?,
+                    None => {
+                        let id32 = self.records.len() as u32;
+                        self.records.push(Record {
+                            union,
+                            tag: Some(name.clone()),
+                            size: 0,
+                            align: 1,
+                            members: Vec::new(),
+                            origin: Origin::Forward,
+                        });
+                        Type::Record(TagRef {
+                            id: id32,
+                            name: tag_name(kind, Some(&name)),
+                        })
+                    }
+                }
+            }
+            ExtType::Enum {
+                name,
+                size,
+                signed,
+                values,
+            } => {
+                let repr = match (size, signed) {
+                    (1, s) => IntType::new(1, s, if s { "char" } else { "uchar_t" }),
+                    (2, s) => IntType::new(2, s, if s { "short" } else { "ushort_t" }),
+                    (8, true) => LONG,
+                    (8, false) => ULONG,
+                    (_, true) => INT,
+                    (_, false) => UINT,
+                };
+                let id32 = self.enums.len() as u32;
+                self.enums.push(EnumDef {
+                    tag: name.clone(),
+                    repr,
+                    values,
+                    origin: Origin::Imported(id),
+                });
+                Type::Enum(
+                    TagRef {
+                        id: id32,
+                        name: tag_name(TagKind::Enum, name.as_deref()),
+                    },
+                    repr,
+                )
+            }
+        };
+        self.imported.insert(id, t.clone());
+        Some(t)
+    }
+}
+
+fn tag_name(kind: TagKind, tag: Option<&str>) -> Arc<str> {
+    match tag {
+        Some(t) => format!("{} {}", kind.keyword(), t).into(),
+        None => format!("{} <anon>", kind.keyword()).into(),
+    }
+}
+
+/// A kernel integer type under D's name for it.
+fn ext_int(name: &str, size: u8, signed: bool) -> IntType {
+    if let Some(Type::Int(t)) = resolve_base(name) {
+        if t.size == size && t.signed == signed {
+            return t;
+        }
+    }
+    match (size, signed) {
+        (1, true) => CHAR,
+        (1, false) => UCHAR,
+        (2, true) => SHORT,
+        (2, false) => USHORT,
+        (4, true) => INT,
+        (4, false) => UINT,
+        (8, true) => LONG,
+        (16, _) => ULONGLONG,
+        _ => ULONG,
     }
 }
 

@@ -5,12 +5,14 @@
 
 use std::collections::BTreeSet;
 
+mod place;
+
 use crate::ast::{self, BinOp, Expr, ExprKind, Stmt, UnOp};
 use crate::error::{CompileError, Tag};
 use crate::ir::*;
 use crate::pdesc::ProbeDesc;
 use crate::printf::{ConvKind, Count, Format, FormatError};
-use crate::types::{self, resolve_base, usual_arith, IntType, Type};
+use crate::types::{self, resolve_base, usual_arith, IntType, TagKind, Type, TypeTable};
 
 /// Program-wide symbol tables. They live in the consumer handle, so every
 /// program compiled by one handle shares variables and aggregations.
@@ -21,6 +23,8 @@ pub struct Symbols {
     pub locals: Vec<VarInfo>,
     pub arrays: Vec<ArrayInfo>,
     pub aggs: Vec<AggInfo>,
+    /// Types declared by programs and imported from the kernel.
+    pub types: TypeTable,
 }
 
 impl Symbols {
@@ -307,8 +311,8 @@ impl<'a> Checker<'a> {
         Ok(())
     }
 
-    fn type_name(&self, t: &ast::TypeName, line: u32) -> Result<Type, CompileError> {
-        let base = resolve_base(&t.base).ok_or_else(|| {
+    fn type_name(&mut self, t: &ast::TypeName, line: u32) -> Result<Type, CompileError> {
+        let base = self.base_type(&t.base).ok_or_else(|| {
             err(
                 Tag::D_TYPE_ERR,
                 line,
@@ -320,6 +324,35 @@ impl<'a> Checker<'a> {
             ty = Type::Ptr(Box::new(ty));
         }
         Ok(ty)
+    }
+
+    /// A base type by name: D's own, `struct`/`union`/`enum` tags (an
+    /// unknown struct or union tag declares it, as in C), the program's
+    /// typedefs, then the kernel's; `module`name` scopes a kernel name.
+    fn base_type(&mut self, base: &str) -> Option<Type> {
+        if let Some(t) = resolve_base(base) {
+            return Some(t);
+        }
+        let (kind, rest) = match base.split_once(' ') {
+            Some(("struct", r)) => (Some(TagKind::Struct), r.trim()),
+            Some(("union", r)) => (Some(TagKind::Union), r.trim()),
+            Some(("enum", r)) => (Some(TagKind::Enum), r.trim()),
+            _ => (None, base.trim()),
+        };
+        let (module, name) = match rest.split_once('`') {
+            Some((m, n)) => (Some(m), n),
+            None => (None, rest),
+        };
+        match kind {
+            Some(k) => match self.syms.types.tagged(k, name, module) {
+                Some(t) => Some(t),
+                None if k != TagKind::Enum && module.is_none() => {
+                    Some(self.syms.types.forward(k, name))
+                }
+                None => None,
+            },
+            None => self.syms.types.typedef(name, module),
+        }
     }
 
     fn clause(&mut self, c: &ast::Clause) -> Result<CClause, CompileError> {
@@ -1036,28 +1069,40 @@ impl<'a> Checker<'a> {
             ExprKind::Str(s) => Ok(mk(CKind::Str(s.clone()), Type::String)),
             ExprKind::Macro { name, quoted } => self.macro_var(name, *quoted, line),
             ExprKind::Ident(name) => self.ident(name, line),
-            ExprKind::SelfVar(name) => match Symbols::find(&self.syms.threads, name) {
-                Some(i) => Ok(mk(
+            // A thread-local or clause-local variable read before any
+            // assignment is an int, and 0, as in DTrace.
+            ExprKind::SelfVar(name) => {
+                let i = match Symbols::find(&self.syms.threads, name) {
+                    Some(i) => i,
+                    None => {
+                        self.syms.threads.push(VarInfo {
+                            name: name.clone(),
+                            ty: int_ty(types::INT),
+                        });
+                        self.syms.threads.len() - 1
+                    }
+                };
+                Ok(mk(
                     CKind::Var(VarRef::Thread(i)),
                     self.syms.threads[i].ty.clone(),
-                )),
-                None => Err(err(
-                    Tag::D_IDENT_UNDEF,
-                    line,
-                    format!("failed to resolve self->{}: Unknown variable name", name),
-                )),
-            },
-            ExprKind::ThisVar(name) => match Symbols::find(&self.syms.locals, name) {
-                Some(i) => Ok(mk(
+                ))
+            }
+            ExprKind::ThisVar(name) => {
+                let i = match Symbols::find(&self.syms.locals, name) {
+                    Some(i) => i,
+                    None => {
+                        self.syms.locals.push(VarInfo {
+                            name: name.clone(),
+                            ty: int_ty(types::INT),
+                        });
+                        self.syms.locals.len() - 1
+                    }
+                };
+                Ok(mk(
                     CKind::Var(VarRef::Local(i)),
                     self.syms.locals[i].ty.clone(),
-                )),
-                None => Err(err(
-                    Tag::D_IDENT_UNDEF,
-                    line,
-                    format!("failed to resolve this->{}: Unknown variable name", name),
-                )),
-            },
+                ))
+            }
             ExprKind::Agg { name, .. } => Err(err(
                 Tag::D_AGG_SCALAR,
                 line,
@@ -1100,21 +1145,26 @@ impl<'a> Checker<'a> {
                 )))
             }
             ExprKind::Call(name, args) => self.call(name, args, line),
-            ExprKind::Index(base, idx) => self.index(base, idx, line),
-            ExprKind::Member(_, m) | ExprKind::Arrow(_, m) => Err(err(
-                Tag::D_NOTSUP,
-                line,
-                format!(
-                    "member access (.{}) requires type information that is not yet supported",
-                    m
-                ),
-            )),
+            ExprKind::Index(base, idx) => match self.place(e)? {
+                Some(p) => self.load(p, line),
+                None => self.index(base, idx, line),
+            },
+            ExprKind::Member(..) | ExprKind::Arrow(..) => match self.place(e)? {
+                Some(p) => self.load(p, line),
+                None => Err(err(Tag::D_OP_SOU, line, "member access requires a struct or union")),
+            },
             ExprKind::Cast(t, inner) => {
                 let to = self.type_name(t, line)?;
                 let v = self.expr(inner)?;
-                match (&to, &v.ty) {
+                // Arrays are their address: they convert as pointers.
+                let from_scalar = v.ty.is_scalar() || matches!(v.ty.resolved(), Type::Array(..));
+                match (to.resolved(), v.ty.resolved()) {
                     (Type::String, Type::String) => Ok(v),
-                    (t, f) if t.is_scalar() && f.is_scalar() => {
+                    // A pointer cast to string reads the string there.
+                    (Type::String, _) if from_scalar => {
+                        Ok(mk(CKind::KernelString(Box::new(v)), Type::String))
+                    }
+                    (t, _) if t.is_scalar() && from_scalar => {
                         let it = t.as_int().expect("scalar");
                         if let CKind::Int(x) = v.kind {
                             return Ok(mk(CKind::Int(convert_const(x, it)), to));
@@ -1131,25 +1181,27 @@ impl<'a> Checker<'a> {
             }
             ExprKind::SizeofType(t) => {
                 let ty = self.type_name(t, line)?;
-                let sz = match ty {
-                    Type::String => 256,
-                    other => other.scalar_size(),
-                };
-                Ok(mk(
-                    CKind::Int(i64::from(sz)),
-                    int_ty(IntType::new(8, false, "size_t")),
-                ))
+                let sz = self.size_or_err(&ty, line)?;
+                Ok(mk(CKind::Int(sz as i64), int_ty(types::SIZE_T)))
             }
             ExprKind::SizeofExpr(inner) => {
-                let v = self.expr(inner)?;
-                let sz = match v.ty {
-                    Type::String => 256,
-                    ref other => other.scalar_size(),
+                // The operand's type, without reading it: a char array is
+                // its array type here, not the string it reads as.
+                let ty = match self.place(inner)? {
+                    Some(p) => {
+                        if p.bits.is_some() {
+                            return Err(err(
+                                Tag::D_SIZEOF_BITFIELD,
+                                line,
+                                "cannot apply sizeof to a bit-field",
+                            ));
+                        }
+                        p.ty
+                    }
+                    None => self.expr(inner)?.ty,
                 };
-                Ok(mk(
-                    CKind::Int(i64::from(sz)),
-                    int_ty(IntType::new(8, false, "size_t")),
-                ))
+                let sz = self.size_or_err(&ty, line)?;
+                Ok(mk(CKind::Int(sz as i64), int_ty(types::SIZE_T)))
             }
             ExprKind::Stringof(inner) => {
                 let v = self.expr(inner)?;
@@ -1232,8 +1284,23 @@ impl<'a> Checker<'a> {
 
     fn ident(&mut self, name: &str, line: u32) -> Result<CExpr, CompileError> {
         let mk = |kind: CKind, ty: Type| CExpr { kind, ty, line };
+        if name == "curthread" {
+            // The running thread's task_struct, typed from the kernel's
+            // BTF when it can be read.
+            let ty = match self.syms.types.tagged(TagKind::Struct, "task_struct", None) {
+                Some(t) => Type::ptr(t),
+                None => Type::ptr(Type::Void),
+            };
+            return Ok(mk(CKind::Builtin(Builtin::Curthread), ty));
+        }
         if let Some((b, ty)) = builtin(name) {
             return Ok(mk(CKind::Builtin(b), ty));
+        }
+        if name == "NULL" && Symbols::find(&self.syms.globals, name).is_none() {
+            return Ok(mk(CKind::Int(0), Type::ptr(Type::Void)));
+        }
+        if let Some((v, ty)) = self.syms.types.enumerator(name) {
+            return Ok(mk(CKind::Int(v), ty));
         }
         if let Some(n) = name.strip_prefix("arg") {
             if let Ok(i) = n.parse::<u8>() {
@@ -1293,27 +1360,47 @@ impl<'a> Checker<'a> {
                 ))
             }
             UnOp::Deref => {
-                let v = self.expr(inner)?;
-                let pointee = match &v.ty {
-                    Type::Ptr(t) => (**t).clone(),
-                    _ => {
-                        return Err(err(
-                            Tag::D_OP_SCALAR,
-                            line,
-                            "operator * requires an operand of pointer type",
-                        ))
-                    }
-                };
-                if !pointee.is_scalar() {
-                    return Err(err(
-                        Tag::D_NOTSUP,
+                let e = Expr::new(ExprKind::Unary(UnOp::Deref, Box::new(inner.clone())), line);
+                match self.place(&e)? {
+                    Some(p) => self.load(p, line),
+                    None => Err(err(
+                        Tag::D_DEREF_NONPTR,
                         line,
-                        format!("dereference of {} is not yet supported", v.ty),
+                        "cannot dereference non-pointer type",
+                    )),
+                }
+            }
+            UnOp::Addr => {
+                if matches!(
+                    inner.kind,
+                    ExprKind::Ident(_) | ExprKind::SelfVar(_) | ExprKind::ThisVar(_)
+                ) || matches!(&inner.kind, ExprKind::Index(b, _) if matches!(b.kind, ExprKind::Ident(_) | ExprKind::SelfVar(_)) && self.place(inner)?.is_none())
+                {
+                    return Err(err(
+                        Tag::D_ADDROF_VAR,
+                        line,
+                        "cannot take address of dynamic variable",
                     ));
                 }
-                Ok(mk(CKind::Deref(Box::new(v)), pointee))
+                let Some(p) = self.place(inner)? else {
+                    return Err(err(
+                        Tag::D_ADDROF_LVAL,
+                        line,
+                        "unacceptable operand for unary & operator",
+                    ));
+                };
+                if p.bits.is_some() {
+                    return Err(err(
+                        Tag::D_ADDROF_BITFIELD,
+                        line,
+                        "cannot take address of bit-field",
+                    ));
+                }
+                Ok(CExpr {
+                    ty: Type::ptr(p.ty),
+                    ..p.addr
+                })
             }
-            UnOp::Addr => Err(err(Tag::D_NOTSUP, line, "operator & is not yet supported")),
             UnOp::Plus | UnOp::Neg | UnOp::BitNot | UnOp::Not => {
                 let v = self.expr(inner)?;
                 let sym = match op {
@@ -1416,6 +1503,57 @@ impl<'a> Checker<'a> {
             }
             _ => {
                 let aop = arith_of(op);
+                // Pointer arithmetic is scaled by the size of what the
+                // pointer points to; arrays are pointers to their first
+                // element here.
+                let lp = l.ty.pointee().cloned();
+                let rp = r.ty.pointee().cloned();
+                match (op, &lp, &rp) {
+                    (BinOp::Add | BinOp::Sub, Some(elem), None) if r.ty.is_int() => {
+                        let size = self.elem_size(elem, line)?;
+                        return Ok(self.ptr_add(l, r, size, elem.clone(), op == BinOp::Sub, line));
+                    }
+                    (BinOp::Add, None, Some(elem)) if l.ty.is_int() => {
+                        let size = self.elem_size(elem, line)?;
+                        return Ok(self.ptr_add(r, l, size, elem.clone(), false, line));
+                    }
+                    (BinOp::Sub, Some(a), Some(b)) => {
+                        let (sa, sb) = (self.elem_size(a, line)?, self.elem_size(b, line)?);
+                        if a.resolved() != b.resolved() || sa != sb {
+                            return Err(err(
+                                Tag::D_OP_INCOMPAT,
+                                line,
+                                format!(
+                                    "operands have incompatible types: \"{}\" - \"{}\"",
+                                    l.ty, r.ty
+                                ),
+                            ));
+                        }
+                        let diff_ty = int_ty(types::PTRDIFF_T);
+                        let l = CExpr { ty: diff_ty.clone(), ..l };
+                        let r = CExpr { ty: diff_ty.clone(), ..r };
+                        let diff = fold(mk(CKind::Arith(ArithOp::Sub, Box::new(l), Box::new(r)), diff_ty.clone()));
+                        if sa <= 1 {
+                            return Ok(diff);
+                        }
+                        let n = mk(CKind::Int(sa as i64), diff_ty.clone());
+                        return Ok(fold(mk(CKind::Arith(ArithOp::Div, Box::new(diff), Box::new(n)), diff_ty)));
+                    }
+                    _ if lp.is_some() || rp.is_some() => {
+                        let what = if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) {
+                            "arithmetic"
+                        } else {
+                            "integral"
+                        };
+                        let tag = if what == "arithmetic" { Tag::D_OP_ARITH } else { Tag::D_OP_INT };
+                        return Err(err(
+                            tag,
+                            line,
+                            format!("operator {} requires operands of {} type", op.symbol(), what),
+                        ));
+                    }
+                    _ => {}
+                }
                 let (Some(x), Some(y)) = (l.ty.as_int(), r.ty.as_int()) else {
                     let what = if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) {
                         "arithmetic"
@@ -1437,12 +1575,7 @@ impl<'a> Checker<'a> {
                 } else {
                     usual_arith(x, y)
                 };
-                // Pointer arithmetic keeps the pointer type.
-                let rty = match (&l.ty, &r.ty, op) {
-                    (Type::Ptr(_), _, BinOp::Add | BinOp::Sub) => l.ty.clone(),
-                    _ => int_ty(ty),
-                };
-                let e = mk(CKind::Arith(aop, Box::new(l), Box::new(r)), rty);
+                let e = mk(CKind::Arith(aop, Box::new(l), Box::new(r)), int_ty(ty));
                 if matches!(aop, ArithOp::Div | ArithOp::Mod) {
                     if let CKind::Arith(_, _, ref rr) = e.kind {
                         if matches!(rr.kind, CKind::Int(0)) {

@@ -1,0 +1,425 @@
+//! Objects in memory: what `->`, `.`, unary `*`, `&` and indexing a
+//! pointer or array denote. A [`Place`] is an address and the type of the
+//! object there; reading it ([`Checker::load`]) becomes a kernel read of a
+//! scalar (`CKind::Deref`, which faults with DTrace's "invalid address"
+//! error), a string read for a `char` array, or, for a struct, union or
+//! other array, the address itself: values of those types are handled by
+//! reference, as DTrace's are.
+
+use super::{err, Checker};
+use crate::ast::{Expr, ExprKind};
+use crate::error::{CompileError, Tag};
+use crate::ir::{ArithOp, CExpr, CKind};
+use crate::types::{self, IntType, Type, TypeError};
+
+/// An object in memory.
+pub(super) struct Place {
+    /// Its address (a pointer-typed expression).
+    pub addr: CExpr,
+    pub ty: Type,
+    /// For a bitfield: its bit offset from `addr` and its width.
+    pub bits: Option<(u64, u32)>,
+}
+
+/// The address arithmetic `base + off` as an expression of type `ty`.
+pub(super) fn offset(base: CExpr, off: u64, ty: Type) -> CExpr {
+    let line = base.line;
+    if off == 0 {
+        return CExpr { ty, ..base };
+    }
+    if let CKind::Int(b) = base.kind {
+        return CExpr {
+            kind: CKind::Int(b.wrapping_add(off as i64)),
+            ty,
+            line,
+        };
+    }
+    CExpr {
+        kind: CKind::Arith(
+            ArithOp::Add,
+            Box::new(base),
+            Box::new(CExpr {
+                kind: CKind::Int(off as i64),
+                ty: Type::Int(types::UINTPTR_T),
+                line,
+            }),
+        ),
+        ty,
+        line,
+    }
+}
+
+/// `v * n` as an expression of `v`'s type (constants folded).
+pub(super) fn scaled(v: CExpr, n: u64) -> CExpr {
+    if n == 1 {
+        return v;
+    }
+    let line = v.line;
+    let ty = Type::Int(types::INT64);
+    if let CKind::Int(x) = v.kind {
+        return CExpr {
+            kind: CKind::Int(x.wrapping_mul(n as i64)),
+            ty,
+            line,
+        };
+    }
+    CExpr {
+        kind: CKind::Arith(
+            ArithOp::Mul,
+            Box::new(v),
+            Box::new(CExpr {
+                kind: CKind::Int(n as i64),
+                ty: ty.clone(),
+                line,
+            }),
+        ),
+        ty,
+        line,
+    }
+}
+
+/// True for `char` (and `signed`/`unsigned char`) arrays, which D reads as
+/// strings.
+pub(super) fn is_char_array(t: &Type) -> bool {
+    matches!(t.resolved(), Type::Array(e, _) if matches!(e.resolved(), Type::Int(i) if i.size == 1))
+}
+
+impl Checker<'_> {
+    /// The size of `t`, or DTrace's error for an operand without one.
+    pub(super) fn size_or_err(&mut self, t: &Type, line: u32) -> Result<u64, CompileError> {
+        self.syms.types.size_of(t).map_err(|e| match e {
+            TypeError::TooLarge => err(Tag::D_TYPE_ERR, line, format!("type {} is too large", t)),
+            _ => err(
+                Tag::D_SIZEOF_TYPE,
+                line,
+                "cannot apply sizeof to an operand of unknown size",
+            ),
+        })
+    }
+
+    /// The object `e` denotes, if `e` is one (`p->m`, `s.m`, `*p`, `a[i]`
+    /// of a pointer or array); None for any other expression.
+    pub(super) fn place(&mut self, e: &Expr) -> Result<Option<Place>, CompileError> {
+        let line = e.line;
+        match &e.kind {
+            ExprKind::Arrow(base, m) => {
+                let p = self.expr(base)?;
+                let pointee = match p.ty.resolved() {
+                    Type::Ptr(t) => (**t).clone(),
+                    _ => {
+                        return Err(err(
+                            Tag::D_OP_PTR,
+                            line,
+                            "operator -> must be applied to a pointer",
+                        ))
+                    }
+                };
+                self.member_place(p, pointee, m, "->", line).map(Some)
+            }
+            ExprKind::Member(base, m) => {
+                let Some(obj) = self.object(base)? else {
+                    let v = self.expr(base)?;
+                    return Err(err(
+                        Tag::D_OP_SOU,
+                        line,
+                        format!(
+                            "operator . cannot be applied to type \"{}\"; must be applied to a struct or union",
+                            v.ty
+                        ),
+                    ));
+                };
+                if obj.bits.is_some() {
+                    return Err(err(
+                        Tag::D_OP_SOU,
+                        line,
+                        format!(
+                            "operator . cannot be applied to type \"{}\"; must be applied to a struct or union",
+                            obj.ty
+                        ),
+                    ));
+                }
+                self.member_place(obj.addr, obj.ty, m, ".", line).map(Some)
+            }
+            ExprKind::Unary(crate::ast::UnOp::Deref, inner) => {
+                let p = self.expr(inner)?;
+                let pointee = match p.ty.pointee() {
+                    Some(t) => t.clone(),
+                    None => {
+                        return Err(err(
+                            Tag::D_DEREF_NONPTR,
+                            line,
+                            "cannot dereference non-pointer type",
+                        ))
+                    }
+                };
+                match pointee.resolved() {
+                    Type::Void => Err(err(
+                        Tag::D_DEREF_VOID,
+                        line,
+                        "cannot dereference pointer to void",
+                    )),
+                    Type::Func(_) => Err(err(
+                        Tag::D_DEREF_FUNC,
+                        line,
+                        "cannot dereference pointer to function",
+                    )),
+                    _ => Ok(Some(Place {
+                        addr: CExpr {
+                            ty: Type::ptr(pointee.clone()),
+                            ..p
+                        },
+                        ty: pointee,
+                        bits: None,
+                    })),
+                }
+            }
+            ExprKind::Index(base, idx) if !self.is_array_name(base) => {
+                let b = match self.object(base)? {
+                    // An array object: its elements follow its address.
+                    Some(o) if matches!(o.ty.resolved(), Type::Array(..)) && o.bits.is_none() => {
+                        CExpr {
+                            ty: o.ty.clone(),
+                            ..o.addr
+                        }
+                    }
+                    _ => self.expr(base)?,
+                };
+                let Some(elem) = b.ty.pointee().cloned() else {
+                    return Ok(None);
+                };
+                if idx.len() != 1 {
+                    return Err(err(
+                        Tag::D_ARR_BADREF,
+                        line,
+                        "cannot access a pointer or array as an associative array",
+                    ));
+                }
+                let i = self.expr(&idx[0])?;
+                if !i.ty.is_int() {
+                    return Err(err(
+                        Tag::D_OP_INT,
+                        line,
+                        "operator [ ] requires an index of integral type",
+                    ));
+                }
+                let size = self.elem_size(&elem, line)?;
+                let addr = self.ptr_add(b, i, size, elem.clone(), false, line);
+                Ok(Some(Place {
+                    addr,
+                    ty: elem,
+                    bits: None,
+                }))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Like `place`, but also for expressions whose value is an object's
+    /// address (a struct or array read by reference).
+    pub(super) fn object(&mut self, e: &Expr) -> Result<Option<Place>, CompileError> {
+        if let Some(p) = self.place(e)? {
+            return Ok(Some(p));
+        }
+        let v = self.expr(e)?;
+        if v.ty.is_aggregate() {
+            let ty = v.ty.clone();
+            return Ok(Some(Place {
+                addr: CExpr {
+                    ty: Type::ptr(ty.clone()),
+                    ..v
+                },
+                ty,
+                bits: None,
+            }));
+        }
+        Ok(None)
+    }
+
+    fn is_array_name(&self, base: &Expr) -> bool {
+        match &base.kind {
+            ExprKind::Ident(n) => {
+                n == "args" || self.syms.arrays.iter().any(|a| &a.name == n) || {
+                    // A name that is neither a variable nor an array is a
+                    // new associative array.
+                    !self.syms.globals.iter().any(|g| &g.name == n)
+                }
+            }
+            ExprKind::SelfVar(_) | ExprKind::ThisVar(_) => {
+                !matches!(self.var_type(base), Some(t) if t.pointee().is_some())
+            }
+            _ => false,
+        }
+    }
+
+    fn var_type(&self, e: &Expr) -> Option<Type> {
+        let (list, name) = match &e.kind {
+            ExprKind::SelfVar(n) => (&self.syms.threads, n),
+            ExprKind::ThisVar(n) => (&self.syms.locals, n),
+            _ => return None,
+        };
+        list.iter().find(|v| &v.name == name).map(|v| v.ty.clone())
+    }
+
+    fn member_place(
+        &mut self,
+        base: CExpr,
+        sou: Type,
+        m: &str,
+        op: &str,
+        line: u32,
+    ) -> Result<Place, CompileError> {
+        let r = match sou.resolved() {
+            Type::Record(r) => r.clone(),
+            other => {
+                return Err(if op == "->" {
+                    err(
+                        Tag::D_OP_SOU,
+                        line,
+                        format!(
+                            "operator -> cannot be applied to pointer to type \"{}\"; must be applied to a struct or union pointer",
+                            other
+                        ),
+                    )
+                } else {
+                    err(
+                        Tag::D_OP_SOU,
+                        line,
+                        format!(
+                            "operator {} cannot be applied to type \"{}\"; must be applied to a struct or union",
+                            op, other
+                        ),
+                    )
+                })
+            }
+        };
+        if self.syms.types.size_of(&Type::Record(r.clone())).is_err() {
+            let tag = r.name.to_string();
+            return Err(err(
+                Tag::D_OP_INCOMPLETE,
+                line,
+                format!(
+                    "operator {} cannot be applied to a forward declaration: no {} definition is available",
+                    op, tag
+                ),
+            ));
+        }
+        let Some(f) = self.syms.types.member(&r, m) else {
+            return Err(err(
+                Tag::D_TYPE_MEMBER,
+                line,
+                format!("{} is not a member of {}", m, r.name),
+            ));
+        };
+        match f.bits {
+            Some(w) => {
+                let unit = self.syms.types.size_of(&f.ty).unwrap_or(8).clamp(1, 8);
+                let start = f.bit_offset / (unit * 8) * unit;
+                let shift = f.bit_offset - start * 8;
+                let (start, shift) = if shift + u64::from(w) > unit * 8 {
+                    // A packed field across units: read 8 bytes.
+                    (f.bit_offset / 8, f.bit_offset % 8)
+                } else {
+                    (start, shift)
+                };
+                Ok(Place {
+                    addr: offset(base, start, Type::ptr(f.ty.clone())),
+                    ty: f.ty,
+                    bits: Some((shift, w)),
+                })
+            }
+            None => Ok(Place {
+                addr: offset(base, f.bit_offset / 8, Type::ptr(f.ty.clone())),
+                ty: f.ty,
+                bits: None,
+            }),
+        }
+    }
+
+    /// The value of an object: a scalar read, a string for a `char`
+    /// array, the address for a struct, union or array.
+    pub(super) fn load(&mut self, p: Place, line: u32) -> Result<CExpr, CompileError> {
+        let mk = |kind: CKind, ty: Type| CExpr { kind, ty, line };
+        if is_char_array(&p.ty) {
+            return Ok(mk(CKind::KernelString(Box::new(p.addr)), Type::String));
+        }
+        if p.ty.is_aggregate() {
+            return Ok(CExpr { ty: p.ty, ..p.addr });
+        }
+        if p.ty.is_float() {
+            return Err(err(
+                Tag::D_NOTSUP,
+                line,
+                format!("reading a value of type {} is not yet supported", p.ty),
+            ));
+        }
+        if !p.ty.is_scalar() {
+            return Err(err(
+                Tag::D_TYPE_ERR,
+                line,
+                format!("cannot read a value of type {}", p.ty),
+            ));
+        }
+        let Some((shift, width)) = p.bits else {
+            return Ok(mk(CKind::Deref(Box::new(p.addr)), p.ty));
+        };
+        let it = p.ty.as_int().unwrap_or(types::INT64);
+        let unit_bytes = if shift + u64::from(width) > u64::from(it.size) * 8 {
+            8
+        } else {
+            it.size
+        };
+        let unit = IntType::new(unit_bytes, false, "bitfield unit");
+        let raw = mk(CKind::Deref(Box::new(p.addr)), Type::Int(unit));
+        // Move the field to the top of 64 bits, then back down: the second
+        // shift is arithmetic for a signed field, which sign-extends it.
+        let wide = Type::Int(IntType::new(8, it.signed, "bitfield"));
+        let int = |v: i64| mk(CKind::Int(v), Type::Int(types::INT));
+        let up = 64 - shift as i64 - i64::from(width);
+        let high = mk(
+            CKind::Arith(ArithOp::Shl, Box::new(raw), Box::new(int(up))),
+            wide.clone(),
+        );
+        let v = mk(
+            CKind::Arith(
+                ArithOp::Shr,
+                Box::new(high),
+                Box::new(int(64 - i64::from(width))),
+            ),
+            wide,
+        );
+        Ok(mk(CKind::Cast(Box::new(v)), Type::Int(types::promote(it))))
+    }
+
+    /// The size of what a pointer points to, for scaling (`void *` and
+    /// function pointers step by bytes, as C compilers allow).
+    pub(super) fn elem_size(&mut self, elem: &Type, line: u32) -> Result<u64, CompileError> {
+        match elem.resolved() {
+            Type::Void | Type::Func(_) => Ok(1),
+            _ => self.size_or_err(elem, line),
+        }
+    }
+
+    /// `p + i * size` (or minus), typed as pointer to `elem`.
+    pub(super) fn ptr_add(
+        &mut self,
+        p: CExpr,
+        i: CExpr,
+        size: u64,
+        elem: Type,
+        sub: bool,
+        line: u32,
+    ) -> CExpr {
+        let ty = Type::ptr(elem);
+        let step = scaled(i, size);
+        let p = CExpr {
+            ty: Type::Int(types::UINTPTR_T),
+            ..p
+        };
+        let op = if sub { ArithOp::Sub } else { ArithOp::Add };
+        super::fold(CExpr {
+            kind: CKind::Arith(op, Box::new(p), Box::new(step)),
+            ty,
+            line,
+        })
+    }
+}
