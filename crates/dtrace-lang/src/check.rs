@@ -218,6 +218,22 @@ impl<'a> Checker<'a> {
                     out.options.push((name.clone(), value.clone(), *line))
                 }
                 ast::Item::Decl(d) => self.declaration(d)?,
+                ast::Item::TypeDecl { line, .. }
+                | ast::Item::Typedef { line, .. }
+                | ast::Item::Inline { line, .. }
+                | ast::Item::Translator { line, .. } => {
+                    let what = match item {
+                        ast::Item::TypeDecl { .. } => "struct, union and enum",
+                        ast::Item::Typedef { .. } => "typedef",
+                        ast::Item::Inline { .. } => "inline",
+                        _ => "translator",
+                    };
+                    return Err(err(
+                        Tag::D_NOTSUP,
+                        *line,
+                        format!("{} declarations are not yet supported", what),
+                    ));
+                }
                 ast::Item::Clause(c) => {
                     let cc = self.clause(c)?;
                     out.clauses.push(cc);
@@ -242,6 +258,13 @@ impl<'a> Checker<'a> {
     }
 
     fn declaration(&mut self, d: &ast::Decl) -> Result<(), CompileError> {
+        if d.scope == ast::DeclScope::Extern {
+            return Err(err(
+                Tag::D_NOTSUP,
+                d.line,
+                format!("extern declarations are not yet supported: {}", d.name),
+            ));
+        }
         let ty = self.type_name(&d.ty, d.line)?;
         if ty == Type::Void {
             return Err(err(
@@ -286,7 +309,7 @@ impl<'a> Checker<'a> {
             return Ok(());
         }
         let list = match d.scope {
-            ast::DeclScope::Global => &mut self.syms.globals,
+            ast::DeclScope::Global | ast::DeclScope::Extern => &mut self.syms.globals,
             ast::DeclScope::Thread => &mut self.syms.threads,
             ast::DeclScope::Clause => &mut self.syms.locals,
         };
@@ -307,17 +330,55 @@ impl<'a> Checker<'a> {
         Ok(())
     }
 
+    /// The one adapter from the parser's C type (`ast::TypeName`) to the
+    /// checker's `Type`: the forms it supports, a named base type with
+    /// pointers; the rest is refused until the type table handles it.
     fn type_name(&self, t: &ast::TypeName, line: u32) -> Result<Type, CompileError> {
-        let base = resolve_base(&t.base).ok_or_else(|| {
+        let name = match &t.spec {
+            ast::TypeSpec::Named { name, module: None } => name.clone(),
+            ast::TypeSpec::Named {
+                name,
+                module: Some(m),
+            } => format!("{}`{}", m, name),
+            ast::TypeSpec::Struct { union, .. } => {
+                return Err(err(
+                    Tag::D_NOTSUP,
+                    line,
+                    format!(
+                        "{} types are not yet supported",
+                        if *union { "union" } else { "struct" }
+                    ),
+                ))
+            }
+            ast::TypeSpec::Enum { .. } => {
+                return Err(err(Tag::D_NOTSUP, line, "enum types are not yet supported"))
+            }
+        };
+        let mut ty = resolve_base(&name).ok_or_else(|| {
             err(
                 Tag::D_TYPE_ERR,
                 line,
-                format!("failed to resolve type {}", t.base),
+                format!("failed to resolve type {}", name),
             )
         })?;
-        let mut ty = base;
-        for _ in 0..t.pointers {
-            ty = Type::Ptr(Box::new(ty));
+        for d in &t.derived {
+            match d {
+                ast::Derived::Ptr { .. } => ty = Type::Ptr(Box::new(ty)),
+                ast::Derived::Array(_) => {
+                    return Err(err(
+                        Tag::D_NOTSUP,
+                        line,
+                        "array types are not yet supported",
+                    ))
+                }
+                ast::Derived::Func { .. } => {
+                    return Err(err(
+                        Tag::D_NOTSUP,
+                        line,
+                        "function types are not yet supported",
+                    ))
+                }
+            }
         }
         Ok(ty)
     }
@@ -1140,6 +1201,19 @@ impl<'a> Checker<'a> {
                     int_ty(IntType::new(8, false, "size_t")),
                 ))
             }
+            ExprKind::Symbol { module, name } => Err(err(
+                Tag::D_NOTSUP,
+                line,
+                format!(
+                    "kernel symbols are not yet supported: {}`{}",
+                    module.as_deref().unwrap_or(""),
+                    name
+                ),
+            )),
+            ExprKind::Offsetof(..) => {
+                Err(err(Tag::D_NOTSUP, line, "offsetof( ) is not yet supported"))
+            }
+            ExprKind::Xlate(..) => Err(err(Tag::D_NOTSUP, line, "xlate is not yet supported")),
             ExprKind::SizeofExpr(inner) => {
                 let v = self.expr(inner)?;
                 let sz = match v.ty {
