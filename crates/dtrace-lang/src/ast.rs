@@ -14,7 +14,49 @@ pub enum Item {
         line: u32,
     },
     Clause(Clause),
+    /// A variable declaration (one per declarator).
     Decl(Decl),
+    /// A struct, union or enum definition or forward reference with no
+    /// declarator: `struct foo { int a; };`, `enum e { A, B = 5 };`,
+    /// `struct foo;`.
+    TypeDecl {
+        ty: TypeName,
+        line: u32,
+    },
+    /// `typedef <ty> <name>;`, one per declarator (`ty` includes the
+    /// declarator's derivations).
+    Typedef {
+        ty: TypeName,
+        name: String,
+        line: u32,
+    },
+    /// `inline int NCPUS = 2;`
+    Inline {
+        ty: TypeName,
+        name: String,
+        value: Expr,
+        line: u32,
+    },
+    /// `translator psinfo_t < struct task_struct *T > { pr_pid = T->tgid; };`
+    /// `members` are (name, value, line).
+    Translator {
+        to: TypeName,
+        from: TypeName,
+        param: String,
+        members: Vec<(String, Expr, u32)>,
+        line: u32,
+    },
+}
+
+impl Program {
+    /// The names this program declares with `typedef`, in order: what a
+    /// later program of the same handle must see as type names.
+    pub fn typedef_names(&self) -> impl Iterator<Item = &str> {
+        self.items.iter().filter_map(|i| match i {
+            Item::Typedef { name, .. } => Some(name.as_str()),
+            _ => None,
+        })
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -34,13 +76,16 @@ pub struct Clause {
 }
 
 /// A variable declaration: `int x;`, `self string s;`, `this int t;`,
-/// `int a[int];`.
+/// `int a[int];`, `int a[4];`, `extern int max_pfn;`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Decl {
     pub scope: DeclScope,
+    /// The type, including the declarator's pointer and array
+    /// derivations (`int *a[4]`: array of 4 pointers to int).
     pub ty: TypeName,
     pub name: String,
-    /// Key types for an associative array declaration.
+    /// Key types of an associative array declaration (`int a[string, int]`):
+    /// the brackets next to the name hold types. `ty` is the value type.
     pub keys: Option<Vec<TypeName>>,
     pub line: u32,
 }
@@ -50,14 +95,82 @@ pub enum DeclScope {
     Global,
     Thread,
     Clause,
+    /// `extern` (or a function prototype): the type of a kernel symbol.
+    Extern,
 }
 
-/// A type as written in a cast or declaration: base name plus pointer
-/// depth, e.g. `unsigned long` or `char *`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A C type as written in a declaration, cast, `sizeof`, `offsetof`,
+/// `xlate` or translator: specifiers plus the declarator's derivations.
+#[derive(Clone, Debug, PartialEq)]
 pub struct TypeName {
-    pub base: String,
-    pub pointers: u8,
+    pub spec: TypeSpec,
+    /// `const` among the specifiers (`const char *`: the chars are const).
+    pub is_const: bool,
+    /// The derivations in the order they apply to the base type:
+    /// `int *a[4]` is [Ptr, Array(4)] (array of 4 pointers to int),
+    /// `int (*fp)(int)` is [Func, Ptr], `char **` is [Ptr, Ptr].
+    pub derived: Vec<Derived>,
+    pub line: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Derived {
+    /// A pointer; `is_const` for `* const`.
+    Ptr { is_const: bool },
+    /// `[N]` (a constant expression the checker evaluates) or `[]`.
+    Array(Option<Box<Expr>>),
+    /// A function with its parameter types (`(void)` is one `void`
+    /// parameter, `()` none).
+    Func {
+        params: Vec<TypeName>,
+        variadic: bool,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeSpec {
+    /// A base type by name, normalised: "int", "unsigned long",
+    /// "long long", "signed char", "unsigned int", "long double",
+    /// "void", "string", or a typedef name ("uint64_t", "pid_t", ...).
+    /// `module` is the backquote scope (`vmlinux`pid_t`).
+    Named {
+        name: String,
+        module: Option<String>,
+    },
+    /// `struct`/`union` (`union` true); `members` None for a reference
+    /// (`struct foo`), Some for a definition (`struct foo { ... }`,
+    /// `struct { ... }`).
+    Struct {
+        union: bool,
+        name: Option<String>,
+        module: Option<String>,
+        members: Option<Vec<MemberDecl>>,
+    },
+    /// `enum`; `values` None for a reference, Some for a definition.
+    Enum {
+        name: Option<String>,
+        module: Option<String>,
+        values: Option<Vec<Enumerator>>,
+    },
+}
+
+/// One member declarator of a struct or union definition (`int a, *b;`
+/// gives two).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemberDecl {
+    pub ty: TypeName,
+    /// None: an anonymous struct/union member, or an unnamed bit-field.
+    pub name: Option<String>,
+    /// Bit-field width.
+    pub bits: Option<Expr>,
+    pub line: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Enumerator {
+    pub name: String,
+    pub value: Option<Expr>,
+    pub line: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -159,6 +272,12 @@ pub enum ExprKind {
     Char(i64),
     Str(Vec<u8>),
     Ident(String),
+    /// A backquoted (kernel) symbol: `` `max_pfn `` (module None) or
+    /// `` vmlinux`max_pfn ``.
+    Symbol {
+        module: Option<String>,
+        name: String,
+    },
     /// `$name` (`quoted` for `$$name`).
     Macro {
         name: String,
@@ -182,6 +301,10 @@ pub enum ExprKind {
     Arrow(Box<Expr>, String),
     Cast(TypeName, Box<Expr>),
     SizeofType(TypeName),
+    /// `offsetof(struct foo, a.b)`: the type and the member path.
+    Offsetof(TypeName, Vec<String>),
+    /// `xlate<psinfo_t *>(curthread)`.
+    Xlate(TypeName, Box<Expr>),
     SizeofExpr(Box<Expr>),
     Stringof(Box<Expr>),
 }

@@ -78,7 +78,7 @@ pub struct Token {
 const PUNCTS: &[&str] = &[
     "<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "^^",
     "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "+", "-", "*", "/", "%", "<", ">", "=", "!",
-    "~", "&", "|", "^", "?", ":", ";", ",", ".", "(", ")", "[", "]", "{", "}", "`",
+    "~", "&", "|", "^", "?", ":", ";", ",", ".", "(", ")", "[", "]", "{", "}",
 ];
 
 fn is_pspec_start(c: u8) -> bool {
@@ -90,7 +90,14 @@ fn is_pspec_char(c: u8) -> bool {
 }
 
 fn is_ident_start(c: u8) -> bool {
-    c.is_ascii_alphabetic() || c == b'_'
+    c.is_ascii_alphabetic() || c == b'_' || c == b'`'
+}
+
+/// Characters of an identifier after the first. A backquote is part of
+/// the identifier, as in DTrace: `` vmlinux`max_pfn `` and `` `max_pfn ``
+/// are single tokens (the parser splits the scope off).
+fn is_ident_cont(c: u8) -> bool {
+    is_ident_char(c) || c == b'`'
 }
 
 fn is_ident_char(c: u8) -> bool {
@@ -262,7 +269,7 @@ impl<'a> Lexer<'a> {
             None => Tok::Eof,
             Some(c) if is_ident_start(c) => {
                 let start = self.pos;
-                while matches!(self.peek(), Some(c) if is_ident_char(c)) {
+                while matches!(self.peek(), Some(c) if is_ident_cont(c)) {
                     self.pos += 1;
                 }
                 Tok::Ident(String::from_utf8_lossy(&self.src[start..self.pos]).into_owned())
@@ -634,6 +641,20 @@ mod tests {
         assert_eq!(Tok::Char(0xc3a9).describe(), "'é'");
         assert_eq!(Tok::Char(0xe9).describe(), "'\\351'");
         assert_eq!(Tok::Char(0x61).describe(), "'a'");
+    }
+
+    #[test]
+    fn backquotes_belong_to_identifiers() {
+        assert_eq!(
+            toks("vmlinux`max_pfn + `jiffies ` x"),
+            vec![
+                Tok::Ident("vmlinux`max_pfn".into()),
+                Tok::Punct("+"),
+                Tok::Ident("`jiffies".into()),
+                Tok::Ident("`".into()),
+                Tok::Ident("x".into()),
+            ]
+        );
     }
 
     #[test]

@@ -96,6 +96,7 @@ pub fn compile(
     let opts = parse::ParseOptions {
         is_file: source == Source::File,
         macros: env.pspec_values(),
+        type_names: None,
     };
     let (prog, used) = parse::parse_program_with_macros(src, &opts)?;
     if prog.items.is_empty() {
@@ -132,6 +133,7 @@ fn pragma_sets(src: &[u8], name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use crate::error::Tag;
     use crate::ir::{CKind, CStmt};
     use crate::types::Type;
 
@@ -221,5 +223,35 @@ mod tests {
             b"#pragma D option quiet",
             "defaultargs"
         ));
+    }
+
+    #[test]
+    fn type_syntax_not_handled_yet_is_refused() {
+        let compile = |src: &str| {
+            super::compile(
+                src,
+                super::Source::File,
+                &super::MacroEnv::default(),
+                &mut super::Symbols::default(),
+                &mut 0,
+            )
+        };
+        compile("unsigned long x; self char **p; int a[string];\nBEGIN { x = (unsigned long)1; trace(sizeof (char *)); }")
+            .unwrap_or_else(|e| panic!("{}", e));
+        let cases: &[(&str, Tag)] = &[
+            ("extern int max_pfn;", Tag::D_NOTSUP),
+            ("int a[4];", Tag::D_NOTSUP),
+            ("struct foo { int a; } x;", Tag::D_NOTSUP),
+            ("BEGIN { trace(xlate<int>(1)); }", Tag::D_NOTSUP),
+            ("translator int < int x > { };", Tag::D_NOTSUP),
+            ("BEGIN { trace((vmlinux`int)0); }", Tag::D_SYNTAX),
+            ("BEGIN { trace((double)0); }", Tag::D_CAST_INVAL),
+        ];
+        for (src, tag) in cases {
+            match compile(src) {
+                Ok(_) => panic!("compiled: {}", src),
+                Err(e) => assert_eq!(e.tag, *tag, "{}: {}", src, e),
+            }
+        }
     }
 }

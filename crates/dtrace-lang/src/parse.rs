@@ -2,13 +2,23 @@
 //! precedence levels plus D's `^^`, and DTrace's rule for telling the `/`
 //! that closes a predicate from the division operator.
 
+use std::collections::HashSet;
+use std::fmt;
+use std::sync::Arc;
+
 use crate::ast::*;
 use crate::error::{CompileError, Tag};
 use crate::lex::{Lexer, Tok, Token};
 use crate::types::is_type_keyword;
 
+/// Asked whether an identifier names a type when neither D nor the
+/// program itself defines it (kernel typedefs, typedefs of programs
+/// compiled before in the same handle, translator libraries). It gets
+/// the identifier as written, backquote scope included (`vmlinux`pid_t`).
+pub type TypeNameHook = Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
 /// What the parser needs to know about where the text came from.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct ParseOptions {
     /// The text is a script file (`-s`): a bare probe description without
     /// predicate or actions is an error there, but not for `-n`.
@@ -16,6 +26,20 @@ pub struct ParseOptions {
     /// Macro values for `$name` inside probe descriptions (`$1`, `$target`,
     /// `$pid`, ...).
     pub macros: Vec<(String, String)>,
+    /// Type names the parser does not know by itself (see `TypeNameHook`):
+    /// D's typedef-name ambiguity (`(foo_t)x` is a cast only if `foo_t`
+    /// names a type) needs them while parsing.
+    pub type_names: Option<TypeNameHook>,
+}
+
+impl fmt::Debug for ParseOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ParseOptions")
+            .field("is_file", &self.is_file)
+            .field("macros", &self.macros)
+            .field("type_names", &self.type_names.as_ref().map(|_| "<hook>"))
+            .finish()
+    }
 }
 
 pub struct Parser<'a> {
@@ -32,6 +56,8 @@ pub struct Parser<'a> {
     nest: u32,
     /// Macro names expanded inside probe descriptions.
     used_macros: Vec<String>,
+    /// Names the program has declared with `typedef` so far.
+    typedefs: HashSet<String>,
 }
 
 /// Parses D text. The text is bytes (see `Lexer::new`); `&str` works too.
@@ -56,6 +82,7 @@ pub fn parse_program_with_macros(
         depth: 0,
         nest: 0,
         used_macros: Vec::new(),
+        typedefs: HashSet::new(),
     };
     let prog = p.program()?;
     check_depth(&prog)?;
@@ -93,21 +120,47 @@ fn too_deep(line: u32) -> CompileError {
     )
 }
 
-/// Refuses trees deeper than `MAX_DEPTH`, walking them without recursion.
+/// Refuses trees deeper than `MAX_DEPTH`, walking them without recursion:
+/// expressions, statements and types (declarators, struct members,
+/// parameters, array sizes, enumerator values).
 fn check_depth(prog: &Program) -> Result<(), CompileError> {
     enum Node<'a> {
         E(&'a Expr),
         S(&'a Stmt),
+        T(&'a TypeName),
     }
     let mut work: Vec<(Node, u32)> = Vec::new();
     for item in &prog.items {
-        if let Item::Clause(c) = item {
-            if let Some(p) = &c.predicate {
-                work.push((Node::E(p), 1));
+        match item {
+            Item::Clause(c) => {
+                if let Some(p) = &c.predicate {
+                    work.push((Node::E(p), 1));
+                }
+                for s in c.body.iter().flatten() {
+                    work.push((Node::S(s), 1));
+                }
             }
-            for s in c.body.iter().flatten() {
-                work.push((Node::S(s), 1));
+            Item::Decl(d) => {
+                work.push((Node::T(&d.ty), 1));
+                for k in d.keys.iter().flatten() {
+                    work.push((Node::T(k), 1));
+                }
             }
+            Item::TypeDecl { ty, .. } | Item::Typedef { ty, .. } => work.push((Node::T(ty), 1)),
+            Item::Inline { ty, value, .. } => {
+                work.push((Node::T(ty), 1));
+                work.push((Node::E(value), 1));
+            }
+            Item::Translator {
+                to, from, members, ..
+            } => {
+                work.push((Node::T(to), 1));
+                work.push((Node::T(from), 1));
+                for (_, e, _) in members {
+                    work.push((Node::E(e), 1));
+                }
+            }
+            Item::Option { .. } => {}
         }
     }
     while let Some((node, d)) = work.pop() {
@@ -115,6 +168,7 @@ fn check_depth(prog: &Program) -> Result<(), CompileError> {
             Node::E(e) => e.line,
             Node::S(Stmt::If { line, .. }) => *line,
             Node::S(_) => 0,
+            Node::T(t) => t.line,
         };
         if d > MAX_DEPTH {
             return Err(CompileError::new(
@@ -138,13 +192,48 @@ fn check_depth(prog: &Program) -> Result<(), CompileError> {
                 }
             }
             Node::S(Stmt::Empty) => {}
+            Node::T(t) => {
+                for der in &t.derived {
+                    match der {
+                        Derived::Array(Some(e)) => work.push((Node::E(e), n)),
+                        Derived::Func { params, .. } => {
+                            params.iter().for_each(|p| work.push((Node::T(p), n)))
+                        }
+                        _ => {}
+                    }
+                }
+                match &t.spec {
+                    TypeSpec::Struct {
+                        members: Some(ms), ..
+                    } => {
+                        for m in ms {
+                            work.push((Node::T(&m.ty), n));
+                            if let Some(b) = &m.bits {
+                                work.push((Node::E(b), n));
+                            }
+                        }
+                    }
+                    TypeSpec::Enum {
+                        values: Some(vs), ..
+                    } => {
+                        for v in vs.iter().filter_map(|v| v.value.as_ref()) {
+                            work.push((Node::E(v), n));
+                        }
+                    }
+                    _ => {}
+                }
+            }
             Node::E(e) => match &e.kind {
                 ExprKind::Unary(_, a)
                 | ExprKind::Member(a, _)
                 | ExprKind::Arrow(a, _)
-                | ExprKind::Cast(_, a)
                 | ExprKind::SizeofExpr(a)
                 | ExprKind::Stringof(a) => work.push((Node::E(a), n)),
+                ExprKind::Cast(t, a) | ExprKind::Xlate(t, a) => {
+                    work.push((Node::T(t), n));
+                    work.push((Node::E(a), n));
+                }
+                ExprKind::SizeofType(t) | ExprKind::Offsetof(t, _) => work.push((Node::T(t), n)),
                 ExprKind::Binary(_, a, b) | ExprKind::Assign(_, a, b) => {
                     work.push((Node::E(a), n));
                     work.push((Node::E(b), n));
@@ -229,10 +318,11 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// An identifier without backquote scope.
     fn ident(&mut self) -> Result<(String, u32), CompileError> {
         let t = self.next()?;
         match t.tok {
-            Tok::Ident(s) => Ok((s, t.line)),
+            Tok::Ident(s) if !s.contains('`') => Ok((s, t.line)),
             _ => Err(syntax_error(&t)),
         }
     }
@@ -254,7 +344,7 @@ impl<'a> Parser<'a> {
             match &t.tok {
                 Tok::Eof => break,
                 Tok::Punct(";") => continue,
-                Tok::Ident(id) if is_decl_start(id) => {
+                Tok::Ident(id) if is_decl_start(id) || self.outer_type_name(id, pos, line)? => {
                     self.lex.reset(pos, line);
                     items.extend(self.declaration()?);
                 }
@@ -265,6 +355,66 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(Program { items })
+    }
+
+    /// At the outer level, an identifier that names a type starts a
+    /// declaration, unless the probe description it would begin has a
+    /// `:` (as in DTrace: `foo_t x;` declares, `foo_t:::entry` is a probe).
+    fn outer_type_name(&mut self, id: &str, pos: usize, line: u32) -> Result<bool, CompileError> {
+        if !self.names_type(id) {
+            return Ok(false);
+        }
+        self.lex.reset(pos, line);
+        let colon =
+            matches!(self.lex.pspec()?, Some(Token { tok: Tok::PSpec(t), .. }) if t.contains(':'));
+        self.lex.reset(pos, line);
+        Ok(!colon)
+    }
+
+    /// True if `w` names a type: a typedef of D, of this program, or one
+    /// the `type_names` hook knows. Keywords never do.
+    fn names_type(&self, w: &str) -> bool {
+        if is_reserved(w) || split_scoped(w).is_none() {
+            return false;
+        }
+        if !w.contains('`') && (self.typedefs.contains(w) || is_type_keyword(w)) {
+            return true;
+        }
+        self.opts.type_names.as_ref().is_some_and(|f| f(w))
+    }
+
+    /// The token after the one peeked, without consuming anything.
+    fn peek_second(&mut self) -> Option<Tok> {
+        let pos = self.lex.pos();
+        let line = self.lex.line();
+        let t = self.lex.next_token().ok().map(|t| t.tok);
+        self.lex.reset(pos, line);
+        t
+    }
+
+    /// True if the peeked identifier `w` is a type name here. As in
+    /// DTrace, a type name followed by `=`, `++`, `--` or `[` is taken as
+    /// a variable instead (a type there would be a syntax error anyway).
+    fn type_name_here(&mut self, w: &str) -> bool {
+        if !self.names_type(w) {
+            return false;
+        }
+        !matches!(
+            self.peek_second(),
+            Some(Tok::Punct("=" | "++" | "--" | "["))
+        )
+    }
+
+    /// True if the next token begins a type name (after `(`, in `sizeof`,
+    /// `offsetof`, `xlate`, array brackets and parameter lists).
+    fn starts_type(&mut self, with_class: bool) -> Result<bool, CompileError> {
+        let w = match &self.peek()?.tok {
+            Tok::Ident(w) => w.clone(),
+            _ => return Ok(false),
+        };
+        Ok(is_spec_keyword(&w)
+            || (with_class && class_of(&w, false).is_some())
+            || self.type_name_here(&w))
     }
 
     fn directive(&mut self, text: &str, line: u32) -> Result<Option<Item>, CompileError> {
@@ -490,64 +640,128 @@ impl<'a> Parser<'a> {
         Ok(vec![s])
     }
 
+    /// An outer-level declaration: variables, typedefs, struct/union/enum
+    /// definitions, `inline` and `translator`.
     fn declaration(&mut self) -> Result<Vec<Item>, CompileError> {
-        let line = self.peek()?.line;
-        let scope = match &self.peek()?.tok {
-            Tok::Ident(s) if s == "self" => {
-                self.next()?;
-                DeclScope::Thread
-            }
-            Tok::Ident(s) if s == "this" => {
-                self.next()?;
-                DeclScope::Clause
-            }
-            _ => DeclScope::Global,
-        };
-        if let Tok::Ident(s) = &self.peek()?.tok {
-            if matches!(
-                s.as_str(),
-                "inline" | "typedef" | "struct" | "union" | "enum" | "translator" | "provider"
-            ) {
-                return Err(CompileError::new(
-                    Tag::D_NOTSUP,
-                    line,
-                    format!("{} declarations are not yet supported", s),
-                ));
+        let t = self.peek()?.clone();
+        if let Tok::Ident(w) = &t.tok {
+            match w.as_str() {
+                "inline" => return Ok(vec![self.inline_definition()?]),
+                "translator" => return Ok(vec![self.translator_definition()?]),
+                "provider" => {
+                    return Err(CompileError::new(
+                        Tag::D_NOTSUP,
+                        t.line,
+                        "provider declarations are not yet supported",
+                    ))
+                }
+                _ => {}
             }
         }
-        let base = self.type_base()?;
+        let specs = self.specifiers(SpecCtx::Decl)?;
         let mut items = Vec::new();
-        loop {
-            let mut pointers = 0;
-            while self.eat("*")? {
-                pointers += 1;
+        if self.eat(";")? {
+            match specs.spec {
+                TypeSpec::Struct { .. } | TypeSpec::Enum { .. } => items.push(Item::TypeDecl {
+                    ty: TypeName {
+                        spec: specs.spec,
+                        is_const: specs.is_const,
+                        derived: Vec::new(),
+                        line: specs.line,
+                    },
+                    line: specs.line,
+                }),
+                TypeSpec::Named { .. } => {
+                    return Err(CompileError::new(
+                        Tag::D_DECL_USELESS,
+                        specs.line,
+                        "useless declaration",
+                    ))
+                }
             }
-            let (name, nline) = self.ident()?;
-            let keys = if self.eat("[")? {
-                let mut keys = Vec::new();
-                if !self.peek_is("]")? {
-                    loop {
-                        keys.push(self.type_name()?);
-                        if !self.eat(",")? {
-                            break;
+            self.unpeek();
+            return Ok(items);
+        }
+        loop {
+            let (name, derivs) = self.declarator(DeclMode::Named)?;
+            let Some((name, nline)) = name else {
+                let t = self.next()?;
+                return Err(syntax_error(&t));
+            };
+            if name.contains('`') {
+                return Err(CompileError::new(
+                    Tag::D_DECL_SCOPE,
+                    nline,
+                    format!(
+                        "D scoping operator may not be used in a declaration name ({})",
+                        name
+                    ),
+                ));
+            }
+            let typedef = specs.class == Some(Class::Typedef);
+            // Brackets holding types next to the name make an associative
+            // array; anywhere else they are refused.
+            let mut keys = None;
+            let mut derived = Vec::new();
+            let n = derivs.len();
+            for (i, d) in derivs.into_iter().enumerate() {
+                match d {
+                    Deriv::D(x) => derived.push(x),
+                    Deriv::Assoc(k, open) => {
+                        if typedef {
+                            return Err(syntax_error(&open));
                         }
+                        if i + 1 != n {
+                            return Err(CompileError::new(
+                                Tag::D_DECL_DYNOBJ,
+                                open.line,
+                                "cannot declare array of associative arrays",
+                            ));
+                        }
+                        keys = Some(k);
                     }
                 }
-                self.expect("]")?;
-                Some(keys)
-            } else {
-                None
+            }
+            let ty = TypeName {
+                spec: specs.spec.clone(),
+                is_const: specs.is_const,
+                derived,
+                line: specs.line,
             };
-            items.push(Item::Decl(Decl {
-                scope,
-                ty: TypeName {
-                    base: base.clone(),
-                    pointers,
-                },
-                name,
-                keys,
-                line: nline,
-            }));
+            let is_func = matches!(ty.derived.last(), Some(Derived::Func { .. }));
+            let scope = match specs.class {
+                Some(Class::Typedef) => None,
+                // A function prototype declares a kernel function's type.
+                Some(Class::Static) | None if is_func => Some(DeclScope::Extern),
+                Some(Class::Auto | Class::Register | Class::Static) => {
+                    return Err(CompileError::new(
+                        Tag::D_DECL_BADCLASS,
+                        specs.line,
+                        "specified storage class not appropriate in D",
+                    ))
+                }
+                Some(Class::Extern) => Some(DeclScope::Extern),
+                Some(Class::SelfScope) => Some(DeclScope::Thread),
+                Some(Class::This) => Some(DeclScope::Clause),
+                None => Some(DeclScope::Global),
+            };
+            match scope {
+                Some(scope) => items.push(Item::Decl(Decl {
+                    scope,
+                    ty,
+                    name,
+                    keys,
+                    line: nline,
+                })),
+                None => {
+                    self.typedefs.insert(name.clone());
+                    items.push(Item::Typedef {
+                        ty,
+                        name,
+                        line: nline,
+                    });
+                }
+            }
             if !self.eat(",")? {
                 break;
             }
@@ -557,41 +771,602 @@ impl<'a> Parser<'a> {
         Ok(items)
     }
 
-    /// The words of a type's base: `unsigned long long`, `string`,
-    /// `uint64_t`, `const char`.
-    fn type_base(&mut self) -> Result<String, CompileError> {
-        let mut words: Vec<String> = Vec::new();
-        loop {
-            let is_word = match &self.peek()?.tok {
-                Tok::Ident(s) => {
-                    // A second base type ends the type (`int x` vs `unsigned int`).
-                    is_type_keyword(s) && (is_modifier(s) || words.iter().all(|w| is_modifier(w)))
-                }
-                _ => false,
-            };
-            if !is_word {
-                break;
-            }
-            let (w, _) = self.ident()?;
-            if w != "const" && w != "volatile" && w != "register" && w != "static" && w != "extern"
-            {
-                words.push(w);
-            }
+    /// `inline type name = expression;`
+    fn inline_definition(&mut self) -> Result<Item, CompileError> {
+        let line = self.next()?.line;
+        let specs = self.specifiers(SpecCtx::Plain)?;
+        let (name, derivs) = self.declarator(DeclMode::Named)?;
+        let Some((name, _)) = name else {
+            let t = self.next()?;
+            return Err(syntax_error(&t));
+        };
+        if name.contains('`') {
+            return Err(CompileError::new(
+                Tag::D_DECL_SCOPE,
+                line,
+                format!(
+                    "D scoping operator may not be used in a declaration name ({})",
+                    name
+                ),
+            ));
         }
-        if words.is_empty() {
+        let ty = specs.with(plain_derived(derivs)?);
+        self.expect("=")?;
+        let value = self.nested(|p| p.assignment())?;
+        self.expect(";")?;
+        self.unpeek();
+        Ok(Item::Inline {
+            ty,
+            name,
+            value,
+            line,
+        })
+    }
+
+    /// `translator to < from param > { member = expression; ... };`
+    fn translator_definition(&mut self) -> Result<Item, CompileError> {
+        let line = self.next()?.line;
+        let to = self.type_name()?;
+        self.expect("<")?;
+        let from = self.type_name()?;
+        let (param, _) = self.ident()?;
+        self.expect(">")?;
+        self.expect("{")?;
+        let mut members = Vec::new();
+        while !self.eat("}")? {
+            let (m, mline) = self.ident()?;
+            self.expect("=")?;
+            let e = self.nested(|p| p.assignment())?;
+            self.expect(";")?;
+            members.push((m, e, mline));
+        }
+        self.expect(";")?;
+        self.unpeek();
+        Ok(Item::Translator {
+            to,
+            from,
+            param,
+            members,
+            line,
+        })
+    }
+
+    /// Declaration specifiers: storage class (where `ctx` allows one),
+    /// qualifiers and type specifiers, with DTrace's checks of their
+    /// combination.
+    fn specifiers(&mut self, ctx: SpecCtx) -> Result<Specs, CompileError> {
+        let first = self.peek()?.clone();
+        let mut class: Option<Class> = None;
+        let mut is_const = false;
+        let mut any = false;
+        let mut base: Option<Base> = None;
+        let (mut short, mut long, mut signed, mut unsigned) = (false, 0u8, false, false);
+        let combo = |line: u32, msg: &str| CompileError::new(Tag::D_DECL_COMBO, line, msg);
+        loop {
+            let t = self.peek()?.clone();
+            let Tok::Ident(w) = &t.tok else { break };
+            if ctx != SpecCtx::Plain {
+                if let Some(c) = class_of(w, ctx == SpecCtx::Decl) {
+                    if class.is_some() {
+                        return Err(CompileError::new(
+                            Tag::D_DECL_CLASS,
+                            t.line,
+                            "only one storage class allowed in a declaration",
+                        ));
+                    }
+                    class = Some(c);
+                    self.next()?;
+                    any = true;
+                    continue;
+                }
+            }
+            match w.as_str() {
+                "const" => is_const = true,
+                "volatile" | "restrict" => {}
+                "short" => {
+                    if short {
+                        return Err(combo(
+                            t.line,
+                            "the attribute 'short' may only be used at most once in a declaration",
+                        ));
+                    }
+                    short = true;
+                }
+                "long" => {
+                    if long == 2 {
+                        return Err(combo(
+                            t.line,
+                            "the attribute 'long' may only be used at most twice in a declaration",
+                        ));
+                    }
+                    long += 1;
+                }
+                "signed" => {
+                    if signed {
+                        return Err(combo(
+                            t.line,
+                            "the attribute 'signed' may only be used at most once in a declaration",
+                        ));
+                    }
+                    signed = true;
+                }
+                "unsigned" => {
+                    if unsigned {
+                        return Err(combo(
+                            t.line,
+                            "the attribute 'unsigned' may only be used at most once in a declaration",
+                        ));
+                    }
+                    unsigned = true;
+                }
+                "void" | "char" | "int" | "float" | "double" | "string" => {
+                    if base.is_some() {
+                        return Err(combo(t.line, "invalid type combination"));
+                    }
+                    base = Some(Base::Word(match w.as_str() {
+                        "void" => "void",
+                        "char" => "char",
+                        "int" => "int",
+                        "float" => "float",
+                        "double" => "double",
+                        _ => "string",
+                    }));
+                }
+                "struct" | "union" | "enum" => {
+                    if base.is_some() {
+                        return Err(combo(t.line, "invalid type combination"));
+                    }
+                    self.next()?;
+                    let spec = self.nested(|p| p.tagged_type(&t))?;
+                    base = Some(Base::Spec(spec));
+                    any = true;
+                    continue;
+                }
+                _ => {
+                    let w = w.clone();
+                    if !self.type_name_here(&w) {
+                        break;
+                    }
+                    if base.is_some() {
+                        // `int pid_t;` declares a variable named pid_t;
+                        // a typedef may not redefine a type name.
+                        if class == Some(Class::Typedef) {
+                            return Err(CompileError::new(
+                                Tag::D_DECL_IDRED,
+                                t.line,
+                                format!("identifier redeclared: {}", w),
+                            ));
+                        }
+                        break;
+                    }
+                    base = Some(Base::Typedef(w));
+                }
+            }
+            self.next()?;
+            any = true;
+        }
+        if !any {
             let t = self.next()?;
             return Err(syntax_error(&t));
         }
-        Ok(words.join(" "))
+        if ctx == SpecCtx::Param && class.is_some_and(|c| c != Class::Register) {
+            return Err(CompileError::new(
+                Tag::D_DECL_PARMCLASS,
+                first.line,
+                "inappropriate storage class for function or associative array parameter",
+            ));
+        }
+        let line = first.line;
+        let sign_attr = signed || unsigned;
+        let size_attr = short || long > 0;
+        let signint = || {
+            CompileError::new(
+                Tag::D_DECL_SIGNINT,
+                line,
+                "invalid type declaration: signed and unsigned may only be used with integer type",
+            )
+        };
+        let longint = || {
+            CompileError::new(
+                Tag::D_DECL_LONGINT,
+                line,
+                "invalid type declaration: long and long long may only be used with integer or floating-point type",
+            )
+        };
+        let named = |name: &str| TypeSpec::Named {
+            name: name.to_string(),
+            module: None,
+        };
+        let spec = match base {
+            Some(Base::Spec(_)) | Some(Base::Typedef(_)) | Some(Base::Word("string"))
+                if sign_attr =>
+            {
+                return Err(signint())
+            }
+            Some(Base::Spec(_)) | Some(Base::Typedef(_)) | Some(Base::Word("string"))
+                if long > 0 =>
+            {
+                return Err(longint())
+            }
+            Some(Base::Spec(_)) | Some(Base::Typedef(_)) | Some(Base::Word("string")) if short => {
+                return Err(combo(line, "invalid type combination"))
+            }
+            Some(Base::Spec(s)) => s,
+            Some(Base::Typedef(w)) => {
+                let (module, name) = split_scoped(&w).unwrap_or((None, &w));
+                TypeSpec::Named {
+                    name: name.to_string(),
+                    module: module.map(str::to_string),
+                }
+            }
+            Some(Base::Word("void")) => {
+                if sign_attr || size_attr {
+                    return Err(CompileError::new(
+                        Tag::D_DECL_VOIDATTR,
+                        line,
+                        "invalid type declaration: attributes may not be used with void type",
+                    ));
+                }
+                named("void")
+            }
+            Some(Base::Word("char")) => {
+                if size_attr {
+                    return Err(CompileError::new(
+                        Tag::D_DECL_CHARATTR,
+                        line,
+                        "invalid type declaration: short and long may not be used with char type",
+                    ));
+                }
+                if signed && unsigned {
+                    return Err(combo(line, "invalid type combination"));
+                }
+                named(if unsigned {
+                    "unsigned char"
+                } else if signed {
+                    "signed char"
+                } else {
+                    "char"
+                })
+            }
+            Some(Base::Word(f @ ("float" | "double"))) => {
+                if sign_attr {
+                    return Err(signint());
+                }
+                match (f, short, long) {
+                    (_, false, 0) => named(f),
+                    ("double", false, 1) => named("long double"),
+                    _ => return Err(combo(line, "invalid type combination")),
+                }
+            }
+            Some(Base::Word("string")) => named("string"),
+            // int, or attributes alone (`unsigned`, `long`), or nothing
+            // but a storage class or qualifier: C's implicit int.
+            _ => {
+                if signed && unsigned || short && long > 0 {
+                    return Err(combo(line, "invalid type combination"));
+                }
+                let size = if short {
+                    "short"
+                } else if long == 1 {
+                    "long"
+                } else if long == 2 {
+                    "long long"
+                } else {
+                    "int"
+                };
+                if unsigned {
+                    named(&format!("unsigned {}", size))
+                } else {
+                    named(size)
+                }
+            }
+        };
+        Ok(Specs {
+            class,
+            spec,
+            is_const,
+            line,
+        })
     }
 
-    fn type_name(&mut self) -> Result<TypeName, CompileError> {
-        let base = self.type_base()?;
-        let mut pointers = 0;
-        while self.eat("*")? {
-            pointers += 1;
+    /// After `struct`, `union` or `enum` (the token `kw`): an optional
+    /// (scoped) tag and an optional body; at least one of them.
+    fn tagged_type(&mut self, kw: &Token) -> Result<TypeSpec, CompileError> {
+        let mut name = None;
+        let mut module = None;
+        let t = self.peek()?.clone();
+        if let Tok::Ident(w) = &t.tok {
+            if is_reserved(w) {
+                return Err(syntax_error(&t));
+            }
+            let Some((m, n)) = split_scoped(w) else {
+                return Err(syntax_error(&t));
+            };
+            name = Some(n.to_string());
+            module = m.map(str::to_string);
+            self.next()?;
         }
-        Ok(TypeName { base, pointers })
+        let is_enum = matches!(&kw.tok, Tok::Ident(k) if k == "enum");
+        let union = matches!(&kw.tok, Tok::Ident(k) if k == "union");
+        if !self.peek_is("{")? {
+            if name.is_none() {
+                let t = self.next()?;
+                return Err(syntax_error(&t));
+            }
+            return Ok(if is_enum {
+                TypeSpec::Enum {
+                    name,
+                    module,
+                    values: None,
+                }
+            } else {
+                TypeSpec::Struct {
+                    union,
+                    name,
+                    module,
+                    members: None,
+                }
+            });
+        }
+        self.next()?;
+        if is_enum {
+            let mut values = Vec::new();
+            loop {
+                let (n, line) = self.ident()?;
+                let value = if self.eat("=")? {
+                    Some(self.nested(|p| p.conditional())?)
+                } else {
+                    None
+                };
+                values.push(Enumerator {
+                    name: n,
+                    value,
+                    line,
+                });
+                if !self.eat(",")? {
+                    break;
+                }
+            }
+            self.expect("}")?;
+            return Ok(TypeSpec::Enum {
+                name,
+                module,
+                values: Some(values),
+            });
+        }
+        let mut members = Vec::new();
+        loop {
+            if self.peek_is("}")? && !members.is_empty() {
+                self.next()?;
+                break;
+            }
+            let specs = self.specifiers(SpecCtx::Plain)?;
+            if self.peek_is(";")? {
+                let t = self.next()?;
+                // C11's anonymous struct or union member.
+                if matches!(
+                    specs.spec,
+                    TypeSpec::Struct {
+                        name: None,
+                        members: Some(_),
+                        ..
+                    }
+                ) {
+                    members.push(MemberDecl {
+                        ty: specs.with(Vec::new()),
+                        name: None,
+                        bits: None,
+                        line: specs.line,
+                    });
+                    continue;
+                }
+                return Err(CompileError::new(
+                    Tag::D_DECL_MNAME,
+                    t.line,
+                    "member declaration requires a name",
+                ));
+            }
+            loop {
+                let line = self.peek()?.line;
+                let (name, derivs) = if self.peek_is(":")? {
+                    (None, Vec::new())
+                } else {
+                    self.declarator(DeclMode::Named)?
+                };
+                let name = name.map(|(n, _)| n);
+                if let Some(n) = name.as_ref().filter(|n| n.contains('`')) {
+                    return Err(CompileError::new(
+                        Tag::D_DECL_SCOPE,
+                        line,
+                        format!(
+                            "D scoping operator may not be used in a member name ({})",
+                            n
+                        ),
+                    ));
+                }
+                let ty = specs.with(plain_derived(derivs)?);
+                let bits = if self.eat(":")? {
+                    Some(self.nested(|p| p.conditional())?)
+                } else {
+                    None
+                };
+                members.push(MemberDecl {
+                    ty,
+                    name,
+                    bits,
+                    line,
+                });
+                if !self.eat(",")? {
+                    break;
+                }
+            }
+            self.expect(";")?;
+        }
+        Ok(TypeSpec::Struct {
+            union,
+            name,
+            module,
+            members: Some(members),
+        })
+    }
+
+    /// A declarator: pointers, then a name (or, abstract, none) or a
+    /// parenthesised declarator, then array and function suffixes. The
+    /// derivations come back in the order they apply to the base type.
+    fn declarator(&mut self, mode: DeclMode) -> Result<Declarator, CompileError> {
+        self.nested(|p| p.declarator_inner(mode))
+    }
+
+    fn declarator_inner(&mut self, mode: DeclMode) -> Result<Declarator, CompileError> {
+        let mut out = Vec::new();
+        while self.eat("*")? {
+            let mut is_const = false;
+            loop {
+                match &self.peek()?.tok {
+                    Tok::Ident(q) if q == "const" => is_const = true,
+                    Tok::Ident(q) if q == "volatile" || q == "restrict" => {}
+                    _ => break,
+                }
+                self.next()?;
+            }
+            out.push(Deriv::D(Derived::Ptr { is_const }));
+        }
+        let mut name = None;
+        let mut inner = Vec::new();
+        let t = self.peek()?.clone();
+        match &t.tok {
+            Tok::Ident(w) if mode != DeclMode::Abstract && !is_reserved(w) => {
+                name = Some((w.clone(), t.line));
+                self.next()?;
+            }
+            Tok::Punct("(") if self.paren_groups(mode)? => {
+                self.next()?;
+                self.depth += 1;
+                let r = self.declarator(mode);
+                self.depth -= 1;
+                let (n, d) = r?;
+                if n.is_none() && d.is_empty() {
+                    let t = self.next()?;
+                    return Err(syntax_error(&t));
+                }
+                self.expect(")")?;
+                name = n;
+                inner = d;
+            }
+            _ if mode == DeclMode::Named => return Err(syntax_error(&self.next()?)),
+            _ => {}
+        }
+        let mut suffixes = Vec::new();
+        loop {
+            if self.peek_is("[")? {
+                suffixes.push(self.array_suffix()?);
+            } else if self.peek_is("(")? {
+                suffixes.push(self.function_suffix()?);
+            } else {
+                break;
+            }
+        }
+        out.extend(suffixes.into_iter().rev());
+        out.extend(inner);
+        Ok((name, out))
+    }
+
+    /// Whether the `(` peeked in a declarator groups a declarator (`(*p)`)
+    /// rather than starting a function's parameters (`(int)`, `()`).
+    fn paren_groups(&mut self, mode: DeclMode) -> Result<bool, CompileError> {
+        if mode == DeclMode::Named {
+            return Ok(true);
+        }
+        let pos = self.lex.pos();
+        let line = self.lex.line();
+        let next = self.lex.next_token();
+        let verdict = match next {
+            Ok(Token {
+                tok: Tok::Punct(p), ..
+            }) => matches!(p, "*" | "(" | "["),
+            Ok(Token {
+                tok: Tok::Ident(w), ..
+            }) => {
+                mode == DeclMode::Either
+                    && !is_reserved(&w)
+                    && !is_spec_keyword(&w)
+                    && !self.names_type(&w)
+            }
+            _ => false,
+        };
+        self.lex.reset(pos, line);
+        Ok(verdict)
+    }
+
+    /// `[]`, `[constant-expression]` or `[type, ...]` (an associative
+    /// array's key types).
+    fn array_suffix(&mut self) -> Result<Deriv, CompileError> {
+        let open = self.next()?;
+        self.depth += 1;
+        let r = (|| {
+            if self.eat("]")? {
+                return Ok(Deriv::D(Derived::Array(None)));
+            }
+            if self.starts_type(true)? {
+                let mut keys = Vec::new();
+                loop {
+                    keys.push(self.parameter()?);
+                    if !self.eat(",")? {
+                        break;
+                    }
+                }
+                self.expect("]")?;
+                return Ok(Deriv::Assoc(keys, open.clone()));
+            }
+            let e = self.nested(|p| p.conditional())?;
+            self.expect("]")?;
+            Ok(Deriv::D(Derived::Array(Some(Box::new(e)))))
+        })();
+        self.depth -= 1;
+        r
+    }
+
+    /// `(parameters)`, `()`, `(...)`, `(parameters, ...)`.
+    fn function_suffix(&mut self) -> Result<Deriv, CompileError> {
+        self.next()?;
+        self.depth += 1;
+        let r = (|| {
+            let mut params = Vec::new();
+            let mut variadic = false;
+            if !self.eat(")")? {
+                loop {
+                    if self.eat("...")? {
+                        variadic = true;
+                        self.expect(")")?;
+                        break;
+                    }
+                    params.push(self.parameter()?);
+                    if self.eat(",")? {
+                        continue;
+                    }
+                    self.expect(")")?;
+                    break;
+                }
+            }
+            Ok(Deriv::D(Derived::Func { params, variadic }))
+        })();
+        self.depth -= 1;
+        r
+    }
+
+    /// One parameter of a function or key of an associative array: its
+    /// name, if any, is dropped.
+    fn parameter(&mut self) -> Result<TypeName, CompileError> {
+        let specs = self.specifiers(SpecCtx::Param)?;
+        let (_, derivs) = self.declarator(DeclMode::Either)?;
+        Ok(specs.with(plain_derived(derivs)?))
+    }
+
+    /// A type name as in a cast: specifiers and an abstract declarator.
+    fn type_name(&mut self) -> Result<TypeName, CompileError> {
+        let specs = self.specifiers(SpecCtx::Plain)?;
+        let (_, derivs) = self.declarator(DeclMode::Abstract)?;
+        Ok(specs.with(plain_derived(derivs)?))
     }
 
     // ---- expressions ----
@@ -695,15 +1470,11 @@ impl<'a> Parser<'a> {
         Ok(lhs)
     }
 
-    fn starts_type(&mut self) -> Result<bool, CompileError> {
-        Ok(matches!(&self.peek()?.tok, Tok::Ident(s) if is_type_keyword(s)))
-    }
-
     fn cast(&mut self) -> Result<Expr, CompileError> {
         if self.peek_is("(")? {
             // Look past the parenthesis for a type name.
             let open = self.next()?;
-            if self.starts_type()? {
+            if self.starts_type(false)? {
                 let ty = self.type_name()?;
                 self.expect(")")?;
                 let e = self.nested(|p| p.cast())?;
@@ -741,7 +1512,7 @@ impl<'a> Parser<'a> {
                 self.next()?;
                 if self.peek_is("(")? {
                     let open = self.next()?;
-                    if self.starts_type()? {
+                    if self.starts_type(false)? {
                         let ty = self.type_name()?;
                         self.expect(")")?;
                         return Ok(Expr::new(ExprKind::SizeofType(ty), t.line));
@@ -867,6 +1638,47 @@ impl<'a> Parser<'a> {
                     ExprKind::ThisVar(name)
                 }
             }
+            Tok::Ident(id) if id == "offsetof" => {
+                self.expect("(")?;
+                self.depth += 1;
+                let r = (|| {
+                    let ty = self.type_name()?;
+                    self.expect(",")?;
+                    let mut path = vec![self.ident()?.0];
+                    while self.eat(".")? {
+                        path.push(self.ident()?.0);
+                    }
+                    self.expect(")")?;
+                    Ok(ExprKind::Offsetof(ty, path))
+                })();
+                self.depth -= 1;
+                r?
+            }
+            Tok::Ident(id) if id == "xlate" => {
+                self.expect("<")?;
+                let ty = self.type_name()?;
+                self.expect(">")?;
+                self.expect("(")?;
+                self.depth += 1;
+                let e = self.nested(|p| p.expr());
+                self.depth -= 1;
+                let e = e?;
+                self.expect(")")?;
+                ExprKind::Xlate(ty, Box::new(e))
+            }
+            Tok::Ident(id) if id.contains('`') => match split_scoped(&id) {
+                Some((module, name)) => ExprKind::Symbol {
+                    module: module.map(str::to_string),
+                    name: name.to_string(),
+                },
+                None => {
+                    return Err(syntax_error(&Token {
+                        tok: Tok::Ident(id),
+                        line,
+                        pos: t.pos,
+                    }))
+                }
+            },
             Tok::Ident(id) => ExprKind::Ident(id),
             Tok::Punct("(") => {
                 self.depth += 1;
@@ -908,35 +1720,188 @@ fn binop_of(p: &str) -> Option<(BinOp, u8)> {
     })
 }
 
-fn is_modifier(w: &str) -> bool {
+/// D's reserved words: never a type name or a declarator's name.
+fn is_reserved(w: &str) -> bool {
     matches!(
         w,
-        "unsigned"
-            | "signed"
-            | "long"
-            | "short"
+        "auto"
+            | "break"
+            | "case"
+            | "char"
             | "const"
-            | "volatile"
-            | "register"
-            | "static"
+            | "continue"
+            | "counter"
+            | "default"
+            | "do"
+            | "double"
+            | "else"
+            | "enum"
             | "extern"
+            | "float"
+            | "for"
+            | "goto"
+            | "if"
+            | "import"
+            | "inline"
+            | "int"
+            | "long"
+            | "offsetof"
+            | "probe"
+            | "provider"
+            | "register"
+            | "restrict"
+            | "return"
+            | "self"
+            | "short"
+            | "signed"
+            | "sizeof"
+            | "static"
+            | "string"
+            | "stringof"
+            | "struct"
+            | "switch"
+            | "this"
+            | "translator"
+            | "typedef"
+            | "union"
+            | "unsigned"
+            | "void"
+            | "volatile"
+            | "while"
+            | "xlate"
     )
 }
 
-/// Words that begin a declaration at the outer level of a program.
-fn is_decl_start(w: &str) -> bool {
+/// Keywords that are type specifiers or qualifiers.
+fn is_spec_keyword(w: &str) -> bool {
     matches!(
         w,
-        "self"
-            | "this"
-            | "inline"
-            | "typedef"
+        "void"
+            | "char"
+            | "short"
+            | "int"
+            | "long"
+            | "float"
+            | "double"
+            | "signed"
+            | "unsigned"
+            | "string"
             | "struct"
             | "union"
             | "enum"
-            | "translator"
-            | "provider"
-    ) || is_type_keyword(w)
+            | "const"
+            | "volatile"
+            | "restrict"
+    )
+}
+
+/// A storage class keyword; `self` and `this` only in declarations.
+fn class_of(w: &str, d_scopes: bool) -> Option<Class> {
+    Some(match w {
+        "auto" => Class::Auto,
+        "register" => Class::Register,
+        "static" => Class::Static,
+        "extern" => Class::Extern,
+        "typedef" => Class::Typedef,
+        "self" if d_scopes => Class::SelfScope,
+        "this" if d_scopes => Class::This,
+        _ => return None,
+    })
+}
+
+/// Splits a backquote-scoped name: `name`, `` `name `` (no module) or
+/// `` module`name ``; None if malformed (`` a`b`c ``, `` a` ``, `` a`1 ``).
+fn split_scoped(w: &str) -> Option<(Option<&str>, &str)> {
+    let Some((m, n)) = w.split_once('`') else {
+        return Some((None, w));
+    };
+    if n.is_empty() || n.contains('`') || n.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    Some(((!m.is_empty()).then_some(m), n))
+}
+
+/// Words that begin a declaration at the outer level of a program (type
+/// names too, see `Parser::outer_type_name`).
+fn is_decl_start(w: &str) -> bool {
+    matches!(w, "inline" | "translator" | "provider")
+        || is_spec_keyword(w)
+        || class_of(w, true).is_some()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    Auto,
+    Register,
+    Static,
+    Extern,
+    Typedef,
+    SelfScope,
+    This,
+}
+
+/// Where specifiers are parsed: a declaration (any storage class, `self`,
+/// `this`), a parameter (storage classes, only `register` valid), or a
+/// type name or member (none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SpecCtx {
+    Decl,
+    Param,
+    Plain,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DeclMode {
+    /// Must declare a name (`int *p`).
+    Named,
+    /// Must not (`(int *)`).
+    Abstract,
+    /// Parameters: either.
+    Either,
+}
+
+enum Base {
+    Word(&'static str),
+    Typedef(String),
+    Spec(TypeSpec),
+}
+
+struct Specs {
+    class: Option<Class>,
+    spec: TypeSpec,
+    is_const: bool,
+    line: u32,
+}
+
+impl Specs {
+    fn with(&self, derived: Vec<Derived>) -> TypeName {
+        TypeName {
+            spec: self.spec.clone(),
+            is_const: self.is_const,
+            derived,
+            line: self.line,
+        }
+    }
+}
+
+/// A derivation as parsed: brackets holding types are an associative
+/// array's keys, valid only next to a declared variable's name.
+enum Deriv {
+    D(Derived),
+    Assoc(Vec<TypeName>, Token),
+}
+
+type Declarator = (Option<(String, u32)>, Vec<Deriv>);
+
+/// The derivations of a declarator where associative brackets have no
+/// place: they are a syntax error at their `[`.
+fn plain_derived(d: Vec<Deriv>) -> Result<Vec<Derived>, CompileError> {
+    d.into_iter()
+        .map(|d| match d {
+            Deriv::D(x) => Ok(x),
+            Deriv::Assoc(_, open) => Err(syntax_error(&open)),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -1078,5 +2043,624 @@ mod tests {
             Stmt::If { .. }
         ));
         assert_eq!(clause(&p, 1).probes[0].text, "END");
+    }
+
+    // ---- declarations and types ----
+
+    /// A type as a short string: the base, then each derivation from the
+    /// base outward (`int *[4]` is "int * [4]").
+    fn show(t: &TypeName) -> String {
+        let mut out = match &t.spec {
+            TypeSpec::Named { name, module } => match module {
+                Some(m) => format!("{}`{}", m, name),
+                None => name.clone(),
+            },
+            TypeSpec::Struct {
+                union,
+                name,
+                module,
+                ..
+            } => format!(
+                "{} {}{}",
+                if *union { "union" } else { "struct" },
+                module
+                    .as_ref()
+                    .map(|m| format!("{}`", m))
+                    .unwrap_or_default(),
+                name.as_deref().unwrap_or("(anon)")
+            ),
+            TypeSpec::Enum { name, .. } => format!("enum {}", name.as_deref().unwrap_or("(anon)")),
+        };
+        if t.is_const {
+            out = format!("const {}", out);
+        }
+        for d in &t.derived {
+            out.push(' ');
+            match d {
+                Derived::Ptr { is_const: false } => out.push('*'),
+                Derived::Ptr { is_const: true } => out.push_str("*const"),
+                Derived::Array(None) => out.push_str("[]"),
+                Derived::Array(Some(e)) => match e.kind {
+                    ExprKind::Int { value, .. } => out.push_str(&format!("[{}]", value)),
+                    _ => out.push_str("[expr]"),
+                },
+                Derived::Func { params, variadic } => {
+                    let mut ps: Vec<String> = params.iter().map(show).collect();
+                    if *variadic {
+                        ps.push("...".into());
+                    }
+                    out.push_str(&format!("({})", ps.join(", ")));
+                }
+            }
+        }
+        out
+    }
+
+    fn decls(p: &Program) -> Vec<&Decl> {
+        p.items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Decl(d) => Some(d),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn decl_shapes(src: &str) -> Vec<(String, String)> {
+        let p = parse(src);
+        decls(&p)
+            .iter()
+            .map(|d| (d.name.clone(), show(&d.ty)))
+            .collect()
+    }
+
+    fn err_of(src: &str) -> CompileError {
+        parse_program(src, &ParseOptions::default()).unwrap_err()
+    }
+
+    fn with_hook(names: &'static [&'static str]) -> ParseOptions {
+        ParseOptions {
+            type_names: Some(Arc::new(move |w: &str| names.contains(&w))),
+            ..Default::default()
+        }
+    }
+
+    /// The first statement's expression of the first clause.
+    fn first_expr(p: &Program) -> &Expr {
+        match &clause(p, 0).body.as_ref().unwrap()[0] {
+            Stmt::Expr(e) => e,
+            other => panic!("not an expression: {:?}", other),
+        }
+    }
+
+    #[test]
+    fn declarators_apply_in_c_order() {
+        let cases: &[(&str, &str, &str)] = &[
+            ("int *a[4];", "a", "int * [4]"),
+            ("int (*fp)(int);", "fp", "int (int) *"),
+            ("char **p;", "p", "char * *"),
+            ("int m[2][3];", "m", "int [3] [2]"),
+            ("int (*pa)[4];", "pa", "int [4] *"),
+            ("int *(*g)(char *, ...);", "g", "int * (char *, ...) *"),
+            ("const char * const cp;", "cp", "const char *const"),
+            ("int (*fa[3])(void);", "fa", "int (void) * [3]"),
+            ("int ((x));", "x", "int"),
+            ("int *(*(*h)(int))[5];", "h", "int * [5] * (int) *"),
+            ("int z[];", "z", "int []"),
+            ("long unsigned int lu;", "lu", "unsigned long"),
+            ("unsigned u;", "u", "unsigned int"),
+            ("signed char sc;", "sc", "signed char"),
+            ("short int si;", "si", "short"),
+            ("long long ll;", "ll", "long long"),
+            ("long double ld;", "ld", "long double"),
+            ("uint64_t q;", "q", "uint64_t"),
+            (
+                "struct vmlinux`task_struct *t;",
+                "t",
+                "struct vmlinux`task_struct *",
+            ),
+            ("int n[4 * 2];", "n", "int [expr]"),
+        ];
+        for (src, name, shape) in cases {
+            let got = decl_shapes(src);
+            assert_eq!(got, vec![(name.to_string(), shape.to_string())], "{}", src);
+        }
+    }
+
+    #[test]
+    fn declarations_give_one_item_per_declarator_with_scope_and_keys() {
+        let p = parse(
+            "int a, *b; self int t; this string s; extern int max_pfn;\n\
+             int f(int); static int g(void);\nint aa[string, int]; int *pb[int];",
+        );
+        let d = decls(&p);
+        let got: Vec<(&str, DeclScope, String, Option<Vec<String>>)> = d
+            .iter()
+            .map(|d| {
+                (
+                    d.name.as_str(),
+                    d.scope,
+                    show(&d.ty),
+                    d.keys.as_ref().map(|k| k.iter().map(show).collect()),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("a", DeclScope::Global, "int".into(), None),
+                ("b", DeclScope::Global, "int *".into(), None),
+                ("t", DeclScope::Thread, "int".into(), None),
+                ("s", DeclScope::Clause, "string".into(), None),
+                ("max_pfn", DeclScope::Extern, "int".into(), None),
+                ("f", DeclScope::Extern, "int (int)".into(), None),
+                ("g", DeclScope::Extern, "int (void)".into(), None),
+                (
+                    "aa",
+                    DeclScope::Global,
+                    "int".into(),
+                    Some(vec!["string".into(), "int".into()])
+                ),
+                (
+                    "pb",
+                    DeclScope::Global,
+                    "int *".into(),
+                    Some(vec!["int".into()])
+                ),
+            ]
+        );
+        assert_eq!(d[4].line, 1);
+        assert_eq!(d[8].line, 3);
+    }
+
+    #[test]
+    fn parses_structs_with_bitfields_and_anonymous_unions() {
+        let p = parse(
+            "struct foo {\n int a : 3, : 2;\n unsigned b;\n union { int x; char *y; };\n \
+             struct bar { int z; } inner, *pinner;\n};\nstruct fwd;\nunion u { long l; } uv;",
+        );
+        let Item::TypeDecl { ty, line: 1 } = &p.items[0] else {
+            panic!("{:?}", p.items[0])
+        };
+        let TypeSpec::Struct {
+            union: false,
+            name: Some(n),
+            module: None,
+            members: Some(ms),
+        } = &ty.spec
+        else {
+            panic!("{:?}", ty.spec)
+        };
+        assert_eq!(n, "foo");
+        let summary: Vec<(Option<&str>, String, Option<u64>, u32)> = ms
+            .iter()
+            .map(|m| {
+                (
+                    m.name.as_deref(),
+                    show(&m.ty),
+                    m.bits.as_ref().map(|b| match b.kind {
+                        ExprKind::Int { value, .. } => value,
+                        _ => panic!(),
+                    }),
+                    m.line,
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                (Some("a"), "int".into(), Some(3), 2),
+                (None, "int".into(), Some(2), 2),
+                (Some("b"), "unsigned int".into(), None, 3),
+                (None, "union (anon)".into(), None, 4),
+                (Some("inner"), "struct bar".into(), None, 5),
+                (Some("pinner"), "struct bar *".into(), None, 5),
+            ]
+        );
+        let TypeSpec::Struct {
+            union: true,
+            members: Some(um),
+            ..
+        } = &ms[3].ty.spec
+        else {
+            panic!()
+        };
+        assert_eq!(um.len(), 2);
+        assert_eq!(show(&um[1].ty), "char *");
+        assert!(matches!(
+            &p.items[1],
+            Item::TypeDecl { ty: TypeName { spec: TypeSpec::Struct { members: None, name: Some(n), .. }, .. }, .. } if n == "fwd"
+        ));
+        // A definition with a declarator declares both.
+        let d = decls(&p);
+        assert_eq!(d[0].name, "uv");
+        assert!(
+            matches!(&d[0].ty.spec, TypeSpec::Struct { union: true, members: Some(m), .. } if m.len() == 1)
+        );
+    }
+
+    #[test]
+    fn parses_enums_with_values() {
+        let p = parse("enum color { RED, GREEN = 5, BLUE = GREEN + 1 };\nenum color c;");
+        let Item::TypeDecl { ty, .. } = &p.items[0] else {
+            panic!()
+        };
+        let TypeSpec::Enum {
+            name: Some(n),
+            values: Some(v),
+            ..
+        } = &ty.spec
+        else {
+            panic!()
+        };
+        assert_eq!(n, "color");
+        let names: Vec<_> = v
+            .iter()
+            .map(|e| (e.name.as_str(), e.value.is_some()))
+            .collect();
+        assert_eq!(names, vec![("RED", false), ("GREEN", true), ("BLUE", true)]);
+        assert!(matches!(
+            v[2].value.as_ref().unwrap().kind,
+            ExprKind::Binary(BinOp::Add, _, _)
+        ));
+        assert_eq!(
+            decl_shapes("enum color c;"),
+            vec![("c".into(), "enum color".into())]
+        );
+    }
+
+    #[test]
+    fn typedefs_name_types_for_the_rest_of_the_program() {
+        let p = parse(
+            "typedef int (*handler_t)(int, char *);\ntypedef unsigned long ul_t, *ulp_t;\n\
+             handler_t h;\nul_t *x;\nBEGIN { y = (ulp_t)0; z = (ul_t) - 1; }",
+        );
+        let tds: Vec<(&str, String)> = p
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Typedef { ty, name, .. } => Some((name.as_str(), show(ty))),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            tds,
+            vec![
+                ("handler_t", "int (int, char *) *".into()),
+                ("ul_t", "unsigned long".into()),
+                ("ulp_t", "unsigned long *".into()),
+            ]
+        );
+        assert_eq!(
+            p.typedef_names().collect::<Vec<_>>(),
+            vec!["handler_t", "ul_t", "ulp_t"]
+        );
+        let d = decls(&p);
+        assert_eq!(show(&d[0].ty), "handler_t");
+        assert_eq!(show(&d[1].ty), "ul_t *");
+        let body = clause(&p, 0).body.as_ref().unwrap();
+        let Stmt::Expr(Expr {
+            kind: ExprKind::Assign(None, _, rhs),
+            ..
+        }) = &body[1]
+        else {
+            panic!()
+        };
+        // (ul_t) - 1 is a cast of -1, not a subtraction.
+        let ExprKind::Cast(t, e) = &rhs.kind else {
+            panic!("{:?}", rhs)
+        };
+        assert_eq!(show(t), "ul_t");
+        assert!(matches!(e.kind, ExprKind::Unary(UnOp::Neg, _)));
+    }
+
+    #[test]
+    fn a_parenthesised_name_is_a_cast_only_if_it_names_a_type() {
+        let rhs_of = |p: &Program| match &first_expr(p).kind {
+            ExprKind::Assign(None, _, rhs) => rhs.kind.clone(),
+            other => panic!("{:?}", other),
+        };
+        // Unknown: a parenthesised variable minus x.
+        let p = parse("BEGIN { y = (foo_t) - x; }");
+        assert!(matches!(rhs_of(&p), ExprKind::Binary(BinOp::Sub, _, _)));
+        // Declared by the program.
+        let p = parse("typedef int foo_t;\nBEGIN { y = (foo_t) - x; }");
+        assert!(matches!(rhs_of(&p), ExprKind::Cast(..)));
+        // Known to the hook (a kernel typedef), scoped or not.
+        let opts = with_hook(&["foo_t", "vmlinux`pid_t"]);
+        let p = parse_program("BEGIN { y = (foo_t) - x; }", &opts).unwrap();
+        assert!(matches!(rhs_of(&p), ExprKind::Cast(..)));
+        let p = parse_program("BEGIN { y = (vmlinux`pid_t *)x; }", &opts).unwrap();
+        let ExprKind::Cast(t, _) = rhs_of(&p) else {
+            panic!()
+        };
+        assert_eq!(
+            t.spec,
+            TypeSpec::Named {
+                name: "pid_t".into(),
+                module: Some("vmlinux".into())
+            }
+        );
+        assert_eq!(show(&t), "vmlinux`pid_t *");
+        // The hook is not asked about keywords, and a type name followed
+        // by `=` is a variable being assigned (DTrace's rule).
+        let opts = with_hook(&["foo_t", "sizeof", "if"]);
+        let p = parse_program("BEGIN { y = (foo_t = 3); }", &opts).unwrap();
+        assert!(matches!(rhs_of(&p), ExprKind::Assign(..)));
+        let p = parse_program("BEGIN { y = sizeof (x); }", &opts).unwrap();
+        assert!(matches!(rhs_of(&p), ExprKind::SizeofExpr(_)));
+        // A kernel typedef starts an outer-level declaration, but not a
+        // probe description with a colon.
+        let p = parse_program("foo_t v;\nfoo_t:::entry { }", &opts).unwrap();
+        assert_eq!(decls(&p)[0].name, "v");
+        assert_eq!(clause(&p, 0).probes[0].text, "foo_t:::entry");
+        // A variable may take a type's name once the type is complete.
+        assert_eq!(
+            decl_shapes("int pid_t;"),
+            vec![("pid_t".into(), "int".into())]
+        );
+    }
+
+    #[test]
+    fn parses_abstract_declarators_in_casts_and_sizeof() {
+        let cases: &[(&str, &str)] = &[
+            ("(int *)x", "int *"),
+            ("(char (*)[4])x", "char [4] *"),
+            ("(int (*)(int, long))x", "int (int, long) *"),
+            ("(const unsigned char **)x", "const unsigned char * *"),
+            (
+                "(struct vmlinux`task_struct *)x",
+                "struct vmlinux`task_struct *",
+            ),
+            ("(union u)x", "union u"),
+            ("(enum e)x", "enum e"),
+            ("(void (*[2])(void))x", "void (void) * [2]"),
+            ("(string)x", "string"),
+        ];
+        for (src, shape) in cases {
+            let p = parse(&format!("BEGIN {{ {}; }}", src));
+            let ExprKind::Cast(t, _) = &first_expr(&p).kind else {
+                panic!("{}: {:?}", src, first_expr(&p))
+            };
+            assert_eq!(show(t), *shape, "{}", src);
+        }
+        let p = parse("BEGIN { sizeof (struct foo); }");
+        let ExprKind::SizeofType(t) = &first_expr(&p).kind else {
+            panic!()
+        };
+        assert_eq!(show(t), "struct foo");
+        // Inside a predicate, a division in an array size is not its end.
+        let p = parse("BEGIN /sizeof (char [8 / 2]) == 4/ { }");
+        assert!(clause(&p, 0).predicate.is_some());
+    }
+
+    #[test]
+    fn parses_inline_definitions() {
+        let p =
+            parse("inline int NCPUS = 2;\ninline string s = \"x\";\ninline char *p = (char *)0;");
+        let got: Vec<(&str, String, u32)> = p
+            .items
+            .iter()
+            .map(|i| match i {
+                Item::Inline { ty, name, line, .. } => (name.as_str(), show(ty), *line),
+                other => panic!("{:?}", other),
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("NCPUS", "int".into(), 1),
+                ("s", "string".into(), 2),
+                ("p", "char *".into(), 3)
+            ]
+        );
+        let Item::Inline { value, .. } = &p.items[0] else {
+            panic!()
+        };
+        assert!(matches!(value.kind, ExprKind::Int { value: 2, .. }));
+    }
+
+    #[test]
+    fn parses_translators() {
+        let opts = with_hook(&["psinfo_t"]);
+        let p = parse_program(
+            "translator psinfo_t < struct task_struct *T > {\n pr_pid = T->tgid;\n pr_fname = stringof(T->comm);\n};\n\
+             translator psinfo_t < int I > { };",
+            &opts,
+        )
+        .unwrap();
+        let Item::Translator {
+            to,
+            from,
+            param,
+            members,
+            line: 1,
+        } = &p.items[0]
+        else {
+            panic!("{:?}", p.items[0])
+        };
+        assert_eq!(show(to), "psinfo_t");
+        assert_eq!(show(from), "struct task_struct *");
+        assert_eq!(param, "T");
+        let ms: Vec<(&str, u32)> = members.iter().map(|(n, _, l)| (n.as_str(), *l)).collect();
+        assert_eq!(ms, vec![("pr_pid", 2), ("pr_fname", 3)]);
+        assert!(matches!(members[0].1.kind, ExprKind::Arrow(_, ref m) if m == "tgid"));
+        assert!(matches!(&p.items[1], Item::Translator { members, .. } if members.is_empty()));
+    }
+
+    #[test]
+    fn parses_offsetof_xlate_and_backquoted_symbols() {
+        let opts = with_hook(&["psinfo_t"]);
+        let p = parse_program(
+            "BEGIN { offsetof(struct foo, a.b); xlate<psinfo_t *>(curthread)->pr_pid; \
+             `max_pfn + vmlinux`jiffies; }",
+            &opts,
+        )
+        .unwrap();
+        let body = clause(&p, 0).body.as_ref().unwrap();
+        let Stmt::Expr(Expr {
+            kind: ExprKind::Offsetof(t, path),
+            ..
+        }) = &body[0]
+        else {
+            panic!("{:?}", body[0])
+        };
+        assert_eq!(show(t), "struct foo");
+        assert_eq!(path, &vec!["a".to_string(), "b".to_string()]);
+        let Stmt::Expr(Expr {
+            kind: ExprKind::Arrow(x, m),
+            ..
+        }) = &body[1]
+        else {
+            panic!("{:?}", body[1])
+        };
+        assert_eq!(m, "pr_pid");
+        let ExprKind::Xlate(t, e) = &x.kind else {
+            panic!()
+        };
+        assert_eq!(show(t), "psinfo_t *");
+        assert!(matches!(&e.kind, ExprKind::Ident(n) if n == "curthread"));
+        let Stmt::Expr(Expr {
+            kind: ExprKind::Binary(BinOp::Add, a, b),
+            ..
+        }) = &body[2]
+        else {
+            panic!()
+        };
+        assert_eq!(
+            a.kind,
+            ExprKind::Symbol {
+                module: None,
+                name: "max_pfn".into()
+            }
+        );
+        assert_eq!(
+            b.kind,
+            ExprKind::Symbol {
+                module: Some("vmlinux".into()),
+                name: "jiffies".into()
+            }
+        );
+    }
+
+    #[test]
+    fn malformed_declarations_are_refused_in_dtrace_words() {
+        let cases: &[(&str, Tag, &str)] = &[
+            ("int int x;", Tag::D_DECL_COMBO, "invalid type combination"),
+            ("struct s int x;", Tag::D_DECL_COMBO, "invalid type combination"),
+            (
+                "long long long x;",
+                Tag::D_DECL_COMBO,
+                "the attribute 'long' may only be used at most twice in a declaration",
+            ),
+            (
+                "short short x;",
+                Tag::D_DECL_COMBO,
+                "the attribute 'short' may only be used at most once in a declaration",
+            ),
+            (
+                "static int x;",
+                Tag::D_DECL_BADCLASS,
+                "specified storage class not appropriate in D",
+            ),
+            (
+                "self static int x;",
+                Tag::D_DECL_CLASS,
+                "only one storage class allowed in a declaration",
+            ),
+            (
+                "char long c;",
+                Tag::D_DECL_CHARATTR,
+                "invalid type declaration: short and long may not be used with char type",
+            ),
+            (
+                "unsigned void v;",
+                Tag::D_DECL_VOIDATTR,
+                "invalid type declaration: attributes may not be used with void type",
+            ),
+            (
+                "unsigned string s;",
+                Tag::D_DECL_SIGNINT,
+                "invalid type declaration: signed and unsigned may only be used with integer type",
+            ),
+            (
+                "long struct s x;",
+                Tag::D_DECL_LONGINT,
+                "invalid type declaration: long and long long may only be used with integer or floating-point type",
+            ),
+            ("int;", Tag::D_DECL_USELESS, "useless declaration"),
+            ("extern int;", Tag::D_DECL_USELESS, "useless declaration"),
+            (
+                "struct s { int; };",
+                Tag::D_DECL_MNAME,
+                "member declaration requires a name",
+            ),
+            (
+                "int a[4][string];",
+                Tag::D_DECL_DYNOBJ,
+                "cannot declare array of associative arrays",
+            ),
+            (
+                "int vmlinux`x;",
+                Tag::D_DECL_SCOPE,
+                "D scoping operator may not be used in a declaration name (vmlinux`x)",
+            ),
+            (
+                "struct s { int a`b; };",
+                Tag::D_DECL_SCOPE,
+                "D scoping operator may not be used in a member name (a`b)",
+            ),
+            (
+                "int f(static int);",
+                Tag::D_DECL_PARMCLASS,
+                "inappropriate storage class for function or associative array parameter",
+            ),
+            (
+                "typedef int a_t;\ntypedef int a_t;",
+                Tag::D_DECL_IDRED,
+                "identifier redeclared: a_t",
+            ),
+            ("struct s { };", Tag::D_SYNTAX, "syntax error near \"}\""),
+            ("enum e { A, };", Tag::D_SYNTAX, "syntax error near \"}\""),
+            ("struct;", Tag::D_SYNTAX, "syntax error near \";\""),
+            ("int x = 1;", Tag::D_SYNTAX, "syntax error near \"=\""),
+            ("int *;", Tag::D_SYNTAX, "syntax error near \";\""),
+            ("int (x;", Tag::D_SYNTAX, "syntax error near \";\""),
+            ("typedef int t[string];", Tag::D_SYNTAX, "syntax error near \"[\""),
+            ("inline int = 3;", Tag::D_SYNTAX, "syntax error near \"=\""),
+            ("inline int x;", Tag::D_SYNTAX, "syntax error near \";\""),
+            ("translator int < int > { };", Tag::D_SYNTAX, "syntax error near \">\""),
+            ("BEGIN { (int *x; }", Tag::D_SYNTAX, "syntax error near \"x\""),
+            ("BEGIN { xlate<int>(x; }", Tag::D_SYNTAX, "syntax error near \";\""),
+            ("BEGIN { offsetof(struct foo); }", Tag::D_SYNTAX, "syntax error near \")\""),
+            ("BEGIN { a`b`c; }", Tag::D_SYNTAX, "syntax error near \"a`b`c\""),
+            ("BEGIN { x = `; }", Tag::D_SYNTAX, "syntax error near \"`\""),
+            ("BEGIN { self->a`b = 1; }", Tag::D_SYNTAX, "syntax error near \"a`b\""),
+        ];
+        for (src, tag, msg) in cases {
+            let e = err_of(src);
+            assert_eq!((e.tag, e.msg.as_str()), (*tag, *msg), "{}", src);
+        }
+        assert_eq!(err_of("\n\nint int x;").line, Some(3));
+    }
+
+    #[test]
+    fn deep_declarators_and_structs_are_bounded() {
+        crate::on_compile_stack(deep_declarators_and_structs);
+    }
+
+    fn deep_declarators_and_structs() {
+        let n = 6000;
+        let src = format!("int {}x{};", "(".repeat(n), ")".repeat(n));
+        let e = err_of(&src);
+        assert!(e.msg.starts_with("program too complex"), "{}", e.msg);
+        let src = format!("{}int a;{}", "struct { ".repeat(n), " } m;".repeat(n));
+        let e = err_of(&src);
+        assert!(e.msg.starts_with("program too complex"), "{}", e.msg);
+        let src = format!("int x{};", "[1]".repeat(20_000));
+        // Many suffixes are flat, not deep: fine for the parser.
+        assert_eq!(decls(&parse(&src))[0].ty.derived.len(), 20_000);
+        let src = format!("BEGIN {{ (int {}){}0; }}", "*".repeat(20_000), "");
+        assert!(parse_program(&src, &ParseOptions::default()).is_ok());
     }
 }

@@ -264,7 +264,10 @@ impl Type {
     /// Integers, enums and pointers: what conditions and comparisons
     /// accept, and what a probe-context register holds.
     pub fn is_scalar(&self) -> bool {
-        matches!(self.resolved(), Type::Int(_) | Type::Enum(..) | Type::Ptr(_))
+        matches!(
+            self.resolved(),
+            Type::Int(_) | Type::Enum(..) | Type::Ptr(_)
+        )
     }
 
     pub fn is_string(&self) -> bool {
@@ -599,7 +602,6 @@ fn align_up(v: u64, a: u64) -> u64 {
 }
 
 impl TypeTable {
-
     /// Sets the source of kernel types.
     pub fn set_external(&mut self, ext: Arc<dyn ExtTypes>) {
         self.ext = Some(ext);
@@ -711,10 +713,12 @@ impl TypeTable {
 
     /// True if the program defined this tag with members already.
     pub fn is_defined(&self, kind: TagKind, name: &str) -> bool {
-        self.tags.get(&(kind, name.to_string())).is_some_and(|&id| match kind {
-            TagKind::Enum => true,
-            _ => self.records[id as usize].origin != Origin::Forward,
-        })
+        self.tags
+            .get(&(kind, name.to_string()))
+            .is_some_and(|&id| match kind {
+                TagKind::Enum => true,
+                _ => self.records[id as usize].origin != Origin::Forward,
+            })
     }
 
     /// Defines a struct or union from its members (name, type, bitfield

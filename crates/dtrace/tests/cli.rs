@@ -490,6 +490,49 @@ fn records_larger_than_the_buffer_are_refused() {
     assert_eq!(text(&o.stdout), "abc abc abc\n\n");
 }
 
+/// The struct, union and enum layouts of test/unittest/types/tst.layout.d
+/// are the system C compiler's: the same declarations (decls.h) compiled
+/// by `cc` print the same sizes and offsets.
+fn types_match_the_c_compiler() {
+    let _g = serial();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../test/unittest/types");
+    let tmp = std::env::temp_dir().join(format!("dtrace-layout-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).expect("temp dir");
+    let src = tmp.join("layout.c");
+    std::fs::write(
+        &src,
+        r#"#include <stdio.h>
+#include <stddef.h>
+#include "decls.h"
+int main(void) {
+	printf("%zu %zu %zu %zu\n", sizeof (struct flags), sizeof (union value), sizeof (enum color), sizeof (struct outer));
+	printf("%zu %zu %zu %zu\n", offsetof(struct flags, c), offsetof(struct flags, f), offsetof(struct outer, v), offsetof(struct outer, col));
+	printf("%zu %zu %zu %d\n", offsetof(struct outer, fl), offsetof(struct outer, i), offsetof(struct outer, last), BLUE);
+	return 0;
+}
+"#,
+    )
+    .expect("write layout.c");
+    let exe = tmp.join("layout");
+    let cc = Command::new("cc")
+        .arg("-I")
+        .arg(&dir)
+        .arg("-o")
+        .arg(&exe)
+        .arg(&src)
+        .output()
+        .expect("run cc (build-essential)");
+    assert!(cc.status.success(), "{}", text(&cc.stderr));
+    let c = Command::new(&exe).output().expect("run layout");
+    let d = run(&[
+        "-qs",
+        dir.join("tst.layout.d").to_str().expect("utf-8 path"),
+    ]);
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert_eq!(d.status.code(), Some(0), "{}", text(&d.stderr));
+    assert_eq!(text(&d.stdout), text(&c.stdout) + "\n");
+}
+
 /// In a private mount namespace with every tracefs unmounted, dtrace
 /// mounts tracefs itself at /sys/kernel/tracing.  The host's mounts are
 /// not touched.
@@ -608,6 +651,11 @@ fn main() {
             true,
         ),
         ("no_script_bytes_panic", no_script_bytes_panic, true),
+        (
+            "types_match_the_c_compiler",
+            types_match_the_c_compiler,
+            true,
+        ),
         (
             "records_larger_than_the_buffer_are_refused",
             records_larger_than_the_buffer_are_refused,

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeSet;
 
+mod decl;
 mod place;
 
 use crate::ast::{self, BinOp, Expr, ExprKind, Stmt, UnOp};
@@ -12,7 +13,7 @@ use crate::error::{CompileError, Tag};
 use crate::ir::*;
 use crate::pdesc::ProbeDesc;
 use crate::printf::{ConvKind, Count, Format, FormatError};
-use crate::types::{self, resolve_base, usual_arith, IntType, TagKind, Type, TypeTable};
+use crate::types::{self, usual_arith, IntType, TagKind, Type, TypeTable};
 
 /// Program-wide symbol tables. They live in the consumer handle, so every
 /// program compiled by one handle shares variables and aggregations.
@@ -25,6 +26,8 @@ pub struct Symbols {
     pub aggs: Vec<AggInfo>,
     /// Types declared by programs and imported from the kernel.
     pub types: TypeTable,
+    /// `inline` names: their type and checked value.
+    pub inlines: Vec<(String, Type, CExpr)>,
 }
 
 impl Symbols {
@@ -222,6 +225,23 @@ impl<'a> Checker<'a> {
                     out.options.push((name.clone(), value.clone(), *line))
                 }
                 ast::Item::Decl(d) => self.declaration(d)?,
+                ast::Item::TypeDecl { ty, line } => {
+                    self.type_name(ty, *line)?;
+                }
+                ast::Item::Typedef { ty, name, line } => self.typedef(ty, name, *line)?,
+                ast::Item::Inline {
+                    ty,
+                    name,
+                    value,
+                    line,
+                } => self.inline(ty, name, value, *line)?,
+                ast::Item::Translator { line, .. } => {
+                    return Err(err(
+                        Tag::D_NOTSUP,
+                        *line,
+                        "translator declarations are not yet supported",
+                    ));
+                }
                 ast::Item::Clause(c) => {
                     let cc = self.clause(c)?;
                     out.clauses.push(cc);
@@ -246,7 +266,21 @@ impl<'a> Checker<'a> {
     }
 
     fn declaration(&mut self, d: &ast::Decl) -> Result<(), CompileError> {
+        if d.scope == ast::DeclScope::Extern {
+            return Err(err(
+                Tag::D_NOTSUP,
+                d.line,
+                format!("extern declarations are not yet supported: {}", d.name),
+            ));
+        }
         let ty = self.type_name(&d.ty, d.line)?;
+        if ty.is_aggregate() || ty.is_float() || matches!(ty.resolved(), Type::Func(_)) {
+            return Err(err(
+                Tag::D_NOTSUP,
+                d.line,
+                format!("variables of type {} are not yet supported: {}", ty, d.name),
+            ));
+        }
         if ty == Type::Void {
             return Err(err(
                 Tag::D_DECL_TYPE,
@@ -290,7 +324,7 @@ impl<'a> Checker<'a> {
             return Ok(());
         }
         let list = match d.scope {
-            ast::DeclScope::Global => &mut self.syms.globals,
+            ast::DeclScope::Global | ast::DeclScope::Extern => &mut self.syms.globals,
             ast::DeclScope::Thread => &mut self.syms.threads,
             ast::DeclScope::Clause => &mut self.syms.locals,
         };
@@ -309,50 +343,6 @@ impl<'a> Checker<'a> {
             ty,
         });
         Ok(())
-    }
-
-    fn type_name(&mut self, t: &ast::TypeName, line: u32) -> Result<Type, CompileError> {
-        let base = self.base_type(&t.base).ok_or_else(|| {
-            err(
-                Tag::D_TYPE_ERR,
-                line,
-                format!("failed to resolve type {}", t.base),
-            )
-        })?;
-        let mut ty = base;
-        for _ in 0..t.pointers {
-            ty = Type::Ptr(Box::new(ty));
-        }
-        Ok(ty)
-    }
-
-    /// A base type by name: D's own, `struct`/`union`/`enum` tags (an
-    /// unknown struct or union tag declares it, as in C), the program's
-    /// typedefs, then the kernel's; `module`name` scopes a kernel name.
-    fn base_type(&mut self, base: &str) -> Option<Type> {
-        if let Some(t) = resolve_base(base) {
-            return Some(t);
-        }
-        let (kind, rest) = match base.split_once(' ') {
-            Some(("struct", r)) => (Some(TagKind::Struct), r.trim()),
-            Some(("union", r)) => (Some(TagKind::Union), r.trim()),
-            Some(("enum", r)) => (Some(TagKind::Enum), r.trim()),
-            _ => (None, base.trim()),
-        };
-        let (module, name) = match rest.split_once('`') {
-            Some((m, n)) => (Some(m), n),
-            None => (None, rest),
-        };
-        match kind {
-            Some(k) => match self.syms.types.tagged(k, name, module) {
-                Some(t) => Some(t),
-                None if k != TagKind::Enum && module.is_none() => {
-                    Some(self.syms.types.forward(k, name))
-                }
-                None => None,
-            },
-            None => self.syms.types.typedef(name, module),
-        }
     }
 
     fn clause(&mut self, c: &ast::Clause) -> Result<CClause, CompileError> {
@@ -1151,7 +1141,11 @@ impl<'a> Checker<'a> {
             },
             ExprKind::Member(..) | ExprKind::Arrow(..) => match self.place(e)? {
                 Some(p) => self.load(p, line),
-                None => Err(err(Tag::D_OP_SOU, line, "member access requires a struct or union")),
+                None => Err(err(
+                    Tag::D_OP_SOU,
+                    line,
+                    "member access requires a struct or union",
+                )),
             },
             ExprKind::Cast(t, inner) => {
                 let to = self.type_name(t, line)?;
@@ -1184,6 +1178,17 @@ impl<'a> Checker<'a> {
                 let sz = self.size_or_err(&ty, line)?;
                 Ok(mk(CKind::Int(sz as i64), int_ty(types::SIZE_T)))
             }
+            ExprKind::Symbol { module, name } => Err(err(
+                Tag::D_NOTSUP,
+                line,
+                format!(
+                    "kernel symbols are not yet supported: {}`{}",
+                    module.as_deref().unwrap_or(""),
+                    name
+                ),
+            )),
+            ExprKind::Offsetof(t, path) => self.offsetof(t, path, line),
+            ExprKind::Xlate(..) => Err(err(Tag::D_NOTSUP, line, "xlate is not yet supported")),
             ExprKind::SizeofExpr(inner) => {
                 // The operand's type, without reading it: a char array is
                 // its array type here, not the string it reads as.
@@ -1301,6 +1306,9 @@ impl<'a> Checker<'a> {
         }
         if let Some((v, ty)) = self.syms.types.enumerator(name) {
             return Ok(mk(CKind::Int(v), ty));
+        }
+        if let Some((_, _, v)) = self.syms.inlines.iter().find(|(n, _, _)| n == name) {
+            return Ok(CExpr { line, ..v.clone() });
         }
         if let Some(n) = name.strip_prefix("arg") {
             if let Ok(i) = n.parse::<u8>() {
@@ -1530,26 +1538,47 @@ impl<'a> Checker<'a> {
                             ));
                         }
                         let diff_ty = int_ty(types::PTRDIFF_T);
-                        let l = CExpr { ty: diff_ty.clone(), ..l };
-                        let r = CExpr { ty: diff_ty.clone(), ..r };
-                        let diff = fold(mk(CKind::Arith(ArithOp::Sub, Box::new(l), Box::new(r)), diff_ty.clone()));
+                        let l = CExpr {
+                            ty: diff_ty.clone(),
+                            ..l
+                        };
+                        let r = CExpr {
+                            ty: diff_ty.clone(),
+                            ..r
+                        };
+                        let diff = fold(mk(
+                            CKind::Arith(ArithOp::Sub, Box::new(l), Box::new(r)),
+                            diff_ty.clone(),
+                        ));
                         if sa <= 1 {
                             return Ok(diff);
                         }
                         let n = mk(CKind::Int(sa as i64), diff_ty.clone());
-                        return Ok(fold(mk(CKind::Arith(ArithOp::Div, Box::new(diff), Box::new(n)), diff_ty)));
+                        return Ok(fold(mk(
+                            CKind::Arith(ArithOp::Div, Box::new(diff), Box::new(n)),
+                            diff_ty,
+                        )));
                     }
                     _ if lp.is_some() || rp.is_some() => {
-                        let what = if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) {
-                            "arithmetic"
+                        let what =
+                            if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) {
+                                "arithmetic"
+                            } else {
+                                "integral"
+                            };
+                        let tag = if what == "arithmetic" {
+                            Tag::D_OP_ARITH
                         } else {
-                            "integral"
+                            Tag::D_OP_INT
                         };
-                        let tag = if what == "arithmetic" { Tag::D_OP_ARITH } else { Tag::D_OP_INT };
                         return Err(err(
                             tag,
                             line,
-                            format!("operator {} requires operands of {} type", op.symbol(), what),
+                            format!(
+                                "operator {} requires operands of {} type",
+                                op.symbol(),
+                                what
+                            ),
                         ));
                     }
                     _ => {}

@@ -1,0 +1,5 @@
+/* Only pointers and arrays can be dereferenced. */
+BEGIN
+{
+	trace(*timestamp);
+}

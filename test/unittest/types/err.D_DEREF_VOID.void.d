@@ -1,0 +1,5 @@
+/* A void pointer cannot be dereferenced. */
+BEGIN
+{
+	trace(*(void *)0);
+}

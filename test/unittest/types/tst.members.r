@@ -1,0 +1,5 @@
+error 1 at 0x10
+still tracing
+
+-- @@stderr --
+dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): invalid address (0x10) in action #2
