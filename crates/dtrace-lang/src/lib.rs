@@ -96,7 +96,7 @@ pub fn compile(
     let opts = parse::ParseOptions {
         is_file: source == Source::File,
         macros: env.pspec_values(),
-        type_names: None,
+        type_names: Some(type_name_hook(syms)),
     };
     let (prog, used) = parse::parse_program_with_macros(src, &opts)?;
     if prog.items.is_empty() {
@@ -112,6 +112,37 @@ pub fn compile(
     *syms = trial;
     *next_clause = n;
     Ok(out)
+}
+
+/// What the parser asks about identifiers it cannot place: typedefs of
+/// programs compiled before, then the kernel's (through the type table's
+/// external source). Variables win over type names, as in DTrace: a
+/// built-in or declared variable is never a type.
+fn type_name_hook(syms: &Symbols) -> parse::TypeNameHook {
+    let known: std::collections::HashSet<String> =
+        syms.types.typedef_names().map(str::to_string).collect();
+    let vars: std::collections::HashSet<String> = syms
+        .globals
+        .iter()
+        .map(|v| v.name.clone())
+        .chain(syms.arrays.iter().map(|a| a.name.clone()))
+        .chain(syms.inlines.iter().map(|i| i.0.clone()))
+        .collect();
+    let ext = syms.types.external();
+    std::sync::Arc::new(move |name: &str| {
+        if vars.contains(name) || check::is_builtin_name(name) {
+            return false;
+        }
+        if known.contains(name) {
+            return true;
+        }
+        let (module, bare) = match name.split_once('`') {
+            Some((m, n)) => (Some(m), n),
+            None => (None, name),
+        };
+        ext.as_ref()
+            .is_some_and(|e| e.typedef(bare, module).is_some())
+    })
 }
 
 /// True if a `#pragma D option NAME` line sets the option `name`.

@@ -531,6 +531,33 @@ pub trait ExtTypes: Send + Sync {
     fn typedef(&self, name: &str, module: Option<&str>) -> Option<ExtId>;
     /// What an id is.
     fn get(&self, id: ExtId) -> Option<ExtType>;
+    /// A kernel symbol (`` `name ``, `` module`name ``).
+    fn symbol(&self, name: &str, module: Option<&str>) -> Result<ExtSymbol, SymbolError> {
+        let _ = (name, module);
+        Err(SymbolError::NotFound)
+    }
+}
+
+/// A kernel symbol: where it is and what it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExtSymbol {
+    pub addr: u64,
+    /// The module that defines it (`vmlinux` for the kernel itself).
+    pub module: String,
+    /// Its type, if the kernel describes it.
+    pub ty: Option<ExtId>,
+    /// A per-CPU variable: `addr` is an offset into each CPU's area.
+    pub per_cpu: bool,
+}
+
+/// Why a kernel symbol cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SymbolError {
+    NotFound,
+    /// Symbol addresses are hidden from this process (kptr_restrict).
+    Hidden,
+    /// The symbol table cannot be read.
+    Unavailable(String),
 }
 
 /// How deep a chain of by-value types (typedefs, arrays, qualifiers) an
@@ -609,6 +636,16 @@ impl TypeTable {
 
     pub fn has_external(&self) -> bool {
         self.ext.is_some()
+    }
+
+    /// The external source, if any.
+    pub fn external(&self) -> Option<Arc<dyn ExtTypes>> {
+        self.ext.clone()
+    }
+
+    /// The typedef names programs have declared.
+    pub fn typedef_names(&self) -> impl Iterator<Item = &str> {
+        self.typedefs.keys().map(String::as_str)
     }
 
     pub fn record(&self, r: &TagRef) -> &Record {

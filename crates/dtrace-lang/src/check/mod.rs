@@ -1137,7 +1137,18 @@ impl<'a> Checker<'a> {
             ExprKind::Call(name, args) => self.call(name, args, line),
             ExprKind::Index(base, idx) => match self.place(e)? {
                 Some(p) => self.load(p, line),
-                None => self.index(base, idx, line),
+                None => match &base.kind {
+                    ExprKind::SelfVar(n) => self.thread_elem(n, idx, line),
+                    ExprKind::ThisVar(n) => Err(err(
+                        Tag::D_ARR_LOCAL,
+                        line,
+                        format!(
+                            "local variables may not be used as associative arrays: {}",
+                            n
+                        ),
+                    )),
+                    _ => self.index(base, idx, line),
+                },
             },
             ExprKind::Member(..) | ExprKind::Arrow(..) => match self.place(e)? {
                 Some(p) => self.load(p, line),
@@ -1178,15 +1189,10 @@ impl<'a> Checker<'a> {
                 let sz = self.size_or_err(&ty, line)?;
                 Ok(mk(CKind::Int(sz as i64), int_ty(types::SIZE_T)))
             }
-            ExprKind::Symbol { module, name } => Err(err(
-                Tag::D_NOTSUP,
-                line,
-                format!(
-                    "kernel symbols are not yet supported: {}`{}",
-                    module.as_deref().unwrap_or(""),
-                    name
-                ),
-            )),
+            ExprKind::Symbol { .. } => match self.place(e)? {
+                Some(p) => self.load(p, line),
+                None => Err(err(Tag::D_IDENT_UNDEF, line, "failed to resolve symbol")),
+            },
             ExprKind::Offsetof(t, path) => self.offsetof(t, path, line),
             ExprKind::Xlate(..) => Err(err(Tag::D_NOTSUP, line, "xlate is not yet supported")),
             ExprKind::SizeofExpr(inner) => {
@@ -1718,12 +1724,30 @@ impl<'a> Checker<'a> {
                 }
             }
             ExprKind::Index(base, idx) => {
-                let ExprKind::Ident(name) = &base.kind else {
-                    return Err(err(
-                        Tag::D_OP_LVAL,
-                        line,
-                        format!("operator {} requires a modifiable lvalue as an operand", op),
-                    ));
+                let thread_name;
+                let name = match &base.kind {
+                    ExprKind::Ident(name) => name,
+                    ExprKind::SelfVar(n) if !self.is_scalar_var(base) => {
+                        thread_name = format!("self->{}", n);
+                        &thread_name
+                    }
+                    ExprKind::ThisVar(n) => {
+                        return Err(err(
+                            Tag::D_ARR_LOCAL,
+                            line,
+                            format!(
+                                "local variables may not be used as associative arrays: {}",
+                                n
+                            ),
+                        ))
+                    }
+                    _ => {
+                        return Err(err(
+                            Tag::D_OP_LVAL,
+                            line,
+                            format!("operator {} requires a modifiable lvalue as an operand", op),
+                        ))
+                    }
                 };
                 if name == "args" {
                     return Err(err(
@@ -1733,6 +1757,9 @@ impl<'a> Checker<'a> {
                     ));
                 }
                 let mut keys = Vec::new();
+                if name.starts_with("self->") {
+                    keys.push(thread_key(line));
+                }
                 for k in idx {
                     keys.push(self.expr(k)?);
                 }
@@ -1779,22 +1806,59 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// True if `e` is a `self->` variable already known as a scalar.
+    fn is_scalar_var(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::SelfVar(n) => Symbols::find(&self.syms.threads, n).is_some(),
+            _ => false,
+        }
+    }
+
+    /// `self->name[keys]` read: an element of the thread's own associative
+    /// array (a global array keyed by thread id first).
+    fn thread_elem(&mut self, name: &str, idx: &[Expr], line: u32) -> Result<CExpr, CompileError> {
+        let full = format!("self->{}", name);
+        let mut keys = vec![thread_key(line)];
+        for k in idx {
+            keys.push(self.expr(k)?);
+        }
+        match self.syms.arrays.iter().position(|a| a.name == full) {
+            Some(id) => {
+                self.check_keys(id, &keys, line)?;
+                Ok(CExpr {
+                    kind: CKind::Elem(id, keys),
+                    ty: self.syms.arrays[id].value.clone(),
+                    line,
+                })
+            }
+            None => Err(err(
+                Tag::D_IDENT_UNDEF,
+                line,
+                format!("failed to resolve {}: Unknown variable name", full),
+            )),
+        }
+    }
+
     fn check_keys(&self, id: ArrayId, keys: &[CExpr], line: u32) -> Result<(), CompileError> {
         let a = &self.syms.arrays[id];
+        // A thread-local array's first key (the thread) is not written.
+        let hidden = usize::from(a.name.starts_with("self->"));
         if a.keys.len() != keys.len() {
+            let (got, want) = (keys.len() - hidden, a.keys.len() - hidden);
             return Err(err(
                 Tag::D_ARR_BADREF,
                 line,
                 format!(
                     "{}[ ] prototype mismatch: {} arg{} passed, {} expected",
                     a.name,
-                    keys.len(),
-                    if keys.len() == 1 { "" } else { "s" },
-                    a.keys.len()
+                    got,
+                    if got == 1 { "" } else { "s" },
+                    want
                 ),
             ));
         }
-        for (i, (k, t)) in keys.iter().zip(&a.keys).enumerate() {
+        for (i, (k, t)) in keys.iter().zip(&a.keys).enumerate().skip(hidden) {
+            let i = i - hidden;
             if k.ty.is_string() != t.is_string() || !(k.ty.is_scalar() || k.ty.is_string()) {
                 return Err(err(
                     Tag::D_ARGS_TYPE,
@@ -2017,6 +2081,15 @@ impl<'a> Checker<'a> {
     }
 }
 
+/// The hidden first key of a thread-local associative array: the thread.
+fn thread_key(line: u32) -> CExpr {
+    CExpr {
+        kind: CKind::Builtin(Builtin::Tid),
+        ty: int_ty(types::ID_T),
+        line,
+    }
+}
+
 /// The stored type of a key: small integers widen to 64 bits so that
 /// tuples from different uses agree.
 fn key_type(t: &Type) -> Type {
@@ -2096,6 +2169,14 @@ fn int_const_type(v: u64, unsigned: bool, long: bool, radix_not_decimal: bool) -
         return types::LONG;
     }
     types::ULONG
+}
+
+/// True for the names of built-in variables (`pid`, `curthread`, `arg0`,
+/// `args`, ...), which are never type names.
+pub fn is_builtin_name(name: &str) -> bool {
+    builtin(name).is_some()
+        || matches!(name, "curthread" | "args" | "NULL")
+        || (name.len() == 4 && name.starts_with("arg") && name.as_bytes()[3].is_ascii_digit())
 }
 
 /// Built-in variables and their types.

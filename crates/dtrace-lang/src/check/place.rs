@@ -10,7 +10,7 @@ use super::{err, Checker};
 use crate::ast::{Expr, ExprKind};
 use crate::error::{CompileError, Tag};
 use crate::ir::{ArithOp, CExpr, CKind};
-use crate::types::{self, IntType, Type, TypeError};
+use crate::types::{self, IntType, SymbolError, Type, TypeError};
 
 /// An object in memory.
 pub(super) struct Place {
@@ -210,8 +210,78 @@ impl Checker<'_> {
                     bits: None,
                 }))
             }
+            ExprKind::Symbol { module, name } => {
+                self.symbol_place(module.as_deref(), name, line).map(Some)
+            }
             _ => Ok(None),
         }
+    }
+
+    /// A kernel symbol: the object at its address, of its BTF type.
+    fn symbol_place(
+        &mut self,
+        module: Option<&str>,
+        name: &str,
+        line: u32,
+    ) -> Result<Place, CompileError> {
+        let shown = format!("{}`{}", module.unwrap_or(""), name);
+        let Some(ext) = self.syms.types.external() else {
+            return Err(err(
+                Tag::D_IDENT_UNDEF,
+                line,
+                format!("failed to resolve {}: Unknown symbol name", shown),
+            ));
+        };
+        let sym = ext.symbol(name, module).map_err(|e| match e {
+            SymbolError::NotFound => err(
+                Tag::D_IDENT_UNDEF,
+                line,
+                format!("failed to resolve {}: Unknown symbol name", shown),
+            ),
+            SymbolError::Hidden => err(
+                Tag::D_IDENT_UNDEF,
+                line,
+                format!(
+                    "failed to resolve {}: kernel symbol addresses are hidden (kernel.kptr_restrict)",
+                    shown
+                ),
+            ),
+            SymbolError::Unavailable(why) => err(
+                Tag::D_IDENT_UNDEF,
+                line,
+                format!("failed to resolve {}: {}", shown, why),
+            ),
+        })?;
+        let full = format!("{}`{}", sym.module, name);
+        let ty = sym.ty.and_then(|t| self.syms.types.import(t, 0));
+        let Some(ty) = ty else {
+            return Err(err(
+                Tag::D_SYM_NOTYPES,
+                line,
+                format!(
+                    "no symbolic type information is available for {}: No type information available for symbol",
+                    full
+                ),
+            ));
+        };
+        if sym.per_cpu {
+            return Err(err(
+                Tag::D_SYM_NOTYPES,
+                line,
+                format!("{} is a per-CPU variable, which is not yet supported", full),
+            ));
+        }
+        // A function designator is its address.
+        let addr = CExpr {
+            kind: CKind::Int(sym.addr as i64),
+            ty: Type::ptr(ty.clone()),
+            line,
+        };
+        Ok(Place {
+            addr,
+            ty,
+            bits: None,
+        })
     }
 
     /// Like `place`, but also for expressions whose value is an object's
@@ -344,6 +414,10 @@ impl Checker<'_> {
         }
         if p.ty.is_aggregate() {
             return Ok(CExpr { ty: p.ty, ..p.addr });
+        }
+        if matches!(p.ty.resolved(), Type::Func(_)) {
+            // A function is its address.
+            return Ok(p.addr);
         }
         if p.ty.is_float() {
             return Err(err(
