@@ -1,4 +1,5 @@
-//! Times reading, parsing and indexing the kernel's BTF and kallsyms.
+//! Times reading, parsing and indexing the kernel's BTF and kallsyms
+//! (`cargo run --release -p dtrace-sys --example btf_time`).
 use std::time::Instant;
 
 fn main() -> std::io::Result<()> {
@@ -14,6 +15,28 @@ fn main() -> std::io::Result<()> {
         read,
         btf.type_count(),
         parse
+    );
+    let t = Instant::now();
+    let text = std::fs::read_to_string(dtrace_sys::ksyms::PROC_KALLSYMS)?;
+    let read = t.elapsed();
+    let t = Instant::now();
+    let k = dtrace_sys::ksyms::Kallsyms::parse(text);
+    let parse = t.elapsed();
+    let t = Instant::now();
+    let found = k.lookup("schedule").is_ok();
+    let by_name = t.elapsed();
+    let t = Instant::now();
+    let _ = k.symbolize(0xffff_ffff_8100_0000);
+    let by_addr = t.elapsed();
+    println!(
+        "kallsyms: read in {:?}, {} symbols parsed in {:?}; name index and lookup \
+         ({}) {:?}, address index and lookup {:?}",
+        read,
+        k.len(),
+        parse,
+        found,
+        by_name,
+        by_addr
     );
     Ok(())
 }
