@@ -13,11 +13,21 @@
 # also loads every program into the kernel's verifier. Extra arguments
 # after SECONDS go to libFuzzer. CARGO_LOCK names a flock(1) file taken
 # around the build (default /tmp/cargo.lock; empty: none).
+#
+# FUZZ_TARGET=btf picks the other target, the kernel-table parsers (BTF,
+# split BTF, kallsyms): seeds from fuzz/seeds-btf, corpus in
+# fuzz/corpus-btf, no dictionary.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 secs=${1:-0}
 shift || true
+target=${FUZZ_TARGET:-compile}
+case "$target" in
+compile) corpus="$here/corpus" ;;
+btf) corpus="$here/corpus-btf" ;;
+*) echo "fuzz/run.sh: unknown FUZZ_TARGET '$target' (compile, btf)" >&2; exit 2 ;;
+esac
 
 # Coverage instrumentation with stable rustc's own flags: no cargo-fuzz,
 # no nightly. libfuzzer-sys builds libFuzzer with the C++ compiler.
@@ -25,7 +35,7 @@ export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4
 export CARGO_TARGET_DIR="$here/target"
 # An explicit --target keeps the flags off build scripts and proc macros.
 host=$(rustc -vV | sed -n 's/^host: //p')
-build=(cargo build --release --manifest-path "$here/Cargo.toml" --bin compile -j2 --target "$host")
+build=(cargo build --release --manifest-path "$here/Cargo.toml" --bin "$target" -j2 --target "$host")
 lock=${CARGO_LOCK-/tmp/cargo.lock}
 if [ -n "$lock" ] && command -v flock >/dev/null; then
     flock "$lock" "${build[@]}"
@@ -35,16 +45,22 @@ fi
 
 seeds="$here/target/seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds" "$here/corpus" "$here/artifacts"
-find "$root/test/unittest" -name '*.d' | while read -r f; do
-    cp "$f" "$seeds/$(echo "${f#"$root"/}" | tr / _)"
-done
-cp "$here"/regressions/* "$seeds/" 2>/dev/null || true
+mkdir -p "$seeds" "$corpus" "$here/artifacts"
+extra=()
+if [ "$target" = compile ]; then
+    find "$root/test/unittest" -name '*.d' | while read -r f; do
+        cp "$f" "$seeds/$(echo "${f#"$root"/}" | tr / _)"
+    done
+    cp "$here"/regressions/* "$seeds/" 2>/dev/null || true
+    extra=(-dict="$here/d.dict")
+else
+    cp "$here/seeds-$target"/* "$seeds/"
+fi
 
 log="$here/target/fuzz.log"
 status=0
-"$here/target/$host/release/compile" "$here/corpus" "$seeds" \
-    -dict="$here/d.dict" \
+"$here/target/$host/release/$target" "$corpus" "$seeds" \
+    "${extra[@]}" \
     -timeout=1 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
     -max_len=8192 -max_total_time="$secs" \
     -artifact_prefix="$here/artifacts/" \

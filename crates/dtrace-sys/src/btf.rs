@@ -1,14 +1,59 @@
-//! A reader for the kernel's BTF (`/sys/kernel/btf/vmlinux`): enough to find
-//! structures, their members' offsets and types, and to resolve typedefs.
-//! Used to read task fields (`ppid`, `vtimestamp`) on the running kernel
-//! without compiled-in offsets.
+//! A reader for the kernel's BTF: `/sys/kernel/btf/vmlinux` and the split
+//! BTF of loaded modules (`/sys/kernel/btf/<module>`). It decodes every
+//! kind with all of its data into a neutral model ([`Type`], [`TypeData`])
+//! that the D type table is built from, and answers the questions dtrace
+//! asks of it: types by name and kind, typedef resolution, sizes, and
+//! members (through anonymous structs and unions) with bit offsets and
+//! bitfield sizes.
+//!
+//! Everything is parsed from untrusted bytes: malformed input is an
+//! `InvalidData` error, never a panic; every loop is bounded by the input
+//! or by a fixed depth, and allocations by the input's size.
+//!
+//! # Type ids and split BTF
+//! A [`Btf`] numbers its types as the kernel does: in vmlinux id 0 is
+//! `void` and ids run from 1. A module's BTF is *split*: it is parsed on
+//! top of vmlinux ([`Btf::parse_split`]), its own ids start at vmlinux's
+//! [`Btf::type_count`], its string offsets continue vmlinux's string
+//! section, and its types refer to vmlinux types by their vmlinux ids. A
+//! split `Btf` is a view of both: `get`, `resolve`, `size_of`, `member`
+//! and the name lookups accept any id of the combined space (own names
+//! are searched before the base's).
+//!
+//! Across the whole kernel, [`KernelTypes`] holds vmlinux and loads module
+//! BTF on demand (cached); a [`TypeRef`] names a type there as (which BTF,
+//! id). Ids below vmlinux's count mean the same type in every module, so
+//! refs are kept canonical: such ids always carry `btf: 0`.
 
 use std::collections::HashMap;
 use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 const BTF_MAGIC: u16 = 0xeb9f;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Where the kernel exposes BTF.
+pub const SYSFS_BTF: &str = "/sys/kernel/btf";
+
+/// The size of a pointer on the (64-bit) kernels we support.
+pub const PTR_SIZE: u64 = 8;
+
+/// How many typedefs, qualifiers and type tags `resolve` follows before
+/// deciding the chain is a cycle.
+const MAX_RESOLVE: u32 = 64;
+
+/// How deep `member` looks through nested anonymous members (malformed
+/// BTF may make them cycle).
+const MAX_ANON_DEPTH: u32 = 32;
+
+/// How many typedef/array steps `size_of` takes (arrays of arrays...).
+const MAX_SIZE_STEPS: u32 = 256;
+
+/// A type id, in the numbering of the BTF (or split BTF view) it came from.
+pub type TypeId = u32;
+
+/// The kind of a BTF type, as numbered by the kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
     Void,
     Int,
@@ -61,26 +106,247 @@ impl Kind {
     }
 }
 
-#[derive(Clone, Debug)]
+/// A name: an offset into the string sections of a BTF and its bases.
+/// Turn it into text with [`Btf::str`]; offset 0 is the empty name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Str(u32);
+
+impl Str {
+    pub fn offset(self) -> u32 {
+        self.0
+    }
+}
+
+/// The encoding bits of an INT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct IntEncoding {
+    pub signed: bool,
+    pub char: bool,
+    pub bool: bool,
+}
+
+/// Linkage of a FUNC or VAR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Linkage {
+    Static,
+    /// Global (for a VAR: allocated here).
+    Global,
+    Extern,
+    Other(u32),
+}
+
+impl Linkage {
+    fn from_u32(v: u32) -> Linkage {
+        match v {
+            0 => Linkage::Static,
+            1 => Linkage::Global,
+            2 => Linkage::Extern,
+            n => Linkage::Other(n),
+        }
+    }
+}
+
+/// A struct or union member.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Member {
-    pub name: String,
-    pub type_id: u32,
+    /// Empty for an anonymous struct or union member.
+    pub name: Str,
+    pub ty: TypeId,
     /// Offset from the start of the enclosing type, in bits.
     pub bit_offset: u32,
+    /// Width of a bitfield in bits; 0 for an ordinary member. (With the
+    /// struct's kind_flag clear, a bitfield's width is in its INT type
+    /// instead, and this is 0.)
+    pub bitfield_size: u32,
 }
 
-#[derive(Clone, Debug)]
+/// An enumerator of an ENUM or ENUM64, with its exact value (signed or
+/// unsigned as the enum says).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Enumerator {
+    pub name: Str,
+    pub value: i128,
+}
+
+/// A FUNC_PROTO parameter (names are often empty).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: Str,
+    pub ty: TypeId,
+}
+
+/// One variable of a DATASEC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VarSecInfo {
+    /// The VAR (or FUNC) type.
+    pub ty: TypeId,
+    /// Byte offset within the section.
+    pub offset: u32,
+    pub size: u32,
+}
+
+/// Everything a BTF type record holds besides its name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TypeData {
+    Void,
+    Int {
+        size: u32,
+        encoding: IntEncoding,
+        /// Bit offset of the value within the `size` bytes (old bitfields).
+        bit_offset: u8,
+        bits: u8,
+    },
+    Float {
+        size: u32,
+    },
+    Ptr(TypeId),
+    Typedef(TypeId),
+    Volatile(TypeId),
+    Const(TypeId),
+    Restrict(TypeId),
+    TypeTag(TypeId),
+    /// A forward declaration of a struct (or of a union).
+    Fwd {
+        union: bool,
+    },
+    Array {
+        elem: TypeId,
+        index: TypeId,
+        nelems: u32,
+    },
+    Struct {
+        size: u32,
+        members: Vec<Member>,
+    },
+    Union {
+        size: u32,
+        members: Vec<Member>,
+    },
+    /// ENUM (`wide` false) or ENUM64 (`wide` true).
+    Enum {
+        size: u32,
+        signed: bool,
+        wide: bool,
+        values: Vec<Enumerator>,
+    },
+    FuncProto {
+        ret: TypeId,
+        /// Without the trailing `...` marker.
+        params: Vec<Param>,
+        variadic: bool,
+    },
+    Func {
+        proto: TypeId,
+        linkage: Linkage,
+    },
+    Var {
+        ty: TypeId,
+        linkage: Linkage,
+    },
+    Datasec {
+        size: u32,
+        vars: Vec<VarSecInfo>,
+    },
+    /// A tag on a type (`component_idx` -1) or on one of its members or
+    /// parameters.
+    DeclTag {
+        ty: TypeId,
+        component_idx: i32,
+    },
+}
+
+/// One BTF type: its name (empty for anonymous types) and its data.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Type {
-    pub kind: Kind,
-    pub name: String,
-    /// Size in bytes for sized kinds; the referenced type id otherwise.
-    pub size_or_type: u32,
-    pub members: Vec<Member>,
+    pub name: Str,
+    pub data: TypeData,
 }
 
+impl Type {
+    pub fn kind(&self) -> Kind {
+        match &self.data {
+            TypeData::Void => Kind::Void,
+            TypeData::Int { .. } => Kind::Int,
+            TypeData::Float { .. } => Kind::Float,
+            TypeData::Ptr(_) => Kind::Ptr,
+            TypeData::Typedef(_) => Kind::Typedef,
+            TypeData::Volatile(_) => Kind::Volatile,
+            TypeData::Const(_) => Kind::Const,
+            TypeData::Restrict(_) => Kind::Restrict,
+            TypeData::TypeTag(_) => Kind::TypeTag,
+            TypeData::Fwd { .. } => Kind::Fwd,
+            TypeData::Array { .. } => Kind::Array,
+            TypeData::Struct { .. } => Kind::Struct,
+            TypeData::Union { .. } => Kind::Union,
+            TypeData::Enum { wide: false, .. } => Kind::Enum,
+            TypeData::Enum { wide: true, .. } => Kind::Enum64,
+            TypeData::FuncProto { .. } => Kind::FuncProto,
+            TypeData::Func { .. } => Kind::Func,
+            TypeData::Var { .. } => Kind::Var,
+            TypeData::Datasec { .. } => Kind::Datasec,
+            TypeData::DeclTag { .. } => Kind::DeclTag,
+        }
+    }
+
+    /// The members of a struct or union (empty for other kinds).
+    pub fn members(&self) -> &[Member] {
+        match &self.data {
+            TypeData::Struct { members, .. } | TypeData::Union { members, .. } => members,
+            _ => &[],
+        }
+    }
+
+    /// The type referred to by a pointer, typedef, qualifier or type tag.
+    pub fn referent(&self) -> Option<TypeId> {
+        match self.data {
+            TypeData::Ptr(t)
+            | TypeData::Typedef(t)
+            | TypeData::Volatile(t)
+            | TypeData::Const(t)
+            | TypeData::Restrict(t)
+            | TypeData::TypeTag(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// A member found by [`Btf::member`], possibly inside anonymous members.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemberInfo {
+    /// Bits from the start of the outer struct.
+    pub bit_offset: u64,
+    /// Bitfield width, 0 if not a bitfield (see [`Member::bitfield_size`]).
+    pub bitfield_size: u32,
+    pub ty: TypeId,
+}
+
+impl MemberInfo {
+    /// The byte holding the member's first bit.
+    pub fn byte_offset(&self) -> u64 {
+        self.bit_offset / 8
+    }
+}
+
+/// Parsed BTF: vmlinux, or a module's split BTF over its base.
 pub struct Btf {
+    base: Option<Arc<Btf>>,
+    /// The id of `types[0]`: 0 for base BTF, whose `types[0]` is void.
+    first_id: u32,
+    /// The offset of `strings[0]` in the combined string space.
+    str_base: u32,
+    /// Checked to be UTF-8 and to end with a NUL when parsed.
+    strings: String,
     types: Vec<Type>,
-    by_name: HashMap<String, Vec<u32>>,
+    /// (hash of name, id) for every named type of this BTF (not the
+    /// base's), sorted.
+    names: Vec<(u64, u32)>,
+    /// (hash of name, type id, index) for every enumerator, built on first
+    /// use.
+    enumerators: OnceLock<Vec<(u64, u32, u32)>>,
+}
+
+fn bad(msg: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, msg.to_string())
 }
 
 fn rd32(b: &[u8], off: usize) -> io::Result<u32> {
@@ -98,22 +364,86 @@ fn section<'a>(data: &'a [u8], start: usize, len: usize, what: &str) -> io::Resu
         .ok_or_else(|| bad(&format!("BTF {} section out of range", what)))
 }
 
-/// How deep `member` looks through nested anonymous members (malformed
-/// BTF may make them cycle).
-const MAX_ANON_DEPTH: u32 = 32;
+/// FNV-1a: the name index's hash (quick on short identifiers; collisions
+/// are resolved by comparing the names).
+fn hash(s: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in s {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
 
-fn bad(msg: &str) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, msg.to_string())
+/// The entries of `index` (sorted by hash) whose hash is `h`.
+fn hash_range<T>(index: &[T], h: u64, key: impl Fn(&T) -> u64) -> &[T] {
+    let lo = index.partition_point(|e| key(e) < h);
+    let hi = lo + index[lo..].partition_point(|e| key(e) == h);
+    &index[lo..hi]
+}
+
+/// The NUL-terminated string at byte `off` of a string section (`None`
+/// if `off` is out of range or inside a character).
+fn str_in(strings: &str, off: usize) -> Option<&str> {
+    let rest = strings.get(off..)?;
+    rest.find('\0').map(|end| &rest[..end])
+}
+
+/// A cursor over the type section.
+struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl Reader<'_> {
+    fn u32(&mut self) -> io::Result<u32> {
+        let v = rd32(self.data, self.pos).map_err(|_| bad("truncated BTF type"))?;
+        self.pos += 4;
+        Ok(v)
+    }
+
+    /// Fails unless `n` records of `size` bytes follow, so that nothing is
+    /// allocated for records that are not there.
+    fn expect(&self, n: usize, size: usize) -> io::Result<()> {
+        match n.checked_mul(size) {
+            Some(len) if len <= self.data.len() - self.pos => Ok(()),
+            _ => Err(bad("truncated BTF type")),
+        }
+    }
 }
 
 impl Btf {
+    /// Reads and parses `/sys/kernel/btf/vmlinux`.
     pub fn load_vmlinux() -> io::Result<Btf> {
-        Btf::parse(&std::fs::read("/sys/kernel/btf/vmlinux")?)
+        Btf::parse(&std::fs::read(Path::new(SYSFS_BTF).join("vmlinux"))?)
     }
 
+    /// Reads and parses `/sys/kernel/btf/<name>`, a module's split BTF
+    /// over `base` (vmlinux).
+    pub fn load_module(name: &str, base: Arc<Btf>) -> io::Result<Btf> {
+        Btf::parse_split(
+            &std::fs::read(module_path(Path::new(SYSFS_BTF), name)?)?,
+            base,
+        )
+    }
+
+    /// Parses base (self-contained) BTF such as vmlinux's.
     pub fn parse(data: &[u8]) -> io::Result<Btf> {
+        Btf::parse_with(data, None)
+    }
+
+    /// Parses split BTF over `base`: its ids continue after the base's
+    /// last id and its string offsets after the base's strings.
+    pub fn parse_split(data: &[u8], base: Arc<Btf>) -> io::Result<Btf> {
+        Btf::parse_with(data, Some(base))
+    }
+
+    fn parse_with(data: &[u8], base: Option<Arc<Btf>>) -> io::Result<Btf> {
         if data.len() < 24 || u16::from_le_bytes([data[0], data[1]]) != BTF_MAGIC {
             return Err(bad("not little-endian BTF"));
+        }
+        if data[2] != 1 {
+            return Err(bad("unsupported BTF version"));
         }
         let hdr_len = rd32(data, 4)? as usize;
         let type_off = rd32(data, 8)? as usize;
@@ -131,118 +461,528 @@ impl Btf {
             .ok_or_else(|| bad("BTF string section out of range"))?;
         let tdata = section(data, types_start, type_len, "type")?;
         let sdata = section(data, strs_start, str_len, "string")?;
-        let name_at = |off: u32| -> String {
-            let off = off as usize;
-            if off >= sdata.len() {
-                return String::new();
-            }
-            let end = sdata[off..]
-                .iter()
-                .position(|&c| c == 0)
-                .map(|e| off + e)
-                .unwrap_or(sdata.len());
-            String::from_utf8_lossy(&sdata[off..end]).into_owned()
+        let (first_id, str_base) = match &base {
+            None => (0, 0),
+            Some(b) => (b.type_count(), b.str_end()),
         };
-        let mut types = vec![Type {
-            kind: Kind::Void,
-            name: String::new(),
-            size_or_type: 0,
-            members: Vec::new(),
-        }];
-        let mut p = 0usize;
-        while p < tdata.len() {
-            let name_off = rd32(tdata, p)?;
-            let info = rd32(tdata, p + 4)?;
-            let size_or_type = rd32(tdata, p + 8)?;
-            p += 12;
+        if base.is_none() && sdata.first().is_some_and(|&c| c != 0) {
+            return Err(bad("BTF string section does not start with an empty name"));
+        }
+        if sdata.last().is_some_and(|&c| c != 0) {
+            return Err(bad("BTF string section is not NUL-terminated"));
+        }
+        // Names are C identifiers; checking the section once makes every
+        // name a `&str` without further checks.
+        let strings = std::str::from_utf8(sdata)
+            .map_err(|_| bad("BTF string section is not UTF-8"))?
+            .to_string();
+        if u32::try_from(sdata.len())
+            .ok()
+            .and_then(|l| l.checked_add(str_base))
+            .is_none()
+        {
+            return Err(bad("BTF string section too large"));
+        }
+        let mut btf = Btf {
+            base,
+            first_id,
+            str_base,
+            strings,
+            types: Vec::new(),
+            names: Vec::new(),
+            enumerators: OnceLock::new(),
+        };
+        if btf.base.is_none() {
+            btf.types.push(Type {
+                name: Str(0),
+                data: TypeData::Void,
+            });
+        }
+        let mut r = Reader {
+            data: tdata,
+            pos: 0,
+        };
+        // Every record is at least 12 bytes, which bounds the count.
+        btf.types.reserve(tdata.len() / 12);
+        let mut names = Vec::with_capacity(tdata.len() / 24);
+        while r.pos < tdata.len() {
+            let name_off = r.u32()?;
+            let info = r.u32()?;
+            let size_or_type = r.u32()?;
             let vlen = (info & 0xffff) as usize;
             let kind =
                 Kind::from_u32((info >> 24) & 0x1f).ok_or_else(|| bad("unknown BTF kind"))?;
             let kind_flag = info >> 31 != 0;
-            let mut members = Vec::new();
-            match kind {
-                Kind::Int | Kind::Var | Kind::DeclTag => p += 4,
-                Kind::Array => p += 12,
-                Kind::Struct | Kind::Union => {
-                    for _ in 0..vlen {
-                        let mname = rd32(tdata, p)?;
-                        let mtype = rd32(tdata, p + 4)?;
-                        let moff = rd32(tdata, p + 8)?;
-                        p += 12;
-                        members.push(Member {
-                            name: name_at(mname),
-                            type_id: mtype,
-                            bit_offset: if kind_flag { moff & 0x00ff_ffff } else { moff },
-                        });
-                    }
-                }
-                Kind::Enum | Kind::FuncProto => p += 8 * vlen,
-                Kind::Datasec | Kind::Enum64 => p += 12 * vlen,
-                _ => {}
+            let name = btf.checked_name(name_off)?;
+            let data = btf.decode(&mut r, kind, kind_flag, vlen, size_or_type)?;
+            let id = u32::try_from(btf.types.len())
+                .ok()
+                .and_then(|n| n.checked_add(first_id))
+                .ok_or_else(|| bad("too many BTF types"))?;
+            if !name.is_empty() {
+                names.push((hash(name.as_bytes()), id));
             }
-            if p > tdata.len() {
-                return Err(bad("truncated BTF type"));
-            }
-            types.push(Type {
-                kind,
-                name: name_at(name_off),
-                size_or_type,
-                members,
+            btf.types.push(Type {
+                name: Str(name_off),
+                data,
             });
         }
-        let mut by_name: HashMap<String, Vec<u32>> = HashMap::new();
-        for (id, t) in types.iter().enumerate() {
-            if !t.name.is_empty() {
-                by_name.entry(t.name.clone()).or_default().push(id as u32);
-            }
+        if btf.type_count() == btf.first_id && btf.base.is_none() {
+            return Err(bad("BTF has no types"));
         }
-        Ok(Btf { types, by_name })
+        btf.check_ids()?;
+        names.sort_unstable();
+        btf.names = names;
+        Ok(btf)
     }
 
-    pub fn get(&self, id: u32) -> Option<&Type> {
-        self.types.get(id as usize)
+    /// Decodes the data after a type record's 12-byte head.
+    fn decode(
+        &self,
+        r: &mut Reader,
+        kind: Kind,
+        kind_flag: bool,
+        vlen: usize,
+        size_or_type: u32,
+    ) -> io::Result<TypeData> {
+        let t = size_or_type;
+        Ok(match kind {
+            Kind::Void => return Err(bad("BTF type of kind void")),
+            Kind::Int => {
+                let v = r.u32()?;
+                TypeData::Int {
+                    size: t,
+                    encoding: IntEncoding {
+                        signed: v & (1 << 24) != 0,
+                        char: v & (2 << 24) != 0,
+                        bool: v & (4 << 24) != 0,
+                    },
+                    bit_offset: (v >> 16) as u8,
+                    bits: v as u8,
+                }
+            }
+            Kind::Float => TypeData::Float { size: t },
+            Kind::Ptr => TypeData::Ptr(t),
+            Kind::Typedef => TypeData::Typedef(t),
+            Kind::Volatile => TypeData::Volatile(t),
+            Kind::Const => TypeData::Const(t),
+            Kind::Restrict => TypeData::Restrict(t),
+            Kind::TypeTag => TypeData::TypeTag(t),
+            Kind::Fwd => TypeData::Fwd { union: kind_flag },
+            Kind::Array => TypeData::Array {
+                elem: r.u32()?,
+                index: r.u32()?,
+                nelems: r.u32()?,
+            },
+            Kind::Struct | Kind::Union => {
+                r.expect(vlen, 12)?;
+                let mut members = Vec::with_capacity(vlen);
+                for _ in 0..vlen {
+                    let name = r.u32()?;
+                    self.check_name(name)?;
+                    let ty = r.u32()?;
+                    let off = r.u32()?;
+                    let (bit_offset, bitfield_size) = if kind_flag {
+                        (off & 0x00ff_ffff, off >> 24)
+                    } else {
+                        (off, 0)
+                    };
+                    members.push(Member {
+                        name: Str(name),
+                        ty,
+                        bit_offset,
+                        bitfield_size,
+                    });
+                }
+                if kind == Kind::Struct {
+                    TypeData::Struct { size: t, members }
+                } else {
+                    TypeData::Union { size: t, members }
+                }
+            }
+            Kind::Enum | Kind::Enum64 => {
+                let wide = kind == Kind::Enum64;
+                r.expect(vlen, if wide { 12 } else { 8 })?;
+                let mut values = Vec::with_capacity(vlen);
+                for _ in 0..vlen {
+                    let name = r.u32()?;
+                    self.check_name(name)?;
+                    let lo = r.u32()?;
+                    let value = match (wide, kind_flag) {
+                        (false, true) => lo as i32 as i128,
+                        (false, false) => lo as i128,
+                        (true, signed) => {
+                            let v = ((r.u32()? as u64) << 32) | lo as u64;
+                            if signed {
+                                v as i64 as i128
+                            } else {
+                                v as i128
+                            }
+                        }
+                    };
+                    values.push(Enumerator {
+                        name: Str(name),
+                        value,
+                    });
+                }
+                TypeData::Enum {
+                    size: t,
+                    signed: kind_flag,
+                    wide,
+                    values,
+                }
+            }
+            Kind::FuncProto => {
+                r.expect(vlen, 8)?;
+                let mut params = Vec::with_capacity(vlen);
+                for _ in 0..vlen {
+                    let name = r.u32()?;
+                    self.check_name(name)?;
+                    let ty = r.u32()?;
+                    params.push(Param {
+                        name: Str(name),
+                        ty,
+                    });
+                }
+                let variadic = params.last().is_some_and(|p| p.ty == 0 && p.name.0 == 0);
+                if variadic {
+                    params.pop();
+                }
+                if params.iter().any(|p| p.ty == 0) {
+                    return Err(bad("BTF function parameter of type void"));
+                }
+                TypeData::FuncProto {
+                    ret: t,
+                    params,
+                    variadic,
+                }
+            }
+            Kind::Func => TypeData::Func {
+                proto: t,
+                linkage: Linkage::from_u32(vlen as u32),
+            },
+            Kind::Var => TypeData::Var {
+                ty: t,
+                linkage: Linkage::from_u32(r.u32()?),
+            },
+            Kind::Datasec => {
+                r.expect(vlen, 12)?;
+                let mut vars = Vec::with_capacity(vlen);
+                for _ in 0..vlen {
+                    vars.push(VarSecInfo {
+                        ty: r.u32()?,
+                        offset: r.u32()?,
+                        size: r.u32()?,
+                    });
+                }
+                TypeData::Datasec { size: t, vars }
+            }
+            Kind::DeclTag => TypeData::DeclTag {
+                ty: t,
+                component_idx: r.u32()? as i32,
+            },
+        })
+    }
+
+    /// Every type id a record refers to must exist.
+    fn check_ids(&self) -> io::Result<()> {
+        let n = self.type_count();
+        let ok = |id: TypeId| id < n;
+        for t in &self.types {
+            let fine = match &t.data {
+                TypeData::Void
+                | TypeData::Int { .. }
+                | TypeData::Float { .. }
+                | TypeData::Fwd { .. } => true,
+                TypeData::Ptr(x)
+                | TypeData::Typedef(x)
+                | TypeData::Volatile(x)
+                | TypeData::Const(x)
+                | TypeData::Restrict(x)
+                | TypeData::TypeTag(x) => ok(*x),
+                TypeData::Array { elem, index, .. } => ok(*elem) && ok(*index),
+                TypeData::Struct { members, .. } | TypeData::Union { members, .. } => {
+                    members.iter().all(|m| ok(m.ty))
+                }
+                TypeData::Enum { .. } => true,
+                TypeData::FuncProto { ret, params, .. } => {
+                    ok(*ret) && params.iter().all(|p| ok(p.ty))
+                }
+                TypeData::Func { proto, .. } => ok(*proto),
+                TypeData::Var { ty, .. } => ok(*ty),
+                TypeData::Datasec { vars, .. } => vars.iter().all(|v| ok(v.ty)),
+                TypeData::DeclTag { ty, .. } => ok(*ty),
+            };
+            if !fine {
+                return Err(bad("BTF type refers to a type id that does not exist"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Fails unless `off` is a name (as `checked_name`, without finding
+    /// its end).
+    fn check_name(&self, off: u32) -> io::Result<()> {
+        if off < self.str_base {
+            return match &self.base {
+                Some(b) => b.check_name(off),
+                None => Err(bad("BTF name offset out of range")),
+            };
+        }
+        let local = (off - self.str_base) as usize;
+        if self.strings.is_char_boundary(local) && local < self.strings.len() || off == 0 {
+            Ok(())
+        } else {
+            Err(bad("BTF name offset out of range"))
+        }
+    }
+
+    /// The name at `off`, which must be a NUL-terminated UTF-8 string of
+    /// this BTF's string space.
+    fn checked_name(&self, off: u32) -> io::Result<&str> {
+        if off < self.str_base {
+            return match &self.base {
+                Some(b) => b.checked_name(off),
+                None => Err(bad("BTF name offset out of range")),
+            };
+        }
+        let local = (off - self.str_base) as usize;
+        if local >= self.strings.len() {
+            if off == 0 {
+                // No string section at all: every name is empty.
+                return Ok("");
+            }
+            return Err(bad("BTF name offset out of range"));
+        }
+        str_in(&self.strings, local).ok_or_else(|| bad("BTF name offset inside a character"))
+    }
+
+    /// The text of a name from this BTF (or its base). Names were checked
+    /// when parsed; an offset from elsewhere gives "".
+    pub fn str(&self, s: Str) -> &str {
+        self.checked_name(s.0).unwrap_or("")
+    }
+
+    /// The name of type `id` ("" for anonymous types and unknown ids).
+    pub fn type_name(&self, id: TypeId) -> &str {
+        self.get(id).map_or("", |t| self.str(t.name))
+    }
+
+    /// One more than the largest valid type id (of the combined space for
+    /// split BTF): the first id a BTF split over this one would use.
+    pub fn type_count(&self) -> u32 {
+        self.first_id + self.types.len() as u32
+    }
+
+    /// The first id of this BTF's own types (0 for base BTF, whose id 0 is
+    /// void; the base's `type_count` for split BTF).
+    pub fn first_id(&self) -> TypeId {
+        self.first_id
+    }
+
+    /// The base this BTF is split over.
+    pub fn base(&self) -> Option<&Arc<Btf>> {
+        self.base.as_ref()
+    }
+
+    /// One past the last offset of the combined string space.
+    fn str_end(&self) -> u32 {
+        self.str_base + self.strings.len() as u32
+    }
+
+    pub fn get(&self, id: TypeId) -> Option<&Type> {
+        if id < self.first_id {
+            return self.base.as_ref()?.get(id);
+        }
+        self.types.get((id - self.first_id) as usize)
+    }
+
+    /// The kind of type `id`.
+    pub fn kind(&self, id: TypeId) -> Option<Kind> {
+        self.get(id).map(Type::kind)
+    }
+
+    /// The ids of this BTF's own types (not the base's), with the types.
+    pub fn own_types(&self) -> impl Iterator<Item = (TypeId, &Type)> + '_ {
+        (self.first_id..).zip(self.types.iter())
+    }
+
+    /// Every type id named `name`, this BTF's own before its base's, each
+    /// in id order.
+    pub fn find_all(&self, name: &str) -> Vec<TypeId> {
+        let mut out = Vec::new();
+        self.find_all_into(name, hash(name.as_bytes()), &mut out);
+        out
+    }
+
+    fn find_all_into(&self, name: &str, h: u64, out: &mut Vec<TypeId>) {
+        for &(_, id) in hash_range(&self.names, h, |e| e.0) {
+            if self.type_name(id) == name {
+                out.push(id);
+            }
+        }
+        if let Some(b) = &self.base {
+            b.find_all_into(name, h, out);
+        }
+    }
+
+    /// The first type named `name` of kind `kind` (own types before the
+    /// base's). `Kind::Enum` finds ENUM64 too.
+    pub fn find(&self, name: &str, kind: Kind) -> Option<TypeId> {
+        self.find_all(name).into_iter().find(|&id| {
+            let k = self.kind(id);
+            k == Some(kind) || (kind == Kind::Enum && k == Some(Kind::Enum64))
+        })
     }
 
     /// The id of the struct (or union) named `name`, skipping forward
     /// declarations.
-    pub fn find_struct(&self, name: &str) -> Option<u32> {
-        self.by_name
-            .get(name)?
-            .iter()
-            .copied()
-            .find(|&id| matches!(self.types[id as usize].kind, Kind::Struct | Kind::Union))
+    pub fn find_struct(&self, name: &str) -> Option<TypeId> {
+        self.find_all(name)
+            .into_iter()
+            .find(|&id| matches!(self.kind(id), Some(Kind::Struct | Kind::Union)))
     }
 
-    /// Follows typedefs and qualifiers to the underlying type.
-    pub fn resolve(&self, mut id: u32) -> u32 {
-        for _ in 0..64 {
-            match self.get(id).map(|t| t.kind) {
-                Some(
-                    Kind::Typedef | Kind::Volatile | Kind::Const | Kind::Restrict | Kind::TypeTag,
-                ) => {
-                    id = self.types[id as usize].size_or_type;
+    pub fn find_union(&self, name: &str) -> Option<TypeId> {
+        self.find(name, Kind::Union)
+    }
+
+    /// An ENUM or ENUM64 named `name`.
+    pub fn find_enum(&self, name: &str) -> Option<TypeId> {
+        self.find(name, Kind::Enum)
+    }
+
+    pub fn find_typedef(&self, name: &str) -> Option<TypeId> {
+        self.find(name, Kind::Typedef)
+    }
+
+    /// A base integer type, such as `unsigned int`.
+    pub fn find_int(&self, name: &str) -> Option<TypeId> {
+        self.find(name, Kind::Int)
+    }
+
+    /// A variable (VAR; the kernel describes per-CPU variables).
+    pub fn find_var(&self, name: &str) -> Option<TypeId> {
+        self.find(name, Kind::Var)
+    }
+
+    /// A function (FUNC).
+    pub fn find_func(&self, name: &str) -> Option<TypeId> {
+        self.find(name, Kind::Func)
+    }
+
+    /// The enum holding an enumerator called `name`, and its value (own
+    /// enums before the base's).
+    pub fn find_enumerator(&self, name: &str) -> Option<(TypeId, i128)> {
+        let h = hash(name.as_bytes());
+        let index = self.enumerators.get_or_init(|| {
+            let mut v = Vec::new();
+            for (id, t) in self.own_types() {
+                if let TypeData::Enum { values, .. } = &t.data {
+                    for (i, e) in values.iter().enumerate() {
+                        v.push((hash(self.str(e.name).as_bytes()), id, i as u32));
+                    }
                 }
-                _ => break,
+            }
+            v.sort_unstable();
+            v
+        });
+        for &(_, id, i) in hash_range(index, h, |e| e.0) {
+            if let Some(TypeData::Enum { values, .. }) = self.get(id).map(|t| &t.data) {
+                let e = values[i as usize];
+                if self.str(e.name) == name {
+                    return Some((id, e.value));
+                }
             }
         }
-        id
+        self.base.as_ref()?.find_enumerator(name)
     }
 
-    /// Finds member `name` of struct/union `id`, looking through anonymous
-    /// members; returns its byte offset and type id.
-    pub fn member(&self, id: u32, name: &str) -> Option<(u32, u32)> {
+    /// The DATASEC holding VAR `var` (such as `.data..percpu` for a per-CPU
+    /// variable) and the variable's place in it.
+    pub fn var_section(&self, var: TypeId) -> Option<(TypeId, VarSecInfo)> {
+        if var < self.first_id {
+            return self.base.as_ref()?.var_section(var);
+        }
+        self.own_types().find_map(|(id, t)| match &t.data {
+            TypeData::Datasec { vars, .. } => vars.iter().find(|v| v.ty == var).map(|v| (id, *v)),
+            _ => None,
+        })
+    }
+
+    /// Follows typedefs, qualifiers and type tags to the underlying type;
+    /// `None` for an unknown id or a chain that does not end.
+    pub fn resolve(&self, mut id: TypeId) -> Option<TypeId> {
+        for _ in 0..MAX_RESOLVE {
+            match self.get(id)?.data {
+                TypeData::Typedef(t)
+                | TypeData::Volatile(t)
+                | TypeData::Const(t)
+                | TypeData::Restrict(t)
+                | TypeData::TypeTag(t) => id = t,
+                _ => return Some(id),
+            }
+        }
+        None
+    }
+
+    /// The size in bytes of type `id`: for integers, floats, structs,
+    /// unions, enums, pointers, arrays (element size times count), and
+    /// through typedefs and qualifiers; a VAR's is its type's, a DATASEC's
+    /// its own. `None` for unsized kinds (void, functions, forward
+    /// declarations), cycles and sizes that overflow.
+    pub fn size_of(&self, id: TypeId) -> Option<u64> {
+        let mut id = id;
+        let mut count: u64 = 1;
+        for _ in 0..MAX_SIZE_STEPS {
+            let t = self.get(self.resolve(id)?)?;
+            let size = match &t.data {
+                TypeData::Int { size, .. }
+                | TypeData::Float { size }
+                | TypeData::Struct { size, .. }
+                | TypeData::Union { size, .. }
+                | TypeData::Enum { size, .. }
+                | TypeData::Datasec { size, .. } => *size as u64,
+                TypeData::Ptr(_) => PTR_SIZE,
+                TypeData::Array { elem, nelems, .. } => {
+                    count = count.checked_mul(*nelems as u64)?;
+                    id = *elem;
+                    continue;
+                }
+                TypeData::Var { ty, .. } => {
+                    id = *ty;
+                    continue;
+                }
+                _ => return None,
+            };
+            return count.checked_mul(size);
+        }
+        None
+    }
+
+    /// Finds member `name` of struct/union `id` (through typedefs and
+    /// qualifiers), looking through anonymous members.
+    pub fn member(&self, id: TypeId, name: &str) -> Option<MemberInfo> {
         self.member_within(id, name, MAX_ANON_DEPTH)
     }
 
-    fn member_within(&self, id: u32, name: &str, depth: u32) -> Option<(u32, u32)> {
-        let t = self.get(self.resolve(id))?;
-        for m in &t.members {
-            if m.name == name {
-                return Some((m.bit_offset / 8, m.type_id));
+    fn member_within(&self, id: TypeId, name: &str, depth: u32) -> Option<MemberInfo> {
+        let t = self.get(self.resolve(id)?)?;
+        for m in t.members() {
+            let mname = self.str(m.name);
+            if mname == name {
+                return Some(MemberInfo {
+                    bit_offset: m.bit_offset as u64,
+                    bitfield_size: m.bitfield_size,
+                    ty: m.ty,
+                });
             }
-            if m.name.is_empty() && depth > 0 {
-                if let Some((off, ty)) = self.member_within(m.type_id, name, depth - 1) {
-                    return (m.bit_offset / 8).checked_add(off).map(|o| (o, ty));
+            if mname.is_empty() && depth > 0 {
+                if let Some(inner) = self.member_within(m.ty, name, depth - 1) {
+                    return Some(MemberInfo {
+                        bit_offset: inner.bit_offset + m.bit_offset as u64,
+                        ..inner
+                    });
                 }
             }
         }
@@ -251,164 +991,222 @@ impl Btf {
 
     /// The byte offset of a dotted member path such as `se.sum_exec_runtime`
     /// within struct `strct`, and the member's type id.
-    pub fn member_path(&self, strct: &str, path: &str) -> Option<(u32, u32)> {
+    pub fn member_path(&self, strct: &str, path: &str) -> Option<(u32, TypeId)> {
         let mut id = self.find_struct(strct)?;
-        let mut total = 0;
+        let mut total: u64 = 0;
         for part in path.split('.') {
-            let (off, ty) = self.member(id, part)?;
-            total = u32::checked_add(total, off)?;
-            id = ty;
+            let m = self.member(id, part)?;
+            total = total.checked_add(m.byte_offset())?;
+            id = m.ty;
         }
-        Some((total, id))
+        Some((u32::try_from(total).ok()?, id))
+    }
+}
+
+/// `dir/name` for a module name that is a plain file name.
+fn module_path(dir: &Path, name: &str) -> io::Result<PathBuf> {
+    if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\0']) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("invalid module name '{}'", name),
+        ));
+    }
+    Ok(dir.join(name))
+}
+
+/// A type in the kernel's BTF: `btf` 0 is vmlinux, `n` > 0 the `n`th
+/// module of [`KernelTypes::modules`] (1-based); `id` is in that BTF's
+/// numbering (for a module, the combined vmlinux-plus-module space).
+/// Refs made by [`KernelTypes`] are canonical: an id that is vmlinux's
+/// carries `btf: 0`, so equal types compare equal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TypeRef {
+    pub btf: u16,
+    pub id: TypeId,
+}
+
+struct Module {
+    name: String,
+    btf: OnceLock<Result<Btf, String>>,
+}
+
+/// The kernel's types: vmlinux, parsed at once, and module BTF, listed
+/// and parsed only when a lookup needs it, then kept.
+pub struct KernelTypes {
+    dir: PathBuf,
+    vmlinux: Arc<Btf>,
+    modules: OnceLock<Vec<Module>>,
+}
+
+impl KernelTypes {
+    /// Loads vmlinux BTF from /sys/kernel/btf.
+    pub fn load() -> io::Result<KernelTypes> {
+        KernelTypes::load_from(Path::new(SYSFS_BTF))
     }
 
-    /// The size in bytes of type `id`, after resolving typedefs.
-    pub fn size_of(&self, id: u32) -> Option<u32> {
-        let t = self.get(self.resolve(id))?;
-        match t.kind {
-            Kind::Int | Kind::Struct | Kind::Union | Kind::Enum | Kind::Enum64 | Kind::Float => {
-                Some(t.size_or_type)
-            }
-            Kind::Ptr => Some(8),
-            _ => None,
+    /// As `load`, from another directory laid out like /sys/kernel/btf.
+    pub fn load_from(dir: &Path) -> io::Result<KernelTypes> {
+        let vmlinux = Btf::parse(&std::fs::read(dir.join("vmlinux"))?)?;
+        Ok(KernelTypes::with_vmlinux(dir, Arc::new(vmlinux)))
+    }
+
+    /// A set over an already parsed vmlinux; modules come from `dir`.
+    pub fn with_vmlinux(dir: &Path, vmlinux: Arc<Btf>) -> KernelTypes {
+        KernelTypes {
+            dir: dir.to_path_buf(),
+            vmlinux,
+            modules: OnceLock::new(),
         }
     }
+
+    pub fn vmlinux(&self) -> &Arc<Btf> {
+        &self.vmlinux
+    }
+
+    fn module_list(&self) -> &[Module] {
+        self.modules.get_or_init(|| {
+            let mut names: Vec<String> = std::fs::read_dir(&self.dir)
+                .map(|rd| {
+                    rd.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                        .filter(|n| n != "vmlinux")
+                        .collect()
+                })
+                .unwrap_or_default();
+            names.sort();
+            // Refs number modules with a u16.
+            names.truncate(u16::MAX as usize);
+            names
+                .into_iter()
+                .map(|name| Module {
+                    name,
+                    btf: OnceLock::new(),
+                })
+                .collect()
+        })
+    }
+
+    /// The names of the modules with BTF, in `TypeRef` order (the first
+    /// is `btf: 1`). Listing reads the directory once; nothing is parsed.
+    pub fn modules(&self) -> impl Iterator<Item = &str> + '_ {
+        self.module_list().iter().map(|m| m.name.as_str())
+    }
+
+    /// The BTF of module number `index` (1-based), parsed on first use.
+    fn module_btf(&self, index: u16) -> io::Result<&Btf> {
+        let m = index
+            .checked_sub(1)
+            .and_then(|i| self.module_list().get(i as usize))
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such module BTF"))?;
+        let r = m.btf.get_or_init(|| {
+            let path = module_path(&self.dir, &m.name).map_err(|e| e.to_string())?;
+            let data = std::fs::read(path).map_err(|e| e.to_string())?;
+            Btf::parse_split(&data, self.vmlinux.clone())
+                .map_err(|e| format!("module {} BTF: {}", m.name, e))
+        });
+        r.as_ref()
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.clone()))
+    }
+
+    /// The number (for `TypeRef::btf`) of module `name`; "vmlinux" is 0.
+    /// `None` if the kernel has no BTF for it (not loaded, or no such
+    /// module).
+    pub fn module_index(&self, name: &str) -> Option<u16> {
+        if name == "vmlinux" {
+            return Some(0);
+        }
+        let i = self.module_list().iter().position(|m| m.name == name)?;
+        Some(i as u16 + 1)
+    }
+
+    /// The BTF that `btf` numbers (0: vmlinux), parsing a module's on
+    /// first use. A module's is the view of vmlinux plus the module.
+    pub fn btf(&self, btf: u16) -> io::Result<&Btf> {
+        if btf == 0 {
+            Ok(&self.vmlinux)
+        } else {
+            self.module_btf(btf)
+        }
+    }
+
+    /// The canonical form of a ref: vmlinux ids carry `btf: 0`.
+    pub fn canonical(&self, r: TypeRef) -> TypeRef {
+        if r.id < self.vmlinux.type_count() {
+            TypeRef { btf: 0, id: r.id }
+        } else {
+            r
+        }
+    }
+
+    /// The type a ref names (`None` if its BTF cannot be loaded or has
+    /// no such id).
+    pub fn get(&self, r: TypeRef) -> Option<&Type> {
+        self.btf(r.btf).ok()?.get(r.id)
+    }
+
+    /// A ref to `id` as numbered by BTF number `btf`.
+    pub fn type_ref(&self, btf: u16, id: TypeId) -> TypeRef {
+        self.canonical(TypeRef { btf, id })
+    }
+
+    /// Finds a type by name and kind (as [`Btf::find`]). With a module
+    /// name (D's `` module`name ``; "vmlinux" for the core kernel) only
+    /// that module's types and vmlinux's are searched, and a module whose
+    /// BTF is malformed is an error. Without, vmlinux is searched first,
+    /// then each module in turn, parsing them as needed; modules whose BTF
+    /// cannot be read are passed over.
+    pub fn find(
+        &self,
+        module: Option<&str>,
+        name: &str,
+        kind: Kind,
+    ) -> io::Result<Option<TypeRef>> {
+        self.find_with(module, |btf| btf.find(name, kind))
+    }
+
+    /// [`KernelTypes::find`] with any lookup on each BTF: `f` gets vmlinux,
+    /// then (as `find` says) module views.
+    pub fn find_with(
+        &self,
+        module: Option<&str>,
+        f: impl Fn(&Btf) -> Option<TypeId>,
+    ) -> io::Result<Option<TypeRef>> {
+        match module {
+            Some(m) => {
+                let Some(index) = self.module_index(m) else {
+                    return Err(io::Error::new(
+                        io::ErrorKind::NotFound,
+                        format!("no BTF for module '{}'", m),
+                    ));
+                };
+                let btf = self.btf(index)?;
+                Ok(f(btf).map(|id| self.type_ref(index, id)))
+            }
+            None => {
+                if let Some(id) = f(&self.vmlinux) {
+                    return Ok(Some(TypeRef { btf: 0, id }));
+                }
+                for index in 1..=self.module_list().len() as u16 {
+                    let Ok(btf) = self.module_btf(index) else {
+                        continue;
+                    };
+                    if let Some(id) = f(btf) {
+                        return Ok(Some(self.type_ref(index, id)));
+                    }
+                }
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// Counts of each kind, for diagnostics and tests.
+pub fn kind_counts(btf: &Btf) -> HashMap<Kind, usize> {
+    let mut m = HashMap::new();
+    for (_, t) in btf.own_types() {
+        *m.entry(t.kind()).or_default() += 1;
+    }
+    m
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Builds a tiny BTF blob: int, struct inner { int a; int b; },
-    /// struct outer { int x; <anonymous> struct inner; }.
-    fn sample() -> Vec<u8> {
-        let strs = b"\0int\0inner\0a\0b\0outer\0x\0";
-        let off = |s: &str| -> u32 {
-            let needle = format!("\0{}\0", s);
-            let pos = strs
-                .windows(needle.len())
-                .position(|w| w == needle.as_bytes())
-                .unwrap();
-            pos as u32 + 1
-        };
-        let mut t = Vec::new();
-        let mut push = |v: u32| t.extend_from_slice(&v.to_le_bytes());
-        // 1: int
-        push(off("int"));
-        push(1 << 24);
-        push(4);
-        push(32);
-        // 2: struct inner
-        push(off("inner"));
-        push((4 << 24) | 2);
-        push(8);
-        push(off("a"));
-        push(1);
-        push(0);
-        push(off("b"));
-        push(1);
-        push(32);
-        // 3: struct outer
-        push(off("outer"));
-        push((4 << 24) | 2);
-        push(12);
-        push(off("x"));
-        push(1);
-        push(0);
-        push(0);
-        push(2);
-        push(32);
-        let mut out = Vec::new();
-        out.extend_from_slice(&BTF_MAGIC.to_le_bytes());
-        out.push(1);
-        out.push(0);
-        for v in [24u32, 0, t.len() as u32, t.len() as u32, strs.len() as u32] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        out.extend_from_slice(&t);
-        out.extend_from_slice(strs);
-        out
-    }
-
-    #[test]
-    fn finds_members_through_anonymous_structs() {
-        let btf = Btf::parse(&sample()).unwrap();
-        assert_eq!(btf.member_path("outer", "x"), Some((0, 1)));
-        assert_eq!(btf.member_path("outer", "b"), Some((8, 1)));
-        assert_eq!(btf.member_path("outer", "nope"), None);
-        assert_eq!(btf.size_of(3), Some(12));
-    }
-
-    #[test]
-    fn rejects_garbage() {
-        assert!(Btf::parse(b"hello world, not btf at all").is_err());
-    }
-
-    #[test]
-    fn truncated_btf_is_an_error_not_a_panic() {
-        let full = sample();
-        for len in 0..full.len() {
-            assert!(Btf::parse(&full[..len]).is_err(), "{} bytes accepted", len);
-        }
-    }
-
-    /// The sample with its header's section lengths claiming `extra` more
-    /// type bytes than there are, taken from the string section.
-    fn with_type_len(extra: i64) -> Vec<u8> {
-        let mut b = sample();
-        let tl = u32::from_le_bytes(b[12..16].try_into().unwrap()) as i64 + extra;
-        b[12..16].copy_from_slice(&(tl as u32).to_le_bytes());
-        b
-    }
-
-    #[test]
-    fn types_cut_short_inside_the_type_section_are_refused() {
-        // Section boundaries that split the last type's members.
-        for cut in [-4, -8, -12, -20] {
-            assert!(Btf::parse(&with_type_len(cut)).is_err(), "cut {}", cut);
-        }
-        // Only the first type's 12-byte head: its int encoding (4 more
-        // bytes) is missing. Also a stray partial head.
-        let total = sample()[12..16].try_into().map(u32::from_le_bytes).unwrap() as i64;
-        for keep in [12, 14, 30] {
-            assert!(
-                Btf::parse(&with_type_len(keep - total)).is_err(),
-                "keep {}",
-                keep
-            );
-        }
-    }
-
-    #[test]
-    fn huge_header_offsets_are_refused() {
-        let mut b = sample();
-        for field in [4usize, 8, 12, 16, 20] {
-            let mut c = b.clone();
-            c[field..field + 4].copy_from_slice(&u32::MAX.to_le_bytes());
-            assert!(Btf::parse(&c).is_err(), "field at {}", field);
-        }
-        b[4..8].copy_from_slice(&4u32.to_le_bytes());
-        assert!(Btf::parse(&b).is_err());
-    }
-
-    #[test]
-    fn cyclic_anonymous_members_end() {
-        // struct loop { <anonymous> struct loop; }: a member search must
-        // give up rather than recurse forever.
-        let strs = b"\0loop\0";
-        let mut t = Vec::new();
-        for v in [1u32, (4 << 24) | 1, 4, 0, 1, 0] {
-            t.extend_from_slice(&v.to_le_bytes());
-        }
-        let mut b = Vec::new();
-        b.extend_from_slice(&BTF_MAGIC.to_le_bytes());
-        b.extend_from_slice(&[1, 0]);
-        for v in [24u32, 0, t.len() as u32, t.len() as u32, strs.len() as u32] {
-            b.extend_from_slice(&v.to_le_bytes());
-        }
-        b.extend_from_slice(&t);
-        b.extend_from_slice(strs);
-        let btf = Btf::parse(&b).expect("well-formed, if odd");
-        assert_eq!(btf.member_path("loop", "nothing"), None);
-    }
-}
+mod tests;

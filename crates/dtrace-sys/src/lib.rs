@@ -8,6 +8,7 @@
 pub mod bpf;
 pub mod btf;
 pub mod cpus;
+pub mod ksyms;
 pub mod perf;
 pub mod poll;
 pub mod process;
