@@ -18,6 +18,7 @@
 pub mod aggregate;
 mod consume;
 pub mod format;
+mod ktypes;
 mod load;
 pub mod offline;
 pub mod options;
@@ -260,7 +261,13 @@ impl Dtrace {
     pub(crate) fn with_probes(probes: Probes) -> Dtrace {
         Dtrace {
             opts: Options::default(),
-            syms: Symbols::default(),
+            syms: {
+                let mut syms = Symbols::default();
+                // Kernel types and symbols, read when a program names one.
+                syms.types
+                    .set_external(std::sync::Arc::new(ktypes::Kernel::default()));
+                syms
+            },
             clauses: Vec::new(),
             next_clause: 0,
             programs: Vec::new(),
@@ -396,6 +403,7 @@ impl Dtrace {
             _ => text.to_vec(),
         };
         let mut syms = self.syms.clone();
+        syms.types.strsize = self.opts.get("strsize").clamp(2, 1 << 16) as u32;
         let mut next = self.next_clause;
         // Parsing and checking recurse as deep as the program nests.
         let macros = &self.macros;
