@@ -150,6 +150,12 @@ tags! {
     D_DECL_ENOFLOW,
     D_OFFSETOF_TYPE,
     D_OFFSETOF_BITFIELD,
+    D_XLATE_SOU,
+    D_XLATE_REDECL,
+    D_XLATE_MEMB,
+    D_XLATE_INCOMPAT,
+    D_XLATE_NONE,
+    D_XLATE_NOCONV,
 }
 
 /// A compile error: tag, optional line, message.

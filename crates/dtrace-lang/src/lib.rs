@@ -273,8 +273,8 @@ mod tests {
             ("extern int max_pfn;", Tag::D_NOTSUP),
             ("int a[4];", Tag::D_NOTSUP),
             ("struct foo { int a; } x;", Tag::D_NOTSUP),
-            ("BEGIN { trace(xlate<int>(1)); }", Tag::D_NOTSUP),
-            ("translator int < int x > { };", Tag::D_NOTSUP),
+            ("BEGIN { trace(xlate<int>(1)); }", Tag::D_XLATE_NONE),
+            ("translator int < int x > { };", Tag::D_XLATE_SOU),
             ("BEGIN { trace((vmlinux`int)0); }", Tag::D_SYNTAX),
             ("BEGIN { trace((double)0); }", Tag::D_CAST_INVAL),
         ];

@@ -32,6 +32,13 @@ pub enum Type {
     /// A typedef name for its type: transparent to every operation, shown
     /// by name in messages.
     Named(Arc<str>, Box<Type>),
+    /// The result of `xlate<T>(e)` (or `xlate<T *>` when `ptr`): the value
+    /// of `e`, whose members are computed by translator `id` into `T`'s.
+    Translated {
+        to: Box<Type>,
+        id: u32,
+        ptr: bool,
+    },
 }
 
 /// A struct, union or enum of the type table: its index there and the
@@ -368,6 +375,14 @@ impl Type {
             Type::Void => join("void", name),
             Type::Named(n, _) => join(n, name),
             Type::Record(r) | Type::Enum(r, _) => join(&r.name, name),
+            Type::Translated { to, ptr, .. } => {
+                let t = if *ptr {
+                    Type::ptr((**to).clone())
+                } else {
+                    (**to).clone()
+                };
+                format!("translated {}", t.declare(name))
+            }
             Type::Ptr(t) => {
                 let inner = format!("*{}", name);
                 match t.as_ref() {
@@ -897,7 +912,9 @@ impl TypeTable {
                 }
                 Ok(rec.size)
             }
-            Type::Void | Type::Func(_) => Err(TypeError::Incomplete(ty.to_string())),
+            Type::Void | Type::Func(_) | Type::Translated { .. } => {
+                Err(TypeError::Incomplete(ty.to_string()))
+            }
         }
     }
 

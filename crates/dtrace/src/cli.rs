@@ -266,11 +266,12 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
                 return Err(CliError::Fatal(format!("failed to set -X {}: {}", v, why)));
             }
             Short('L') => {
-                let v = os(p.value().map_err(usage_err)?);
-                return Err(CliError::Fatal(format!(
-                    "failed to set -L {}: D libraries are not supported",
-                    v
-                )));
+                let dir = os(p.value().map_err(usage_err)?);
+                cmd.options.push(CliOption {
+                    name: "libdir".into(),
+                    written: format!("-L {}", dir),
+                    value: Some(dir),
+                });
             }
             Value(v) => cmd.args.push(v),
             Short(c) => return Err(CliError::Usage(Some(format!("illegal option -- {}", c)))),

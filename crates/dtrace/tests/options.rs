@@ -33,6 +33,14 @@ fn getpids(n: u32) -> String {
     format!("{} {} {}", me.display(), TRIGGER, n)
 }
 
+/// A directory holding one D library file with `text`.
+fn lib_dir(tag: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("dtrace-{}-{}", tag, std::process::id()));
+    std::fs::create_dir_all(&dir).expect("library dir");
+    std::fs::write(dir.join("lib.d"), text).expect("library file");
+    dir.display().to_string()
+}
+
 fn check(cond: bool, what: &str, o: &Output) -> Result<(), Failed> {
     if cond {
         Ok(())
@@ -182,6 +190,42 @@ const DEMOS: &[(&str, Demo)] = &[
                 && text(&o.stderr).contains(" drops on CPU 0"),
             "no tag",
             &o,
+        )
+    }),
+    ("libdir", || {
+        let dir = lib_dir("libdir", "inline int ANSWER = 42;\n");
+        let prog = "BEGIN { trace(ANSWER); exit(0); }";
+        let with = dtrace(&["-q", "-x", &format!("libdir={}", dir), "-n", prog]);
+        let l = dtrace(&["-q", "-L", &dir, "-n", prog]);
+        let without = dtrace(&["-q", "-n", prog]);
+        let _ = std::fs::remove_dir_all(&dir);
+        check(text(&with.stdout) == "42\n", "libdir: not loaded", &with)?;
+        check(text(&l.stdout) == "42\n", "-L: not loaded", &l)?;
+        check(
+            without.status.code() == Some(1),
+            "no libdir: ANSWER known",
+            &without,
+        )
+    }),
+    ("syslibdir", || {
+        // The directory replaces the standard library: curpsinfo is gone,
+        // its own names are there.
+        let dir = lib_dir("syslibdir", "inline int SYS = 7;\n");
+        let opt = format!("syslibdir={}", dir);
+        let own = dtrace(&["-q", "-x", &opt, "-n", "BEGIN { trace(SYS); exit(0); }"]);
+        let std = dtrace(&[
+            "-q",
+            "-x",
+            &opt,
+            "-n",
+            "BEGIN { trace(curpsinfo->pr_pid); exit(0); }",
+        ]);
+        let _ = std::fs::remove_dir_all(&dir);
+        check(text(&own.stdout) == "7\n", "syslibdir: not loaded", &own)?;
+        check(
+            std.status.code() == Some(1),
+            "syslibdir: standard library still loaded",
+            &std,
         )
     }),
     ("dynvarsize", || {

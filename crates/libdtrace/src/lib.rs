@@ -17,6 +17,7 @@
 
 pub mod aggregate;
 mod consume;
+mod dlib;
 pub mod format;
 mod ktypes;
 mod load;
@@ -61,6 +62,8 @@ pub enum Error {
         detail: String,
     },
     Io(io::Error),
+    /// A D library could not be loaded.
+    Library(String),
     /// The set-up was abandoned because the caller asked (see
     /// [`Dtrace::go_until`]); nothing of it is left in the kernel.
     Cancelled,
@@ -93,6 +96,7 @@ impl fmt::Display for Error {
             }
             Error::Io(e) => write!(f, "{}", e),
             Error::Cancelled => write!(f, "set-up cancelled"),
+            Error::Library(m) => write!(f, "{}", m),
         }
     }
 }
@@ -224,6 +228,12 @@ pub struct Dtrace {
     syms: Symbols,
     clauses: Vec<CClause>,
     next_clause: usize,
+    /// Standard library files compiled so far, and whether the library
+    /// directories (`syslibdir`, `libdir`) have been.
+    std_loaded: Vec<&'static str>,
+    dirs_loaded: bool,
+    /// `-L` directories, in order.
+    lib_dirs: Vec<std::path::PathBuf>,
     programs: Vec<Program>,
     probes: Probes,
     enablings: Vec<Enabling>,
@@ -270,6 +280,9 @@ impl Dtrace {
             },
             clauses: Vec::new(),
             next_clause: 0,
+            std_loaded: Vec::new(),
+            dirs_loaded: false,
+            lib_dirs: Vec::new(),
             programs: Vec::new(),
             probes,
             enablings: Vec::new(),
@@ -326,6 +339,11 @@ impl Dtrace {
             return Err(fail(OptionError::TracingActive));
         }
         self.opts.set(name, value).map_err(fail)?;
+        if name == "libdir" {
+            if let Some(v) = value {
+                self.lib_dirs.push(v.into());
+            }
+        }
         if name == "defaultargs" {
             self.macros.defaultargs = self.opts.flag("defaultargs");
         }
@@ -402,6 +420,7 @@ impl Dtrace {
             }
             _ => text.to_vec(),
         };
+        self.load_libraries(&text)?;
         let mut syms = self.syms.clone();
         syms.types.strsize = self.opts.get("strsize").clamp(2, 1 << 16) as u32;
         let mut next = self.next_clause;
@@ -474,6 +493,65 @@ impl Dtrace {
         };
         self.programs.push(p.clone());
         Ok(p)
+    }
+
+    /// Compiles the D libraries a program needs before it: the library
+    /// directories once, and each standard library file the program names.
+    fn load_libraries(&mut self, program: &[u8]) -> Result<(), Error> {
+        let mut todo: Vec<(String, Vec<u8>)> = Vec::new();
+        let syslibdir = self.opts.text("syslibdir").map(std::path::PathBuf::from);
+        if !self.dirs_loaded {
+            self.dirs_loaded = true;
+            let dirs = syslibdir.iter().chain(self.lib_dirs.iter());
+            for dir in dirs {
+                let files = dlib::files(dir).map_err(|e| {
+                    Error::Library(format!(
+                        "failed to read library directory {}: {}",
+                        dir.display(),
+                        e
+                    ))
+                })?;
+                for f in files {
+                    let text = std::fs::read(&f).map_err(|e| {
+                        Error::Library(format!("failed to read library {}: {}", f.display(), e))
+                    })?;
+                    todo.push((f.display().to_string(), text));
+                }
+            }
+        }
+        if syslibdir.is_none() {
+            for lib in dlib::STANDARD {
+                if !self.std_loaded.contains(&lib.name)
+                    && lib.defines.iter().any(|d| dlib::mentions(program, d))
+                {
+                    self.std_loaded.push(lib.name);
+                    todo.push((lib.name.to_string(), lib.text.as_bytes().to_vec()));
+                }
+            }
+        }
+        for (name, text) in todo {
+            let mut syms = self.syms.clone();
+            syms.types.strsize = self.opts.get("strsize").clamp(2, 1 << 16) as u32;
+            let mut next = self.next_clause;
+            // Libraries see no script arguments.
+            let env = MacroEnv {
+                defaultargs: true,
+                ..Default::default()
+            };
+            let checked = dtrace_lang::on_compile_stack(|| {
+                dtrace_lang::compile(&text, Source::File, &env, &mut syms, &mut next)
+            })
+            .map_err(|e| Error::Library(format!("failed to compile library {}: {}", name, e)))?;
+            if !checked.clauses.is_empty() {
+                return Err(Error::Library(format!(
+                    "failed to compile library {}: libraries may not contain probe clauses",
+                    name
+                )));
+            }
+            self.syms = syms;
+            self.next_clause = next;
+        }
+        Ok(())
     }
 
     /// Enables a compiled program's probes.

@@ -222,6 +222,12 @@ const OPTIONS: &[OptDef] = &[
         support: Support::Refused("jstack() is not supported"),
     },
     OptDef {
+        name: "libdir",
+        kind: OptKind::Text,
+        default: 0,
+        support: Support::Honoured,
+    },
+    OptDef {
         name: "linkmode",
         kind: OptKind::Enum(&["kernel", "dynamic", "static"]),
         default: 0,
@@ -293,7 +299,7 @@ const OPTIONS: &[OptDef] = &[
         name: "syslibdir",
         kind: OptKind::Text,
         default: 0,
-        support: Support::Refused("D libraries are not supported"),
+        support: Support::Honoured,
     },
     OptDef {
         name: "unodefs",
@@ -464,6 +470,11 @@ impl Options {
         index(name).map(|i| self.values[i]).unwrap_or(0)
     }
 
+    /// The text of a text option, if set.
+    pub fn text(&self, name: &str) -> Option<&str> {
+        index(name).and_then(|i| self.texts[i].as_deref())
+    }
+
     /// True if the option was set, by `-x`, a flag or a pragma.
     pub fn is_set(&self, name: &str) -> bool {
         index(name).is_some_and(|i| self.explicit[i])
@@ -531,8 +542,8 @@ mod tests {
         let e = o.set("nspec", Some("4")).unwrap_err();
         assert_eq!(e.to_string(), "speculations are not supported");
         assert_eq!(o.get("nspec"), 1);
-        assert!(o.set("syslibdir", Some("/tmp")).is_err());
-        assert_eq!(o.texts[index("syslibdir").unwrap()], None);
+        assert!(o.set("cpp", None).is_err());
+        assert_eq!(o.get("cpp"), 0);
     }
 
     #[test]

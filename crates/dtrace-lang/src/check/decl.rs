@@ -343,6 +343,28 @@ impl Checker<'_> {
             ));
         }
         let v = self.expr(value)?;
+        // An inline may name a translation: its type is the translated one.
+        if let Type::Translated { to, ptr, .. } = &v.ty {
+            let want = if *ptr {
+                Type::ptr((**to).clone())
+            } else {
+                (**to).clone()
+            };
+            if want.resolved() != t.resolved() {
+                return Err(err(
+                    Tag::D_OP_INCOMPAT,
+                    line,
+                    format!(
+                        "inline {} definition uses incompatible types: \"{}\" = \"{}\"",
+                        name, t, want
+                    ),
+                ));
+            }
+            self.syms
+                .inlines
+                .push((name.to_string(), t, CExpr { line, ..v }));
+            return Ok(());
+        }
         let ok = t.compatible(&v.ty);
         if !ok {
             return Err(err(

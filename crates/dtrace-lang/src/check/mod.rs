@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 
 mod decl;
 mod place;
+mod xlate;
 
 use crate::ast::{self, BinOp, Expr, ExprKind, Stmt, UnOp};
 use crate::error::{CompileError, Tag};
@@ -28,6 +29,8 @@ pub struct Symbols {
     pub types: TypeTable,
     /// `inline` names: their type and checked value.
     pub inlines: Vec<(String, Type, CExpr)>,
+    /// Translators, in declaration order.
+    pub translators: Vec<xlate::Translator>,
 }
 
 impl Symbols {
@@ -91,6 +94,8 @@ pub struct Checker<'a> {
     next_clause: &'a mut usize,
     /// Action counter within the current clause.
     action: u32,
+    /// Translator parameters in scope while a member is translated.
+    xlate_scope: Vec<(String, CExpr)>,
 }
 
 fn err(tag: Tag, line: u32, msg: impl Into<String>) -> CompileError {
@@ -203,6 +208,7 @@ impl<'a> Checker<'a> {
             referenced: BTreeSet::new(),
             next_clause,
             action: 0,
+            xlate_scope: Vec::new(),
         }
     }
 
@@ -235,13 +241,13 @@ impl<'a> Checker<'a> {
                     value,
                     line,
                 } => self.inline(ty, name, value, *line)?,
-                ast::Item::Translator { line, .. } => {
-                    return Err(err(
-                        Tag::D_NOTSUP,
-                        *line,
-                        "translator declarations are not yet supported",
-                    ));
-                }
+                ast::Item::Translator {
+                    to,
+                    from,
+                    param,
+                    members,
+                    line,
+                } => self.translator(to, from, param, members, *line)?,
                 ast::Item::Clause(c) => {
                     let cc = self.clause(c)?;
                     out.clauses.push(cc);
@@ -1150,6 +1156,9 @@ impl<'a> Checker<'a> {
                     _ => self.index(base, idx, line),
                 },
             },
+            ExprKind::Member(..) | ExprKind::Arrow(..) if self.is_translated(e)? => {
+                self.translated_member(e)
+            }
             ExprKind::Member(..) | ExprKind::Arrow(..) => match self.place(e)? {
                 Some(p) => self.load(p, line),
                 None => Err(err(
@@ -1194,7 +1203,7 @@ impl<'a> Checker<'a> {
                 None => Err(err(Tag::D_IDENT_UNDEF, line, "failed to resolve symbol")),
             },
             ExprKind::Offsetof(t, path) => self.offsetof(t, path, line),
-            ExprKind::Xlate(..) => Err(err(Tag::D_NOTSUP, line, "xlate is not yet supported")),
+            ExprKind::Xlate(t, inner) => self.xlate(t, inner, line),
             ExprKind::SizeofExpr(inner) => {
                 // The operand's type, without reading it: a char array is
                 // its array type here, not the string it reads as.
@@ -1295,6 +1304,9 @@ impl<'a> Checker<'a> {
 
     fn ident(&mut self, name: &str, line: u32) -> Result<CExpr, CompileError> {
         let mk = |kind: CKind, ty: Type| CExpr { kind, ty, line };
+        if let Some((_, v)) = self.xlate_scope.iter().rev().find(|(n, _)| n == name) {
+            return Ok(CExpr { line, ..v.clone() });
+        }
         if name == "curthread" {
             // The running thread's task_struct, typed from the kernel's
             // BTF when it can be read.
@@ -1372,6 +1384,16 @@ impl<'a> Checker<'a> {
                     },
                     ty,
                 ))
+            }
+            UnOp::Deref if self.translated_ptr(inner)? => {
+                let v = self.expr(inner)?;
+                Ok(match v.ty {
+                    Type::Translated { to, id, .. } => CExpr {
+                        ty: Type::Translated { to, id, ptr: false },
+                        ..v
+                    },
+                    _ => v,
+                })
             }
             UnOp::Deref => {
                 let e = Expr::new(ExprKind::Unary(UnOp::Deref, Box::new(inner.clone())), line);

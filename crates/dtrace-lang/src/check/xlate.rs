@@ -1,0 +1,292 @@
+//! Translators: `translator T < S p > { member = expr; ... };` declares
+//! how to compute each member of struct `T` from a value `p` of type `S`;
+//! `xlate<T>(e)` and `xlate<T *>(e)` name such a translation, and reading
+//! one of its members (`xlate<T *>(e)->m`, `.m`) checks that member's
+//! expression with `p` bound to `e`. Nothing is stored: a translated
+//! member is computed where it is read, as in DTrace.
+
+use super::{err, Checker};
+use crate::ast::{self, Expr, ExprKind, UnOp};
+use crate::error::{CompileError, Tag};
+use crate::ir::{CExpr, CKind};
+use crate::types::Type;
+
+use super::place::is_char_array;
+
+/// A declared translator.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Translator {
+    /// The output struct or union.
+    pub to: Type,
+    /// The input type.
+    pub from: Type,
+    pub param: String,
+    /// Member name, its expression as written, line.
+    pub members: Vec<(String, Expr, u32)>,
+}
+
+/// True if a value of type `have` may be given to a translator from `want`.
+fn accepts(want: &Type, have: &Type) -> bool {
+    match (want.resolved(), have.resolved()) {
+        (a, b) if a == b => true,
+        (Type::Ptr(a), Type::Ptr(b)) => match (a.resolved(), b.resolved()) {
+            (Type::Record(x), Type::Record(y)) => x.name == y.name,
+            (x, y) => x == y,
+        },
+        (a, b) => a.is_int() && b.is_int() && a.scalar_size() == b.scalar_size(),
+    }
+}
+
+impl Checker<'_> {
+    pub(super) fn translator(
+        &mut self,
+        to: &ast::TypeName,
+        from: &ast::TypeName,
+        param: &str,
+        members: &[(String, Expr, u32)],
+        line: u32,
+    ) -> Result<(), CompileError> {
+        let to_ty = self.type_name(to, line)?;
+        let from_ty = self.type_name(from, line)?;
+        let Type::Record(r) = to_ty.resolved().clone() else {
+            return Err(err(
+                Tag::D_XLATE_SOU,
+                line,
+                format!(
+                    "translator output type must be a struct or union: {}",
+                    to_ty
+                ),
+            ));
+        };
+        if self.syms.types.size_of(&to_ty).is_err() {
+            return Err(err(
+                Tag::D_XLATE_SOU,
+                line,
+                format!(
+                    "translator output type must be a struct or union: {}",
+                    to_ty
+                ),
+            ));
+        }
+        if self
+            .syms
+            .translators
+            .iter()
+            .any(|t| t.to.resolved() == to_ty.resolved() && accepts(&t.from, &from_ty))
+        {
+            return Err(err(
+                Tag::D_XLATE_REDECL,
+                line,
+                format!(
+                    "translator from {} to {} has already been declared",
+                    from_ty, to_ty
+                ),
+            ));
+        }
+        // Each member is checked now against a stand-in for the input, so
+        // mistakes show at the declaration.
+        let stand_in = CExpr {
+            kind: CKind::Int(0),
+            ty: from_ty.clone(),
+            line,
+        };
+        for (m, e, mline) in members {
+            let Some(f) = self.syms.types.member(&r, m) else {
+                return Err(err(
+                    Tag::D_XLATE_MEMB,
+                    *mline,
+                    format!("translator member {} is not a member of {}", m, to_ty),
+                ));
+            };
+            self.xlate_scope.push((param.to_string(), stand_in.clone()));
+            let v = self.expr(e);
+            self.xlate_scope.pop();
+            let v = v?;
+            self.member_value(&f.ty, v, m, *mline)?;
+        }
+        self.syms.translators.push(Translator {
+            to: to_ty,
+            from: from_ty,
+            param: param.to_string(),
+            members: members.to_vec(),
+        });
+        Ok(())
+    }
+
+    /// A translated member's value as the member's type.
+    fn member_value(
+        &mut self,
+        ty: &Type,
+        v: CExpr,
+        m: &str,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let ok = if is_char_array(ty) || ty.is_string() {
+            v.ty.is_string()
+        } else {
+            ty.is_scalar() && v.ty.is_scalar()
+        };
+        if !ok {
+            return Err(err(
+                Tag::D_XLATE_INCOMPAT,
+                line,
+                format!(
+                    "translator member {} definition uses incompatible types: \"{}\" = \"{}\"",
+                    m, ty, v.ty
+                ),
+            ));
+        }
+        if ty.is_scalar() && ty.resolved() != v.ty.resolved() {
+            let l = v.line;
+            if let (CKind::Int(x), Some(it)) = (&v.kind, ty.as_int()) {
+                return Ok(CExpr {
+                    kind: CKind::Int(super::convert_const(*x, it)),
+                    ty: ty.clone(),
+                    line: l,
+                });
+            }
+            return Ok(CExpr {
+                kind: CKind::Cast(Box::new(v)),
+                ty: ty.clone(),
+                line: l,
+            });
+        }
+        Ok(v)
+    }
+
+    /// `xlate<T>(e)`.
+    pub(super) fn xlate(
+        &mut self,
+        t: &ast::TypeName,
+        inner: &Expr,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let want = self.type_name(t, line)?;
+        let (target, ptr) = match want.resolved() {
+            Type::Ptr(p) => ((**p).clone(), true),
+            _ => (want.clone(), false),
+        };
+        let v = self.expr(inner)?;
+        let found = self
+            .syms
+            .translators
+            .iter()
+            .position(|x| x.to.resolved() == target.resolved() && accepts(&x.from, &v.ty));
+        let Some(id) = found else {
+            return Err(err(
+                Tag::D_XLATE_NONE,
+                line,
+                format!("cannot translate from \"{}\" to \"{}\"", v.ty, want),
+            ));
+        };
+        let from = self.syms.translators[id].from.clone();
+        Ok(CExpr {
+            ty: Type::Translated {
+                to: Box::new(target),
+                id: id as u32,
+                ptr,
+            },
+            kind: CExpr { ty: from, ..v }.kind,
+            line,
+        })
+    }
+
+    /// True if `e` may be a translation (checked by evaluating it: only
+    /// for the forms that can be).
+    fn may_translate(&mut self, e: &Expr) -> Result<Option<Type>, CompileError> {
+        let candidate = match &e.kind {
+            ExprKind::Xlate(..) | ExprKind::Ident(_) => true,
+            ExprKind::Unary(UnOp::Deref, inner) => {
+                matches!(inner.kind, ExprKind::Xlate(..) | ExprKind::Ident(_))
+            }
+            _ => false,
+        };
+        if !candidate {
+            return Ok(None);
+        }
+        if let ExprKind::Ident(n) = &e.kind {
+            // Only inlines (and translator parameters) can hold one.
+            let is_inline = self.syms.inlines.iter().any(|(i, _, _)| i == n)
+                || self.xlate_scope.iter().any(|(p, _)| p == n);
+            if !is_inline {
+                return Ok(None);
+            }
+        }
+        let v = self.expr(e)?;
+        Ok(matches!(v.ty, Type::Translated { .. }).then_some(v.ty))
+    }
+
+    pub(super) fn translated_ptr(&mut self, inner: &Expr) -> Result<bool, CompileError> {
+        Ok(matches!(
+            self.may_translate(inner)?,
+            Some(Type::Translated { ptr: true, .. })
+        ))
+    }
+
+    pub(super) fn is_translated(&mut self, e: &Expr) -> Result<bool, CompileError> {
+        let base = match &e.kind {
+            ExprKind::Member(b, _) | ExprKind::Arrow(b, _) => b,
+            _ => return Ok(false),
+        };
+        Ok(self.may_translate(base)?.is_some())
+    }
+
+    /// `t->m` or `t.m` of a translation: the member's expression with the
+    /// translator's parameter bound to the translated value.
+    pub(super) fn translated_member(&mut self, e: &Expr) -> Result<CExpr, CompileError> {
+        let line = e.line;
+        let (base, m, arrow) = match &e.kind {
+            ExprKind::Member(b, m) => (b, m, false),
+            ExprKind::Arrow(b, m) => (b, m, true),
+            _ => unreachable!("is_translated said so"),
+        };
+        let v = self.expr(base)?;
+        let Type::Translated { to, id, ptr } = v.ty.clone() else {
+            unreachable!("is_translated said so");
+        };
+        if arrow != ptr {
+            return Err(if arrow {
+                err(
+                    Tag::D_OP_PTR,
+                    line,
+                    "operator -> must be applied to a pointer",
+                )
+            } else {
+                err(
+                    Tag::D_OP_SOU,
+                    line,
+                    format!(
+                        "operator . cannot be applied to type \"{} *\"; must be applied to a struct or union",
+                        to
+                    ),
+                )
+            });
+        }
+        let x = self.syms.translators[id as usize].clone();
+        let Some((_, me, _)) = x.members.iter().find(|(n, _, _)| n == m) else {
+            return Err(err(
+                Tag::D_XLATE_NOCONV,
+                line,
+                format!("translator does not define conversion for member: {}", m),
+            ));
+        };
+        let Type::Record(r) = to.resolved().clone() else {
+            unreachable!("translators output structs");
+        };
+        let f = self
+            .syms
+            .types
+            .member(&r, m)
+            .expect("checked at declaration");
+        let input = CExpr {
+            ty: x.from.clone(),
+            ..v
+        };
+        self.xlate_scope.push((x.param.clone(), input));
+        let out = self.expr(me);
+        self.xlate_scope.pop();
+        let out = out?;
+        let out = self.member_value(&f.ty, out, m, line)?;
+        Ok(CExpr { line, ..out })
+    }
+}

@@ -1,0 +1,75 @@
+//! D libraries: declarations compiled before a program (types,
+//! translators, inlines), as DTrace loads /usr/lib/dtrace.
+//!
+//! The standard library ships inside the binary (`dlib/*.d`): the process
+//! model of the Dynamic Tracing Guide (`psinfo_t`, `lwpsinfo_t`,
+//! `curpsinfo`, `curlwpsinfo`) and `cpuinfo_t`/`curcpu`. Each file is
+//! compiled the first time a program names something it defines, so a
+//! program that uses none of it does not read the kernel's BTF at all.
+//! `-xsyslibdir=DIR` replaces the standard library with the `*.d` files of
+//! DIR; `-L DIR` (`-xlibdir=DIR`) adds the `*.d` files of DIR; those are
+//! compiled, in name order, before the first program.
+
+use std::path::{Path, PathBuf};
+
+/// A library file of the standard library: its name, text, and the names
+/// it defines (any of which in a program loads it).
+pub(crate) struct StdLib {
+    pub name: &'static str,
+    pub text: &'static str,
+    pub defines: &'static [&'static str],
+}
+
+pub(crate) const STANDARD: &[StdLib] = &[
+    StdLib {
+        name: "procfs.d",
+        text: include_str!("../dlib/procfs.d"),
+        defines: &[
+            "psinfo_t",
+            "lwpsinfo_t",
+            "psinfo",
+            "lwpsinfo",
+            "curpsinfo",
+            "curlwpsinfo",
+        ],
+    },
+    StdLib {
+        name: "sched.d",
+        text: include_str!("../dlib/sched.d"),
+        defines: &["cpuinfo_t", "cpuinfo", "curcpu"],
+    },
+];
+
+/// True if `word` appears in `text` as a whole identifier.
+pub(crate) fn mentions(text: &[u8], word: &str) -> bool {
+    let w = word.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    text.windows(w.len()).enumerate().any(|(i, win)| {
+        win == w
+            && (i == 0 || !ident(text[i - 1]))
+            && text.get(i + w.len()).is_none_or(|&c| !ident(c))
+    })
+}
+
+/// The `*.d` files of a directory, in name order.
+pub(crate) fn files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "d") && p.is_file())
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_whole_words() {
+        assert!(mentions(b"trace(curpsinfo->pr_pid)", "curpsinfo"));
+        assert!(mentions(b"curpsinfo", "curpsinfo"));
+        assert!(!mentions(b"my_curpsinfo", "curpsinfo"));
+        assert!(!mentions(b"curpsinfo2", "curpsinfo"));
+    }
+}

@@ -1,0 +1,6 @@
+/* A translator member the output type does not have. */
+struct out { int a; };
+
+translator struct out < int x > {
+	b = x;
+};
