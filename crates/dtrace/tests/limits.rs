@@ -81,6 +81,37 @@ fn deep_nesting_is_a_compile_error() {
 }
 
 #[test]
+fn deep_types_are_a_compile_error() {
+    // 200,000 pointer levels once overflowed the stack when the type was
+    // dropped; a type is as deep as nesting may be.
+    for decl in [
+        format!("int {}x; BEGIN {{ exit(0); }}\n", "*".repeat(200_000)),
+        format!(
+            "BEGIN {{ trace((int {})0); exit(0); }}\n",
+            "*".repeat(200_000)
+        ),
+        format!("int x{}; BEGIN {{ exit(0); }}\n", "[1]".repeat(100_000)),
+    ] {
+        let o = run_script("t.d", &decl, &["-e"]);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+        assert!(
+            text(&o.stderr)
+                .contains("program too complex: constructs nested more than 5000 levels deep"),
+            "{}",
+            text(&o.stderr)
+        );
+    }
+    compiles_and_runs(
+        "ok.d",
+        &format!(
+            "BEGIN {{ x = (int {})0; trace(x + 1); exit(0); }}\n",
+            "*".repeat(5000)
+        ),
+        "8\n",
+    );
+}
+
+#[test]
 fn too_many_temporaries_are_refused_naming_the_limit() {
     let mut e = "x".to_string();
     for _ in 0..64 {
