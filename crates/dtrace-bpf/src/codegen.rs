@@ -484,81 +484,8 @@ fn build_dispatch(
     Ok((DispatchTable { map: id, entries }, id))
 }
 
-/// Calls `f` on every statement, descending into `if` bodies.
-pub fn visit_stmts(stmts: &[CStmt], f: &mut dyn FnMut(&CStmt)) {
-    for s in stmts {
-        f(s);
-        if let CStmt::If { then, els, .. } = s {
-            visit_stmts(then, f);
-            visit_stmts(els, f);
-        }
-    }
-}
-
-/// Calls `f` on every expression of a clause (predicate included).
-pub fn visit_clause_exprs(c: &CClause, f: &mut dyn FnMut(&CExpr)) {
-    fn walk(e: &CExpr, f: &mut dyn FnMut(&CExpr)) {
-        f(e);
-        match &e.kind {
-            CKind::Elem(_, keys) => keys.iter().for_each(|k| walk(k, f)),
-            CKind::Unary(_, a)
-            | CKind::Cast(a)
-            | CKind::KernelString(a)
-            | CKind::Strlen(a)
-            | CKind::Deref(a) => walk(a, f),
-            CKind::Arith(_, a, b)
-            | CKind::Cmp(_, a, b, _)
-            | CKind::StrCmp(_, a, b)
-            | CKind::Logical(_, a, b) => {
-                walk(a, f);
-                walk(b, f);
-            }
-            CKind::Ternary(a, b, c) => {
-                walk(a, f);
-                walk(b, f);
-                walk(c, f);
-            }
-            CKind::Assign(lv, _, v) => {
-                if let LValue::Elem(_, keys) = lv {
-                    keys.iter().for_each(|k| walk(k, f));
-                }
-                walk(v, f);
-            }
-            CKind::IncDec {
-                target: LValue::Elem(_, keys),
-                ..
-            } => keys.iter().for_each(|k| walk(k, f)),
-            CKind::Copyinstr(a, n) => {
-                walk(a, f);
-                if let Some(n) = n {
-                    walk(n, f);
-                }
-            }
-            _ => {}
-        }
-    }
-    if let Some(p) = &c.predicate {
-        walk(p, f);
-    }
-    visit_stmts(&c.stmts, &mut |s| match s {
-        CStmt::Eval(e, _) | CStmt::Trace(e, _) | CStmt::Exit(e, _) => walk(e, f),
-        CStmt::Printf { args, .. } => args.iter().for_each(|a| walk(a, f)),
-        CStmt::AggUpdate {
-            keys, value, incr, ..
-        } => {
-            keys.iter().for_each(|k| walk(k, f));
-            if let Some(v) = value {
-                walk(v, f);
-            }
-            if let Some(v) = incr {
-                walk(v, f);
-            }
-        }
-        CStmt::Trunc(_, Some(n), _) => walk(n, f),
-        CStmt::If { cond, .. } => walk(cond, f),
-        _ => {}
-    });
-}
+/// The IR visitor (`dtrace_lang::ir`), used by every pass here.
+pub use dtrace_lang::ir::{visit_clause_exprs, visit_stmts};
 
 /// Register used for a value that must survive helper calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -265,3 +265,127 @@ impl CClause {
         self.default_action || self.stmts.iter().any(|s| s.records())
     }
 }
+
+// ---- the visitor every pass uses ----
+//
+// The matches below name every node kind with no catch-all: a new kind
+// does not compile until each walk says what its children are.
+
+impl CExpr {
+    /// Calls `f` on each direct sub-expression, in evaluation order.
+    pub fn for_each_child<'a>(&'a self, f: &mut dyn FnMut(&'a CExpr)) {
+        match &self.kind {
+            CKind::Int(_) | CKind::Str(_) | CKind::Builtin(_) | CKind::Arg(_) | CKind::Var(_) => {}
+            CKind::Elem(_, keys) => keys.iter().for_each(f),
+            CKind::Unary(_, a)
+            | CKind::Cast(a)
+            | CKind::KernelString(a)
+            | CKind::Strlen(a)
+            | CKind::Deref(a) => f(a),
+            CKind::Arith(_, a, b)
+            | CKind::Cmp(_, a, b, _)
+            | CKind::StrCmp(_, a, b)
+            | CKind::Logical(_, a, b) => {
+                f(a);
+                f(b);
+            }
+            CKind::Ternary(a, b, c) => {
+                f(a);
+                f(b);
+                f(c);
+            }
+            CKind::Assign(lv, _, v) => {
+                lv.for_each_key(f);
+                f(v);
+            }
+            CKind::IncDec { target, .. } => target.for_each_key(f),
+            CKind::Copyinstr(a, n) => {
+                f(a);
+                if let Some(n) = n {
+                    f(n);
+                }
+            }
+        }
+    }
+
+    /// Calls `f` on this expression and every expression inside it.
+    pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a CExpr)) {
+        f(self);
+        self.for_each_child(&mut |c| c.walk(f));
+    }
+}
+
+impl LValue {
+    /// The keys of an array element (none for a variable).
+    pub fn for_each_key<'a>(&'a self, f: &mut dyn FnMut(&'a CExpr)) {
+        match self {
+            LValue::Var(_) => {}
+            LValue::Elem(_, keys) => keys.iter().for_each(f),
+        }
+    }
+}
+
+impl CStmt {
+    /// Calls `f` on each expression the statement evaluates itself (not
+    /// those of nested statements).
+    pub fn for_each_expr<'a>(&'a self, f: &mut dyn FnMut(&'a CExpr)) {
+        match self {
+            CStmt::Eval(e, _) | CStmt::Trace(e, _) | CStmt::Exit(e, _) => f(e),
+            CStmt::Printf { args, .. } => args.iter().for_each(f),
+            CStmt::AggUpdate {
+                keys, value, incr, ..
+            } => {
+                keys.iter().for_each(&mut *f);
+                if let Some(v) = value {
+                    f(v);
+                }
+                if let Some(v) = incr {
+                    f(v);
+                }
+            }
+            CStmt::Trunc(_, n, _) => {
+                if let Some(n) = n {
+                    f(n);
+                }
+            }
+            CStmt::Printa { .. } | CStmt::Clear(..) => {}
+            CStmt::If { cond, .. } => f(cond),
+        }
+    }
+
+    /// The statements nested inside this one.
+    pub fn children(&self) -> impl Iterator<Item = &CStmt> {
+        let (a, b): (&[CStmt], &[CStmt]) = match self {
+            CStmt::If { then, els, .. } => (then, els),
+            CStmt::Eval(..)
+            | CStmt::Trace(..)
+            | CStmt::Exit(..)
+            | CStmt::Printf { .. }
+            | CStmt::AggUpdate { .. }
+            | CStmt::Printa { .. }
+            | CStmt::Clear(..)
+            | CStmt::Trunc(..) => (&[], &[]),
+        };
+        a.iter().chain(b)
+    }
+}
+
+/// Calls `f` on every statement, nested ones after the one holding them.
+pub fn visit_stmts<'a>(stmts: &'a [CStmt], f: &mut dyn FnMut(&'a CStmt)) {
+    for s in stmts {
+        f(s);
+        let inner: Vec<&CStmt> = s.children().collect();
+        for c in inner {
+            visit_stmts(std::slice::from_ref(c), f);
+        }
+    }
+}
+
+/// Calls `f` on every expression of a clause, predicate included, and
+/// every expression inside those.
+pub fn visit_clause_exprs<'a>(c: &'a CClause, f: &mut dyn FnMut(&'a CExpr)) {
+    if let Some(p) = &c.predicate {
+        p.walk(f);
+    }
+    visit_stmts(&c.stmts, &mut |s| s.for_each_expr(&mut |e| e.walk(f)));
+}
