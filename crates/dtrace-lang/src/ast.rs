@@ -13,6 +13,12 @@ pub enum Item {
         value: Option<String>,
         line: u32,
     },
+    /// `#pragma D depends_on (library|provider|module) name`.
+    DependsOn {
+        kind: String,
+        name: String,
+        line: u32,
+    },
     Clause(Clause),
     /// A variable declaration (one per declarator).
     Decl(Decl),

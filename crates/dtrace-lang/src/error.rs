@@ -156,6 +156,7 @@ tags! {
     D_XLATE_INCOMPAT,
     D_XLATE_NONE,
     D_XLATE_NOCONV,
+    D_PRAGMA_DEPEND,
 }
 
 /// A compile error: tag, optional line, message.

@@ -160,7 +160,7 @@ fn check_depth(prog: &Program) -> Result<(), CompileError> {
                     work.push((Node::E(e), 1));
                 }
             }
-            Item::Option { .. } => {}
+            Item::Option { .. } | Item::DependsOn { .. } => {}
         }
     }
     while let Some((node, d)) = work.pop() {
@@ -458,8 +458,31 @@ impl<'a> Parser<'a> {
                 };
                 Ok(Some(Item::Option { name, value, line }))
             }
-            Some("attributes") | Some("binding") | Some("depends_on") | Some("error")
-            | Some("ident") | Some("line") => Ok(None),
+            Some("depends_on") => {
+                let rest: Vec<&str> = words.collect();
+                match rest.as_slice() {
+                    [kind @ ("library" | "provider" | "module"), name] => {
+                        Ok(Some(Item::DependsOn {
+                            kind: kind.to_string(),
+                            name: name.to_string(),
+                            line,
+                        }))
+                    }
+                    [kind, _] => Err(CompileError::new(
+                        Tag::D_PRAGMA_INVAL,
+                        line,
+                        format!("invalid class {} specified by #pragma D depends_on", kind),
+                    )),
+                    _ => Err(CompileError::new(
+                        Tag::D_PRAGMA_MALFORM,
+                        line,
+                        "malformed #pragma D depends_on",
+                    )),
+                }
+            }
+            Some("attributes") | Some("binding") | Some("error") | Some("ident") | Some("line") => {
+                Ok(None)
+            }
             Some(other) => Err(CompileError::new(
                 Tag::D_PRAGMA_INVAL,
                 line,

@@ -51,6 +51,22 @@ pub(crate) fn mentions(text: &[u8], word: &str) -> bool {
     })
 }
 
+/// The libraries a library file names in `#pragma D depends_on library`.
+pub(crate) fn library_depends(text: &[u8]) -> Vec<String> {
+    text.split(|&c| c == b'\n')
+        .filter_map(|l| {
+            let l = String::from_utf8_lossy(l);
+            let mut w = l.trim_start().strip_prefix('#')?.split_whitespace();
+            (w.next() == Some("pragma")
+                && w.next() == Some("D")
+                && w.next() == Some("depends_on")
+                && w.next() == Some("library"))
+            .then(|| w.next().map(str::to_string))
+            .flatten()
+        })
+        .collect()
+}
+
 /// The `*.d` files of a directory, in name order.
 pub(crate) fn files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(dir)?

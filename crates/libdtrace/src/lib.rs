@@ -234,6 +234,8 @@ pub struct Dtrace {
     dirs_loaded: bool,
     /// `-L` directories, in order.
     lib_dirs: Vec<std::path::PathBuf>,
+    /// File names of the libraries compiled (for `depends_on library`).
+    libs_loaded: Vec<String>,
     programs: Vec<Program>,
     probes: Probes,
     enablings: Vec<Enabling>,
@@ -283,6 +285,7 @@ impl Dtrace {
             std_loaded: Vec::new(),
             dirs_loaded: false,
             lib_dirs: Vec::new(),
+            libs_loaded: Vec::new(),
             programs: Vec::new(),
             probes,
             enablings: Vec::new(),
@@ -453,6 +456,15 @@ impl Dtrace {
                 other => other,
             })?;
         }
+        for (kind, name, line) in &checked.depends {
+            if !self.dependency_met(kind, name) {
+                return Err(Error::Compile(CompileError::new(
+                    Tag::D_PRAGMA_DEPEND,
+                    *line,
+                    format!("program requires {} {}", kind, name),
+                )));
+            }
+        }
         let zdefs = self.opts.flag("zdefs");
         let mut matches = Vec::new();
         for c in &checked.clauses {
@@ -495,6 +507,21 @@ impl Dtrace {
         Ok(p)
     }
 
+    /// True if a `#pragma D depends_on` is satisfied: the provider has
+    /// probes, the kernel module is loaded, the library has been compiled.
+    fn dependency_met(&mut self, kind: &str, name: &str) -> bool {
+        match kind {
+            "provider" => dtrace_lang::pdesc::ProbeDesc::parse(&format!("{}:::", name))
+                .is_ok_and(|d| !self.probes.lookup(&d).is_empty()),
+            "module" => {
+                name == "vmlinux"
+                    || (!name.contains('/')
+                        && std::path::Path::new("/sys/module").join(name).exists())
+            }
+            _ => self.libs_loaded.iter().any(|l| l == name),
+        }
+    }
+
     /// Compiles the D libraries a program needs before it: the library
     /// directories once, and each standard library file the program names.
     fn load_libraries(&mut self, program: &[u8]) -> Result<(), Error> {
@@ -518,16 +545,46 @@ impl Dtrace {
                     todo.push((f.display().to_string(), text));
                 }
             }
-        }
-        if syslibdir.is_none() {
-            for lib in dlib::STANDARD {
-                if !self.std_loaded.contains(&lib.name)
-                    && lib.defines.iter().any(|d| dlib::mentions(program, d))
-                {
-                    self.std_loaded.push(lib.name);
-                    todo.push((lib.name.to_string(), lib.text.as_bytes().to_vec()));
+            // A library that depends on another comes after it.
+            let base = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+            let mut ordered: Vec<(String, Vec<u8>)> = Vec::new();
+            while !todo.is_empty() {
+                let before = todo.len();
+                let mut i = 0;
+                while i < todo.len() {
+                    let deps = dlib::library_depends(&todo[i].1);
+                    let waiting = deps.iter().any(|d| {
+                        todo.iter().any(|(n, _)| base(n) == *d)
+                            && !ordered.iter().any(|(n, _)| base(n) == *d)
+                    });
+                    if waiting {
+                        i += 1;
+                    } else {
+                        ordered.push(todo.remove(i));
+                    }
+                }
+                if todo.len() == before {
+                    // A cycle: the rest in name order.
+                    ordered.append(&mut todo);
                 }
             }
+            todo = ordered;
+        }
+        // The standard library first: what the program or a library
+        // directory's files name.
+        if syslibdir.is_none() {
+            let mut std = Vec::new();
+            for lib in dlib::STANDARD {
+                let named = |t: &[u8]| lib.defines.iter().any(|d| dlib::mentions(t, d));
+                if !self.std_loaded.contains(&lib.name)
+                    && (named(program) || todo.iter().any(|(_, t)| named(t)))
+                {
+                    self.std_loaded.push(lib.name);
+                    std.push((lib.name.to_string(), lib.text.as_bytes().to_vec()));
+                }
+            }
+            std.append(&mut todo);
+            todo = std;
         }
         for (name, text) in todo {
             let mut syms = self.syms.clone();
@@ -548,8 +605,18 @@ impl Dtrace {
                     name
                 )));
             }
+            for (kind, dep, _) in &checked.depends {
+                if !self.dependency_met(kind, dep) {
+                    return Err(Error::Library(format!(
+                        "failed to compile library {}: library requires {} {}",
+                        name, kind, dep
+                    )));
+                }
+            }
             self.syms = syms;
             self.next_clause = next;
+            self.libs_loaded
+                .push(name.rsplit('/').next().unwrap_or(&name).to_string());
         }
         Ok(())
     }

@@ -84,6 +84,8 @@ impl MacroEnv {
 pub struct Checked {
     pub clauses: Vec<CClause>,
     pub options: Vec<(String, Option<String>, u32)>,
+    /// `#pragma D depends_on`: kind, name, line.
+    pub depends: Vec<(String, String, u32)>,
 }
 
 pub struct Checker<'a> {
@@ -229,6 +231,9 @@ impl<'a> Checker<'a> {
             match item {
                 ast::Item::Option { name, value, line } => {
                     out.options.push((name.clone(), value.clone(), *line))
+                }
+                ast::Item::DependsOn { kind, name, line } => {
+                    out.depends.push((kind.clone(), name.clone(), *line))
                 }
                 ast::Item::Decl(d) => self.declaration(d)?,
                 ast::Item::TypeDecl { ty, line } => {
