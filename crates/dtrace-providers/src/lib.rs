@@ -424,3 +424,34 @@ pub(crate) fn dispatch_plan(
         tick_gate: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn desc(text: &str) -> ProbeDesc {
+        ProbeDesc::parse(text).expect("valid description")
+    }
+
+    #[test]
+    fn descriptions_say_what_their_probes_declare() {
+        let mut p = Probes::with_syscalls(&[("read", 0), ("openat", 257)]);
+        let known =
+            |v: &[&str]| ArgTypes::Known(v.iter().map(|t| ProbeArg::new(*t, false)).collect());
+        assert_eq!(p.desc_arg_types(&desc("BEGIN")), known(&[]));
+        assert_eq!(
+            p.desc_arg_types(&desc("profile-97")),
+            known(&["uintptr_t", "uintptr_t"])
+        );
+        // BEGIN has none, ERROR six: no one set of types.
+        assert_eq!(p.desc_arg_types(&desc("dtrace:::")), ArgTypes::Unstable);
+        assert_eq!(p.desc_arg_types(&desc(":::END")), known(&[]));
+        // Without tracefs a system call's arguments are unknown.
+        assert_eq!(
+            p.desc_arg_types(&desc("syscall::read:entry")),
+            ArgTypes::Unknown
+        );
+        // Nothing matched: args[] cannot be used (only reached with zdefs).
+        assert_eq!(p.desc_arg_types(&desc("nosuch:::")), ArgTypes::Unstable);
+    }
+}

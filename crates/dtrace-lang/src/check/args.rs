@@ -286,3 +286,285 @@ impl Checker<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{ArgTypes, ProbeArg, ProbeContext};
+    use crate::error::{CompileError, Tag};
+    use crate::ir::{CExpr, CKind, CStmt};
+    use crate::pdesc::ProbeDesc;
+    use crate::types::Type;
+    use crate::{compile_with, MacroEnv, Source, Symbols};
+
+    /// A probe table in miniature: descriptions by their text.
+    struct Fake {
+        asked: Vec<String>,
+    }
+
+    impl ProbeContext for Fake {
+        fn arg_types(&mut self, desc: &ProbeDesc) -> ArgTypes {
+            let d = desc.to_string();
+            self.asked.push(d.clone());
+            let known = |v: &[(&str, bool)]| {
+                ArgTypes::Known(v.iter().map(|(t, u)| ProbeArg::new(*t, *u)).collect())
+            };
+            match d.as_str() {
+                "syscall::openat:entry" => known(&[
+                    ("int", false),
+                    ("const char *", true),
+                    ("int", false),
+                    ("umode_t", false),
+                ]),
+                "syscall::mkdirat:entry" => {
+                    known(&[("int", false), ("char *", true), ("umode_t", false)])
+                }
+                "syscall::read:entry" => {
+                    known(&[("unsigned int", false), ("char *", true), ("size_t", false)])
+                }
+                "syscall::openat:return" => known(&[("long", false), ("long", false)]),
+                "syscall::stat:entry" => known(&[("const char *", true), ("struct stat *", true)]),
+                "syscall::odd:entry" => known(&[
+                    ("unsigned short", false),
+                    ("foo_t *", false),
+                    ("foo_t", false),
+                    ("int [", false),
+                ]),
+                ":::BEGIN" => known(&[]),
+                "syscall::open*:entry" => ArgTypes::Unstable,
+                _ => ArgTypes::Unknown,
+            }
+        }
+    }
+
+    fn compile(src: &str) -> Result<(Vec<CExpr>, Vec<String>), CompileError> {
+        let mut fake = Fake { asked: Vec::new() };
+        let checked = compile_with(
+            src,
+            Source::File,
+            &MacroEnv::default(),
+            &mut Symbols::default(),
+            &mut 0,
+            &mut fake,
+        )?;
+        let traced = checked
+            .clauses
+            .iter()
+            .flat_map(|c| c.stmts.iter())
+            .filter_map(|s| match s {
+                CStmt::Trace(e, _) => Some(e.clone()),
+                _ => None,
+            })
+            .collect();
+        Ok((traced, fake.asked))
+    }
+
+    fn traced(src: &str) -> Vec<CExpr> {
+        compile(src).unwrap_or_else(|e| panic!("{}: {}", src, e)).0
+    }
+
+    fn error(src: &str) -> (Tag, String) {
+        match compile(src) {
+            Ok(_) => panic!("compiled: {}", src),
+            Err(e) => (e.tag, e.msg),
+        }
+    }
+
+    #[test]
+    fn arguments_have_their_declared_types() {
+        let t = traced(
+            "syscall::openat:entry { trace(args[0]); trace(args[1]); trace(args[2]); trace(args[3]); trace(arg0); }",
+        );
+        // int: the raw 64-bit argument narrowed by a cast.
+        assert_eq!(t[0].ty.to_string(), "int");
+        match &t[0].kind {
+            CKind::Cast(inner) => {
+                assert_eq!(inner.kind, CKind::Arg(0));
+                assert_eq!(inner.ty.to_string(), "int64_t");
+            }
+            other => panic!("not a cast: {:?}", other),
+        }
+        // Pointers as they are; const is no part of D's types.
+        assert_eq!(t[1].ty.to_string(), "char *");
+        assert_eq!(t[1].kind, CKind::Arg(1));
+        assert_eq!(t[2].ty.to_string(), "int");
+        // A kernel typedef the type table does not know: int64_t.
+        assert_eq!(t[3].ty.to_string(), "int64_t");
+        assert_eq!(t[3].kind, CKind::Arg(3));
+        // argN stay int64_t.
+        assert_eq!(t[4].ty.to_string(), "int64_t");
+        assert_eq!(t[4].kind, CKind::Arg(0));
+    }
+
+    #[test]
+    fn unresolvable_types_fall_back() {
+        let t = traced(
+            "syscall::odd:entry { trace(args[0]); trace(args[1]); trace(args[2]); trace(args[3]); }\n\
+             syscall::stat:entry { trace(args[1]); }",
+        );
+        assert_eq!(t[0].ty.to_string(), "unsigned short");
+        assert!(matches!(t[0].kind, CKind::Cast(_)));
+        assert_eq!(t[1].ty.to_string(), "void *");
+        assert_eq!(t[2].ty.to_string(), "int64_t");
+        assert_eq!(t[3].ty.to_string(), "int64_t");
+        // An unknown struct is declared forward.
+        assert_eq!(t[4].ty.to_string(), "struct stat *");
+        assert!(matches!(
+            t[4].ty.pointee().map(|p| p.resolved()),
+            Some(Type::Record(_))
+        ));
+    }
+
+    #[test]
+    fn return_values_are_long() {
+        let t = traced("syscall::openat:return { trace(args[0]); trace(args[1]); }");
+        assert_eq!(t[0].ty.to_string(), "long");
+        assert_eq!(t[0].kind, CKind::Arg(0));
+        assert_eq!(t[1].kind, CKind::Arg(1));
+    }
+
+    #[test]
+    fn types_work_in_expressions() {
+        let t = traced(
+            "syscall::openat:entry /args[0] == -100/ { trace(args[0] < 0); trace(sizeof (args[0])); trace(sizeof (args[1])); }",
+        );
+        assert_eq!(t[1].kind, CKind::Int(4));
+        assert_eq!(t[2].kind, CKind::Int(8));
+    }
+
+    #[test]
+    fn stringof_a_user_address_is_copyinstr() {
+        let t = traced(
+            "syscall::openat:entry { trace(stringof(args[1])); trace(copyinstr(args[1])); trace(stringof(args[0])); trace(stringof(arg1)); }",
+        );
+        assert!(matches!(&t[0].kind, CKind::Copyinstr(a, None) if a.kind == CKind::Arg(1)));
+        assert!(matches!(&t[1].kind, CKind::Copyinstr(..)));
+        // Not a user address (an int; a raw argN): read as kernel memory,
+        // as DTrace's stringof does.
+        assert!(matches!(&t[2].kind, CKind::KernelString(_)));
+        assert!(matches!(&t[3].kind, CKind::KernelString(_)));
+        assert!(t.iter().all(|e| e.ty == Type::String));
+    }
+
+    #[test]
+    fn out_of_range_indices() {
+        assert_eq!(
+            error("syscall::openat:entry\n{ trace(args[4]); }"),
+            (
+                Tag::D_ARGS_IDX,
+                "index 4 is out of range for syscall::openat:entry args[ ]".into()
+            )
+        );
+        assert_eq!(
+            error("syscall::openat:entry { trace(args[-1]); }").0,
+            Tag::D_ARGS_IDX
+        );
+        assert_eq!(
+            error("BEGIN { trace(args[0]); }").1,
+            "index 0 is out of range for :::BEGIN args[ ]"
+        );
+        // Nothing known: ten int64_t arguments, as arg0..arg9.
+        let t = traced("fbt::foo:entry { trace(args[9]); }");
+        assert_eq!(t[0].ty.to_string(), "int64_t");
+        assert_eq!(
+            error("fbt::foo:entry { trace(args[10]); }").1,
+            "index 10 is out of range for fbt::foo:entry args[ ]"
+        );
+    }
+
+    #[test]
+    fn unstable_sets_of_probes_refuse_args() {
+        assert_eq!(
+            error("syscall::open*:entry { trace(args[1]); }"),
+            (
+                Tag::D_ARGS_MULTI,
+                "args[ ] may not be referenced because probe description syscall::open*:entry matches an unstable set of probes".into()
+            )
+        );
+        // argN are always fine.
+        traced("syscall::open*:entry { trace(arg1); }");
+    }
+
+    #[test]
+    fn several_descriptions_must_agree() {
+        // openat and mkdirat agree on args[0] and args[1] (const apart).
+        let t = traced(
+            "syscall::openat:entry, syscall::mkdirat:entry { trace(args[0]); trace(stringof(args[1])); }",
+        );
+        assert_eq!(t[0].ty.to_string(), "int");
+        assert!(matches!(t[1].kind, CKind::Copyinstr(..)));
+        let (tag, msg) = error("syscall::openat:entry, syscall::mkdirat:entry { trace(args[2]); }");
+        assert_eq!(tag, Tag::D_ARGS_MULTI);
+        assert!(
+            msg.contains("syscall::openat:entry and syscall::mkdirat:entry give args[2] different types (int and int64_t)"),
+            "{}",
+            msg
+        );
+        assert_eq!(
+            error("syscall::openat:entry, syscall::mkdirat:entry { trace(args[3]); }").1,
+            "index 3 is out of range for syscall::mkdirat:entry args[ ]"
+        );
+        assert_eq!(
+            error("syscall::read:entry, syscall::open*:entry { trace(args[1]); }").0,
+            Tag::D_ARGS_MULTI
+        );
+        // One description the table cannot tell about: nothing is known.
+        let t = traced("syscall::openat:entry, fbt::foo:entry { trace(args[0]); }");
+        assert_eq!(t[0].ty.to_string(), "int64_t");
+    }
+
+    #[test]
+    fn probes_are_asked_only_when_args_are_used() {
+        let (_, asked) =
+            compile("syscall::openat:entry { trace(arg0); }\nsyscall::read:entry { trace(args[0]); trace(args[1]); }")
+                .unwrap();
+        assert_eq!(asked, vec!["syscall::read:entry".to_string()]);
+    }
+
+    #[test]
+    fn malformed_references() {
+        assert_eq!(
+            error("BEGIN { trace(args[0, 1]); }"),
+            (
+                Tag::D_PROTO_LEN,
+                "args[ ] prototype mismatch: 2 args passed, 1 expected".into()
+            )
+        );
+        assert_eq!(
+            error("syscall::openat:entry { trace(args[arg0]); }"),
+            (
+                Tag::D_PROTO_ARG,
+                "args[ ] argument #1 is incompatible with prototype:\n\tprototype: integer constant\n\t argument: int64_t".into()
+            )
+        );
+        assert_eq!(
+            error("inline int x = args[0];\nBEGIN { trace(x); }"),
+            (
+                Tag::D_ARGS_NONE,
+                "args[ ] may not be referenced outside of a probe clause".into()
+            )
+        );
+        assert_eq!(
+            error("syscall::openat:entry { args[0] = 1; }").0,
+            Tag::D_OP_WRITE
+        );
+    }
+
+    #[test]
+    fn without_a_probe_table_args_are_int64() {
+        let checked = crate::compile(
+            "syscall::openat:entry { trace(args[1]); }",
+            Source::File,
+            &MacroEnv::default(),
+            &mut Symbols::default(),
+            &mut 0,
+        )
+        .unwrap();
+        match &checked.clauses[0].stmts[0] {
+            CStmt::Trace(e, _) => {
+                assert_eq!(e.kind, CKind::Arg(1));
+                assert_eq!(e.ty.to_string(), "int64_t");
+            }
+            other => panic!("{:?}", other),
+        }
+    }
+}
