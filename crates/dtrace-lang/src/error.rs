@@ -78,6 +78,7 @@ tags! {
     D_ARGS_IDX,
     D_ARGS_MULTI,
     D_ARGS_TYPE,
+    D_ARGS_NONE,
     D_AGG_FUNC,
     D_AGG_SCALAR,
     D_AGG_MDIM,

@@ -15,7 +15,7 @@ pub mod pdesc;
 pub mod printf;
 pub mod types;
 
-pub use check::{Checked, MacroEnv, Symbols};
+pub use check::{ArgTypes, Checked, MacroEnv, NoProbes, ProbeArg, ProbeContext, Symbols};
 pub use error::{CompileError, Tag};
 
 /// The stack size of the thread compilation runs on (see `on_compile_stack`):
@@ -72,13 +72,28 @@ pub enum Source {
 /// Parses and checks one program. Symbols (variables, aggregations) are
 /// shared with programs compiled before it; `next_clause` numbers clauses
 /// program-wide. The text is bytes: string literals keep bytes that are
-/// not UTF-8 exactly as written (a `&str` works as well).
+/// not UTF-8 exactly as written (a `&str` works as well). Nothing is
+/// known of the probes: `args[]` are `int64_t` (see `compile_with`).
 pub fn compile(
     src: &(impl AsRef<[u8]> + ?Sized),
     source: Source,
     env: &MacroEnv,
     syms: &mut Symbols,
     next_clause: &mut usize,
+) -> Result<Checked, CompileError> {
+    compile_with(src, source, env, syms, next_clause, &mut NoProbes)
+}
+
+/// `compile`, in the context of the probes: each clause's `args[]` have
+/// the types `probes` gives for the probes its descriptions match, as
+/// DTrace cooks a clause for its probes.
+pub fn compile_with(
+    src: &(impl AsRef<[u8]> + ?Sized),
+    source: Source,
+    env: &MacroEnv,
+    syms: &mut Symbols,
+    next_clause: &mut usize,
+    probes: &mut dyn ProbeContext,
 ) -> Result<Checked, CompileError> {
     // `#pragma D option defaultargs` changes how macros expand, so it
     // is honoured before anything is parsed.
@@ -108,7 +123,7 @@ pub fn compile(
     // Check against copies so a failed compile leaves the handle untouched.
     let mut trial = syms.clone();
     let mut n = *next_clause;
-    let out = check::check(&prog, &used, &mut trial, env, &mut n)?;
+    let out = check::check_with(&prog, &used, &mut trial, env, &mut n, probes)?;
     *syms = trial;
     *next_clause = n;
     Ok(out)
@@ -146,7 +161,7 @@ fn type_name_hook(syms: &Symbols) -> parse::TypeNameHook {
 }
 
 /// True if a `#pragma D option NAME` line sets the option `name`.
-fn pragma_sets(src: &[u8], name: &str) -> bool {
+pub fn pragma_sets(src: &[u8], name: &str) -> bool {
     src.split(|&c| c == b'\n').any(|l| {
         let l = String::from_utf8_lossy(l);
         let l = l.trim_start();

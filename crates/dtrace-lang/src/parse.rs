@@ -89,6 +89,30 @@ pub fn parse_program_with_macros(
     Ok((prog, p.used_macros))
 }
 
+/// Parses a C type name standing alone, as a cast spells it
+/// (`const char *`, `struct stat *`, `umode_t`): a provider's declared
+/// argument types. Identifiers the parser does not know are taken as
+/// type names if `opts.type_names` says so; anything after the type name
+/// is a syntax error.
+pub fn parse_type_name(text: &str, opts: &ParseOptions) -> Result<TypeName, CompileError> {
+    let mut p = Parser {
+        lex: Lexer::new(text.as_bytes()),
+        peeked: None,
+        opts,
+        in_predicate: false,
+        depth: 0,
+        nest: 0,
+        used_macros: Vec::new(),
+        typedefs: HashSet::new(),
+    };
+    let t = p.type_name()?;
+    let next = p.next()?;
+    if next.tok != Tok::Eof {
+        return Err(syntax_error(&next));
+    }
+    Ok(t)
+}
+
 /// A `#!` interpreter line is skipped; its newline stays, keeping line
 /// numbers.
 fn strip_shebang(src: &[u8]) -> &[u8] {
@@ -2692,5 +2716,25 @@ mod tests {
         assert!(parse_program(&src, &ParseOptions::default()).is_err());
         let src = format!("BEGIN {{ (int {}){}0; }}", "*".repeat(5_000), "");
         assert!(parse_program(&src, &ParseOptions::default()).is_ok());
+    }
+
+    #[test]
+    fn standalone_type_names() {
+        let any = ParseOptions {
+            type_names: Some(Arc::new(|_: &str| true)),
+            ..Default::default()
+        };
+        let shown =
+            |t: &str| show(&parse_type_name(t, &any).unwrap_or_else(|e| panic!("{}: {}", t, e)));
+        assert_eq!(shown("const char *"), "const char *");
+        assert_eq!(shown("umode_t"), "umode_t");
+        assert_eq!(shown("unsigned long"), "unsigned long");
+        assert_eq!(shown("struct stat *"), "struct stat *");
+        assert_eq!(shown("const char *const *"), "const char *const *");
+        for bad in ["int x", "char *)", "", "int; int"] {
+            assert!(parse_type_name(bad, &any).is_err(), "{}", bad);
+        }
+        // Without the hook an unknown name is not a type.
+        assert!(parse_type_name("umode_t", &ParseOptions::default()).is_err());
     }
 }

@@ -20,6 +20,7 @@ use dtrace_bpf::plan::{
     ArgContext, DispatchKey, Phase, ProbeEnabling, ProbeIdentity, ProgKind, ProgramPlan,
 };
 use dtrace_lang::pdesc::ProbeDesc;
+use dtrace_lang::{ArgTypes, ProbeArg, ProbeContext};
 
 /// What a probe is, as far as attaching it goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,6 +46,12 @@ pub struct Probe {
     pub id: u32,
     pub desc: ProbeDesc,
     pub kind: Kind,
+}
+
+impl ProbeContext for Probes {
+    fn arg_types(&mut self, desc: &ProbeDesc) -> ArgTypes {
+        self.desc_arg_types(desc)
+    }
 }
 
 /// An argument's description, for `dtrace -lv`.
@@ -191,6 +198,56 @@ impl Probes {
                 .collect(),
             _ => Vec::new(),
         }
+    }
+
+    /// A probe's arguments as the checker sees them (`args[]`), or None
+    /// if the provider cannot tell (system calls without tracefs). A
+    /// system call's pointer arguments are addresses in the calling
+    /// process.
+    pub fn probe_arg_types(&self, id: u32) -> Option<Vec<ProbeArg>> {
+        match self.get(id).map(|p| &p.kind) {
+            Some(Kind::Syscall { name, ret, .. }) => {
+                let descs = syscall::read_arg_descs(self.tracefs.as_ref()?, name, *ret)?;
+                Some(
+                    descs
+                        .into_iter()
+                        .map(|a| {
+                            let user = !*ret && a.native.contains('*');
+                            ProbeArg::new(a.native, user)
+                        })
+                        .collect(),
+                )
+            }
+            Some(_) => Some(
+                self.args(id)
+                    .into_iter()
+                    .map(|a| ProbeArg::new(a.native, false))
+                    .collect(),
+            ),
+            None => None,
+        }
+    }
+
+    /// What the probes a description matches declare of their arguments
+    /// (see `dtrace_lang::ProbeContext`): `Unstable` if none matches or
+    /// two declare different arguments, `Unknown` if one cannot tell.
+    pub fn desc_arg_types(&mut self, desc: &ProbeDesc) -> ArgTypes {
+        let ids = self.lookup(desc);
+        if ids.is_empty() {
+            return ArgTypes::Unstable;
+        }
+        let mut first: Option<Vec<ProbeArg>> = None;
+        for id in ids {
+            let Some(args) = self.probe_arg_types(id) else {
+                return ArgTypes::Unknown;
+            };
+            match &first {
+                None => first = Some(args),
+                Some(f) if *f != args => return ArgTypes::Unstable,
+                Some(_) => {}
+            }
+        }
+        ArgTypes::Known(first.unwrap_or_default())
     }
 
     fn identity(&self, id: u32) -> ProbeIdentity {
@@ -365,5 +422,36 @@ pub(crate) fn dispatch_plan(
         probes,
         dispatch: Some(DispatchKey::SyscallNr),
         tick_gate: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn desc(text: &str) -> ProbeDesc {
+        ProbeDesc::parse(text).expect("valid description")
+    }
+
+    #[test]
+    fn descriptions_say_what_their_probes_declare() {
+        let mut p = Probes::with_syscalls(&[("read", 0), ("openat", 257)]);
+        let known =
+            |v: &[&str]| ArgTypes::Known(v.iter().map(|t| ProbeArg::new(*t, false)).collect());
+        assert_eq!(p.desc_arg_types(&desc("BEGIN")), known(&[]));
+        assert_eq!(
+            p.desc_arg_types(&desc("profile-97")),
+            known(&["uintptr_t", "uintptr_t"])
+        );
+        // BEGIN has none, ERROR six: no one set of types.
+        assert_eq!(p.desc_arg_types(&desc("dtrace:::")), ArgTypes::Unstable);
+        assert_eq!(p.desc_arg_types(&desc(":::END")), known(&[]));
+        // Without tracefs a system call's arguments are unknown.
+        assert_eq!(
+            p.desc_arg_types(&desc("syscall::read:entry")),
+            ArgTypes::Unknown
+        );
+        // Nothing matched: args[] cannot be used (only reached with zdefs).
+        assert_eq!(p.desc_arg_types(&desc("nosuch:::")), ArgTypes::Unstable);
     }
 }

@@ -77,12 +77,17 @@ pub fn provide(p: &mut Probes, root: &Path) {
 }
 
 /// The arguments of a syscall tracepoint, from its format file: fields
-/// after the common ones and `__syscall_nr`.
+/// after the common ones and `__syscall_nr` (empty if it cannot be read).
 pub fn arg_descs(root: &Path, name: &str, ret: bool) -> Vec<ArgDesc> {
+    read_arg_descs(root, name, ret).unwrap_or_default()
+}
+
+/// The arguments of a syscall tracepoint, or None if its format file
+/// cannot be read. A return probe has two, both the return value (`long`,
+/// as the tracepoint declares it).
+pub fn read_arg_descs(root: &Path, name: &str, ret: bool) -> Option<Vec<ArgDesc>> {
     let event = format!("sys_{}_{}", if ret { "exit" } else { "enter" }, name);
-    let Ok(text) = dtrace_sys::tracefs::event_format(root, "syscalls", &event) else {
-        return Vec::new();
-    };
+    let text = dtrace_sys::tracefs::event_format(root, "syscalls", &event).ok()?;
     let mut out = Vec::new();
     for line in text.lines() {
         let Some(rest) = line.trim().strip_prefix("field:") else {
@@ -95,11 +100,10 @@ pub fn arg_descs(root: &Path, name: &str, ret: bool) -> Vec<ArgDesc> {
         {
             continue;
         }
-        let (ty, name) = match decl.rfind([' ', '*']) {
+        let (native, name) = match decl.rfind([' ', '*']) {
             Some(i) => (decl[..=i].trim().to_string(), decl[i + 1..].to_string()),
             None => (decl.to_string(), String::new()),
         };
-        let native = if ret { "int".to_string() } else { ty };
         out.push(ArgDesc { native, name });
     }
     if ret {
@@ -108,9 +112,9 @@ pub fn arg_descs(root: &Path, name: &str, ret: bool) -> Vec<ArgDesc> {
             native: "long".into(),
             name: "ret".into(),
         });
-        return vec![r.clone(), r];
+        return Some(vec![r.clone(), r]);
     }
-    out
+    Some(out)
 }
 
 /// Plans the enabled syscall probes of one direction.

@@ -244,6 +244,29 @@ fn listing() {
         "{}",
         out
     );
+
+    // -v adds the attributes and the argument types args[] has.
+    let o = run(&["-lv", "-n", "syscall::openat:"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains(
+            "\n\tArgument Types\n\t\targs[0]: int\n\t\targs[1]: const char *\n\t\targs[2]: int\n\t\targs[3]: umode_t\n\n"
+        ),
+        "{}",
+        out
+    );
+    assert!(
+        out.contains("\n\tArgument Types\n\t\targs[0]: long\n\t\targs[1]: long\n\n"),
+        "{}",
+        out
+    );
+    let o = run(&["-lv", "-n", "BEGIN"]);
+    assert!(
+        text(&o.stdout).contains("\n\tArgument Types\n\t\tNone\n\n"),
+        "{}",
+        text(&o.stdout)
+    );
 }
 
 fn output_file_and_compile_only() {

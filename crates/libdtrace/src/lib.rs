@@ -427,10 +427,17 @@ impl Dtrace {
         let mut syms = self.syms.clone();
         syms.types.strsize = self.opts.get("strsize").clamp(2, 1 << 16) as u32;
         let mut next = self.next_clause;
+        // Clauses are checked in the context of their probes (`args[]`).
+        // A description matching nothing is left to the check below
+        // (D_PDESC_ZERO) unless zdefs allows it.
+        let mut context = ClauseProbes {
+            probes: &mut self.probes,
+            zdefs: self.opts.flag("zdefs") || dtrace_lang::pragma_sets(&text, "zdefs"),
+        };
         // Parsing and checking recurse as deep as the program nests.
         let macros = &self.macros;
         let checked = dtrace_lang::on_compile_stack(|| {
-            dtrace_lang::compile(&text, src, macros, &mut syms, &mut next)
+            dtrace_lang::compile_with(&text, src, macros, &mut syms, &mut next, &mut context)
         })
         .map_err(Error::Compile)?;
         // Pragmas take effect as the program is compiled.
@@ -954,6 +961,21 @@ fn align_program_spec(text: &[u8], kind: SpecKind) -> Vec<u8> {
     let mut out = align_spec(&String::from_utf8_lossy(&text[..end]), kind).into_bytes();
     out.extend_from_slice(&text[end..]);
     out
+}
+
+/// The probe table as the checker sees it while a program compiles.
+struct ClauseProbes<'a> {
+    probes: &'a mut Probes,
+    zdefs: bool,
+}
+
+impl dtrace_lang::ProbeContext for ClauseProbes<'_> {
+    fn arg_types(&mut self, desc: &ProbeDesc) -> dtrace_lang::ArgTypes {
+        if !self.zdefs && self.probes.lookup(desc).is_empty() {
+            return dtrace_lang::ArgTypes::Unknown;
+        }
+        self.probes.desc_arg_types(desc)
+    }
 }
 
 #[cfg(test)]

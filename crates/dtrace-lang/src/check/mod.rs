@@ -5,9 +5,12 @@
 
 use std::collections::BTreeSet;
 
+mod args;
 mod decl;
 mod place;
 mod xlate;
+
+pub use args::{ArgTypes, NoProbes, ProbeArg, ProbeContext};
 
 use crate::ast::{self, BinOp, Expr, ExprKind, Stmt, UnOp};
 use crate::error::{CompileError, Tag};
@@ -98,6 +101,9 @@ pub struct Checker<'a> {
     action: u32,
     /// Translator parameters in scope while a member is translated.
     xlate_scope: Vec<(String, CExpr)>,
+    /// What the probes of the clause being checked declare (`args[]`).
+    probes: &'a mut dyn ProbeContext,
+    clause_args: args::ClauseArgs,
 }
 
 fn err(tag: Tag, line: u32, msg: impl Into<String>) -> CompileError {
@@ -203,6 +209,7 @@ impl<'a> Checker<'a> {
         syms: &'a mut Symbols,
         env: &'a MacroEnv,
         next_clause: &'a mut usize,
+        probes: &'a mut dyn ProbeContext,
     ) -> Checker<'a> {
         Checker {
             syms,
@@ -211,6 +218,8 @@ impl<'a> Checker<'a> {
             next_clause,
             action: 0,
             xlate_scope: Vec::new(),
+            probes,
+            clause_args: args::ClauseArgs::Outside,
         }
     }
 
@@ -372,6 +381,17 @@ impl<'a> Checker<'a> {
             })?;
             probes.push((d, p.text.clone(), p.line));
         }
+        self.enter_clause_args(probes.iter().map(|(d, _, _)| d.clone()).collect());
+        let out = self.clause_body(c, probes);
+        self.leave_clause_args();
+        out
+    }
+
+    fn clause_body(
+        &mut self,
+        c: &ast::Clause,
+        probes: Vec<(ProbeDesc, String, u32)>,
+    ) -> Result<CClause, CompileError> {
         self.action = 0;
         let predicate = match &c.predicate {
             Some(p) => {
@@ -1229,6 +1249,9 @@ impl<'a> Checker<'a> {
                 Ok(mk(CKind::Int(sz as i64), int_ty(types::SIZE_T)))
             }
             ExprKind::Stringof(inner) => {
+                if let Some(s) = self.user_arg_string(inner, line)? {
+                    return Ok(s);
+                }
                 let v = self.expr(inner)?;
                 match v.ty {
                     Type::String => Ok(v),
@@ -1975,29 +1998,7 @@ impl<'a> Checker<'a> {
             ));
         };
         if name == "args" {
-            if idx.len() != 1 {
-                return Err(err(
-                    Tag::D_ARGS_MULTI,
-                    line,
-                    "args[ ] may not be referenced using a tuple",
-                ));
-            }
-            let i = self.expr(&idx[0])?;
-            let CKind::Int(n) = i.kind else {
-                return Err(err(
-                    Tag::D_ARGS_IDX,
-                    line,
-                    "index of args[ ] must be an integer constant",
-                ));
-            };
-            if !(0..=9).contains(&n) {
-                return Err(err(
-                    Tag::D_ARGS_IDX,
-                    line,
-                    format!("index {} is out of range for args[ ]", n),
-                ));
-            }
-            return Ok(mk(CKind::Arg(n as u8), int_ty(types::INT64)));
+            return self.args_index(idx, line);
         }
         let mut keys = Vec::new();
         for k in idx {
@@ -2344,5 +2345,18 @@ pub fn check(
     env: &MacroEnv,
     next_clause: &mut usize,
 ) -> Result<Checked, CompileError> {
-    Checker::new(syms, env, next_clause).program(prog, pspec_macros)
+    check_with(prog, pspec_macros, syms, env, next_clause, &mut NoProbes)
+}
+
+/// `check`, with `args[]` typed from what `probes` says of the probes
+/// each clause's descriptions match.
+pub fn check_with(
+    prog: &ast::Program,
+    pspec_macros: &[String],
+    syms: &mut Symbols,
+    env: &MacroEnv,
+    next_clause: &mut usize,
+    probes: &mut dyn ProbeContext,
+) -> Result<Checked, CompileError> {
+    Checker::new(syms, env, next_clause, probes).program(prog, pspec_macros)
 }

@@ -1,0 +1,5 @@
+/* BEGIN has no arguments. */
+BEGIN
+{
+	trace(args[0]);
+}

@@ -1,0 +1,6 @@
+/* read's first argument is an unsigned int, openat's an int. */
+syscall::read:entry,
+syscall::openat:entry
+{
+	trace(args[0]);
+}

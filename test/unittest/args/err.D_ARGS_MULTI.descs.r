@@ -1,0 +1,1 @@
+dtrace: failed to compile script err.D_ARGS_MULTI.descs.d: [D_ARGS_MULTI] line 5: args[ ] may not be referenced because probe descriptions syscall::read:entry and syscall::openat:entry give args[0] different types (unsigned int and int): use a clause for each

@@ -1,0 +1,16 @@
+/* @@trigger: open /dev/null/args-char */
+#pragma D option quiet
+
+/*
+ * openat's filename is a const char *: copyinstr() takes it without a
+ * cast, and stringof() reads it from the calling process too (it is a
+ * user address: the kernel's own string read would fault).
+ */
+syscall::openat:entry
+/pid == $target && stringof(args[1]) == "/dev/null/args-char"/
+{
+	printf("%s\n", copyinstr(args[1]));
+	printf("%s\n", stringof(args[1]));
+	trace(strlen(stringof(args[1])));
+	printf("\n%d %d\n", args[1] != NULL, sizeof (args[1]));
+}

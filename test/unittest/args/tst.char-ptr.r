@@ -1,0 +1,5 @@
+/dev/null/args-char
+/dev/null/args-char
+19
+1 8
+

@@ -1,0 +1,2 @@
+openat -100 /dev/null/args-descs
+
