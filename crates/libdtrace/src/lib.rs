@@ -266,20 +266,20 @@ impl Dtrace {
         if !dtrace_sys::has_trace_privilege() {
             return Err(Error::Privilege(load::PRIVILEGE.into()));
         }
-        Ok(Dtrace::with_probes(Probes::discover()))
+        let mut dt = Dtrace::with_probes(Probes::discover());
+        // Kernel types and symbols, read when a program names one.
+        dt.syms
+            .types
+            .set_external(std::sync::Arc::new(ktypes::Kernel::default()));
+        Ok(dt)
     }
 
-    /// A handle over a given probe table (see `offline`).
+    /// A handle over a given probe table and no kernel types (see
+    /// `offline`: what it compiles does not depend on the machine).
     pub(crate) fn with_probes(probes: Probes) -> Dtrace {
         Dtrace {
             opts: Options::default(),
-            syms: {
-                let mut syms = Symbols::default();
-                // Kernel types and symbols, read when a program names one.
-                syms.types
-                    .set_external(std::sync::Arc::new(ktypes::Kernel::default()));
-                syms
-            },
+            syms: Symbols::default(),
             clauses: Vec::new(),
             next_clause: 0,
             std_loaded: Vec::new(),
