@@ -1,0 +1,172 @@
+//! printf and printa format strings checked against their arguments.
+
+use super::*;
+
+impl Checker<'_> {
+    pub(super) fn format_arg(&self, func: &str, e: &Expr) -> Result<Format, CompileError> {
+        match &e.kind {
+            ExprKind::Str(s) => Format::parse(s).map_err(|fe| match fe {
+                FormatError::BadConversion(c) => err(
+                    Tag::D_PRINTF_ARG_FMT,
+                    e.line,
+                    format!("{}( ) argument #1 is invalid: invalid format conversion \"{}\"", func, c),
+                ),
+                FormatError::TooWide(c) => err(
+                    Tag::D_PRINTF_ARG_FMT,
+                    e.line,
+                    format!(
+                        "{}( ) argument #1 is invalid: width or precision of \"{}\" exceeds the limit of {}",
+                        func,
+                        c,
+                        crate::printf::MAX_WIDTH
+                    ),
+                ),
+            }),
+            _ => Err(err(
+                Tag::D_PRINTF_ARG_FMT,
+                e.line,
+                format!("{}( ) argument #1 is incompatible with prototype:\n\tprototype: string constant\n\t argument: {}", func, self.describe_arg(e)),
+            )),
+        }
+    }
+
+    /// Matches each conversion to its argument (`first_arg` is the 1-based
+    /// position of the first value argument).
+    pub(super) fn check_format(
+        &self,
+        func: &str,
+        f: &Format,
+        args: &[CExpr],
+        first_arg: usize,
+        line: u32,
+    ) -> Result<(), CompileError> {
+        let mut ai = 0usize;
+        for (ci, conv) in f.conversions().enumerate() {
+            if conv.is_agg() {
+                return Err(err(
+                    Tag::D_PRINTF_AGG_CONV,
+                    line,
+                    format!("{}( ) %@ conversion requires an aggregation and is only valid for printa( )", func),
+                ));
+            }
+            if conv.kind == ConvKind::Float {
+                return Err(err(
+                    Tag::D_PRINTF_ARG_TYPE,
+                    line,
+                    format!("{}( ) conversion #{} ({}) requires a floating-point argument, which D does not support", func, ci + 1, conv.text),
+                ));
+            }
+            for star in [conv.width == Count::Star, conv.precision == Count::Star] {
+                if !star {
+                    continue;
+                }
+                let Some(a) = args.get(ai) else {
+                    return Err(self.missing_arg(func, ci, conv, line));
+                };
+                if !a.ty.is_int() {
+                    return Err(err(
+                        Tag::D_PRINTF_ARG_TYPE,
+                        line,
+                        format!("{}( ) argument #{} is incompatible with conversion #{} prototype:\n\tconversion: {}\n\t prototype: int\n\t  argument: {}", func, ai + first_arg + 1, ci + 1, conv.text, a.ty),
+                    ));
+                }
+                ai += 1;
+            }
+            let Some(a) = args.get(ai) else {
+                return Err(self.missing_arg(func, ci, conv, line));
+            };
+            if !conv.kind.accepts(&a.ty) {
+                return Err(err(
+                    Tag::D_PRINTF_ARG_TYPE,
+                    line,
+                    format!(
+                        "{}( ) argument #{} is incompatible with conversion #{} prototype:\n\tconversion: {}\n\t prototype: {}\n\t  argument: {}",
+                        func,
+                        ai + first_arg + 1,
+                        ci + 1,
+                        conv.text,
+                        conv.kind.prototype(),
+                        a.ty
+                    ),
+                ));
+            }
+            ai += 1;
+        }
+        if ai < args.len() {
+            return Err(err(
+                Tag::D_PRINTF_ARG_EXTRA,
+                line,
+                format!(
+                    "{}( ) prototype mismatch: only {} arguments required by this format string",
+                    func,
+                    ai + first_arg
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn missing_arg(
+        &self,
+        func: &str,
+        ci: usize,
+        conv: &crate::printf::Conversion,
+        line: u32,
+    ) -> CompileError {
+        err(
+            Tag::D_PRINTF_ARG_PROTO,
+            line,
+            format!("{}( ) prototype mismatch: conversion #{} ({}) is missing a corresponding value argument", func, ci + 1, conv.text),
+        )
+    }
+
+    /// printa formats: conversions apply to the keys in order, `%@` to the
+    /// value.
+    pub(super) fn check_printa_format(
+        &self,
+        f: &Format,
+        aggs: &[AggId],
+        line: u32,
+    ) -> Result<(), CompileError> {
+        let keys = &self.syms.aggs[aggs[0]].keys;
+        let mut ki = 0;
+        for (ci, conv) in f.conversions().enumerate() {
+            if conv.is_agg() {
+                continue;
+            }
+            if conv.width == Count::Star || conv.precision == Count::Star {
+                return Err(err(
+                    Tag::D_PRINTF_DYN_PROTO,
+                    line,
+                    "printa( ) does not support dynamic width or precision",
+                ));
+            }
+            let Some(k) = keys.get(ki) else {
+                return Err(err(
+                    Tag::D_PRINTA_AGGKEY,
+                    line,
+                    format!(
+                        "printa( ) conversion #{} ({}) has no corresponding aggregation key",
+                        ci + 1,
+                        conv.text
+                    ),
+                ));
+            };
+            if !conv.kind.accepts(k) {
+                return Err(err(
+                    Tag::D_PRINTF_ARG_TYPE,
+                    line,
+                    format!(
+                        "printa( ) argument #2 is incompatible with conversion #{} prototype:\n\tconversion: {}\n\t prototype: {}\n\t  argument: {}",
+                        ci + 1,
+                        conv.text,
+                        conv.kind.prototype(),
+                        k
+                    ),
+                ));
+            }
+            ki += 1;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,578 @@
+//! Names and scopes: macro variables, identifiers (built-ins, globals,
+//! inlines, enumerators, translator parameters), thread- and clause-local
+//! variables, associative arrays and assignment to them, subroutine calls.
+
+use super::*;
+
+impl Checker<'_> {
+    pub(super) fn macro_var(
+        &mut self,
+        name: &str,
+        quoted: bool,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let mk = |kind: CKind, ty: Type| CExpr { kind, ty, line };
+        if let Ok(n) = name.parse::<usize>() {
+            self.referenced.insert(n);
+            let val = match self.env.args.get(n) {
+                Some(v) => Some(v.clone()),
+                None if self.env.defaultargs => None,
+                None => {
+                    return Err(err(
+                        Tag::D_MACRO_UNDEF,
+                        line,
+                        format!(
+                            "macro argument ${}{} is not defined",
+                            if quoted { "$" } else { "" },
+                            name
+                        ),
+                    ))
+                }
+            };
+            if quoted {
+                return Ok(mk(CKind::Str(val.unwrap_or_default()), Type::String));
+            }
+            let Some(val) = val else {
+                return Ok(mk(CKind::Int(0), int_ty(types::INT)));
+            };
+            // Integers and identifiers are ASCII; other bytes make a string.
+            let text = std::str::from_utf8(&val).ok();
+            if let Some(v) = text.and_then(parse_c_integer) {
+                let ty = if v <= i64::from(i32::MAX) && v >= i64::from(i32::MIN) {
+                    types::INT
+                } else {
+                    types::LONG
+                };
+                return Ok(mk(CKind::Int(v), int_ty(ty)));
+            }
+            if let Some(id) = text.filter(|t| is_identifier(t)) {
+                return self.ident(id, line);
+            }
+            // A double-quoted argument is a string constant.
+            if val.len() >= 2 && val.starts_with(b"\"") && val.ends_with(b"\"") {
+                return Ok(mk(CKind::Str(val[1..val.len() - 1].to_vec()), Type::String));
+            }
+            // Anything else is substituted as a string, as DTrace does for
+            // arguments that are not valid integers or identifiers.
+            return Ok(mk(CKind::Str(val), Type::String));
+        }
+        match self.env.named.iter().find(|(n, _)| n == name) {
+            Some((_, v)) => {
+                if quoted {
+                    Ok(mk(CKind::Str(v.to_string().into_bytes()), Type::String))
+                } else {
+                    Ok(mk(CKind::Int(*v), int_ty(types::INT)))
+                }
+            }
+            None => Err(err(
+                Tag::D_MACRO_UNDEF,
+                line,
+                format!("macro variable ${} is not defined", name),
+            )),
+        }
+    }
+
+    pub(super) fn ident(&mut self, name: &str, line: u32) -> Result<CExpr, CompileError> {
+        let mk = |kind: CKind, ty: Type| CExpr { kind, ty, line };
+        if let Some((_, v)) = self.xlate_scope.iter().rev().find(|(n, _)| n == name) {
+            return Ok(CExpr { line, ..v.clone() });
+        }
+        if name == "curthread" {
+            // The running thread's task_struct, typed from the kernel's
+            // BTF when it can be read.
+            let ty = match self.syms.types.tagged(TagKind::Struct, "task_struct", None) {
+                Some(t) => Type::ptr(t),
+                None => Type::ptr(Type::Void),
+            };
+            return Ok(mk(CKind::Builtin(Builtin::Curthread), ty));
+        }
+        if let Some((b, ty)) = builtin(name) {
+            return Ok(mk(CKind::Builtin(b), ty));
+        }
+        if name == "NULL" && Symbols::find(&self.syms.globals, name).is_none() {
+            return Ok(mk(CKind::Int(0), Type::ptr(Type::Void)));
+        }
+        if let Some((v, ty)) = self.syms.types.enumerator(name) {
+            return Ok(mk(CKind::Int(v), ty));
+        }
+        if let Some((_, _, v)) = self.syms.inlines.iter().find(|(n, _, _)| n == name) {
+            return Ok(CExpr { line, ..v.clone() });
+        }
+        if let Some(n) = name.strip_prefix("arg") {
+            if let Ok(i) = n.parse::<u8>() {
+                if i <= 9 && n.len() == 1 {
+                    return Ok(mk(CKind::Arg(i), int_ty(types::INT64)));
+                }
+            }
+        }
+        if let Some(i) = Symbols::find(&self.syms.globals, name) {
+            return Ok(mk(
+                CKind::Var(VarRef::Global(i)),
+                self.syms.globals[i].ty.clone(),
+            ));
+        }
+        if self.syms.arrays.iter().any(|a| a.name == name) {
+            return Err(err(
+                Tag::D_ARR_BADREF,
+                line,
+                format!("{} is an associative array and must be indexed", name),
+            ));
+        }
+        Err(err(
+            Tag::D_IDENT_UNDEF,
+            line,
+            format!("failed to resolve {}: Unknown variable name", name),
+        ))
+    }
+
+    /// Resolves an assignable expression. For a variable not yet known,
+    /// `declare` gives the type to declare it with.
+    pub(super) fn lvalue(
+        &mut self,
+        e: &Expr,
+        declare: Option<&Type>,
+        line: u32,
+        op: &str,
+    ) -> Result<(LValue, Type), CompileError> {
+        let decl_ty = |t: &Type| -> Type {
+            match t {
+                Type::Int(i) => Type::Int(*i),
+                other => other.clone(),
+            }
+        };
+        match &e.kind {
+            ExprKind::Ident(name) => {
+                if builtin(name).is_some()
+                    || (name.starts_with("arg")
+                        && name.len() == 4
+                        && name.as_bytes()[3].is_ascii_digit())
+                {
+                    return Err(err(
+                        Tag::D_OP_WRITE,
+                        line,
+                        format!("operator {} can only be applied to a writable variable", op),
+                    ));
+                }
+                if let Some(i) = Symbols::find(&self.syms.globals, name) {
+                    return Ok((
+                        LValue::Var(VarRef::Global(i)),
+                        self.syms.globals[i].ty.clone(),
+                    ));
+                }
+                if self.syms.arrays.iter().any(|a| &a.name == name) {
+                    return Err(err(
+                        Tag::D_ARR_BADREF,
+                        line,
+                        format!("{} is an associative array and must be indexed", name),
+                    ));
+                }
+                match declare {
+                    Some(t) => {
+                        self.syms.globals.push(VarInfo {
+                            name: name.clone(),
+                            ty: decl_ty(t),
+                        });
+                        Ok((
+                            LValue::Var(VarRef::Global(self.syms.globals.len() - 1)),
+                            decl_ty(t),
+                        ))
+                    }
+                    None => Err(err(
+                        Tag::D_IDENT_UNDEF,
+                        line,
+                        format!("failed to resolve {}: Unknown variable name", name),
+                    )),
+                }
+            }
+            ExprKind::SelfVar(name) | ExprKind::ThisVar(name) => {
+                let is_self = matches!(e.kind, ExprKind::SelfVar(_));
+                let list = if is_self {
+                    &mut self.syms.threads
+                } else {
+                    &mut self.syms.locals
+                };
+                let mkref = |i| {
+                    if is_self {
+                        VarRef::Thread(i)
+                    } else {
+                        VarRef::Local(i)
+                    }
+                };
+                if let Some(i) = Symbols::find(list, name) {
+                    return Ok((LValue::Var(mkref(i)), list[i].ty.clone()));
+                }
+                match declare {
+                    Some(t) => {
+                        list.push(VarInfo {
+                            name: name.clone(),
+                            ty: decl_ty(t),
+                        });
+                        Ok((LValue::Var(mkref(list.len() - 1)), decl_ty(t)))
+                    }
+                    None => {
+                        // ++/-- on an unknown thread or clause variable
+                        // declares it as an int64, as DTrace does.
+                        let t = int_ty(types::INT64);
+                        list.push(VarInfo {
+                            name: name.clone(),
+                            ty: t.clone(),
+                        });
+                        Ok((LValue::Var(mkref(list.len() - 1)), t))
+                    }
+                }
+            }
+            ExprKind::Index(base, idx) => {
+                let thread_name;
+                let name = match &base.kind {
+                    ExprKind::Ident(name) => name,
+                    ExprKind::SelfVar(n) if !self.is_scalar_var(base) => {
+                        thread_name = format!("self->{}", n);
+                        &thread_name
+                    }
+                    ExprKind::ThisVar(n) => {
+                        return Err(err(
+                            Tag::D_ARR_LOCAL,
+                            line,
+                            format!(
+                                "local variables may not be used as associative arrays: {}",
+                                n
+                            ),
+                        ))
+                    }
+                    _ => {
+                        return Err(err(
+                            Tag::D_OP_LVAL,
+                            line,
+                            format!("operator {} requires a modifiable lvalue as an operand", op),
+                        ))
+                    }
+                };
+                if name == "args" {
+                    return Err(err(
+                        Tag::D_OP_WRITE,
+                        line,
+                        format!("operator {} can only be applied to a writable variable", op),
+                    ));
+                }
+                let mut keys = Vec::new();
+                if name.starts_with("self->") {
+                    keys.push(thread_key(line));
+                }
+                for k in idx {
+                    keys.push(self.expr(k)?);
+                }
+                match self.syms.arrays.iter().position(|a| &a.name == name) {
+                    Some(id) => {
+                        self.check_keys(id, &keys, line)?;
+                        Ok((LValue::Elem(id, keys), self.syms.arrays[id].value.clone()))
+                    }
+                    None => {
+                        if Symbols::find(&self.syms.globals, name).is_some() {
+                            return Err(err(
+                                Tag::D_IDENT_BADREF,
+                                line,
+                                format!("{} is not an associative array", name),
+                            ));
+                        }
+                        let t = match declare {
+                            Some(t) => decl_ty(t),
+                            None => int_ty(types::INT64),
+                        };
+                        for k in &keys {
+                            if !(k.ty.is_scalar() || k.ty.is_string()) {
+                                return Err(err(
+                                    Tag::D_KEY_TYPE,
+                                    line,
+                                    format!("key of type {} is not supported", k.ty),
+                                ));
+                            }
+                        }
+                        self.syms.arrays.push(ArrayInfo {
+                            name: name.clone(),
+                            keys: keys.iter().map(|k| key_type(&k.ty)).collect(),
+                            value: t.clone(),
+                        });
+                        Ok((LValue::Elem(self.syms.arrays.len() - 1, keys), t))
+                    }
+                }
+            }
+            _ => Err(err(
+                Tag::D_OP_LVAL,
+                line,
+                format!("operator {} requires a modifiable lvalue as an operand", op),
+            )),
+        }
+    }
+
+    /// True if `e` is a `self->` variable already known as a scalar.
+    pub(super) fn is_scalar_var(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::SelfVar(n) => Symbols::find(&self.syms.threads, n).is_some(),
+            _ => false,
+        }
+    }
+
+    /// `self->name[keys]` read: an element of the thread's own associative
+    /// array (a global array keyed by thread id first).
+    pub(super) fn thread_elem(
+        &mut self,
+        name: &str,
+        idx: &[Expr],
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let full = format!("self->{}", name);
+        let mut keys = vec![thread_key(line)];
+        for k in idx {
+            keys.push(self.expr(k)?);
+        }
+        match self.syms.arrays.iter().position(|a| a.name == full) {
+            Some(id) => {
+                self.check_keys(id, &keys, line)?;
+                Ok(CExpr {
+                    kind: CKind::Elem(id, keys),
+                    ty: self.syms.arrays[id].value.clone(),
+                    line,
+                })
+            }
+            None => Err(err(
+                Tag::D_IDENT_UNDEF,
+                line,
+                format!("failed to resolve {}: Unknown variable name", full),
+            )),
+        }
+    }
+
+    pub(super) fn check_keys(
+        &self,
+        id: ArrayId,
+        keys: &[CExpr],
+        line: u32,
+    ) -> Result<(), CompileError> {
+        let a = &self.syms.arrays[id];
+        // A thread-local array's first key (the thread) is not written.
+        let hidden = usize::from(a.name.starts_with("self->"));
+        if a.keys.len() != keys.len() {
+            let (got, want) = (keys.len() - hidden, a.keys.len() - hidden);
+            return Err(err(
+                Tag::D_ARR_BADREF,
+                line,
+                format!(
+                    "{}[ ] prototype mismatch: {} arg{} passed, {} expected",
+                    a.name,
+                    got,
+                    if got == 1 { "" } else { "s" },
+                    want
+                ),
+            ));
+        }
+        for (i, (k, t)) in keys.iter().zip(&a.keys).enumerate().skip(hidden) {
+            let i = i - hidden;
+            if k.ty.is_string() != t.is_string() || !(k.ty.is_scalar() || k.ty.is_string()) {
+                return Err(err(
+                    Tag::D_ARGS_TYPE,
+                    line,
+                    format!("{}[ ] argument #{} is incompatible with prototype:\n\tprototype: {}\n\t argument: {}", a.name, i + 1, t, k.ty),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn assign(
+        &mut self,
+        op: Option<BinOp>,
+        lhs: &Expr,
+        rhs: &Expr,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let sym = match op {
+            None => "=".to_string(),
+            Some(o) => format!("{}=", o.symbol()),
+        };
+        let v = self.expr(rhs)?;
+        if v.ty == Type::Void {
+            return Err(err(
+                Tag::D_OP_VFPTR,
+                line,
+                format!("operator {} cannot be applied to a void expression", sym),
+            ));
+        }
+        let (target, ty) = self.lvalue(
+            lhs,
+            if op.is_none() { Some(&v.ty) } else { None },
+            line,
+            &sym,
+        )?;
+        match op {
+            None => {
+                if !ty.compatible(&v.ty) {
+                    return Err(err(
+                        Tag::D_OP_INCOMPAT,
+                        line,
+                        format!(
+                            "operands have incompatible types: \"{}\" = \"{}\"",
+                            ty, v.ty
+                        ),
+                    ));
+                }
+                Ok(CExpr {
+                    kind: CKind::Assign(target, None, Box::new(v)),
+                    ty,
+                    line,
+                })
+            }
+            Some(o) => {
+                if !ty.is_scalar() || !v.ty.is_scalar() {
+                    return Err(err(
+                        Tag::D_OP_ARITH,
+                        line,
+                        format!("operator {} requires operands of arithmetic type", sym),
+                    ));
+                }
+                let aop = arith_of(o);
+                if matches!(aop, ArithOp::Div | ArithOp::Mod) && matches!(v.kind, CKind::Int(0)) {
+                    return Err(err(
+                        Tag::D_DIV_ZERO,
+                        line,
+                        "expression contains division by zero",
+                    ));
+                }
+                Ok(CExpr {
+                    kind: CKind::Assign(target, Some(aop), Box::new(v)),
+                    ty,
+                    line,
+                })
+            }
+        }
+    }
+
+    pub(super) fn index(
+        &mut self,
+        base: &Expr,
+        idx: &[Expr],
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let mk = |kind: CKind, ty: Type| CExpr { kind, ty, line };
+        let ExprKind::Ident(name) = &base.kind else {
+            return Err(err(
+                Tag::D_NOTSUP,
+                line,
+                "indexing of this expression is not yet supported",
+            ));
+        };
+        if name == "args" {
+            return self.args_index(idx, line);
+        }
+        let mut keys = Vec::new();
+        for k in idx {
+            keys.push(self.expr(k)?);
+        }
+        match self.syms.arrays.iter().position(|a| &a.name == name) {
+            Some(id) => {
+                self.check_keys(id, &keys, line)?;
+                Ok(mk(
+                    CKind::Elem(id, keys),
+                    self.syms.arrays[id].value.clone(),
+                ))
+            }
+            None => Err(err(
+                Tag::D_IDENT_UNDEF,
+                line,
+                format!("failed to resolve {}: Unknown variable name", name),
+            )),
+        }
+    }
+
+    pub(super) fn call(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let mk = |kind: CKind, ty: Type| CExpr { kind, ty, line };
+        match name {
+            "copyinstr" => {
+                if args.is_empty() || args.len() > 2 {
+                    return Err(self.proto_len("copyinstr", args.len(), "1 or 2", line));
+                }
+                let a = self.expr(&args[0])?;
+                if !a.ty.is_scalar() {
+                    return Err(err(
+                        Tag::D_PROTO_ARG,
+                        line,
+                        format!("copyinstr( ) argument #1 is incompatible with prototype:\n\tprototype: uintptr_t\n\t argument: {}", a.ty),
+                    ));
+                }
+                let n = match args.get(1) {
+                    Some(x) => {
+                        let v = self.expr(x)?;
+                        if !v.ty.is_scalar() {
+                            return Err(err(
+                                Tag::D_PROTO_ARG,
+                                line,
+                                format!("copyinstr( ) argument #2 is incompatible with prototype:\n\tprototype: size_t\n\t argument: {}", v.ty),
+                            ));
+                        }
+                        Some(Box::new(v))
+                    }
+                    None => None,
+                };
+                Ok(mk(CKind::Copyinstr(Box::new(a), n), Type::String))
+            }
+            "stringof" => {
+                if args.len() != 1 {
+                    return Err(self.proto_len("stringof", args.len(), "1", line));
+                }
+                let e = Expr::new(ExprKind::Stringof(Box::new(args[0].clone())), line);
+                self.expr(&e)
+            }
+            "strlen" => {
+                if args.len() != 1 {
+                    return Err(self.proto_len("strlen", args.len(), "1", line));
+                }
+                let s = self.expr(&args[0])?;
+                if !s.ty.is_string() {
+                    return Err(err(
+                        Tag::D_PROTO_ARG,
+                        line,
+                        format!("strlen( ) argument #1 is incompatible with prototype:\n\tprototype: string\n\t argument: {}", s.ty),
+                    ));
+                }
+                if let CKind::Str(ref b) = s.kind {
+                    let n = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+                    return Ok(mk(
+                        CKind::Int(n as i64),
+                        int_ty(IntType::new(8, false, "size_t")),
+                    ));
+                }
+                Ok(mk(
+                    CKind::Strlen(Box::new(s)),
+                    int_ty(IntType::new(8, false, "size_t")),
+                ))
+            }
+            "trace" | "printf" | "exit" | "printa" | "clear" | "trunc" => Err(err(
+                Tag::D_ACT_SPEC,
+                line,
+                format!("{}( ) may not be used in an expression", name),
+            )),
+            _ if is_agg_func(name) => Err(err(
+                Tag::D_AGG_FUNC,
+                line,
+                format!(
+                    "{}( ) may only be used as the value of an aggregation",
+                    name
+                ),
+            )),
+            _ if KNOWN_UNSUPPORTED.contains(&name) => Err(err(
+                Tag::D_NOTSUP,
+                line,
+                format!("{}( ) is not yet supported", name),
+            )),
+            _ => Err(err(
+                Tag::D_FUNC_UNDEF,
+                line,
+                format!("failed to resolve {}: Unknown function name", name),
+            )),
+        }
+    }
+}
