@@ -63,11 +63,25 @@ impl Checker<'_> {
                     ));
                 }
                 let v = self.expr(&args[0])?;
-                if v.ty == Type::Void {
+                if v.ty.is_void() {
                     return Err(err(
                         Tag::D_TRACE_VOID,
                         line,
                         "trace( ) may not be applied to a void expression",
+                    ));
+                }
+                if matches!(v.ty, Type::Translated { .. }) {
+                    return Err(err(
+                        Tag::D_TRACE_DYN,
+                        line,
+                        "trace( ) may not be applied to a dynamic expression",
+                    ));
+                }
+                if !(v.ty.is_scalar() || v.ty.is_string()) {
+                    return Err(err(
+                        Tag::D_NOTSUP,
+                        line,
+                        format!("tracing a value of type {} is not yet supported", v.ty),
                     ));
                 }
                 let a = self.next_action(1);

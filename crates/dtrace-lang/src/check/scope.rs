@@ -390,6 +390,13 @@ impl Checker<'_> {
             Some(o) => format!("{}=", o.symbol()),
         };
         let v = self.expr(rhs)?;
+        if !(v.ty.is_scalar() || v.ty.is_string() || v.ty.is_void()) {
+            return Err(err(
+                Tag::D_NOTSUP,
+                line,
+                format!("variables of type {} are not yet supported", v.ty),
+            ));
+        }
         if v.ty == Type::Void {
             return Err(err(
                 Tag::D_OP_VFPTR,

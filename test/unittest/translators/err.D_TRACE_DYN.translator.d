@@ -1,0 +1,5 @@
+/* A translation is not a value to trace. */
+BEGIN
+{
+	trace(curpsinfo);
+}

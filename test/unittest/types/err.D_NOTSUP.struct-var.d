@@ -1,0 +1,5 @@
+/* A struct cannot be stored in a variable yet. */
+BEGIN
+{
+	x = *curthread;
+}

@@ -1,0 +1,5 @@
+/* A struct is not traced as the number of its address. */
+BEGIN
+{
+	trace(*curthread);
+}
