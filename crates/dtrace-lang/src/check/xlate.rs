@@ -48,26 +48,19 @@ impl Checker<'_> {
     ) -> Result<(), CompileError> {
         let to_ty = self.type_name(to, line)?;
         let from_ty = self.type_name(from, line)?;
-        let Type::Record(r) = to_ty.resolved().clone() else {
-            return Err(err(
-                Tag::D_XLATE_SOU,
-                line,
-                format!(
-                    "translator output type must be a struct or union: {}",
-                    to_ty
-                ),
-            ));
+        let r = match to_ty.resolved() {
+            Type::Record(r) if self.syms.types.size_of(&to_ty).is_ok() => r.clone(),
+            _ => {
+                return Err(err(
+                    Tag::D_XLATE_SOU,
+                    line,
+                    format!(
+                        "translator output type must be a struct or union: {}",
+                        to_ty
+                    ),
+                ))
+            }
         };
-        if self.syms.types.size_of(&to_ty).is_err() {
-            return Err(err(
-                Tag::D_XLATE_SOU,
-                line,
-                format!(
-                    "translator output type must be a struct or union: {}",
-                    to_ty
-                ),
-            ));
-        }
         if self
             .syms
             .translators
