@@ -556,6 +556,36 @@ int main(void) {
     assert_eq!(text(&d.stdout), text(&c.stdout) + "\n");
 }
 
+/// A library that does not compile is named in the error; a library
+/// directory that does not exist is passed over, as DTrace does.
+fn library_errors_name_the_library() {
+    let _g = serial();
+    let dir = std::env::temp_dir().join(format!("dtrace-badlib-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("lib dir");
+    std::fs::write(dir.join("bad.d"), "inline int X = ;\n").expect("write lib");
+    let d = dir.display().to_string();
+    let o = run(&["-L", &d, "-qs", "/dev/null"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains(&format!(
+            "failed to compile library {}/bad.d: line 1: syntax error near \";\"",
+            d
+        )),
+        "{}",
+        err
+    );
+    let o = run(&[
+        "-L",
+        "/nonexistent/dtrace-lib",
+        "-qn",
+        "BEGIN { trace(1); exit(0); }",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "1\n");
+}
+
 /// In a private mount namespace with every tracefs unmounted, dtrace
 /// mounts tracefs itself at /sys/kernel/tracing.  The host's mounts are
 /// not touched.
@@ -677,6 +707,11 @@ fn main() {
         (
             "types_match_the_c_compiler",
             types_match_the_c_compiler,
+            true,
+        ),
+        (
+            "library_errors_name_the_library",
+            library_errors_name_the_library,
             true,
         ),
         (

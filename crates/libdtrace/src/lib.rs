@@ -538,6 +538,11 @@ impl Dtrace {
             self.dirs_loaded = true;
             let dirs = syslibdir.iter().chain(self.lib_dirs.iter());
             for dir in dirs {
+                // A directory that cannot be opened is passed over, as
+                // DTrace passes it over.
+                if !dir.is_dir() {
+                    continue;
+                }
                 let files = dlib::files(dir).map_err(|e| {
                     Error::Library(format!(
                         "failed to read library directory {}: {}",
