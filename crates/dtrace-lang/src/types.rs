@@ -1194,6 +1194,82 @@ mod tests {
     }
 
     #[test]
+    fn lays_out_records_as_c_does() {
+        let mut t = TypeTable::default();
+        let int = Type::Int(INT);
+        let uint = Type::Int(UINT);
+        // struct { unsigned a:3; int b:5; unsigned char c; unsigned d:20;
+        //          unsigned :0; short e:4; long f; char g:2; }
+        let rec = t
+            .define_record(
+                TagKind::Struct,
+                Some("flags"),
+                vec![
+                    (Some("a".into()), uint.clone(), Some(3)),
+                    (Some("b".into()), int.clone(), Some(5)),
+                    (Some("c".into()), Type::Int(UCHAR), None),
+                    (Some("d".into()), uint.clone(), Some(20)),
+                    (None, uint.clone(), Some(0)),
+                    (Some("e".into()), Type::Int(SHORT), Some(4)),
+                    (Some("f".into()), Type::Int(LONG), None),
+                    (Some("g".into()), Type::Int(CHAR), Some(2)),
+                ],
+            )
+            .unwrap();
+        assert_eq!(t.size_of(&rec).unwrap(), 32);
+        let Type::Record(r) = &rec else { panic!() };
+        let at = |t: &mut TypeTable, m: &str| t.member(r, m).unwrap().bit_offset;
+        assert_eq!(at(&mut t, "c"), 8);
+        assert_eq!(at(&mut t, "d"), 32);
+        assert_eq!(at(&mut t, "e"), 64);
+        assert_eq!(at(&mut t, "f"), 128);
+        let u = t
+            .define_record(
+                TagKind::Union,
+                None,
+                vec![
+                    (Some("c".into()), Type::Int(CHAR), None),
+                    (Some("l".into()), Type::Int(LONG), None),
+                    (
+                        Some("b".into()),
+                        Type::Array(Box::new(Type::Int(CHAR)), 12),
+                        None,
+                    ),
+                ],
+            )
+            .unwrap();
+        assert_eq!((t.size_of(&u).unwrap(), t.align_of(&u).unwrap()), (16, 8));
+        assert_eq!(
+            t.define_record(
+                TagKind::Struct,
+                None,
+                vec![
+                    (Some("x".into()), int.clone(), None),
+                    (Some("x".into()), int, None)
+                ]
+            ),
+            Err(TypeError::DuplicateMember("x".into()))
+        );
+    }
+
+    #[test]
+    fn prints_declarators_as_c_does() {
+        let char_arr = Type::Array(Box::new(Type::Int(CHAR)), 16);
+        assert_eq!(Type::ptr(char_arr.clone()).to_string(), "char (*)[16]");
+        assert_eq!(char_arr.to_string(), "char [16]");
+        let f = Type::Func(Box::new(FuncType {
+            ret: Type::Int(INT),
+            params: vec![Type::ptr(Type::Int(CHAR))],
+            variadic: true,
+        }));
+        assert_eq!(Type::ptr(f).to_string(), "int (*)(char *, ...)");
+        assert_eq!(
+            Type::Named("pid_t".into(), Box::new(Type::Int(INT))).to_string(),
+            "pid_t"
+        );
+    }
+
+    #[test]
     fn prints_type_names() {
         assert_eq!(Type::Ptr(Box::new(Type::Int(CHAR))).to_string(), "char *");
         assert_eq!(Type::String.to_string(), "string");
