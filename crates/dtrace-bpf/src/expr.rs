@@ -709,6 +709,29 @@ impl ProgGen<'_, '_> {
                 self.a.emit(call(Helper::MapLookupElem));
                 Ok((self.ptr_or_empty(), self.g.caps.strsize))
             }
+            CKind::Ternary(c, x, y)
+                if layout::str_cap(x, &self.g.caps) != layout::str_cap(y, &self.g.caps) =>
+            {
+                // Branches of different capacities (a constant and a read
+                // string): both are copied into one buffer, so whoever
+                // reads the result reads the same number of bytes on either
+                // path, which the verifier can prove.
+                let cap = layout::str_cap(e, &self.g.caps);
+                let buf = self.alloc_buf(cap);
+                let tc = self.eval_int(c)?;
+                self.load_temp(tc, R0);
+                self.free(tc);
+                let l_else = self.a.new_label();
+                let l_end = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Eq, R0, 0, l_else);
+                self.eval_str_into(x, Dst::Scratch(buf), cap)?;
+                self.a.ja_to(l_end);
+                self.a.bind(l_else);
+                self.eval_str_into(y, Dst::Scratch(buf), cap)?;
+                self.a.bind(l_end);
+                self.ptr(R1, R9, buf);
+                Ok((self.int_result(R1), cap))
+            }
             CKind::Ternary(c, x, y) => {
                 let tc = self.eval_int(c)?;
                 self.load_temp(tc, R0);

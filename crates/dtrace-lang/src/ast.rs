@@ -40,6 +40,8 @@ pub enum Item {
     Inline {
         ty: TypeName,
         name: String,
+        /// Parameters (`fds[int fd]`): type and name.
+        params: Vec<(TypeName, String)>,
         value: Expr,
         line: u32,
     },

@@ -58,6 +58,9 @@ pub struct Parser<'a> {
     used_macros: Vec<String>,
     /// Names the program has declared with `typedef` so far.
     typedefs: HashSet<String>,
+    /// The parameter names of the last `[type name, ...]` suffix parsed
+    /// (an inline's parameters: `inline fileinfo_t fds[int fd] = ...`).
+    assoc_names: Vec<Option<String>>,
 }
 
 /// Parses D text. The text is bytes (see `Lexer::new`); `&str` works too.
@@ -83,6 +86,7 @@ pub fn parse_program_with_macros(
         nest: 0,
         used_macros: Vec::new(),
         typedefs: HashSet::new(),
+        assoc_names: Vec::new(),
     };
     let prog = p.program()?;
     check_depth(&prog)?;
@@ -104,6 +108,7 @@ pub fn parse_type_name(text: &str, opts: &ParseOptions) -> Result<TypeName, Comp
         nest: 0,
         used_macros: Vec::new(),
         typedefs: HashSet::new(),
+        assoc_names: Vec::new(),
     };
     let t = p.type_name()?;
     let next = p.next()?;
@@ -823,11 +828,25 @@ impl<'a> Parser<'a> {
         Ok(items)
     }
 
-    /// `inline type name = expression;`
+    /// `inline type name = expression;`, or with parameters, as D's
+    /// library declares `fds[]`: `inline type name[type p, ...] = expr;`.
     fn inline_definition(&mut self) -> Result<Item, CompileError> {
         let line = self.next()?.line;
         let specs = self.specifiers(SpecCtx::Plain)?;
-        let (name, derivs) = self.declarator(DeclMode::Named)?;
+        let (name, mut derivs) = self.declarator(DeclMode::Named)?;
+        let mut params = Vec::new();
+        if let Some(Deriv::Assoc(..)) = derivs.last() {
+            let Some(Deriv::Assoc(keys, open)) = derivs.pop() else {
+                unreachable!("just matched");
+            };
+            let names = std::mem::take(&mut self.assoc_names);
+            for (k, n) in keys.into_iter().zip(names) {
+                let Some(n) = n else {
+                    return Err(syntax_error(&open));
+                };
+                params.push((k, n));
+            }
+        }
         let Some((name, _)) = name else {
             let t = self.next()?;
             return Err(syntax_error(&t));
@@ -850,6 +869,7 @@ impl<'a> Parser<'a> {
         Ok(Item::Inline {
             ty,
             name,
+            params,
             value,
             line,
         })
@@ -1361,13 +1381,17 @@ impl<'a> Parser<'a> {
             }
             if self.starts_type(true)? {
                 let mut keys = Vec::new();
+                let mut names = Vec::new();
                 loop {
-                    keys.push(self.parameter()?);
+                    let (k, n) = self.named_parameter()?;
+                    keys.push(k);
+                    names.push(n);
                     if !self.eat(",")? {
                         break;
                     }
                 }
                 self.expect("]")?;
+                self.assoc_names = names;
                 return Ok(Deriv::Assoc(keys, open.clone()));
             }
             let e = self.nested(|p| p.conditional())?;
@@ -1409,9 +1433,14 @@ impl<'a> Parser<'a> {
     /// One parameter of a function or key of an associative array: its
     /// name, if any, is dropped.
     fn parameter(&mut self) -> Result<TypeName, CompileError> {
+        Ok(self.named_parameter()?.0)
+    }
+
+    /// A parameter declaration and its name, if it has one.
+    fn named_parameter(&mut self) -> Result<(TypeName, Option<String>), CompileError> {
         let specs = self.specifiers(SpecCtx::Param)?;
-        let (_, derivs) = self.declarator(DeclMode::Either)?;
-        Ok(specs.with(plain_derived(derivs)?))
+        let (name, derivs) = self.declarator(DeclMode::Either)?;
+        Ok((specs.with(plain_derived(derivs)?), name.map(|n| n.0)))
     }
 
     /// A type name as in a cast: specifiers and an abstract declarator.

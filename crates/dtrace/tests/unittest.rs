@@ -422,7 +422,7 @@ fn self_tests() -> Vec<Trial> {
 }
 
 const TRIGGER_ARG: &str = "--dtrace-test-trigger";
-const TRIGGERS: &[&str] = &["getpid", "open", "exit"];
+const TRIGGERS: &[&str] = &["getpid", "open", "read", "exit"];
 
 /// Trigger mode: make the events a test asked for, then exit.
 fn trigger(args: &[String]) -> i32 {
@@ -438,6 +438,18 @@ fn trigger(args: &[String]) -> i32 {
         (Some("open"), Some(p)) => {
             let _ = std::fs::File::open(p);
             0
+        }
+        (Some("read"), Some(p)) => {
+            // One read(2) of 4 bytes from the start of the file.
+            use std::io::Read;
+            let mut buf = [0u8; 4];
+            match std::fs::File::open(p) {
+                Ok(mut f) => {
+                    let _ = f.read(&mut buf);
+                    0
+                }
+                Err(_) => 1,
+            }
         }
         (Some("exit"), n) => n.and_then(|n| n.parse().ok()).unwrap_or(0),
         _ => 2,

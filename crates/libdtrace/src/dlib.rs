@@ -34,6 +34,11 @@ pub(crate) const STANDARD: &[StdLib] = &[
         ],
     },
     StdLib {
+        name: "io.d",
+        text: include_str!("../dlib/io.d"),
+        defines: &["fileinfo_t", "fileinfo", "fds"],
+    },
+    StdLib {
         name: "sched.d",
         text: include_str!("../dlib/sched.d"),
         defines: &["cpuinfo_t", "cpuinfo", "curcpu"],

@@ -41,6 +41,8 @@ pub struct Symbols {
     pub inlines: Vec<(String, Type, CExpr)>,
     /// Translators, in declaration order.
     pub translators: Vec<xlate::Translator>,
+    /// Inlines with parameters (`fds[int fd]`).
+    pub inline_fns: Vec<xlate::InlineFn>,
 }
 
 impl Symbols {
@@ -246,9 +248,17 @@ impl<'a> Checker<'a> {
                 ast::Item::Inline {
                     ty,
                     name,
+                    params,
                     value,
                     line,
-                } => self.inline(ty, name, value, *line)?,
+                } if params.is_empty() => self.inline(ty, name, value, *line)?,
+                ast::Item::Inline {
+                    ty,
+                    name,
+                    params,
+                    value,
+                    line,
+                } => self.inline_fn(ty, name, params, value, *line)?,
                 ast::Item::Translator {
                     to,
                     from,
@@ -558,8 +568,18 @@ impl<'a> Checker<'a> {
                 }
                 let a = self.expr(a)?;
                 let b = self.expr(b)?;
-                let ty = match (&a.ty, &b.ty) {
+                let null = |e: &CExpr| matches!(e.kind, CKind::Int(0));
+                let ty = match (a.ty.resolved(), b.ty.resolved()) {
                     (Type::String, Type::String) => Type::String,
+                    // Pointers keep their type; NULL or a void * takes
+                    // the other's.
+                    (Type::Ptr(x), Type::Ptr(y)) if x.resolved() == y.resolved() => a.ty.clone(),
+                    (Type::Ptr(_), _) if null(&b) || b.ty.pointee().is_some_and(Type::is_void) => {
+                        a.ty.clone()
+                    }
+                    (_, Type::Ptr(_)) if null(&a) || a.ty.pointee().is_some_and(Type::is_void) => {
+                        b.ty.clone()
+                    }
                     (x, y) if x.is_scalar() && y.is_scalar() => int_ty(usual_arith(
                         x.as_int().unwrap_or(types::INT),
                         y.as_int().unwrap_or(types::INT),
@@ -581,6 +601,9 @@ impl<'a> Checker<'a> {
                 )))
             }
             ExprKind::Call(name, args) => self.call(name, args, line),
+            ExprKind::Index(base, idx) if self.is_inline_fn(base) => {
+                self.call_inline_fn(base, idx, line)
+            }
             ExprKind::Index(base, idx) => match self.place(e)? {
                 Some(p) => self.load(p, line),
                 None => match &base.kind {
@@ -609,7 +632,15 @@ impl<'a> Checker<'a> {
             },
             ExprKind::Cast(t, inner) => {
                 let to = self.type_name(t, line)?;
-                let v = self.expr(inner)?;
+                // An array converts as its address (a char array is not
+                // read as a string first).
+                let v = match self.place(inner)? {
+                    Some(p) if matches!(p.ty.resolved(), Type::Array(..)) && p.bits.is_none() => {
+                        CExpr { ty: p.ty, ..p.addr }
+                    }
+                    Some(p) => self.load(p, line)?,
+                    None => self.expr(inner)?,
+                };
                 // Arrays are their address: they convert as pointers.
                 let from_scalar = v.ty.is_scalar() || matches!(v.ty.resolved(), Type::Array(..));
                 match (to.resolved(), v.ty.resolved()) {

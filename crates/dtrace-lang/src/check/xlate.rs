@@ -25,6 +25,16 @@ pub struct Translator {
     pub members: Vec<(String, Expr, u32)>,
 }
 
+/// An inline with parameters, as D's library declares `fds[]`: checked
+/// where it is used, with its parameters bound to the arguments.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InlineFn {
+    pub name: String,
+    pub ty: Type,
+    pub params: Vec<(Type, String)>,
+    pub value: Expr,
+}
+
 /// True if a value of type `have` may be given to a translator from `want`.
 fn accepts(want: &Type, have: &Type) -> bool {
     match (want.resolved(), have.resolved()) {
@@ -147,6 +157,155 @@ impl Checker<'_> {
         Ok(v)
     }
 
+    pub(super) fn inline_fn(
+        &mut self,
+        ty: &ast::TypeName,
+        name: &str,
+        params: &[(ast::TypeName, String)],
+        value: &Expr,
+        line: u32,
+    ) -> Result<(), CompileError> {
+        let t = self.type_name(ty, line)?;
+        if self.syms.inline_fns.iter().any(|f| f.name == name)
+            || self.syms.inlines.iter().any(|(n, _, _)| n == name)
+        {
+            return Err(err(
+                Tag::D_DECL_IDRED,
+                line,
+                format!("identifier redeclared: {}", name),
+            ));
+        }
+        let mut ps = Vec::new();
+        for (pt, pn) in params {
+            let pt = self.type_name(pt, line)?;
+            if !pt.is_scalar() {
+                return Err(err(
+                    Tag::D_DECL_TYPE,
+                    line,
+                    format!("inline {} parameter {} must be of scalar type", name, pn),
+                ));
+            }
+            ps.push((pt, pn.clone()));
+        }
+        // Checked once now, with stand-ins for the parameters.
+        let f = crate::check::xlate::InlineFn {
+            name: name.to_string(),
+            ty: t,
+            params: ps,
+            value: value.clone(),
+        };
+        let stand_ins: Vec<CExpr> = f
+            .params
+            .iter()
+            .map(|(pt, _)| CExpr {
+                kind: CKind::Int(0),
+                ty: pt.clone(),
+                line,
+            })
+            .collect();
+        self.expand_inline_fn(&f, stand_ins, line)?;
+        self.syms.inline_fns.push(f);
+        Ok(())
+    }
+
+    fn expand_inline_fn(
+        &mut self,
+        f: &InlineFn,
+        args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let n = args.len();
+        for ((_, pn), a) in f.params.iter().zip(args) {
+            self.xlate_scope.push((pn.clone(), a));
+        }
+        let v = self.expr(&f.value);
+        self.xlate_scope.truncate(self.xlate_scope.len() - n);
+        let v = v?;
+        let ok = match &v.ty {
+            Type::Translated { to, ptr, .. } => {
+                let got = if *ptr {
+                    Type::ptr((**to).clone())
+                } else {
+                    (**to).clone()
+                };
+                got.resolved() == f.ty.resolved()
+            }
+            t => f.ty.compatible(t),
+        };
+        if !ok {
+            return Err(err(
+                Tag::D_OP_INCOMPAT,
+                line,
+                format!(
+                    "inline {} definition uses incompatible types: \"{}\" = \"{}\"",
+                    f.name, f.ty, v.ty
+                ),
+            ));
+        }
+        Ok(CExpr { line, ..v })
+    }
+
+    pub(super) fn is_inline_fn(&self, base: &Expr) -> bool {
+        matches!(&base.kind, ExprKind::Ident(n) if self.syms.inline_fns.iter().any(|f| &f.name == n))
+    }
+
+    /// `name[args]` of an inline with parameters.
+    pub(super) fn call_inline_fn(
+        &mut self,
+        base: &Expr,
+        idx: &[Expr],
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let ExprKind::Ident(name) = &base.kind else {
+            return Err(err(Tag::D_SYNTAX, line, "not an inline"));
+        };
+        let Some(f) = self
+            .syms
+            .inline_fns
+            .iter()
+            .find(|f| &f.name == name)
+            .cloned()
+        else {
+            return Err(err(Tag::D_SYNTAX, line, "not an inline"));
+        };
+        if idx.len() != f.params.len() {
+            return Err(err(
+                Tag::D_ARR_BADREF,
+                line,
+                format!(
+                    "{}[ ] prototype mismatch: {} arg{} passed, {} expected",
+                    name,
+                    idx.len(),
+                    if idx.len() == 1 { "" } else { "s" },
+                    f.params.len()
+                ),
+            ));
+        }
+        let mut args = Vec::new();
+        for (i, (e, (pt, _))) in idx.iter().zip(&f.params).enumerate() {
+            let a = self.expr(e)?;
+            if !a.ty.is_scalar() {
+                return Err(err(
+                    Tag::D_ARGS_TYPE,
+                    line,
+                    format!(
+                        "{}[ ] argument #{} is incompatible with prototype:\n\tprototype: {}\n\t argument: {}",
+                        name,
+                        i + 1,
+                        pt,
+                        a.ty
+                    ),
+                ));
+            }
+            args.push(CExpr {
+                kind: CKind::Cast(Box::new(a)),
+                ty: pt.clone(),
+                line,
+            });
+        }
+        self.expand_inline_fn(&f, args, line)
+    }
+
     /// `xlate<T>(e)`.
     pub(super) fn xlate(
         &mut self,
@@ -189,6 +348,7 @@ impl Checker<'_> {
     fn may_translate(&mut self, e: &Expr) -> Result<Option<Type>, CompileError> {
         let candidate = match &e.kind {
             ExprKind::Xlate(..) | ExprKind::Ident(_) => true,
+            ExprKind::Index(b, _) => self.is_inline_fn(b),
             ExprKind::Unary(UnOp::Deref, inner) => {
                 matches!(inner.kind, ExprKind::Xlate(..) | ExprKind::Ident(_))
             }

@@ -1,0 +1,3 @@
+1 1
+const dtrace
+

@@ -1,0 +1,3 @@
+version proc 0 0
+<none> <none>
+
