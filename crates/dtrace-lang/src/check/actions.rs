@@ -50,156 +50,144 @@ impl Checker<'_> {
         e: &Expr,
     ) -> Result<CStmt, CompileError> {
         let line = e.line;
-        match name {
-            "trace" => {
-                if args.len() != 1 {
-                    return Err(self.proto_len("trace", args.len(), "1", line));
+        match funcs::lookup(name) {
+            Some(f) => match f.lowering {
+                funcs::Lowering::Act(act) => {
+                    self.check_arity(f, args.len(), line)?;
+                    act(self, args, line)
                 }
-                if matches!(args[0].kind, ExprKind::Agg { .. }) {
-                    return Err(err(
-                        Tag::D_TRACE_AGG,
-                        line,
-                        "trace( ) may not be applied to an aggregation",
-                    ));
+                funcs::Lowering::Agg => Err(self.misplaced(f, line)),
+                _ => {
+                    let c = self.expr(e)?;
+                    let a = self.next_action(1);
+                    Ok(CStmt::Eval(c, a))
                 }
-                let v = self.expr(&args[0])?;
-                if v.ty.is_void() {
-                    return Err(err(
-                        Tag::D_TRACE_VOID,
-                        line,
-                        "trace( ) may not be applied to a void expression",
-                    ));
-                }
-                if matches!(v.ty, Type::Translated { .. }) {
-                    return Err(err(
-                        Tag::D_TRACE_DYN,
-                        line,
-                        "trace( ) may not be applied to a dynamic expression",
-                    ));
-                }
-                if !(v.ty.is_scalar() || v.ty.is_string()) {
-                    return Err(err(
-                        Tag::D_NOTSUP,
-                        line,
-                        format!("tracing a value of type {} is not yet supported", v.ty),
-                    ));
-                }
-                let a = self.next_action(1);
-                Ok(CStmt::Trace(v, a))
-            }
-            "printf" => {
-                if args.is_empty() {
-                    return Err(self.proto_len("printf", 0, "at least 1", line));
-                }
-                let format = self.format_arg("printf", &args[0])?;
-                let mut cargs = Vec::new();
-                for a in &args[1..] {
-                    if matches!(a.kind, ExprKind::Agg { .. }) {
-                        return Err(err(
-                            Tag::D_PRINTF_ARG_TYPE,
-                            a.line,
-                            "printf( ) may not be applied to an aggregation",
-                        ));
-                    }
-                    cargs.push(self.expr(a)?);
-                }
-                self.check_format("printf", &format, &cargs, 1, line)?;
-                let action = self.next_action(cargs.len() as u32);
-                Ok(CStmt::Printf {
-                    format,
-                    args: cargs,
-                    action,
-                })
-            }
-            "exit" => {
-                if args.len() != 1 {
-                    return Err(self.proto_len("exit", args.len(), "1", line));
-                }
-                let v = self.expr(&args[0])?;
-                if !v.ty.is_scalar() {
-                    return Err(err(
-                        Tag::D_PROTO_ARG,
-                        line,
-                        format!("exit( ) argument #1 is incompatible with prototype:\n\tprototype: int\n\t argument: {}", v.ty),
-                    ));
-                }
-                let a = self.next_action(1);
-                Ok(CStmt::Exit(v, a))
-            }
-            "printa" => {
-                if args.is_empty() {
-                    return Err(self.proto_len("printa", 0, "at least 1", line));
-                }
-                let (format, rest) = if let ExprKind::Str(_) = args[0].kind {
-                    (Some(self.format_arg("printa", &args[0])?), &args[1..])
-                } else {
-                    (None, args)
-                };
-                if rest.is_empty() {
-                    return Err(err(
-                        Tag::D_PRINTA_PROTO,
-                        line,
-                        "printa( ) prototype mismatch: aggregation argument required",
-                    ));
-                }
-                let mut aggs = Vec::new();
-                for a in rest {
-                    aggs.push(self.agg_arg("printa", a, Tag::D_PRINTA_AGGARG)?);
-                }
-                if let Some(f) = &format {
-                    self.check_printa_format(f, &aggs, line)?;
-                }
-                let action = self.next_action(1);
-                Ok(CStmt::Printa {
-                    format,
-                    aggs,
-                    action,
-                })
-            }
-            "clear" => {
-                if args.len() != 1 {
-                    return Err(self.proto_len("clear", args.len(), "1", line));
-                }
-                let agg = self.agg_arg("clear", &args[0], Tag::D_CLEAR_AGGARG)?;
-                let a = self.next_action(1);
-                Ok(CStmt::Clear(agg, a))
-            }
-            "trunc" => {
-                if args.is_empty() || args.len() > 2 {
-                    return Err(self.proto_len("trunc", args.len(), "1 or 2", line));
-                }
-                let agg = self.agg_arg("trunc", &args[0], Tag::D_TRUNC_AGGARG)?;
-                let n = match args.get(1) {
-                    Some(x) => {
-                        let v = self.expr(x)?;
-                        if !v.ty.is_scalar() {
-                            return Err(err(
-                                Tag::D_TRUNC_SCALAR,
-                                x.line,
-                                "trunc( ) argument #2 must be of scalar type",
-                            ));
-                        }
-                        Some(v)
-                    }
-                    None => None,
-                };
-                let a = self.next_action(1);
-                Ok(CStmt::Trunc(agg, n, a))
-            }
-            _ if is_agg_func(name) => Err(err(
-                Tag::D_AGG_FUNC,
-                line,
-                format!(
-                    "{}( ) may only be used as the value of an aggregation",
-                    name
-                ),
-            )),
-            _ => {
+            },
+            None => {
                 let c = self.expr(e)?;
                 let a = self.next_action(1);
                 Ok(CStmt::Eval(c, a))
             }
         }
+    }
+
+    pub(super) fn act_trace(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
+        if matches!(args[0].kind, ExprKind::Agg { .. }) {
+            return Err(err(
+                Tag::D_TRACE_AGG,
+                line,
+                "trace( ) may not be applied to an aggregation",
+            ));
+        }
+        let v = self.expr(&args[0])?;
+        if v.ty.is_void() {
+            return Err(err(
+                Tag::D_TRACE_VOID,
+                line,
+                "trace( ) may not be applied to a void expression",
+            ));
+        }
+        if matches!(v.ty, Type::Translated { .. }) {
+            return Err(err(
+                Tag::D_TRACE_DYN,
+                line,
+                "trace( ) may not be applied to a dynamic expression",
+            ));
+        }
+        if !(v.ty.is_scalar() || v.ty.is_string()) {
+            return Err(err(
+                Tag::D_NOTSUP,
+                line,
+                format!("tracing a value of type {} is not yet supported", v.ty),
+            ));
+        }
+        let a = self.next_action(1);
+        Ok(CStmt::Trace(v, a))
+    }
+
+    pub(super) fn act_printf(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
+        let format = self.format_arg("printf", &args[0])?;
+        let mut cargs = Vec::new();
+        for a in &args[1..] {
+            if matches!(a.kind, ExprKind::Agg { .. }) {
+                return Err(err(
+                    Tag::D_PRINTF_ARG_TYPE,
+                    a.line,
+                    "printf( ) may not be applied to an aggregation",
+                ));
+            }
+            cargs.push(self.expr(a)?);
+        }
+        self.check_format("printf", &format, &cargs, 1, line)?;
+        let action = self.next_action(cargs.len() as u32);
+        Ok(CStmt::Printf {
+            format,
+            args: cargs,
+            action,
+        })
+    }
+
+    pub(super) fn act_exit(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
+        let v = self.expr(&args[0])?;
+        if !v.ty.is_scalar() {
+            return Err(self.arg_mismatch("exit", 1, "int", &v.ty, line));
+        }
+        let a = self.next_action(1);
+        Ok(CStmt::Exit(v, a))
+    }
+
+    pub(super) fn act_printa(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
+        let (format, rest) = if let ExprKind::Str(_) = args[0].kind {
+            (Some(self.format_arg("printa", &args[0])?), &args[1..])
+        } else {
+            (None, args)
+        };
+        if rest.is_empty() {
+            return Err(err(
+                Tag::D_PRINTA_PROTO,
+                line,
+                "printa( ) prototype mismatch: aggregation argument required",
+            ));
+        }
+        let mut aggs = Vec::new();
+        for a in rest {
+            aggs.push(self.agg_arg("printa", a, Tag::D_PRINTA_AGGARG)?);
+        }
+        if let Some(f) = &format {
+            self.check_printa_format(f, &aggs, line)?;
+        }
+        let action = self.next_action(1);
+        Ok(CStmt::Printa {
+            format,
+            aggs,
+            action,
+        })
+    }
+
+    pub(super) fn act_clear(&mut self, args: &[Expr], _line: u32) -> Result<CStmt, CompileError> {
+        let agg = self.agg_arg("clear", &args[0], Tag::D_CLEAR_AGGARG)?;
+        let a = self.next_action(1);
+        Ok(CStmt::Clear(agg, a))
+    }
+
+    pub(super) fn act_trunc(&mut self, args: &[Expr], _line: u32) -> Result<CStmt, CompileError> {
+        let agg = self.agg_arg("trunc", &args[0], Tag::D_TRUNC_AGGARG)?;
+        let n = match args.get(1) {
+            Some(x) => {
+                let v = self.expr(x)?;
+                if !v.ty.is_scalar() {
+                    return Err(err(
+                        Tag::D_TRUNC_SCALAR,
+                        x.line,
+                        "trunc( ) argument #2 must be of scalar type",
+                    ));
+                }
+                Some(v)
+            }
+            None => None,
+        };
+        let a = self.next_action(1);
+        Ok(CStmt::Trunc(agg, n, a))
     }
 
     pub(super) fn aggregation(&mut self, lhs: &Expr, rhs: &Expr) -> Result<CStmt, CompileError> {
@@ -232,18 +220,17 @@ impl Checker<'_> {
             }
             ckeys.push(c);
         }
-        let want = |n: &str| -> CompileError { self.proto_len(fname, fargs.len(), n, line) };
-        let (func, value, incr) = match fname {
-            "count" => {
-                if !fargs.is_empty() {
-                    return Err(want("0"));
-                }
-                (AggFunc::Count, None, None)
+        // The row says what the prototype accepts; the match below builds
+        // the aggregating function and checks its arguments' types.
+        if let Some(f) = funcs::lookup(fname) {
+            if matches!(f.lowering, funcs::Lowering::NotYet) {
+                return Err(self.misplaced(f, line));
             }
+            self.check_arity(f, fargs.len(), line)?;
+        }
+        let (func, value, incr) = match fname {
+            "count" => (AggFunc::Count, None, None),
             "sum" | "min" | "max" | "avg" => {
-                if fargs.len() != 1 {
-                    return Err(want("1"));
-                }
                 let f = match fname {
                     "sum" => AggFunc::Sum,
                     "min" => AggFunc::Min,
@@ -253,9 +240,6 @@ impl Checker<'_> {
                 (f, Some(self.scalar_arg(fname, &fargs[0], 1)?), None)
             }
             "quantize" => {
-                if fargs.is_empty() || fargs.len() > 2 {
-                    return Err(want("1 or 2"));
-                }
                 let v = self.scalar_arg(fname, &fargs[0], 1)?;
                 let inc = match fargs.get(1) {
                     Some(x) => Some(self.scalar_arg(fname, x, 2)?),
@@ -264,9 +248,6 @@ impl Checker<'_> {
                 (AggFunc::Quantize, Some(v), inc)
             }
             "lquantize" => {
-                if fargs.len() < 3 || fargs.len() > 5 {
-                    return Err(want("3 to 5"));
-                }
                 let v = self.scalar_arg(fname, &fargs[0], 1)?;
                 let base = self.const_int(&fargs[1]).ok_or_else(|| {
                     err(

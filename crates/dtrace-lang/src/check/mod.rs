@@ -10,6 +10,7 @@ mod args;
 mod decl;
 mod fold;
 mod format;
+mod funcs;
 mod place;
 mod scope;
 mod xlate;
@@ -122,83 +123,6 @@ fn err(tag: Tag, line: u32, msg: impl Into<String>) -> CompileError {
 fn int_ty(t: IntType) -> Type {
     Type::Int(t)
 }
-
-const KNOWN_UNSUPPORTED: &[&str] = &[
-    "speculation",
-    "speculate",
-    "commit",
-    "discard",
-    "stack",
-    "ustack",
-    "jstack",
-    "ufunc",
-    "usym",
-    "umod",
-    "uaddr",
-    "func",
-    "sym",
-    "mod",
-    "tracemem",
-    "printm",
-    "raise",
-    "stop",
-    "system",
-    "breakpoint",
-    "panic",
-    "chill",
-    "copyin",
-    "copyinto",
-    "copyout",
-    "copyoutstr",
-    "alloca",
-    "bcopy",
-    "basename",
-    "dirname",
-    "strjoin",
-    "substr",
-    "index",
-    "rindex",
-    "strchr",
-    "strrchr",
-    "strstr",
-    "strtok",
-    "lltostr",
-    "toupper",
-    "tolower",
-    "htons",
-    "htonl",
-    "htonll",
-    "ntohs",
-    "ntohl",
-    "ntohll",
-    "inet_ntoa",
-    "inet_ntoa6",
-    "inet_ntop",
-    "rand",
-    "progenyof",
-    "getmajor",
-    "getminor",
-    "ddi_pathname",
-    "mutex_owned",
-    "mutex_owner",
-    "mutex_type_adaptive",
-    "mutex_type_spin",
-    "rw_read_held",
-    "rw_write_held",
-    "rw_iswriter",
-    "cleanpath",
-    "msgsize",
-    "msgdsize",
-    "setopt",
-    "normalize",
-    "denormalize",
-    "ftruncate",
-    "freopen",
-    "print",
-    "d_path",
-    "link_ntop",
-    "strtoll",
-];
 
 impl<'a> Checker<'a> {
     pub fn new(
@@ -1040,18 +964,7 @@ fn arith_of(op: BinOp) -> ArithOp {
 }
 
 pub fn is_agg_func(name: &str) -> bool {
-    matches!(
-        name,
-        "count"
-            | "sum"
-            | "min"
-            | "max"
-            | "avg"
-            | "stddev"
-            | "quantize"
-            | "lquantize"
-            | "llquantize"
-    )
+    funcs::lookup(name).is_some_and(|f| f.role == funcs::Role::Aggregating)
 }
 
 fn is_identifier(s: &str) -> bool {

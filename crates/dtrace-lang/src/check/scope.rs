@@ -496,90 +496,70 @@ impl Checker<'_> {
         args: &[Expr],
         line: u32,
     ) -> Result<CExpr, CompileError> {
-        let mk = |kind: CKind, ty: Type| CExpr { kind, ty, line };
-        match name {
-            "copyinstr" => {
-                if args.is_empty() || args.len() > 2 {
-                    return Err(self.proto_len("copyinstr", args.len(), "1 or 2", line));
+        match funcs::lookup(name) {
+            Some(f) => match f.lowering {
+                funcs::Lowering::Subr(subr) => {
+                    self.check_arity(f, args.len(), line)?;
+                    subr(self, args, line)
                 }
-                let a = self.expr(&args[0])?;
-                if !a.ty.is_scalar() {
-                    return Err(err(
-                        Tag::D_PROTO_ARG,
-                        line,
-                        format!("copyinstr( ) argument #1 is incompatible with prototype:\n\tprototype: uintptr_t\n\t argument: {}", a.ty),
-                    ));
-                }
-                let n = match args.get(1) {
-                    Some(x) => {
-                        let v = self.expr(x)?;
-                        if !v.ty.is_scalar() {
-                            return Err(err(
-                                Tag::D_PROTO_ARG,
-                                line,
-                                format!("copyinstr( ) argument #2 is incompatible with prototype:\n\tprototype: size_t\n\t argument: {}", v.ty),
-                            ));
-                        }
-                        Some(Box::new(v))
-                    }
-                    None => None,
-                };
-                Ok(mk(CKind::Copyinstr(Box::new(a), n), Type::String))
-            }
-            "stringof" => {
-                if args.len() != 1 {
-                    return Err(self.proto_len("stringof", args.len(), "1", line));
-                }
-                let e = Expr::new(ExprKind::Stringof(Box::new(args[0].clone())), line);
-                self.expr(&e)
-            }
-            "strlen" => {
-                if args.len() != 1 {
-                    return Err(self.proto_len("strlen", args.len(), "1", line));
-                }
-                let s = self.expr(&args[0])?;
-                if !s.ty.is_string() {
-                    return Err(err(
-                        Tag::D_PROTO_ARG,
-                        line,
-                        format!("strlen( ) argument #1 is incompatible with prototype:\n\tprototype: string\n\t argument: {}", s.ty),
-                    ));
-                }
-                if let CKind::Str(ref b) = s.kind {
-                    let n = b.iter().position(|&c| c == 0).unwrap_or(b.len());
-                    return Ok(mk(
-                        CKind::Int(n as i64),
-                        int_ty(IntType::new(8, false, "size_t")),
-                    ));
-                }
-                Ok(mk(
-                    CKind::Strlen(Box::new(s)),
-                    int_ty(IntType::new(8, false, "size_t")),
-                ))
-            }
-            "trace" | "printf" | "exit" | "printa" | "clear" | "trunc" => Err(err(
-                Tag::D_ACT_SPEC,
-                line,
-                format!("{}( ) may not be used in an expression", name),
-            )),
-            _ if is_agg_func(name) => Err(err(
-                Tag::D_AGG_FUNC,
-                line,
-                format!(
-                    "{}( ) may only be used as the value of an aggregation",
-                    name
-                ),
-            )),
-            _ if KNOWN_UNSUPPORTED.contains(&name) => Err(err(
-                Tag::D_NOTSUP,
-                line,
-                format!("{}( ) is not yet supported", name),
-            )),
-            _ => Err(err(
+                _ => Err(self.misplaced(f, line)),
+            },
+            None => Err(err(
                 Tag::D_FUNC_UNDEF,
                 line,
                 format!("failed to resolve {}: Unknown function name", name),
             )),
         }
+    }
+
+    pub(super) fn subr_copyinstr(
+        &mut self,
+        args: &[Expr],
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let mk = |kind: CKind, ty: Type| CExpr { kind, ty, line };
+        let a = self.expr(&args[0])?;
+        if !a.ty.is_scalar() {
+            return Err(self.arg_mismatch("copyinstr", 1, "uintptr_t", &a.ty, line));
+        }
+        let n = match args.get(1) {
+            Some(x) => {
+                let v = self.expr(x)?;
+                if !v.ty.is_scalar() {
+                    return Err(self.arg_mismatch("copyinstr", 2, "size_t", &v.ty, line));
+                }
+                Some(Box::new(v))
+            }
+            None => None,
+        };
+        Ok(mk(CKind::Copyinstr(Box::new(a), n), Type::String))
+    }
+
+    pub(super) fn subr_stringof(
+        &mut self,
+        args: &[Expr],
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let e = Expr::new(ExprKind::Stringof(Box::new(args[0].clone())), line);
+        self.expr(&e)
+    }
+
+    pub(super) fn subr_strlen(&mut self, args: &[Expr], line: u32) -> Result<CExpr, CompileError> {
+        let mk = |kind: CKind, ty: Type| CExpr { kind, ty, line };
+        let s = self.expr(&args[0])?;
+        if !s.ty.is_string() {
+            return Err(self.arg_mismatch("strlen", 1, "string", &s.ty, line));
+        }
+        if let CKind::Str(ref b) = s.kind {
+            let n = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+            return Ok(mk(
+                CKind::Int(n as i64),
+                int_ty(IntType::new(8, false, "size_t")),
+            ));
+        }
+        Ok(mk(
+            CKind::Strlen(Box::new(s)),
+            int_ty(IntType::new(8, false, "size_t")),
+        ))
     }
 }
