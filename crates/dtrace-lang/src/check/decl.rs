@@ -9,6 +9,18 @@ use crate::error::{CompileError, Tag};
 use crate::ir::{CExpr, CKind};
 use crate::types::{self, resolve_base, FuncType, TagKind, Type, TypeError};
 
+/// DTrace's error for an inline whose value does not fit its type.
+pub(super) fn inline_incompat(name: &str, ty: &Type, got: &Type, line: u32) -> CompileError {
+    err(
+        Tag::D_OP_INCOMPAT,
+        line,
+        format!(
+            "inline {} definition uses incompatible types: \"{}\" = \"{}\"",
+            name, ty, got
+        ),
+    )
+}
+
 /// Largest array a declaration may make (elements).
 const MAX_ARRAY: i64 = 1 << 24;
 
@@ -351,14 +363,7 @@ impl Checker<'_> {
                 (**to).clone()
             };
             if want.resolved() != t.resolved() {
-                return Err(err(
-                    Tag::D_OP_INCOMPAT,
-                    line,
-                    format!(
-                        "inline {} definition uses incompatible types: \"{}\" = \"{}\"",
-                        name, t, want
-                    ),
-                ));
+                return Err(inline_incompat(name, &t, &want, line));
             }
             self.syms
                 .inlines
@@ -367,14 +372,7 @@ impl Checker<'_> {
         }
         let ok = t.compatible(&v.ty);
         if !ok {
-            return Err(err(
-                Tag::D_OP_INCOMPAT,
-                line,
-                format!(
-                    "inline {} definition uses incompatible types: \"{}\" = \"{}\"",
-                    name, t, v.ty
-                ),
-            ));
+            return Err(inline_incompat(name, &t, &v.ty, line));
         }
         // The value takes the declared type (constants converted now).
         let v = match (v.kind, t.as_int()) {

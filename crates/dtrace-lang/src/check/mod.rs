@@ -293,6 +293,36 @@ impl<'a> Checker<'a> {
         Ok(())
     }
 
+    /// A `self->` (`thread`) or `this->` variable's value. One read
+    /// before any assignment declares it an `int`, whose value is 0, as in
+    /// DTrace.
+    fn scoped_var(&mut self, thread: bool, name: &str, line: u32) -> CExpr {
+        let list = if thread {
+            &mut self.syms.threads
+        } else {
+            &mut self.syms.locals
+        };
+        let i = match Symbols::find(list, name) {
+            Some(i) => i,
+            None => {
+                list.push(VarInfo {
+                    name: name.to_string(),
+                    ty: int_ty(types::INT),
+                });
+                list.len() - 1
+            }
+        };
+        CExpr {
+            kind: CKind::Var(if thread {
+                VarRef::Thread(i)
+            } else {
+                VarRef::Local(i)
+            }),
+            ty: list[i].ty.clone(),
+            line,
+        }
+    }
+
     fn clause(&mut self, c: &ast::Clause) -> Result<CClause, CompileError> {
         let mut probes = Vec::new();
         for p in &c.probes {
@@ -441,38 +471,8 @@ impl<'a> Checker<'a> {
             ExprKind::Ident(name) => self.ident(name, line),
             // A thread-local or clause-local variable read before any
             // assignment is an int, and 0, as in DTrace.
-            ExprKind::SelfVar(name) => {
-                let i = match Symbols::find(&self.syms.threads, name) {
-                    Some(i) => i,
-                    None => {
-                        self.syms.threads.push(VarInfo {
-                            name: name.clone(),
-                            ty: int_ty(types::INT),
-                        });
-                        self.syms.threads.len() - 1
-                    }
-                };
-                Ok(mk(
-                    CKind::Var(VarRef::Thread(i)),
-                    self.syms.threads[i].ty.clone(),
-                ))
-            }
-            ExprKind::ThisVar(name) => {
-                let i = match Symbols::find(&self.syms.locals, name) {
-                    Some(i) => i,
-                    None => {
-                        self.syms.locals.push(VarInfo {
-                            name: name.clone(),
-                            ty: int_ty(types::INT),
-                        });
-                        self.syms.locals.len() - 1
-                    }
-                };
-                Ok(mk(
-                    CKind::Var(VarRef::Local(i)),
-                    self.syms.locals[i].ty.clone(),
-                ))
-            }
+            ExprKind::SelfVar(name) => Ok(self.scoped_var(true, name, line)),
+            ExprKind::ThisVar(name) => Ok(self.scoped_var(false, name, line)),
             ExprKind::Agg { name, .. } => Err(err(
                 Tag::D_AGG_SCALAR,
                 line,

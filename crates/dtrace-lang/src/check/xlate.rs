@@ -11,6 +11,7 @@ use crate::error::{CompileError, Tag};
 use crate::ir::{CExpr, CKind};
 use crate::types::Type;
 
+use super::decl::inline_incompat;
 use super::place::is_char_array;
 
 /// A declared translator.
@@ -233,14 +234,7 @@ impl Checker<'_> {
             t => f.ty.compatible(t),
         };
         if !ok {
-            return Err(err(
-                Tag::D_OP_INCOMPAT,
-                line,
-                format!(
-                    "inline {} definition uses incompatible types: \"{}\" = \"{}\"",
-                    f.name, f.ty, v.ty
-                ),
-            ));
+            return Err(inline_incompat(&f.name, &f.ty, &v.ty, line));
         }
         Ok(CExpr { line, ..v })
     }
