@@ -745,16 +745,7 @@ impl<'a> Parser<'a> {
                 let t = self.next()?;
                 return Err(syntax_error(&t));
             };
-            if name.contains('`') {
-                return Err(CompileError::new(
-                    Tag::D_DECL_SCOPE,
-                    nline,
-                    format!(
-                        "D scoping operator may not be used in a declaration name ({})",
-                        name
-                    ),
-                ));
-            }
+            check_decl_name(&name, nline)?;
             let typedef = specs.class == Some(Class::Typedef);
             // Brackets holding types next to the name make an associative
             // array; anywhere else they are refused.
@@ -851,16 +842,7 @@ impl<'a> Parser<'a> {
             let t = self.next()?;
             return Err(syntax_error(&t));
         };
-        if name.contains('`') {
-            return Err(CompileError::new(
-                Tag::D_DECL_SCOPE,
-                line,
-                format!(
-                    "D scoping operator may not be used in a declaration name ({})",
-                    name
-                ),
-            ));
-        }
+        check_decl_name(&name, line)?;
         let ty = specs.with(plain_derived(derivs)?);
         self.expect("=")?;
         let value = self.nested(|p| p.assignment())?;
@@ -1973,6 +1955,21 @@ enum Deriv {
 }
 
 type Declarator = (Option<(String, u32)>, Vec<Deriv>);
+
+/// A declared name may not carry a backquote scope.
+fn check_decl_name(name: &str, line: u32) -> Result<(), CompileError> {
+    if name.contains('`') {
+        return Err(CompileError::new(
+            Tag::D_DECL_SCOPE,
+            line,
+            format!(
+                "D scoping operator may not be used in a declaration name ({})",
+                name
+            ),
+        ));
+    }
+    Ok(())
+}
 
 /// The derivations of a declarator where associative brackets have no
 /// place: they are a syntax error at their `[`.

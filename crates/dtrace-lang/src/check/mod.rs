@@ -175,14 +175,13 @@ impl<'a> Checker<'a> {
                     params,
                     value,
                     line,
-                } if params.is_empty() => self.inline(ty, name, value, *line)?,
-                ast::Item::Inline {
-                    ty,
-                    name,
-                    params,
-                    value,
-                    line,
-                } => self.inline_fn(ty, name, params, value, *line)?,
+                } => {
+                    if params.is_empty() {
+                        self.inline(ty, name, value, *line)?
+                    } else {
+                        self.inline_fn(ty, name, params, value, *line)?
+                    }
+                }
                 ast::Item::Translator {
                     to,
                     from,
