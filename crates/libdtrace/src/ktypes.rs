@@ -5,10 +5,10 @@
 //! task_struct`, `` `jiffies ``), and what is read is kept for the life of
 //! the handle.
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 use dtrace_lang::types::{ExtId, ExtSymbol, ExtType, ExtTypes, SymbolError, TagKind};
-use dtrace_sys::btf::{Btf, KernelTypes, Kind, Linkage, TypeData, TypeRef};
+use dtrace_sys::btf::{Btf, KernelTypes, Kind, TypeData, TypeRef};
 use dtrace_sys::ksyms::{Kallsyms, KsymError};
 
 /// BTF and kallsyms, each loaded on first use.
@@ -16,8 +16,6 @@ use dtrace_sys::ksyms::{Kallsyms, KsymError};
 pub struct Kernel {
     types: OnceLock<Option<KernelTypes>>,
     syms: OnceLock<Result<Kallsyms, String>>,
-    /// Serialises lookups that may parse a module's BTF.
-    lock: Mutex<()>,
 }
 
 fn ext_id(r: TypeRef) -> ExtId {
@@ -45,7 +43,6 @@ impl Kernel {
 
     fn find(&self, module: Option<&str>, f: impl Fn(&Btf) -> Option<u32>) -> Option<ExtId> {
         let kt = self.types()?;
-        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         kt.find_with(module, f).ok().flatten().map(ext_id)
     }
 }
@@ -69,7 +66,6 @@ impl ExtTypes for Kernel {
     fn get(&self, id: ExtId) -> Option<ExtType> {
         let kt = self.types()?;
         let r = type_ref(id);
-        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         let btf = kt.btf(r.btf).ok()?;
         let t = btf.get(r.id)?;
         let refer = |to: u32| ext_id(kt.type_ref(r.btf, to));
@@ -169,12 +165,7 @@ impl ExtTypes for Kernel {
                 variadic: *variadic,
             },
             // A function's type is its prototype's.
-            TypeData::Func { proto, .. } => {
-                return {
-                    drop(_g);
-                    self.get(refer(*proto))
-                }
-            }
+            TypeData::Func { proto, .. } => return self.get(refer(*proto)),
             TypeData::Var { ty, .. } => ExtType::Qualified(refer(*ty)),
             TypeData::Datasec { .. } | TypeData::DeclTag { .. } => return None,
         })
@@ -193,15 +184,13 @@ impl ExtTypes for Kernel {
         };
         let per_cpu_var = || -> Option<(ExtId, u64)> {
             let kt = self.types()?;
-            let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
             let r = kt.find_with(module, |b| b.find_var(name)).ok().flatten()?;
             let btf = kt.btf(r.btf).ok()?;
             let (sec, info) = btf.var_section(r.id)?;
             let secname = btf.type_name(sec);
-            let TypeData::Var { ty, linkage } = &btf.get(r.id)?.data else {
+            let TypeData::Var { ty, .. } = &btf.get(r.id)?.data else {
                 return None;
             };
-            let _ = matches!(linkage, Linkage::Static);
             (secname == ".data..percpu")
                 .then(|| (ext_id(kt.type_ref(r.btf, *ty)), u64::from(info.offset)))
         };

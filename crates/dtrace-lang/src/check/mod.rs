@@ -692,8 +692,7 @@ impl<'a> Checker<'a> {
                 if matches!(
                     inner.kind,
                     ExprKind::Ident(_) | ExprKind::SelfVar(_) | ExprKind::ThisVar(_)
-                ) || matches!(&inner.kind, ExprKind::Index(b, _) if matches!(b.kind, ExprKind::Ident(_) | ExprKind::SelfVar(_)) && self.place(inner)?.is_none())
-                {
+                ) {
                     return Err(err(
                         Tag::D_ADDROF_VAR,
                         line,
@@ -701,11 +700,22 @@ impl<'a> Checker<'a> {
                     ));
                 }
                 let Some(p) = self.place(inner)? else {
-                    return Err(err(
-                        Tag::D_ADDROF_LVAL,
-                        line,
-                        "unacceptable operand for unary & operator",
-                    ));
+                    // An element of an associative array is a variable too.
+                    let tag_var = matches!(&inner.kind, ExprKind::Index(b, _)
+                        if matches!(b.kind, ExprKind::Ident(_) | ExprKind::SelfVar(_)));
+                    return Err(if tag_var {
+                        err(
+                            Tag::D_ADDROF_VAR,
+                            line,
+                            "cannot take address of dynamic variable",
+                        )
+                    } else {
+                        err(
+                            Tag::D_ADDROF_LVAL,
+                            line,
+                            "unacceptable operand for unary & operator",
+                        )
+                    });
                 };
                 if p.bits.is_some() {
                     return Err(err(

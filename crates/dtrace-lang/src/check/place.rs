@@ -117,27 +117,24 @@ impl Checker<'_> {
                 self.member_place(p, pointee, m, "->", line).map(Some)
             }
             ExprKind::Member(base, m) => {
-                let Some(obj) = self.object(base)? else {
-                    let v = self.expr(base)?;
-                    return Err(err(
-                        Tag::D_OP_SOU,
-                        line,
-                        format!(
-                            "operator . cannot be applied to type \"{}\"; must be applied to a struct or union",
-                            v.ty
-                        ),
-                    ));
+                let obj = match self.object(base)? {
+                    Ok(o) if o.bits.is_none() => o,
+                    // A value, or a bit-field: not a struct or union.
+                    other => {
+                        let ty = match other {
+                            Ok(o) => o.ty,
+                            Err(v) => v.ty,
+                        };
+                        return Err(err(
+                            Tag::D_OP_SOU,
+                            line,
+                            format!(
+                                "operator . cannot be applied to type \"{}\"; must be applied to a struct or union",
+                                ty
+                            ),
+                        ));
+                    }
                 };
-                if obj.bits.is_some() {
-                    return Err(err(
-                        Tag::D_OP_SOU,
-                        line,
-                        format!(
-                            "operator . cannot be applied to type \"{}\"; must be applied to a struct or union",
-                            obj.ty
-                        ),
-                    ));
-                }
                 self.member_place(obj.addr, obj.ty, m, ".", line).map(Some)
             }
             ExprKind::Unary(crate::ast::UnOp::Deref, inner) => {
@@ -176,13 +173,14 @@ impl Checker<'_> {
             ExprKind::Index(base, idx) if !self.is_array_name(base) => {
                 let b = match self.object(base)? {
                     // An array object: its elements follow its address.
-                    Some(o) if matches!(o.ty.resolved(), Type::Array(..)) && o.bits.is_none() => {
+                    Ok(o) if matches!(o.ty.resolved(), Type::Array(..)) && o.bits.is_none() => {
                         CExpr {
                             ty: o.ty.clone(),
                             ..o.addr
                         }
                     }
-                    _ => self.expr(base)?,
+                    Ok(o) => self.load(o, line)?,
+                    Err(v) => v,
                 };
                 let Some(elem) = b.ty.pointee().cloned() else {
                     return Ok(None);
@@ -285,15 +283,16 @@ impl Checker<'_> {
     }
 
     /// Like `place`, but also for expressions whose value is an object's
-    /// address (a struct or array read by reference).
-    pub(super) fn object(&mut self, e: &Expr) -> Result<Option<Place>, CompileError> {
+    /// address (a struct or array read by reference); any other expression
+    /// comes back as its value (`Err`), evaluated once.
+    fn object(&mut self, e: &Expr) -> Result<Result<Place, CExpr>, CompileError> {
         if let Some(p) = self.place(e)? {
-            return Ok(Some(p));
+            return Ok(Ok(p));
         }
         let v = self.expr(e)?;
         if v.ty.is_aggregate() {
             let ty = v.ty.clone();
-            return Ok(Some(Place {
+            return Ok(Ok(Place {
                 addr: CExpr {
                     ty: Type::ptr(ty.clone()),
                     ..v
@@ -302,7 +301,7 @@ impl Checker<'_> {
                 bits: None,
             }));
         }
-        Ok(None)
+        Ok(Err(v))
     }
 
     fn is_array_name(&self, base: &Expr) -> bool {
