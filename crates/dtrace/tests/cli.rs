@@ -635,90 +635,42 @@ fn privileged() -> bool {
     dtrace_sys::geteuid() == 0 && dtrace_sys::has_trace_privilege()
 }
 
+/// `name: needs_root` pairs as (name, function, needs_root).
+macro_rules! named {
+    ($($f:ident: $root:expr),* $(,)?) => {
+        &[$((stringify!($f), $f as fn(), $root)),*]
+    };
+}
+
 fn main() {
     let args = Arguments::from_args();
     let root = privileged();
     // (name, test, needs root)
-    let tests: &[(&str, fn(), bool)] = &[
-        ("usage_errors", usage_errors, false),
-        ("hello_one_liner", hello_one_liner, true),
-        (
-            "description_notice_and_columns",
-            description_notice_and_columns,
-            true,
-        ),
-        (
-            "compile_errors_in_dtrace_form",
-            compile_errors_in_dtrace_form,
-            true,
-        ),
-        ("bad_options", bad_options, true),
-        ("listing", listing, true),
-        (
-            "output_file_and_compile_only",
-            output_file_and_compile_only,
-            true,
-        ),
-        ("target_exit_ends_tracing", target_exit_ends_tracing, true),
-        (
-            "sigint_runs_end_and_prints_aggregations",
-            sigint_runs_end_and_prints_aggregations,
-            true,
-        ),
-        ("sigterm_runs_end", sigterm_runs_end, true),
-        (
-            "kill_9_leaves_nothing_behind",
-            kill_9_leaves_nothing_behind,
-            true,
-        ),
-        ("no_input_panics", no_input_panics, true),
-        (
-            "says_when_privileges_are_missing",
-            says_when_privileges_are_missing,
-            true,
-        ),
-        ("mounts_tracefs_itself", mounts_tracefs_itself, true),
-        (
-            "verifier_refusals_give_the_verifiers_reason",
-            verifier_refusals_give_the_verifiers_reason,
-            true,
-        ),
-        (
-            "strings_are_bytes_end_to_end",
-            strings_are_bytes_end_to_end,
-            true,
-        ),
-        (
-            "command_line_programs_are_bytes",
-            command_line_programs_are_bytes,
-            true,
-        ),
-        (
-            "script_names_and_arguments_are_bytes",
-            script_names_and_arguments_are_bytes,
-            true,
-        ),
-        (
-            "copyinstr_and_commands_keep_bytes",
-            copyinstr_and_commands_keep_bytes,
-            true,
-        ),
-        ("no_script_bytes_panic", no_script_bytes_panic, true),
-        (
-            "types_match_the_c_compiler",
-            types_match_the_c_compiler,
-            true,
-        ),
-        (
-            "library_errors_name_the_library",
-            library_errors_name_the_library,
-            true,
-        ),
-        (
-            "records_larger_than_the_buffer_are_refused",
-            records_larger_than_the_buffer_are_refused,
-            true,
-        ),
+    // Each test, and whether it needs root.
+    let tests: &[(&str, fn(), bool)] = named![
+        usage_errors: false,
+        hello_one_liner: true,
+        description_notice_and_columns: true,
+        compile_errors_in_dtrace_form: true,
+        bad_options: true,
+        listing: true,
+        output_file_and_compile_only: true,
+        target_exit_ends_tracing: true,
+        sigint_runs_end_and_prints_aggregations: true,
+        sigterm_runs_end: true,
+        kill_9_leaves_nothing_behind: true,
+        no_input_panics: true,
+        says_when_privileges_are_missing: true,
+        mounts_tracefs_itself: true,
+        verifier_refusals_give_the_verifiers_reason: true,
+        strings_are_bytes_end_to_end: true,
+        command_line_programs_are_bytes: true,
+        script_names_and_arguments_are_bytes: true,
+        copyinstr_and_commands_keep_bytes: true,
+        no_script_bytes_panic: true,
+        types_match_the_c_compiler: true,
+        library_errors_name_the_library: true,
+        records_larger_than_the_buffer_are_refused: true,
     ];
     let trials = tests
         .iter()

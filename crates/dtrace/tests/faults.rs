@@ -421,6 +421,13 @@ fn privileged() -> bool {
     dtrace_sys::geteuid() == 0 && dtrace_sys::has_trace_privilege()
 }
 
+/// Test functions as (name, function).
+macro_rules! named {
+    ($($f:ident),* $(,)?) => {
+        &[$((stringify!($f), $f as fn())),*]
+    };
+}
+
 fn main() {
     let raw: Vec<String> = std::env::args().collect();
     if raw.get(1).map(String::as_str) == Some(TRIGGER) {
@@ -438,27 +445,18 @@ fn main() {
     }
     let args = Arguments::from_args();
     let root = privileged();
-    let tests: &[(&str, fn())] = &[
-        ("full_device_is_an_error", full_device_is_an_error),
-        (
-            "closed_pipe_ends_quietly_and_kills_the_target",
-            closed_pipe_ends_quietly_and_kills_the_target,
-        ),
-        ("closed_stderr_does_not_panic", closed_stderr_does_not_panic),
-        (
-            "stalled_reader_yields_to_sigint",
-            stalled_reader_yields_to_sigint,
-        ),
-        ("script_size_is_bounded", script_size_is_bounded),
-        ("targets_that_fail", targets_that_fail),
-        ("untraceable_target", untraceable_target),
-        ("grabbing_itself_or_nothing", grabbing_itself_or_nothing),
-        (
-            "signals_at_any_moment_leave_nothing",
-            signals_at_any_moment_leave_nothing,
-        ),
-        ("two_instances_count_exactly", two_instances_count_exactly),
-        ("sigint_during_set_up", sigint_during_set_up),
+    let tests: &[(&str, fn())] = named![
+        full_device_is_an_error,
+        closed_pipe_ends_quietly_and_kills_the_target,
+        closed_stderr_does_not_panic,
+        stalled_reader_yields_to_sigint,
+        script_size_is_bounded,
+        targets_that_fail,
+        untraceable_target,
+        grabbing_itself_or_nothing,
+        signals_at_any_moment_leave_nothing,
+        two_instances_count_exactly,
+        sigint_during_set_up,
     ];
     let trials = tests
         .iter()
