@@ -395,6 +395,16 @@ impl<'a> Parser<'a> {
     /// declaration, unless the probe description it would begin has a
     /// `:` (as in DTrace: `foo_t x;` declares, `foo_t:::entry` is a probe).
     fn outer_type_name(&mut self, id: &str, pos: usize, line: u32) -> Result<bool, CompileError> {
+        // A declarator follows a type name (`x`, `*p`, `(*fp)`); a probe
+        // description's name is followed by `{`, `/`, `,`, `:` or `-`.
+        // Looking first spares asking the hook (the kernel's types) about
+        // every `BEGIN`.
+        if !matches!(
+            self.peek_second(),
+            Some(Tok::Ident(_) | Tok::Punct("*" | "("))
+        ) {
+            return Ok(false);
+        }
         if !self.names_type(id) {
             return Ok(false);
         }
@@ -430,13 +440,15 @@ impl<'a> Parser<'a> {
     /// DTrace, a type name followed by `=`, `++`, `--` or `[` is taken as
     /// a variable instead (a type there would be a syntax error anyway).
     fn type_name_here(&mut self, w: &str) -> bool {
-        if !self.names_type(w) {
-            return false;
-        }
-        !matches!(
+        // The next token first: it is cheap, and asking the hook may mean
+        // reading the kernel's types.
+        if matches!(
             self.peek_second(),
             Some(Tok::Punct("=" | "++" | "--" | "["))
-        )
+        ) {
+            return false;
+        }
+        self.names_type(w)
     }
 
     /// True if the next token begins a type name (after `(`, in `sizeof`,

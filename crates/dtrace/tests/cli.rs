@@ -556,6 +556,38 @@ int main(void) {
     assert_eq!(text(&d.stdout), text(&c.stdout) + "\n");
 }
 
+/// The kernel's BTF is read only for programs that need a kernel type
+/// (the parser once asked about every `BEGIN`, `exit` and `x = 1`,
+/// reading 5 MB of BTF on every run).
+fn kernel_types_are_read_only_when_named() {
+    let _g = serial();
+    let btf_opens = |prog: &str| {
+        let o = Command::new("strace")
+            .args([
+                "-f",
+                "-qq",
+                "-e",
+                "trace=openat",
+                "-o",
+                "/dev/stdout",
+                env!("CARGO_BIN_EXE_dtrace"),
+                "-eqn",
+                prog,
+            ])
+            .stdin(Stdio::null())
+            .output()
+            .expect("run strace");
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        text(&o.stdout).matches("/sys/kernel/btf/vmlinux").count()
+    };
+    assert_eq!(
+        btf_opens("BEGIN { x = 1; @a = count(); trunc(@a); exit(0); }"),
+        0
+    );
+    assert_eq!(btf_opens("syscall::read:entry { trace(arg0); }"), 0);
+    assert_eq!(btf_opens("BEGIN { trace(curthread->pid); }"), 1);
+}
+
 /// A library that does not compile is named in the error; a library
 /// directory that does not exist is passed over, as DTrace does.
 fn library_errors_name_the_library() {
@@ -670,6 +702,7 @@ fn main() {
         no_script_bytes_panic: true,
         types_match_the_c_compiler: true,
         library_errors_name_the_library: true,
+        kernel_types_are_read_only_when_named: true,
         records_larger_than_the_buffer_are_refused: true,
     ];
     let trials = tests

@@ -983,9 +983,11 @@ fn is_identifier(s: &str) -> bool {
 }
 
 /// True for the names of built-in variables (`pid`, `curthread`, `arg0`,
-/// `args`, ...), which are never type names.
+/// `args`, ...) and functions (`trace`, `count`, ...), which are never
+/// type names: the parser need not ask the kernel about them.
 pub fn is_builtin_name(name: &str) -> bool {
     builtin(name).is_some()
+        || funcs::lookup(name).is_some()
         || matches!(name, "curthread" | "args" | "NULL")
         || (name.len() == 4 && name.starts_with("arg") && name.as_bytes()[3].is_ascii_digit())
 }
