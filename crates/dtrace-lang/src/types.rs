@@ -332,6 +332,50 @@ impl Type {
     }
 }
 
+impl Type {
+    /// D's string-compatible types: `string`, and pointers to and arrays
+    /// of `char`.
+    pub fn is_strcompat(&self) -> bool {
+        match self.resolved() {
+            Type::String => true,
+            Type::Ptr(t) | Type::Array(t, _) => {
+                matches!(t.resolved(), Type::Int(i) if i.size == 1)
+            }
+            _ => false,
+        }
+    }
+
+    /// True if an argument of type `arg` may be passed where a function's
+    /// prototype declares `self`: integers for integers, strings for
+    /// strings, the same struct or union, and pointers to the same type
+    /// (or to `void`, or the constant 0, `zero`), as DTrace's argument
+    /// compatibility rules say.
+    pub fn accepts_arg(&self, arg: &Type, zero: bool) -> bool {
+        let (p, a) = (self.resolved(), arg.resolved());
+        if p.is_int() && a.is_int() || p.is_strcompat() && a.is_strcompat() {
+            return true;
+        }
+        match p {
+            Type::Record(_) | Type::Func(_) => p.same_as(a),
+            _ => match (p.pointee(), a.pointee()) {
+                (Some(_), None) => a.is_int() && zero,
+                (Some(pt), Some(at)) => pt.is_void() || at.is_void() || pt.same_as(at),
+                _ => false,
+            },
+        }
+    }
+
+    /// The same C type, through typedefs at every level.
+    pub fn same_as(&self, other: &Type) -> bool {
+        match (self.resolved(), other.resolved()) {
+            (Type::Int(a), Type::Int(b)) => a.size == b.size && a.signed == b.signed,
+            (Type::Ptr(a), Type::Ptr(b)) => a.same_as(b),
+            (Type::Array(a, n), Type::Array(b, m)) => n == m && a.same_as(b),
+            (a, b) => a == b,
+        }
+    }
+}
+
 /// C's usual arithmetic conversions on two integer operands: both promote
 /// to at least `int`, then to the larger rank; at equal rank unsigned wins.
 pub fn usual_arith(a: IntType, b: IntType) -> IntType {
@@ -1164,6 +1208,32 @@ fn ext_int(name: &str, size: u8, signed: bool) -> IntType {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn argument_compatibility_is_dtrace_s() {
+        let chr = Type::Int(CHAR);
+        let cp = Type::ptr(chr.clone());
+        let ip = Type::ptr(Type::Int(INT));
+        let vp = Type::ptr(Type::Void);
+        let uptr = Type::Int(UINTPTR_T);
+        // Integers of any width for an integer; pointers are not integers.
+        assert!(uptr.accepts_arg(&chr, false));
+        assert!(!uptr.accepts_arg(&cp, false));
+        // Strings, char pointers and char arrays are alike.
+        assert!(cp.accepts_arg(&Type::String, false));
+        assert!(Type::String.accepts_arg(&Type::Array(Box::new(chr.clone()), 16), false));
+        assert!(!cp.accepts_arg(&Type::Int(INT), false));
+        // Pointers: the same referent, void, or the constant 0.
+        assert!(ip.accepts_arg(
+            &Type::ptr(Type::Int(IntType::new(4, true, "int32_t"))),
+            false
+        ));
+        assert!(!ip.accepts_arg(&Type::ptr(Type::Int(LONG)), false));
+        assert!(vp.accepts_arg(&ip, false) && ip.accepts_arg(&vp, false));
+        assert!(ip.accepts_arg(&Type::Int(INT), true));
+        assert!(!ip.accepts_arg(&Type::Int(INT), false));
+    }
+
     use super::*;
 
     #[test]

@@ -8,7 +8,7 @@
  */
 syscall::openat:entry,
 syscall::openat2:entry
-/pid == $target && copyinstr(args[1]) == "/dev/null/args-descs"/
+/pid == $target && copyinstr(arg1) == "/dev/null/args-descs"/
 {
 	printf("%s %d %s\n", probefunc, args[0], stringof(args[1]));
 }

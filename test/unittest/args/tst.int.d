@@ -6,7 +6,7 @@
  * size, and it compares and aggregates as a signed 32-bit value.
  */
 syscall::openat:entry
-/pid == $target && copyinstr(args[1]) == "/dev/null/args-int"/
+/pid == $target && copyinstr(arg1) == "/dev/null/args-int"/
 {
 	printf("%d %d %d %d\n", args[0], sizeof (args[0]), args[0] == -100, args[0] < 0);
 	@min = min(args[0]);

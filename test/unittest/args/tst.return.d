@@ -6,7 +6,7 @@
  * tracepoint declares it (long): a failed openat returns -ENOTDIR.
  */
 syscall::openat:entry
-/pid == $target && copyinstr(args[1]) == "/dev/null/args-return"/
+/pid == $target && copyinstr(arg1) == "/dev/null/args-return"/
 {
 	self->in = 1;
 }

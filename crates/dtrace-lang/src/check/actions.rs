@@ -106,6 +106,21 @@ impl Checker<'_> {
     }
 
     pub(super) fn act_printf(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
+        // The prototype's type first (`printf(1)`), then the constant.
+        if !matches!(args[0].kind, ExprKind::Str(_)) {
+            let v = self.expr(&args[0])?;
+            if let Some(f) = funcs::lookup("printf") {
+                self.check_arg(f, 0, &v, line)?;
+            }
+            return Err(err(
+                Tag::D_PRINTF_ARG_FMT,
+                line,
+                format!(
+                    "printf( ) argument #1 is incompatible with prototype:\n\tprototype: string constant\n\t argument: {}",
+                    v.ty
+                ),
+            ));
+        }
         let format = self.format_arg("printf", &args[0])?;
         let mut cargs = Vec::new();
         for a in &args[1..] {
@@ -129,8 +144,8 @@ impl Checker<'_> {
 
     pub(super) fn act_exit(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
         let v = self.expr(&args[0])?;
-        if !v.ty.is_scalar() {
-            return Err(self.arg_mismatch("exit", 1, "int", &v.ty, line));
+        if let Some(f) = funcs::lookup("exit") {
+            self.check_arg(f, 0, &v, line)?;
         }
         let a = self.next_action(1);
         Ok(CStmt::Exit(v, a))

@@ -434,7 +434,7 @@ mod tests {
     #[test]
     fn stringof_a_user_address_is_copyinstr() {
         let t = traced(
-            "syscall::openat:entry { trace(stringof(args[1])); trace(copyinstr(args[1])); trace(stringof(args[0])); trace(stringof(arg1)); }",
+            "syscall::openat:entry { trace(stringof(args[1])); trace(copyinstr((uintptr_t)args[1])); trace(stringof(args[0])); trace(stringof(arg1)); }",
         );
         assert!(matches!(&t[0].kind, CKind::Copyinstr(a, None) if a.kind == CKind::Arg(1)));
         assert!(matches!(&t[1].kind, CKind::Copyinstr(..)));

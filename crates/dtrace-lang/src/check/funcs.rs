@@ -18,13 +18,18 @@ pub(super) enum Role {
 }
 
 pub(super) type ActionFn = fn(&mut Checker<'_>, &[Expr], u32) -> Result<CStmt, CompileError>;
-pub(super) type SubrFn = fn(&mut Checker<'_>, &[Expr], u32) -> Result<CExpr, CompileError>;
+/// A subroutine's lowering, given its arguments checked against the
+/// prototype.
+pub(super) type SubrFn = fn(&mut Checker<'_>, Vec<CExpr>, u32) -> Result<CExpr, CompileError>;
+/// A lowering that takes its operand unchecked (`stringof` reads a place).
+pub(super) type OperatorFn = fn(&mut Checker<'_>, &[Expr], u32) -> Result<CExpr, CompileError>;
 
 /// How a function is checked and lowered.
 #[derive(Clone, Copy)]
 pub(super) enum Lowering {
     Act(ActionFn),
     Subr(SubrFn),
+    Operator(OperatorFn),
     /// Made by `Checker::aggregation`, which builds its `AggFunc`.
     Agg,
     /// Known to D, not yet supported here.
@@ -34,29 +39,95 @@ pub(super) enum Lowering {
 pub(super) struct FuncDef {
     pub name: &'static str,
     pub role: Role,
-    /// Argument counts the prototype accepts.
-    pub min: usize,
-    pub max: usize,
-    /// The count as DTrace's prototype-mismatch message words it.
-    pub want: &'static str,
+    /// The prototype in DTrace's notation: `string(uintptr_t, [size_t])`.
+    /// `@` is an argument of any type, `[T]` an optional one, `...` any
+    /// number more. The argument counts, and the types of the arguments
+    /// with a declared type, are checked against it.
+    pub proto: &'static str,
     pub lowering: Lowering,
 }
 
-const fn row(
-    name: &'static str,
-    role: Role,
-    min: usize,
-    max: usize,
-    want: &'static str,
-    lowering: Lowering,
-) -> FuncDef {
+const fn row(name: &'static str, role: Role, proto: &'static str, lowering: Lowering) -> FuncDef {
     FuncDef {
         name,
         role,
-        min,
-        max,
-        want,
+        proto,
         lowering,
+    }
+}
+
+/// One parameter of a prototype.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Param {
+    /// `@`: any type.
+    Any,
+    /// A C type name, as written in the prototype.
+    Typed(&'static str),
+}
+
+/// A prototype's parameter list.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Proto {
+    pub params: Vec<Param>,
+    /// Index of `...`: at least that many arguments, then any number.
+    pub varargs: Option<usize>,
+    /// Index of the first `[T]`: that many are required.
+    pub optional: Option<usize>,
+}
+
+impl Proto {
+    /// Parses a row's prototype. The rows are this crate's own text; a
+    /// test parses every one.
+    pub fn parse(text: &'static str) -> Option<Proto> {
+        let open = text.find('(')?;
+        let inner = text[open + 1..].strip_suffix(')')?.trim();
+        let mut p = Proto {
+            params: Vec::new(),
+            varargs: None,
+            optional: None,
+        };
+        if inner.is_empty() {
+            return Some(p);
+        }
+        for (i, part) in inner.split(',').map(str::trim).enumerate() {
+            if p.varargs.is_some() {
+                return None;
+            }
+            if part == "..." {
+                p.varargs = Some(i);
+                continue;
+            }
+            let (t, optional) = match part.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+                Some(t) => (t, true),
+                None => (part, false),
+            };
+            if optional {
+                p.optional.get_or_insert(i);
+            } else if p.optional.is_some() {
+                return None;
+            }
+            p.params.push(match t {
+                "" => return None,
+                "@" => Param::Any,
+                t => Param::Typed(t),
+            });
+        }
+        Some(p)
+    }
+
+    /// DTrace's "expected" wording when `got` arguments do not fit.
+    pub fn mismatch(&self, got: usize) -> Option<String> {
+        let n = self.params.len();
+        if let Some(v) = self.varargs {
+            return (got < v).then(|| format!("at least {}", v));
+        }
+        if let Some(o) = self.optional {
+            if got < o {
+                return Some(format!("at least {}", o));
+            }
+            return (got > n).then(|| format!("at most {}", n));
+        }
+        (got != n).then(|| n.to_string())
     }
 }
 
@@ -79,143 +150,353 @@ lowerings! {
     act_printa -> CStmt,
     act_clear -> CStmt,
     act_trunc -> CStmt,
-    subr_copyinstr -> CExpr,
     subr_stringof -> CExpr,
-    subr_strlen -> CExpr,
+}
+
+/// The subroutines' lowerings, given checked arguments.
+macro_rules! subroutines {
+    ($($f:ident),* $(,)?) => {
+        $(fn $f(c: &mut Checker<'_>, args: Vec<CExpr>, line: u32) -> Result<CExpr, CompileError> {
+            c.$f(args, line)
+        })*
+    };
+}
+
+subroutines! {
+    subr_copyinstr,
+    subr_strlen,
 }
 
 pub(super) const FUNCS: &[FuncDef] = &[
-    row("trace", Action, 1, 1, "1", Act(act_trace)),
-    row(
-        "printf",
-        Action,
-        1,
-        usize::MAX,
-        "at least 1",
-        Act(act_printf),
-    ),
-    row("exit", Action, 1, 1, "1", Act(act_exit)),
-    row(
-        "printa",
-        Action,
-        1,
-        usize::MAX,
-        "at least 1",
-        Act(act_printa),
-    ),
-    row("clear", Action, 1, 1, "1", Act(act_clear)),
-    row("trunc", Action, 1, 2, "1 or 2", Act(act_trunc)),
+    row("trace", Action, "void(@)", Act(act_trace)),
+    row("printf", Action, "void(string, ...)", Act(act_printf)),
+    row("exit", Action, "void(int)", Act(act_exit)),
+    row("printa", Action, "void(@, ...)", Act(act_printa)),
+    row("clear", Action, "void(@)", Act(act_clear)),
+    row("trunc", Action, "void(@, [int64_t])", Act(act_trunc)),
     row(
         "copyinstr",
         Subroutine,
-        1,
-        2,
-        "1 or 2",
+        "string(uintptr_t, [size_t])",
         Subr(subr_copyinstr),
     ),
-    row("stringof", Subroutine, 1, 1, "1", Subr(subr_stringof)),
-    row("strlen", Subroutine, 1, 1, "1", Subr(subr_strlen)),
-    row("count", Aggregating, 0, 0, "0", Agg),
-    row("sum", Aggregating, 1, 1, "1", Agg),
-    row("min", Aggregating, 1, 1, "1", Agg),
-    row("max", Aggregating, 1, 1, "1", Agg),
-    row("avg", Aggregating, 1, 1, "1", Agg),
-    row("quantize", Aggregating, 1, 2, "1 or 2", Agg),
-    row("lquantize", Aggregating, 3, 5, "3 to 5", Agg),
-    row("stddev", Aggregating, 0, usize::MAX, "", NotYet),
-    row("llquantize", Aggregating, 0, usize::MAX, "", NotYet),
-    row("speculation", Subroutine, 0, usize::MAX, "", NotYet),
-    row("speculate", Action, 0, usize::MAX, "", NotYet),
-    row("commit", Action, 0, usize::MAX, "", NotYet),
-    row("discard", Action, 0, usize::MAX, "", NotYet),
-    row("stack", Action, 0, usize::MAX, "", NotYet),
-    row("ustack", Action, 0, usize::MAX, "", NotYet),
-    row("jstack", Action, 0, usize::MAX, "", NotYet),
-    row("ufunc", Subroutine, 0, usize::MAX, "", NotYet),
-    row("usym", Subroutine, 0, usize::MAX, "", NotYet),
-    row("umod", Subroutine, 0, usize::MAX, "", NotYet),
-    row("uaddr", Subroutine, 0, usize::MAX, "", NotYet),
-    row("func", Subroutine, 0, usize::MAX, "", NotYet),
-    row("sym", Subroutine, 0, usize::MAX, "", NotYet),
-    row("mod", Subroutine, 0, usize::MAX, "", NotYet),
-    row("tracemem", Action, 0, usize::MAX, "", NotYet),
-    row("printm", Action, 0, usize::MAX, "", NotYet),
-    row("raise", Action, 0, usize::MAX, "", NotYet),
-    row("stop", Action, 0, usize::MAX, "", NotYet),
-    row("system", Action, 0, usize::MAX, "", NotYet),
-    row("breakpoint", Action, 0, usize::MAX, "", NotYet),
-    row("panic", Action, 0, usize::MAX, "", NotYet),
-    row("chill", Action, 0, usize::MAX, "", NotYet),
-    row("copyin", Subroutine, 0, usize::MAX, "", NotYet),
-    row("copyinto", Subroutine, 0, usize::MAX, "", NotYet),
-    row("copyout", Action, 0, usize::MAX, "", NotYet),
-    row("copyoutstr", Action, 0, usize::MAX, "", NotYet),
-    row("alloca", Subroutine, 0, usize::MAX, "", NotYet),
-    row("bcopy", Subroutine, 0, usize::MAX, "", NotYet),
-    row("basename", Subroutine, 0, usize::MAX, "", NotYet),
-    row("dirname", Subroutine, 0, usize::MAX, "", NotYet),
-    row("strjoin", Subroutine, 0, usize::MAX, "", NotYet),
-    row("substr", Subroutine, 0, usize::MAX, "", NotYet),
-    row("index", Subroutine, 0, usize::MAX, "", NotYet),
-    row("rindex", Subroutine, 0, usize::MAX, "", NotYet),
-    row("strchr", Subroutine, 0, usize::MAX, "", NotYet),
-    row("strrchr", Subroutine, 0, usize::MAX, "", NotYet),
-    row("strstr", Subroutine, 0, usize::MAX, "", NotYet),
-    row("strtok", Subroutine, 0, usize::MAX, "", NotYet),
-    row("lltostr", Subroutine, 0, usize::MAX, "", NotYet),
-    row("toupper", Subroutine, 0, usize::MAX, "", NotYet),
-    row("tolower", Subroutine, 0, usize::MAX, "", NotYet),
-    row("htons", Subroutine, 0, usize::MAX, "", NotYet),
-    row("htonl", Subroutine, 0, usize::MAX, "", NotYet),
-    row("htonll", Subroutine, 0, usize::MAX, "", NotYet),
-    row("ntohs", Subroutine, 0, usize::MAX, "", NotYet),
-    row("ntohl", Subroutine, 0, usize::MAX, "", NotYet),
-    row("ntohll", Subroutine, 0, usize::MAX, "", NotYet),
-    row("inet_ntoa", Subroutine, 0, usize::MAX, "", NotYet),
-    row("inet_ntoa6", Subroutine, 0, usize::MAX, "", NotYet),
-    row("inet_ntop", Subroutine, 0, usize::MAX, "", NotYet),
-    row("rand", Subroutine, 0, usize::MAX, "", NotYet),
-    row("progenyof", Subroutine, 0, usize::MAX, "", NotYet),
-    row("getmajor", Subroutine, 0, usize::MAX, "", NotYet),
-    row("getminor", Subroutine, 0, usize::MAX, "", NotYet),
-    row("ddi_pathname", Subroutine, 0, usize::MAX, "", NotYet),
-    row("mutex_owned", Subroutine, 0, usize::MAX, "", NotYet),
-    row("mutex_owner", Subroutine, 0, usize::MAX, "", NotYet),
-    row("mutex_type_adaptive", Subroutine, 0, usize::MAX, "", NotYet),
-    row("mutex_type_spin", Subroutine, 0, usize::MAX, "", NotYet),
-    row("rw_read_held", Subroutine, 0, usize::MAX, "", NotYet),
-    row("rw_write_held", Subroutine, 0, usize::MAX, "", NotYet),
-    row("rw_iswriter", Subroutine, 0, usize::MAX, "", NotYet),
-    row("cleanpath", Subroutine, 0, usize::MAX, "", NotYet),
-    row("msgsize", Subroutine, 0, usize::MAX, "", NotYet),
-    row("msgdsize", Subroutine, 0, usize::MAX, "", NotYet),
-    row("setopt", Action, 0, usize::MAX, "", NotYet),
-    row("normalize", Action, 0, usize::MAX, "", NotYet),
-    row("denormalize", Action, 0, usize::MAX, "", NotYet),
-    row("ftruncate", Action, 0, usize::MAX, "", NotYet),
-    row("freopen", Action, 0, usize::MAX, "", NotYet),
-    row("print", Action, 0, usize::MAX, "", NotYet),
-    row("d_path", Subroutine, 0, usize::MAX, "", NotYet),
-    row("link_ntop", Subroutine, 0, usize::MAX, "", NotYet),
-    row("strtoll", Subroutine, 0, usize::MAX, "", NotYet),
+    row("stringof", Subroutine, "string(@)", Operator(subr_stringof)),
+    row(
+        "strlen",
+        Subroutine,
+        "size_t(const char *)",
+        Subr(subr_strlen),
+    ),
+    row("count", Aggregating, "void()", Agg),
+    row("sum", Aggregating, "void(@)", Agg),
+    row("min", Aggregating, "void(@)", Agg),
+    row("max", Aggregating, "void(@)", Agg),
+    row("avg", Aggregating, "void(@)", Agg),
+    row("quantize", Aggregating, "void(@, ...)", Agg),
+    row(
+        "lquantize",
+        Aggregating,
+        "void(@, int32_t, int32_t, ...)",
+        Agg,
+    ),
+    row("stddev", Aggregating, "void(@)", NotYet),
+    row(
+        "llquantize",
+        Aggregating,
+        "void(@, int32_t, int32_t, int32_t, int32_t, ...)",
+        NotYet,
+    ),
+    row("speculation", Subroutine, "int()", NotYet),
+    row("speculate", Action, "void(int)", NotYet),
+    row("commit", Action, "void(int)", NotYet),
+    row("discard", Action, "void(int)", NotYet),
+    row("stack", Action, "stack([uint32_t])", NotYet),
+    row("ustack", Action, "stack([uint32_t], [uint32_t])", NotYet),
+    row("jstack", Action, "stack([uint32_t], [uint32_t])", NotYet),
+    row("ufunc", Subroutine, "_usymaddr(uintptr_t)", NotYet),
+    row("usym", Subroutine, "_usymaddr(uintptr_t)", NotYet),
+    row("umod", Subroutine, "_usymaddr(uintptr_t)", NotYet),
+    row("uaddr", Subroutine, "_usymaddr(uintptr_t)", NotYet),
+    row("func", Subroutine, "_symaddr(uintptr_t)", NotYet),
+    row("sym", Subroutine, "_symaddr(uintptr_t)", NotYet),
+    row("mod", Subroutine, "_symaddr(uintptr_t)", NotYet),
+    row("tracemem", Action, "void(@, size_t, [size_t])", NotYet),
+    row("printm", Action, "void(size_t, uintptr_t)", NotYet),
+    row("raise", Action, "void(int)", NotYet),
+    row("stop", Action, "void()", NotYet),
+    row("system", Action, "void(@, ...)", NotYet),
+    row("breakpoint", Action, "void()", NotYet),
+    row("panic", Action, "void()", NotYet),
+    row("chill", Action, "void(int)", NotYet),
+    row("copyin", Subroutine, "void *(uintptr_t, size_t)", NotYet),
+    row(
+        "copyinto",
+        Subroutine,
+        "void(uintptr_t, size_t, void *)",
+        NotYet,
+    ),
+    row("copyout", Action, "void(void *, uintptr_t, size_t)", NotYet),
+    row(
+        "copyoutstr",
+        Action,
+        "void(char *, uintptr_t, size_t)",
+        NotYet,
+    ),
+    row("alloca", Subroutine, "void *(size_t)", NotYet),
+    row("bcopy", Subroutine, "void(void *, void *, size_t)", NotYet),
+    row("basename", Subroutine, "string(const char *)", NotYet),
+    row("dirname", Subroutine, "string(const char *)", NotYet),
+    row(
+        "strjoin",
+        Subroutine,
+        "string(const char *, const char *)",
+        NotYet,
+    ),
+    row(
+        "substr",
+        Subroutine,
+        "string(const char *, int, [int])",
+        NotYet,
+    ),
+    row(
+        "index",
+        Subroutine,
+        "int(const char *, const char *, [int])",
+        NotYet,
+    ),
+    row(
+        "rindex",
+        Subroutine,
+        "int(const char *, const char *, [int])",
+        NotYet,
+    ),
+    row("strchr", Subroutine, "string(const char *, char)", NotYet),
+    row("strrchr", Subroutine, "string(const char *, char)", NotYet),
+    row(
+        "strstr",
+        Subroutine,
+        "string(const char *, const char *)",
+        NotYet,
+    ),
+    row(
+        "strtok",
+        Subroutine,
+        "string(const char *, const char *)",
+        NotYet,
+    ),
+    row("lltostr", Subroutine, "string(int64_t)", NotYet),
+    row("toupper", Subroutine, "string(const char *)", NotYet),
+    row("tolower", Subroutine, "string(const char *)", NotYet),
+    row("htons", Subroutine, "uint16_t(uint16_t)", NotYet),
+    row("htonl", Subroutine, "uint32_t(uint32_t)", NotYet),
+    row("htonll", Subroutine, "uint64_t(uint64_t)", NotYet),
+    row("ntohs", Subroutine, "uint16_t(uint16_t)", NotYet),
+    row("ntohl", Subroutine, "uint32_t(uint32_t)", NotYet),
+    row("ntohll", Subroutine, "uint64_t(uint64_t)", NotYet),
+    row("inet_ntoa", Subroutine, "string(ipaddr_t *)", NotYet),
+    row(
+        "inet_ntoa6",
+        Subroutine,
+        "string(struct in6_addr *, [int])",
+        NotYet,
+    ),
+    row("inet_ntop", Subroutine, "string(int, void *)", NotYet),
+    row("rand", Subroutine, "int()", NotYet),
+    row("progenyof", Subroutine, "int(pid_t)", NotYet),
+    row(
+        "getmajor",
+        Subroutine,
+        "vmlinux`dev_t(vmlinux`dev_t)",
+        NotYet,
+    ),
+    row(
+        "getminor",
+        Subroutine,
+        "vmlinux`dev_t(vmlinux`dev_t)",
+        NotYet,
+    ),
+    row(
+        "ddi_pathname",
+        Subroutine,
+        "string(void *, int64_t)",
+        NotYet,
+    ),
+    row(
+        "mutex_owned",
+        Subroutine,
+        "int(vmlinux`struct mutex *)",
+        NotYet,
+    ),
+    row(
+        "mutex_owner",
+        Subroutine,
+        "vmlinux`struct task_struct *(vmlinux`struct mutex *)",
+        NotYet,
+    ),
+    row(
+        "mutex_type_adaptive",
+        Subroutine,
+        "int(vmlinux`struct mutex *)",
+        NotYet,
+    ),
+    row(
+        "mutex_type_spin",
+        Subroutine,
+        "int(vmlinux`struct mutex *)",
+        NotYet,
+    ),
+    row(
+        "rw_read_held",
+        Subroutine,
+        "int(vmlinux`rwlock_t *)",
+        NotYet,
+    ),
+    row(
+        "rw_write_held",
+        Subroutine,
+        "int(vmlinux`rwlock_t *)",
+        NotYet,
+    ),
+    row("rw_iswriter", Subroutine, "int(vmlinux`rwlock_t *)", NotYet),
+    row("cleanpath", Subroutine, "string(const char *)", NotYet),
+    row("msgsize", Subroutine, "size_t(mblk_t *)", NotYet),
+    row("msgdsize", Subroutine, "size_t(mblk_t *)", NotYet),
+    row(
+        "setopt",
+        Action,
+        "void(const char *, [const char *])",
+        NotYet,
+    ),
+    row("normalize", Action, "void(@, uint64_t)", NotYet),
+    row("denormalize", Action, "void(@)", NotYet),
+    row("ftruncate", Action, "void()", NotYet),
+    row("freopen", Action, "void(@, ...)", NotYet),
+    row("print", Action, "void(@)", NotYet),
+    row("d_path", Subroutine, "string(struct path *)", NotYet),
+    row("link_ntop", Subroutine, "string(int, void *)", NotYet),
+    row(
+        "strtoll",
+        Subroutine,
+        "int64_t(const char *, [int])",
+        NotYet,
+    ),
 ];
 
 pub(super) fn lookup(name: &str) -> Option<&'static FuncDef> {
     FUNCS.iter().find(|f| f.name == name)
 }
 
+impl FuncDef {
+    /// The row's parsed prototype (every row's parses: see the tests).
+    pub fn prototype(&self) -> Proto {
+        Proto::parse(self.proto).unwrap_or(Proto {
+            params: Vec::new(),
+            varargs: Some(0),
+            optional: None,
+        })
+    }
+}
+
 impl Checker<'_> {
-    /// DTrace's error when `f` is given `got` arguments it does not take.
+    /// DTrace's error when `f` is given `got` arguments its prototype
+    /// does not take.
     pub(super) fn check_arity(
         &self,
         f: &FuncDef,
         got: usize,
         line: u32,
     ) -> Result<(), CompileError> {
-        if got < f.min || got > f.max {
-            return Err(self.proto_len(f.name, got, f.want, line));
+        match f.prototype().mismatch(got) {
+            Some(want) => Err(self.proto_len(f.name, got, &want, line)),
+            None => Ok(()),
         }
-        Ok(())
+    }
+
+    /// Checks argument `i` (from 0) of a call of `f` against the type its
+    /// prototype gives it, as DTrace's argument compatibility rules say.
+    pub(super) fn check_arg(
+        &mut self,
+        f: &FuncDef,
+        i: usize,
+        arg: &CExpr,
+        line: u32,
+    ) -> Result<(), CompileError> {
+        let Some(Param::Typed(name)) = f.prototype().params.get(i).copied() else {
+            return Ok(());
+        };
+        let want = self.proto_type(f, i, name, line)?;
+        let zero = matches!(arg.kind, CKind::Int(0));
+        if want.accepts_arg(&arg.ty, zero) {
+            return Ok(());
+        }
+        Err(self.arg_mismatch(f.name, i + 1, name, &arg.ty, line))
+    }
+
+    /// A subroutine's arguments, checked as expressions and against its
+    /// prototype.
+    pub(super) fn checked_args(
+        &mut self,
+        f: &FuncDef,
+        args: &[Expr],
+        line: u32,
+    ) -> Result<Vec<CExpr>, CompileError> {
+        let mut out = Vec::with_capacity(args.len());
+        for (i, a) in args.iter().enumerate() {
+            let c = self.expr(a)?;
+            self.check_arg(f, i, &c, line)?;
+            out.push(c);
+        }
+        Ok(out)
+    }
+
+    /// The type a prototype names: C's base types and D's typedefs, the
+    /// program's and the kernel's (`vmlinux`dev_t`), `struct X`, with
+    /// `const` and pointers.
+    fn proto_type(
+        &mut self,
+        f: &FuncDef,
+        i: usize,
+        name: &str,
+        line: u32,
+    ) -> Result<Type, CompileError> {
+        let mut base = name.trim();
+        let mut stars = 0;
+        while let Some(b) = base.strip_suffix('*') {
+            base = b.trim_end();
+            stars += 1;
+        }
+        let base = base.strip_prefix("const ").unwrap_or(base).trim();
+        let (module, bare) = match base.split_once('`') {
+            Some((m, b)) => (Some(m), b),
+            None => (None, base),
+        };
+        let found = if let Some(tag) = bare.strip_prefix("struct ") {
+            self.syms.types.tagged(TagKind::Struct, tag.trim(), module)
+        } else if let Some(t) = module
+            .is_none()
+            .then(|| types::resolve_base(bare))
+            .flatten()
+        {
+            Some(t)
+        } else {
+            self.syms.types.typedef(bare, module)
+        };
+        let Some(mut t) = found else {
+            return Err(err(
+                Tag::D_UNKNOWN,
+                line,
+                format!(
+                    "failed to resolve type of {} arg#{} ({}): Unknown type name",
+                    f.name,
+                    i + 1,
+                    name
+                ),
+            ));
+        };
+        for _ in 0..stars {
+            t = Type::ptr(t);
+        }
+        Ok(t)
     }
 
     /// DTrace's error for a function named where its kind cannot be.
@@ -284,7 +565,36 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), n, "a function has two rows");
         for f in FUNCS {
-            assert!(f.min <= f.max, "{}", f.name);
+            assert!(Proto::parse(f.proto).is_some(), "{}: {}", f.name, f.proto);
+        }
+    }
+
+    #[test]
+    fn prototypes_give_counts_as_dtrace_words_them() {
+        let p = Proto::parse("string(uintptr_t, [size_t])").unwrap();
+        assert_eq!(
+            p.params,
+            [Param::Typed("uintptr_t"), Param::Typed("size_t")]
+        );
+        assert_eq!(p.mismatch(0).as_deref(), Some("at least 1"));
+        assert_eq!(p.mismatch(1), None);
+        assert_eq!(p.mismatch(2), None);
+        assert_eq!(p.mismatch(3).as_deref(), Some("at most 2"));
+        let p = Proto::parse("void(@, int32_t, int32_t, ...)").unwrap();
+        assert_eq!(p.varargs, Some(3));
+        assert_eq!(p.mismatch(2).as_deref(), Some("at least 3"));
+        assert_eq!(p.mismatch(9), None);
+        let p = Proto::parse("void()").unwrap();
+        assert!(p.params.is_empty());
+        assert_eq!(p.mismatch(1).as_deref(), Some("0"));
+        assert_eq!(
+            Proto::parse("void(int)").unwrap().mismatch(2).as_deref(),
+            Some("1")
+        );
+        // Malformed: a required argument after an optional one, anything
+        // after "...", an empty parameter, no parentheses.
+        for bad in ["void([int], int)", "void(..., int)", "void(int,)", "void"] {
+            assert!(Proto::parse(bad).is_none(), "{}", bad);
         }
     }
 }

@@ -500,7 +500,12 @@ impl Checker<'_> {
             Some(f) => match f.lowering {
                 funcs::Lowering::Subr(subr) => {
                     self.check_arity(f, args.len(), line)?;
+                    let args = self.checked_args(f, args, line)?;
                     subr(self, args, line)
+                }
+                funcs::Lowering::Operator(op) => {
+                    self.check_arity(f, args.len(), line)?;
+                    op(self, args, line)
                 }
                 _ => Err(self.misplaced(f, line)),
             },
@@ -514,25 +519,18 @@ impl Checker<'_> {
 
     pub(super) fn subr_copyinstr(
         &mut self,
-        args: &[Expr],
+        args: Vec<CExpr>,
         line: u32,
     ) -> Result<CExpr, CompileError> {
-        let mk = |kind: CKind, ty: Type| CExpr { kind, ty, line };
-        let a = self.expr(&args[0])?;
-        if !a.ty.is_scalar() {
-            return Err(self.arg_mismatch("copyinstr", 1, "uintptr_t", &a.ty, line));
-        }
-        let n = match args.get(1) {
-            Some(x) => {
-                let v = self.expr(x)?;
-                if !v.ty.is_scalar() {
-                    return Err(self.arg_mismatch("copyinstr", 2, "size_t", &v.ty, line));
-                }
-                Some(Box::new(v))
-            }
-            None => None,
+        let mut args = args.into_iter().map(Box::new);
+        let (Some(a), n) = (args.next(), args.next()) else {
+            return Err(self.proto_len("copyinstr", 0, "at least 1", line));
         };
-        Ok(mk(CKind::Copyinstr(Box::new(a), n), Type::String))
+        Ok(CExpr {
+            kind: CKind::Copyinstr(a, n),
+            ty: Type::String,
+            line,
+        })
     }
 
     pub(super) fn subr_stringof(
@@ -544,22 +542,31 @@ impl Checker<'_> {
         self.expr(&e)
     }
 
-    pub(super) fn subr_strlen(&mut self, args: &[Expr], line: u32) -> Result<CExpr, CompileError> {
+    pub(super) fn subr_strlen(
+        &mut self,
+        mut args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
         let mk = |kind: CKind, ty: Type| CExpr { kind, ty, line };
-        let s = self.expr(&args[0])?;
-        if !s.ty.is_string() {
-            return Err(self.arg_mismatch("strlen", 1, "string", &s.ty, line));
+        let size_t = int_ty(IntType::new(8, false, "size_t"));
+        if args.is_empty() {
+            return Err(self.proto_len("strlen", 0, "1", line));
         }
+        let s = args.remove(0);
         if let CKind::Str(ref b) = s.kind {
             let n = b.iter().position(|&c| c == 0).unwrap_or(b.len());
-            return Ok(mk(
-                CKind::Int(n as i64),
-                int_ty(IntType::new(8, false, "size_t")),
-            ));
+            return Ok(mk(CKind::Int(n as i64), size_t));
         }
-        Ok(mk(
-            CKind::Strlen(Box::new(s)),
-            int_ty(IntType::new(8, false, "size_t")),
-        ))
+        // A `char *` or `char []` is the string at that address.
+        let s = if s.ty.is_string() {
+            s
+        } else {
+            let ty = Type::ptr(s.ty.pointee().cloned().unwrap_or(Type::Void));
+            mk(
+                CKind::KernelString(Box::new(CExpr { ty, ..s })),
+                Type::String,
+            )
+        };
+        Ok(mk(CKind::Strlen(Box::new(s)), size_t))
     }
 }

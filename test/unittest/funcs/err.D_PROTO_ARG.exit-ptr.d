@@ -1,0 +1,5 @@
+/* exit( ) takes an int; a pointer is not one. */
+BEGIN
+{
+	exit(curthread);
+}
