@@ -120,6 +120,12 @@ impl Asm {
         self.emit2(lddw_pseudo(dst, BPF_PSEUDO_MAP_VALUE, 0, offset as i32));
     }
 
+    /// Loads a handle on the vmlinux variable whose BTF VAR is `btf_id`
+    /// (for `bpf_this_cpu_ptr` and `bpf_per_cpu_ptr`).
+    pub fn ld_btf_id(&mut self, dst: Reg, btf_id: u32) {
+        self.emit2(lddw_pseudo(dst, BPF_PSEUDO_BTF_ID, btf_id as i32, 0));
+    }
+
     /// Resolves labels and drops unreachable code. A conditional jump too
     /// far for its 16-bit offset becomes `jcc +1; ja +1; gotol target`, an
     /// unconditional one `gotol`; since growing code can push other jumps

@@ -172,6 +172,12 @@ impl ProgGen<'_, '_> {
                 self.store_temp(tp, R1);
                 Ok(tp)
             }
+            CKind::PerCpuAddr(var) => {
+                // This CPU's copy of the variable.
+                self.a.ld_btf_id(R1, *var);
+                self.a.emit(call(Helper::ThisCpuPtr));
+                Ok(self.int_result(R0))
+            }
             CKind::Str(_) | CKind::Copyinstr(..) | CKind::KernelString(_) => {
                 Err(GenError("internal error: string used as an integer".into()))
             }

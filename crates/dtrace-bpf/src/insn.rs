@@ -147,6 +147,8 @@ impl Size {
 pub const BPF_PSEUDO_MAP_FD: u8 = 1;
 /// `src_reg` of a 64-bit immediate load giving the address of a map value.
 pub const BPF_PSEUDO_MAP_VALUE: u8 = 2;
+/// A 64-bit load of a kernel variable known by its BTF id.
+pub const BPF_PSEUDO_BTF_ID: u8 = 3;
 
 /// Kernel helper functions the code generator calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -168,6 +170,7 @@ pub enum Helper {
     RingbufReserve = 131,
     RingbufSubmit = 132,
     RingbufDiscard = 133,
+    ThisCpuPtr = 154,
     Strncmp = 182,
 }
 

@@ -195,6 +195,9 @@ pub enum CKind {
     Strlen(Box<CExpr>),
     /// `*p`: a load of `ty` from kernel memory.
     Deref(Box<CExpr>),
+    /// The address of this CPU's copy of a per-CPU kernel variable, known
+    /// to the kernel by its VAR's BTF id in vmlinux.
+    PerCpuAddr(u32),
 }
 
 /// The "action number" DTrace reports in runtime errors: the 1-based index
@@ -275,7 +278,12 @@ impl CExpr {
     /// Calls `f` on each direct sub-expression, in evaluation order.
     pub fn for_each_child<'a>(&'a self, f: &mut dyn FnMut(&'a CExpr)) {
         match &self.kind {
-            CKind::Int(_) | CKind::Str(_) | CKind::Builtin(_) | CKind::Arg(_) | CKind::Var(_) => {}
+            CKind::Int(_)
+            | CKind::Str(_)
+            | CKind::Builtin(_)
+            | CKind::Arg(_)
+            | CKind::Var(_)
+            | CKind::PerCpuAddr(_) => {}
             CKind::Elem(_, keys) => keys.iter().for_each(f),
             CKind::Unary(_, a)
             | CKind::Cast(a)

@@ -605,8 +605,20 @@ pub struct ExtSymbol {
     pub module: String,
     /// Its type, if the kernel describes it.
     pub ty: Option<ExtId>,
-    /// A per-CPU variable: `addr` is an offset into each CPU's area.
-    pub per_cpu: bool,
+    /// A per-CPU variable: `addr` is an offset into each CPU's area, and
+    /// this is how the kernel knows the variable in a program (the BTF
+    /// id of its VAR in vmlinux; none for one of a module, which a
+    /// program would have to name by a module BTF handle).
+    pub per_cpu: Option<PerCpu>,
+}
+
+/// How a program reaches a per-CPU kernel variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PerCpu {
+    /// Its VAR's BTF id in vmlinux.
+    Vmlinux(u32),
+    /// A module's: not reachable yet.
+    Module,
 }
 
 /// Why a kernel symbol cannot be used.

@@ -14,6 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use dtrace_bpf::plan::{GenOptions, Generated, MapSpec};
+use dtrace_lang::types::{ExtId, ExtSymbol, ExtType, ExtTypes, PerCpu, SymbolError, TagKind};
 use dtrace_lang::{MacroEnv, Source, Symbols};
 use dtrace_providers::{plan, Attach, Enabling, Planned, Probes};
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -43,10 +44,55 @@ fn probes() -> Probes {
     Probes::with_syscalls(SYSCALLS)
 }
 
+/// A kernel of two variables, as kallsyms and BTF describe them on a
+/// kernel that lists its variables (`CONFIG_KALLSYMS_ALL`): `max_pfn`,
+/// an `unsigned long` at a fixed address, and `cpu_number`, a per-CPU
+/// `int` whose BTF VAR is id 4242.
+struct FakeKernel;
+
+const ULONG: ExtId = 1;
+const INT: ExtId = 2;
+pub const MAX_PFN: u64 = 0xffff_ffff_8300_1000;
+
+impl ExtTypes for FakeKernel {
+    fn tagged(&self, _: TagKind, _: &str, _: Option<&str>) -> Option<ExtId> {
+        None
+    }
+    fn typedef(&self, _: &str, _: Option<&str>) -> Option<ExtId> {
+        None
+    }
+    fn get(&self, id: ExtId) -> Option<ExtType> {
+        let (name, size, signed) = match id {
+            ULONG => ("unsigned long", 8, false),
+            INT => ("int", 4, true),
+            _ => return None,
+        };
+        Some(ExtType::Int {
+            name: name.into(),
+            size,
+            signed,
+        })
+    }
+    fn symbol(&self, name: &str, _: Option<&str>) -> Result<ExtSymbol, SymbolError> {
+        let (addr, ty, per_cpu) = match name {
+            "max_pfn" => (MAX_PFN, ULONG, None),
+            "cpu_number" => (0x2_0030, INT, Some(PerCpu::Vmlinux(4242))),
+            _ => return Err(SymbolError::NotFound),
+        };
+        Ok(ExtSymbol {
+            addr,
+            module: "vmlinux".into(),
+            ty: Some(ty),
+            per_cpu,
+        })
+    }
+}
+
 /// Compiles, matches, plans and generates one program, as libdtrace's
 /// compile, exec and go do, and renders the result as text.
 fn render(text: &str) -> Result<String, String> {
     let mut syms = Symbols::default();
+    syms.types.set_external(std::sync::Arc::new(FakeKernel));
     let mut next = 0;
     let env = MacroEnv {
         args: vec!["codegen".into()],

@@ -175,6 +175,10 @@ fn parse_line(text: &[u8], start: usize) -> (Option<Line<'_>>, usize) {
     )
 }
 
+/// Fewer data symbols than this in vmlinux: kallsyms lists functions
+/// only.
+const DATA_SYMBOLS_WITH_ALL: usize = 1000;
+
 impl Kallsyms {
     /// Reads and parses `/proc/kallsyms`.
     pub fn load() -> io::Result<Kallsyms> {
@@ -232,6 +236,19 @@ impl Kallsyms {
             by_name: OnceLock::new(),
             by_addr: OnceLock::new(),
         }
+    }
+
+    /// True if the kernel lists its variables, not just its functions
+    /// (`CONFIG_KALLSYMS_ALL`). Without it only a few section markers
+    /// (`__start_rodata`, ...) are data symbols; with it, tens of
+    /// thousands are.
+    pub fn lists_data(&self) -> bool {
+        self.syms
+            .iter()
+            .filter(|e| e.module == 0 && matches!(e.ty, b'd' | b'D' | b'b' | b'B'))
+            .take(DATA_SYMBOLS_WITH_ALL)
+            .count()
+            >= DATA_SYMBOLS_WITH_ALL
     }
 
     /// True if every address reads as zero: the kernel hides them
@@ -468,6 +485,20 @@ ffffffffc0003100 T schedule\t[xfs]
         assert_eq!(k.symbolize(0xffffffff80000000), None);
         assert_eq!(k.symbolize(0), None);
         assert_eq!(k.symbolize(u64::MAX).unwrap().0.name, "schedule");
+    }
+
+    #[test]
+    fn data_symbols_are_listed_with_kallsyms_all_only() {
+        // Functions and section markers only: CONFIG_KALLSYMS_ALL is off.
+        assert!(!sample().lists_data());
+        let mut text = String::from("ffffffff82400000 D __start_rodata\n");
+        for i in 0..DATA_SYMBOLS_WITH_ALL {
+            text.push_str(&format!("ffffffff8300{:04x} b var_{}\n", i, i));
+        }
+        assert!(Kallsyms::parse(text.clone()).lists_data());
+        // A module's variables do not count.
+        let modules: String = text.lines().map(|l| format!("{} [m]\n", l)).collect();
+        assert!(!Kallsyms::parse(modules).lists_data());
     }
 
     #[test]

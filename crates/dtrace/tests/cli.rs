@@ -588,6 +588,53 @@ fn kernel_types_are_read_only_when_named() {
     assert_eq!(btf_opens("BEGIN { trace(curthread->pid); }"), 1);
 }
 
+/// Kernel variables by the backquote: read where the kernel exports their
+/// addresses (`CONFIG_KALLSYMS_ALL`), and otherwise refused with the
+/// reason, never read from a wrong address. Both ways are checked, as the
+/// machine's kernel decides which applies.
+fn kernel_variables_are_read_or_refused_with_the_reason() {
+    let _g = serial();
+    let kallsyms = std::fs::read_to_string("/proc/kallsyms").expect("read kallsyms");
+    let listed = |name: &str| {
+        kallsyms
+            .lines()
+            .any(|l| l.split_whitespace().nth(2) == Some(name))
+    };
+    for (name, prog, why) in [
+        (
+            "max_pfn",
+            "BEGIN { printf(\"%d\\n\", `max_pfn > 0); exit(0); }",
+            "Unknown symbol name (this kernel's /proc/kallsyms lists functions only: CONFIG_KALLSYMS_ALL is off)",
+        ),
+        (
+            "cpu_number",
+            "BEGIN { printf(\"%d\\n\", `cpu_number == cpu); exit(0); }",
+            "a per-CPU variable, whose address this kernel does not export (/proc/kallsyms lists functions only: CONFIG_KALLSYMS_ALL is off)",
+        ),
+    ] {
+        let o = run(&["-qn", prog]);
+        if listed(name) {
+            assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+            assert_eq!(text(&o.stdout).trim_end(), "1", "{}", prog);
+        } else {
+            assert_failed(
+                &o,
+                1,
+                &format!(
+                    "dtrace: invalid probe specifier {}: failed to resolve `{}: {}\n",
+                    prog, name, why
+                ),
+            );
+        }
+    }
+    // A function's address is always there.
+    let o = run(&[
+        "-qn",
+        "BEGIN { printf(\"%d\\n\", &`vfs_read != NULL); exit(0); }",
+    ]);
+    assert_eq!(text(&o.stdout).trim_end(), "1", "{}", text(&o.stderr));
+}
+
 /// A library that does not compile is named in the error; a library
 /// directory that does not exist is passed over, as DTrace does.
 fn library_errors_name_the_library() {
@@ -703,6 +750,7 @@ fn main() {
         types_match_the_c_compiler: true,
         library_errors_name_the_library: true,
         kernel_types_are_read_only_when_named: true,
+        kernel_variables_are_read_or_refused_with_the_reason: true,
         records_larger_than_the_buffer_are_refused: true,
     ];
     let trials = tests

@@ -7,7 +7,7 @@
 
 use std::sync::OnceLock;
 
-use dtrace_lang::types::{ExtId, ExtSymbol, ExtType, ExtTypes, SymbolError, TagKind};
+use dtrace_lang::types::{ExtId, ExtSymbol, ExtType, ExtTypes, PerCpu, SymbolError, TagKind};
 use dtrace_sys::btf::{Btf, KernelTypes, Kind, TypeData, TypeRef};
 use dtrace_sys::ksyms::{Kallsyms, KsymError};
 
@@ -30,6 +30,15 @@ fn type_ref(id: ExtId) -> TypeRef {
 }
 
 impl Kernel {
+    /// A kernel of the given BTF and kallsyms (for tests).
+    #[cfg(test)]
+    fn of(types: KernelTypes, syms: Kallsyms) -> Kernel {
+        Kernel {
+            types: OnceLock::from(Some(types)),
+            syms: OnceLock::from(Ok(syms)),
+        }
+    }
+
     fn types(&self) -> Option<&KernelTypes> {
         self.types.get_or_init(|| KernelTypes::load().ok()).as_ref()
     }
@@ -182,17 +191,22 @@ impl ExtTypes for Kernel {
                 }
             })
         };
-        let per_cpu_var = || -> Option<(ExtId, u64)> {
+        let per_cpu_var = || -> Option<(ExtId, PerCpu)> {
             let kt = self.types()?;
             let r = kt.find_with(module, |b| b.find_var(name)).ok().flatten()?;
             let btf = kt.btf(r.btf).ok()?;
-            let (sec, info) = btf.var_section(r.id)?;
+            let (sec, _) = btf.var_section(r.id)?;
             let secname = btf.type_name(sec);
             let TypeData::Var { ty, .. } = &btf.get(r.id)?.data else {
                 return None;
             };
-            (secname == ".data..percpu")
-                .then(|| (ext_id(kt.type_ref(r.btf, *ty)), u64::from(info.offset)))
+            let c = kt.canonical(r);
+            let how = if c.btf == 0 {
+                PerCpu::Vmlinux(c.id)
+            } else {
+                PerCpu::Module
+            };
+            (secname == ".data..percpu").then(|| (ext_id(kt.type_ref(r.btf, *ty)), how))
         };
         let ks = self.kallsyms()?;
         let scoped;
@@ -204,27 +218,151 @@ impl ExtTypes for Kernel {
             None => name,
         };
         match ks.lookup(key) {
-            Ok(s) => {
-                let is_text = matches!(s.ty, 'T' | 't' | 'W' | 'w');
-                let ty = if is_text { typed(true) } else { typed(false) };
-                // A variable's BTF VAR gives its type through Qualified.
-                Ok(ExtSymbol {
+            Ok(s) if s.is_text() => Ok(ExtSymbol {
+                addr: s.addr,
+                module: s.module.to_string(),
+                ty: typed(true),
+                per_cpu: None,
+            }),
+            // A variable: its BTF VAR gives its type (through Qualified),
+            // and says whether it is per-CPU (its address is then an
+            // offset into each CPU's area, and the kernel finds this
+            // CPU's copy by the same name in kallsyms).
+            Ok(s) => Ok(match per_cpu_var() {
+                Some((ty, how)) => ExtSymbol {
                     addr: s.addr,
                     module: s.module.to_string(),
-                    ty,
-                    per_cpu: false,
-                })
-            }
-            Err(KsymError::Hidden) => Err(SymbolError::Hidden),
-            Err(_) => match per_cpu_var() {
-                Some((ty, off)) => Ok(ExtSymbol {
-                    addr: off,
-                    module: module.unwrap_or("vmlinux").to_string(),
                     ty: Some(ty),
-                    per_cpu: true,
-                }),
-                None => Err(SymbolError::NotFound),
-            },
+                    per_cpu: Some(how),
+                },
+                None => ExtSymbol {
+                    addr: s.addr,
+                    module: s.module.to_string(),
+                    ty: typed(false),
+                    per_cpu: None,
+                },
+            }),
+            Err(KsymError::Hidden) => Err(SymbolError::Hidden),
+            Err(_) if per_cpu_var().is_some() => Err(SymbolError::Unavailable(
+                "a per-CPU variable, whose address this kernel does not export (/proc/kallsyms lists functions only: CONFIG_KALLSYMS_ALL is off)".into(),
+            )),
+            Err(_) if !ks.lists_data() && typed(false).is_some() => Err(SymbolError::Unavailable(
+                "a variable, whose address this kernel does not export (/proc/kallsyms lists functions only: CONFIG_KALLSYMS_ALL is off)".into(),
+            )),
+            Err(_) if !ks.lists_data() => Err(SymbolError::Unavailable(
+                "Unknown symbol name (this kernel's /proc/kallsyms lists functions only: CONFIG_KALLSYMS_ALL is off)".into(),
+            )),
+            Err(_) => Err(SymbolError::NotFound),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    /// BTF of two ints and two variables: `max_pfn` (an `unsigned long`
+    /// in `.data`) and `cpu_number` (an `int` in `.data..percpu`, VAR
+    /// id 4).
+    fn btf() -> KernelTypes {
+        let mut strs = b"\0".to_vec();
+        let mut name = |s: &str| {
+            let at = strs.len() as u32;
+            strs.extend_from_slice(s.as_bytes());
+            strs.push(0);
+            at
+        };
+        let words: Vec<u32> = vec![
+            // [1] unsigned long, [2] int
+            name("unsigned long"),
+            1 << 24,
+            8,
+            64,
+            name("int"),
+            1 << 24,
+            4,
+            (1 << 24) | 32,
+            // [3] VAR max_pfn, [4] VAR cpu_number (global linkage)
+            name("max_pfn"),
+            14 << 24,
+            1,
+            1,
+            name("cpu_number"),
+            14 << 24,
+            2,
+            1,
+            // [5] DATASEC .data { max_pfn }, [6] .data..percpu { cpu_number }
+            name(".data"),
+            (15 << 24) | 1,
+            4096,
+            3,
+            0,
+            8,
+            name(".data..percpu"),
+            (15 << 24) | 1,
+            4096,
+            4,
+            0x30,
+            4,
+        ];
+        let types: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let mut blob = Vec::new();
+        blob.extend_from_slice(&0xeb9fu16.to_le_bytes());
+        blob.extend_from_slice(&[1, 0]);
+        for w in [
+            24u32,
+            0,
+            types.len() as u32,
+            types.len() as u32,
+            strs.len() as u32,
+        ] {
+            blob.extend_from_slice(&w.to_le_bytes());
+        }
+        blob.extend_from_slice(&types);
+        blob.extend_from_slice(&strs);
+        let vmlinux = Btf::parse(&blob).expect("fixture BTF parses");
+        KernelTypes::with_vmlinux(std::path::Path::new("/nonexistent"), Arc::new(vmlinux))
+    }
+
+    /// kallsyms with the functions, and with the variables too when
+    /// `all` (CONFIG_KALLSYMS_ALL: thousands of data symbols).
+    fn kallsyms(all: bool) -> Kallsyms {
+        let mut text = String::from("ffffffff81000000 T vfs_read\n");
+        if all {
+            text.push_str("ffffffff83001000 D max_pfn\n0000000000020030 D cpu_number\n");
+            for i in 0..2000 {
+                text.push_str(&format!("ffffffff8400{:04x} d filler_{}\n", i, i));
+            }
+        }
+        Kallsyms::parse(text)
+    }
+
+    #[test]
+    fn variables_of_a_kernel_that_lists_them() {
+        let k = Kernel::of(btf(), kallsyms(true));
+        let s = k.symbol("max_pfn", None).unwrap();
+        assert_eq!((s.addr, s.per_cpu), (0xffff_ffff_8300_1000, None));
+        let ty = k.get(s.ty.expect("typed by its VAR")).unwrap();
+        assert!(matches!(ty, ExtType::Qualified(_)));
+        // Per-CPU: the kernel is given the VAR's id.
+        let s = k.symbol("cpu_number", None).unwrap();
+        assert_eq!(s.per_cpu, Some(PerCpu::Vmlinux(4)));
+        assert_eq!(k.symbol("nope", None), Err(SymbolError::NotFound));
+        let f = k.symbol("vfs_read", None).unwrap();
+        assert_eq!((f.addr, f.per_cpu), (0xffff_ffff_8100_0000, None));
+    }
+
+    #[test]
+    fn variables_of_a_kernel_that_hides_them_say_why() {
+        let k = Kernel::of(btf(), kallsyms(false));
+        let why = |name| match k.symbol(name, None) {
+            Err(SymbolError::Unavailable(w)) => w,
+            other => panic!("{}: {:?}", name, other),
+        };
+        assert!(why("max_pfn").starts_with("a variable, whose address"));
+        assert!(why("cpu_number").starts_with("a per-CPU variable"));
+        assert!(why("nope").starts_with("Unknown symbol name (this kernel"));
+        assert!(why("nope").contains("CONFIG_KALLSYMS_ALL is off"));
     }
 }

@@ -10,7 +10,7 @@ use super::{err, Checker};
 use crate::ast::{Expr, ExprKind};
 use crate::error::{CompileError, Tag};
 use crate::ir::{ArithOp, CExpr, CKind};
-use crate::types::{self, IntType, SymbolError, Type, TypeError};
+use crate::types::{self, IntType, PerCpu, SymbolError, Type, TypeError};
 
 /// An object in memory.
 pub(super) struct Place {
@@ -262,16 +262,25 @@ impl Checker<'_> {
                 ),
             ));
         };
-        if sym.per_cpu {
-            return Err(err(
-                Tag::D_SYM_NOTYPES,
-                line,
-                format!("{} is a per-CPU variable, which is not yet supported", full),
-            ));
-        }
+        // A per-CPU variable is this CPU's copy, whose address the
+        // kernel gives the program when it runs.
+        let kind = match sym.per_cpu {
+            None => CKind::Int(sym.addr as i64),
+            Some(PerCpu::Vmlinux(var)) => CKind::PerCpuAddr(var),
+            Some(PerCpu::Module) => {
+                return Err(err(
+                    Tag::D_SYM_NOTYPES,
+                    line,
+                    format!(
+                        "{} is a per-CPU variable of a module, which is not yet supported",
+                        full
+                    ),
+                ))
+            }
+        };
         // A function designator is its address.
         let addr = CExpr {
-            kind: CKind::Int(sym.addr as i64),
+            kind,
             ty: Type::ptr(ty.clone()),
             line,
         };
