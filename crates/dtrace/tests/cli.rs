@@ -627,6 +627,27 @@ fn kernel_variables_are_read_or_refused_with_the_reason() {
             );
         }
     }
+    // A symbol no kernel has: DTrace's words, with the reason where
+    // kallsyms lists functions only.
+    let prog = "BEGIN { trace(`no_such_kernel_symbol_at_all); }";
+    let why = if kallsyms
+        .lines()
+        .filter(|l| l.contains(" D ") || l.contains(" d "))
+        .count()
+        >= 1000
+    {
+        "Unknown symbol name"
+    } else {
+        "Unknown symbol name (this kernel's /proc/kallsyms lists functions only: CONFIG_KALLSYMS_ALL is off)"
+    };
+    assert_failed(
+        &run(&["-qn", prog]),
+        1,
+        &format!(
+            "dtrace: invalid probe specifier {}: failed to resolve `no_such_kernel_symbol_at_all: {}\n",
+            prog, why
+        ),
+    );
     // A function's address is always there.
     let o = run(&[
         "-qn",

@@ -82,7 +82,13 @@ fn format_int(
         width = width.saturating_neg();
     }
     let width = width.min(MAX_WIDTH) as usize;
-    let (digits, prefix): (Vec<u8>, Vec<u8>) = match c.kind {
+    // `%d` and `%i` of an unsigned value print it unsigned, as DTrace's
+    // printf does (`%d` of `(unsigned char)255` is 255).
+    let kind = match c.kind {
+        ConvKind::Signed if !t.signed => ConvKind::Unsigned,
+        k => k,
+    };
+    let (digits, prefix): (Vec<u8>, Vec<u8>) = match kind {
         ConvKind::Signed => {
             let (n, _) = narrow(v, t, c.length, true);
             let neg = n < 0;

@@ -1,6 +1,9 @@
 #pragma D option quiet
 
-/* Integer conversions with flags, width and precision. */
+/*
+ * Integer conversions with flags, width and precision. %d of an unsigned
+ * value (0x8000000000000000 is an unsigned long long) prints it unsigned.
+ */
 BEGIN
 {
 	printf("[%d] [%i] [%u] [%x] [%X] [%o]\n", -42, 42, -1, 255, 255, 8);
