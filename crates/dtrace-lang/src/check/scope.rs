@@ -112,11 +112,7 @@ impl Checker<'_> {
             ));
         }
         if self.syms.arrays.iter().any(|a| a.name == name) {
-            return Err(err(
-                Tag::D_ARR_BADREF,
-                line,
-                format!("{} is an associative array and must be indexed", name),
-            ));
+            return Err(array_as_scalar(name, line));
         }
         Err(err(
             Tag::D_IDENT_UNDEF,
@@ -160,11 +156,7 @@ impl Checker<'_> {
                     ));
                 }
                 if self.syms.arrays.iter().any(|a| &a.name == name) {
-                    return Err(err(
-                        Tag::D_ARR_BADREF,
-                        line,
-                        format!("{} is an associative array and must be indexed", name),
-                    ));
+                    return Err(array_as_scalar(name, line));
                 }
                 match declare {
                     Some(t) => {
@@ -271,7 +263,10 @@ impl Checker<'_> {
                             return Err(err(
                                 Tag::D_IDENT_BADREF,
                                 line,
-                                format!("{} is not an associative array", name),
+                                format!(
+                                    "scalar '{}' may not be referenced as associative array",
+                                    name
+                                ),
                             ));
                         }
                         let t = match declare {
@@ -354,10 +349,10 @@ impl Checker<'_> {
         if a.keys.len() != keys.len() {
             let (got, want) = (keys.len() - hidden, a.keys.len() - hidden);
             return Err(err(
-                Tag::D_ARR_BADREF,
+                Tag::D_PROTO_LEN,
                 line,
                 format!(
-                    "{}[ ] prototype mismatch: {} arg{} passed, {} expected",
+                    "{}[ ] prototype mismatch: {} key{} passed, {} expected",
                     a.name,
                     got,
                     if got == 1 { "" } else { "s" },
@@ -367,11 +362,18 @@ impl Checker<'_> {
         }
         for (i, (k, t)) in keys.iter().zip(&a.keys).enumerate().skip(hidden) {
             let i = i - hidden;
-            if k.ty.is_string() != t.is_string() || !(k.ty.is_scalar() || k.ty.is_string()) {
+            let zero = matches!(k.kind, CKind::Int(0));
+            if !t.accepts_arg(&k.ty, zero) || !(k.ty.is_scalar() || k.ty.is_string()) {
                 return Err(err(
-                    Tag::D_ARGS_TYPE,
+                    Tag::D_PROTO_ARG,
                     line,
-                    format!("{}[ ] argument #{} is incompatible with prototype:\n\tprototype: {}\n\t argument: {}", a.name, i + 1, t, k.ty),
+                    format!(
+                        "{}[ ] key #{} is incompatible with prototype:\n\tprototype: {}\n\t      key: {}",
+                        a.name,
+                        i + 1,
+                        t,
+                        k.ty
+                    ),
                 ));
             }
         }
@@ -482,6 +484,14 @@ impl Checker<'_> {
                     self.syms.arrays[id].value.clone(),
                 ))
             }
+            None if Symbols::find(&self.syms.globals, name).is_some() => Err(err(
+                Tag::D_IDENT_BADREF,
+                line,
+                format!(
+                    "scalar '{}' may not be referenced as associative array",
+                    name
+                ),
+            )),
             None => Err(err(
                 Tag::D_IDENT_UNDEF,
                 line,
@@ -569,4 +579,16 @@ impl Checker<'_> {
         };
         Ok(mk(CKind::Strlen(Box::new(s)), size_t))
     }
+}
+
+/// DTrace's error for an associative array named without an index.
+fn array_as_scalar(name: &str, line: u32) -> CompileError {
+    err(
+        Tag::D_IDENT_BADREF,
+        line,
+        format!(
+            "associative array '{}' may not be referenced as scalar",
+            name
+        ),
+    )
 }
