@@ -173,6 +173,18 @@ struct LayoutBuilder<'a> {
 impl LayoutBuilder<'_> {
     fn value(&mut self, e: &CExpr) -> Value {
         match &e.kind {
+            // A by-reference value is its address, even a constant one:
+            // its bytes are recorded.
+            _ if e.ty.is_by_ref() => {
+                let size = self.types.known_size(&e.ty).unwrap_or(0) as u32;
+                let v = Value::Bytes {
+                    offset: self.off,
+                    size,
+                    ty: e.ty.clone(),
+                };
+                self.off += round8(size);
+                v
+            }
             CKind::Int(v) => Value::ConstInt {
                 value: *v,
                 ty: e.ty.clone(),
@@ -183,17 +195,6 @@ impl LayoutBuilder<'_> {
                 let v = Value::Str {
                     offset: self.off,
                     size,
-                };
-                self.off += round8(size);
-                v
-            }
-            // Structs, unions, arrays and long doubles: their bytes.
-            _ if e.ty.is_by_ref() => {
-                let size = self.types.known_size(&e.ty).unwrap_or(0) as u32;
-                let v = Value::Bytes {
-                    offset: self.off,
-                    size,
-                    ty: e.ty.clone(),
                 };
                 self.off += round8(size);
                 v
