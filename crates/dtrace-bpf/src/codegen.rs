@@ -34,6 +34,9 @@ const MAX_KEY: u32 = 512;
 /// Per-CPU scratch is an array element; keep it well inside what the
 /// kernel allocates comfortably.
 const MAX_SCRATCH: u32 = 1 << 20;
+/// The largest by-reference value (struct, union, array) a variable may
+/// hold: copies of it go through scratch.
+pub(crate) const MAX_VALUE: u32 = 1 << 16;
 
 pub struct Input<'a> {
     pub syms: &'a Symbols,
@@ -198,11 +201,37 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     // aggregation values, and the empty string), then interned strings.
     g.walltime_at = 0;
     g.rodata.extend_from_slice(&[0u8; 8]);
+    // The zero block is also what a by-reference thread-local or
+    // associative array element reads as before it is assigned.
+    let types = &inp.syms.types;
+    for v in inp.syms.all_vars() {
+        if v.ty.is_by_ref() {
+            let size = types.known_size(&v.ty).unwrap_or(0);
+            if size > u64::from(MAX_VALUE) {
+                return Err(GenError(format!(
+                    "variable {} of type {} is {} bytes, more than the {} bytes a D variable may hold",
+                    v.name, v.ty, size, MAX_VALUE
+                )));
+            }
+        }
+    }
     let zero_needed = inp
         .syms
         .aggs
         .iter()
         .map(|a| a.func.words() as u32 * 8)
+        .chain(
+            inp.syms
+                .threads
+                .iter()
+                .map(|v| layout::stored_size(&v.ty, 8, types)),
+        )
+        .chain(
+            inp.syms
+                .arrays
+                .iter()
+                .map(|a| layout::stored_size(&a.value, 8, types)),
+        )
         .max()
         .unwrap_or(8)
         .max(8);
@@ -215,7 +244,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         ..map("dt_rodata", MapRole::Rodata, MapKind::Array, 4, 0, 1)
     });
 
-    g.globals = layout::var_slots(&inp.syms.globals, 0, strsize);
+    g.globals = layout::var_slots(&inp.syms.globals, 0, strsize, types);
     g.m_globals = g.add_map(map(
         "dt_globals",
         MapRole::Globals,
@@ -224,7 +253,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         g.globals.size.max(8),
         1,
     ));
-    g.locals = layout::var_slots(&inp.syms.locals, scratch::FIXED_END, strsize);
+    g.locals = layout::var_slots(&inp.syms.locals, scratch::FIXED_END, strsize, types);
     g.temp_base = scratch::FIXED_END + g.locals.size;
     let cpus = opts.ncpus.max(1);
     g.m_scratch = g.add_map(map(
@@ -250,7 +279,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         ((opts.dynvarsize / u64::from(value + key + 64)).clamp(1024, 1 << 20)) as u32
     };
     for (i, v) in inp.syms.threads.iter().enumerate() {
-        let vs = layout::stored_size(&v.ty, strsize);
+        let vs = layout::stored_size(&v.ty, strsize, types);
         let id = g.add_map(MapSpec {
             no_prealloc: true,
             ..map(
@@ -273,7 +302,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
                 a.name, ksize, MAX_KEY
             )));
         }
-        let vs = layout::stored_size(&a.value, strsize);
+        let vs = layout::stored_size(&a.value, strsize, types);
         let id = g.add_map(MapSpec {
             no_prealloc: true,
             ..map(
@@ -342,7 +371,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     g.clause_layouts = inp
         .clauses
         .iter()
-        .map(|c| layout::clause_layout(c, &caps))
+        .map(|c| layout::clause_layout(c, &caps, types))
         .collect();
 
     let mut programs = Vec::new();

@@ -69,8 +69,13 @@ impl ProgGen<'_, '_> {
                 self.a.ld_map_fd(R1, map);
                 self.ptr(R2, R9, kb);
                 self.a.emit(call(Helper::MapLookupElem));
+                if self.g.inp.syms.arrays[*arr].value.is_by_ref() {
+                    // The element's bytes, or zeros if it has none.
+                    return Ok(self.ptr_or_empty());
+                }
                 Ok(self.deref_or_zero())
             }
+            CKind::Build(fields) => self.build_record(fields, &e.ty),
             CKind::Unary(op, a) => {
                 let t = self.eval_int(a)?;
                 self.load_temp(t, R1);
@@ -147,6 +152,9 @@ impl ProgGen<'_, '_> {
                 normalize(&mut self.a, R1, &e.ty);
                 self.store_temp(t, R1);
                 Ok(t)
+            }
+            CKind::Assign(lv, None, rhs) if self.lvalue_type(lv).is_by_ref() => {
+                self.assign_ref(lv, rhs)
             }
             CKind::Assign(lv, op, rhs) => self.assign_int(lv, *op, rhs, &e.ty),
             CKind::IncDec { target, pre, delta } => self.incdec(target, *pre, *delta, &e.ty),
@@ -388,6 +396,9 @@ impl ProgGen<'_, '_> {
     }
 
     fn load_var(&mut self, v: VarRef) -> R<Temp> {
+        if self.g.inp.syms.var(v).ty.is_by_ref() {
+            return self.var_addr(v);
+        }
         match v {
             VarRef::Global(i) => {
                 let off = self.g.globals.slots[i].0;
@@ -410,6 +421,128 @@ impl ProgGen<'_, '_> {
                 Ok(self.deref_or_zero())
             }
         }
+    }
+
+    /// The address of a by-reference variable's bytes: its storage, or
+    /// for a thread-local not yet assigned, zeros.
+    fn var_addr(&mut self, v: VarRef) -> R<Temp> {
+        match v {
+            VarRef::Global(i) => {
+                let off = self.g.globals.slots[i].0;
+                let gm = self.g.m_globals;
+                self.a.ld_map_value(R1, gm, off);
+                Ok(self.int_result(R1))
+            }
+            VarRef::Local(i) => {
+                let off = self.g.locals.slots[i].0;
+                self.ptr(R1, R9, off);
+                Ok(self.int_result(R1))
+            }
+            VarRef::Thread(i) => {
+                self.thread_key();
+                let map = self.g.thread_maps[i];
+                self.a.ld_map_fd(R1, map);
+                self.key_ptr_stack(R2);
+                self.a.emit(call(Helper::MapLookupElem));
+                Ok(self.ptr_or_empty())
+            }
+        }
+    }
+
+    /// The declared type of what an lvalue names.
+    fn lvalue_type(&self, lv: &LValue) -> Type {
+        match lv {
+            LValue::Var(v) => self.g.inp.syms.var(*v).ty.clone(),
+            LValue::Elem(arr, _) => self.g.inp.syms.arrays[*arr].value.clone(),
+        }
+    }
+
+    /// `size` bytes from the address in `src` to `dst` (kernel memory or
+    /// BPF memory alike), faulting with the source address if they cannot
+    /// be read.
+    fn copy_bytes(&mut self, dst: Dst, size: u32, src: Temp) {
+        self.dst_ptr(dst, R1);
+        self.a.emit(mov64_imm(R2, size as i32));
+        self.load_temp(src, R3);
+        self.a.emit(call(Helper::ProbeReadKernel));
+        self.check_read(src);
+    }
+
+    /// Assignment of a struct, union, array or long double: its bytes are
+    /// copied into the variable's storage; the value is the stored copy.
+    fn assign_ref(&mut self, lv: &LValue, rhs: &CExpr) -> R<Temp> {
+        let size = layout::by_ref_size(&self.lvalue_type(lv), &self.g.inp.syms.types);
+        let key = self.lvalue_key(lv)?;
+        let src = self.eval_int(rhs)?;
+        match lv {
+            LValue::Var(VarRef::Global(i)) => {
+                let off = self.g.globals.slots[*i].0;
+                self.copy_bytes(Dst::Global(off), size, src);
+                let gm = self.g.m_globals;
+                self.a.ld_map_value(R1, gm, off);
+            }
+            LValue::Var(VarRef::Local(i)) => {
+                let off = self.g.locals.slots[*i].0;
+                self.copy_bytes(Dst::Scratch(off), size, src);
+                self.ptr(R1, R9, off);
+            }
+            LValue::Var(VarRef::Thread(_)) | LValue::Elem(..) => {
+                // Copied into scratch first: map updates read BPF memory.
+                let vb = self.alloc_buf(size);
+                self.copy_bytes(Dst::Scratch(vb), size, src);
+                let map = match lv {
+                    LValue::Var(VarRef::Thread(i)) => {
+                        self.thread_key();
+                        self.g.thread_maps[*i]
+                    }
+                    LValue::Elem(arr, _) => self.g.array_maps[*arr],
+                    _ => unreachable!("matched above"),
+                };
+                self.a.ld_map_fd(R1, map);
+                match key {
+                    Some(k) => self.ptr(R2, R9, k),
+                    None => self.key_ptr_stack(R2),
+                }
+                self.ptr(R3, R9, vb);
+                self.a.emit(mov64_imm(R4, 0));
+                self.a.emit(call(Helper::MapUpdateElem));
+                let ok = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Eq, R0, 0, ok);
+                self.count_drop(drops::DYNAMIC);
+                self.a.bind(ok);
+                self.ptr(R1, R9, vb);
+            }
+        }
+        self.store_temp(src, R1);
+        Ok(src)
+    }
+
+    /// A struct built member by member in a scratch buffer (zeroed first);
+    /// its address.
+    fn build_record(&mut self, fields: &[(u32, u32, CExpr)], ty: &Type) -> R<Temp> {
+        let size = layout::by_ref_size(ty, &self.g.inp.syms.types);
+        let buf = self.alloc_buf(size);
+        for w in 0..size / 8 {
+            self.st_imm_at(R9, buf + 8 * w, 0);
+        }
+        for (off, msize, v) in fields {
+            if v.ty.is_string() {
+                self.eval_str_into(v, Dst::Scratch(buf + off), *msize)?;
+            } else {
+                let t = self.eval_int(v)?;
+                self.load_temp(t, R1);
+                self.free(t);
+                let sz = match msize {
+                    1 => Size::B,
+                    2 => Size::H,
+                    4 => Size::W,
+                    _ => Size::DW,
+                };
+                self.stx_at(R9, buf + off, R1, sz);
+            }
+        }
+        self.ptr(R1, R9, buf);
+        Ok(self.int_result(R1))
     }
 
     /// Builds an associative array's key in scratch; returns its offset.
@@ -905,7 +1038,7 @@ impl ProgGen<'_, '_> {
     }
 
     /// After a probe_read: faults with the address in `addr` on failure.
-    fn check_read(&mut self, addr: Temp) {
+    pub(crate) fn check_read(&mut self, addr: Temp) {
         let ok = self.a.new_label();
         self.a.jmp_imm_to(Cond::Sge, R0, 0, ok);
         self.load_temp(addr, R1);

@@ -4,7 +4,7 @@
 //! program, so every program built from it agrees on them.
 
 use dtrace_lang::ir::*;
-use dtrace_lang::types::Type;
+use dtrace_lang::types::{Type, TypeTable};
 
 use crate::plan::{ActionLayout, ClauseLayout, KeyField, RecordedAction, Value, RECORD_HEADER};
 
@@ -89,20 +89,33 @@ pub struct VarSlots {
     pub size: u32,
 }
 
-/// Storage size of a value of type `t`: integers take 8 bytes (stored
-/// normalised), strings `strsize`.
-pub fn stored_size(t: &Type, strsize: u32) -> u32 {
-    match t {
+/// Storage size of a value of type `t`: integers, floats and doubles
+/// take 8 bytes (stored normalised, or as their bits), strings `strsize`,
+/// by-reference values (structs, unions, arrays, `long double`) their
+/// size, each rounded up to 8.
+pub fn stored_size(t: &Type, strsize: u32, types: &TypeTable) -> u32 {
+    match t.resolved() {
         Type::String => round8(strsize),
+        _ if t.is_by_ref() => by_ref_size(t, types),
         _ => 8,
     }
 }
 
-pub fn var_slots(vars: &[VarInfo], base: u32, strsize: u32) -> VarSlots {
+/// The size of a by-reference value (its type's size, checked when the
+/// program was; 8 if somehow unknown), rounded up to 8.
+pub fn by_ref_size(t: &Type, types: &TypeTable) -> u32 {
+    let size = types
+        .known_size(t)
+        .unwrap_or(8)
+        .clamp(1, u64::from(u32::MAX / 2));
+    round8(size as u32)
+}
+
+pub fn var_slots(vars: &[VarInfo], base: u32, strsize: u32, types: &TypeTable) -> VarSlots {
     let mut off = base;
     let mut slots = Vec::new();
     for v in vars {
-        let size = stored_size(&v.ty, strsize);
+        let size = stored_size(&v.ty, strsize, types);
         slots.push((off, size));
         off += size;
     }
@@ -133,12 +146,13 @@ pub fn tuple_layout(types: &[Type], str_caps: &[u32]) -> (Vec<KeyField>, u32) {
 }
 
 /// The record a clause writes, in statement order.
-pub fn clause_layout(c: &CClause, caps: &Caps) -> ClauseLayout {
+pub fn clause_layout(c: &CClause, caps: &Caps, types: &TypeTable) -> ClauseLayout {
     if !c.records() {
         return ClauseLayout::default();
     }
     let mut b = LayoutBuilder {
         caps,
+        types,
         off: RECORD_HEADER,
         actions: Vec::new(),
     };
@@ -151,6 +165,7 @@ pub fn clause_layout(c: &CClause, caps: &Caps) -> ClauseLayout {
 
 struct LayoutBuilder<'a> {
     caps: &'a Caps,
+    types: &'a TypeTable,
     off: u32,
     actions: Vec<RecordedAction>,
 }
@@ -158,6 +173,18 @@ struct LayoutBuilder<'a> {
 impl LayoutBuilder<'_> {
     fn value(&mut self, e: &CExpr) -> Value {
         match &e.kind {
+            // A by-reference value is its address, even a constant one:
+            // its bytes are recorded.
+            _ if e.ty.is_by_ref() => {
+                let size = self.types.known_size(&e.ty).unwrap_or(0) as u32;
+                let v = Value::Bytes {
+                    offset: self.off,
+                    size,
+                    ty: e.ty.clone(),
+                };
+                self.off += round8(size);
+                v
+            }
             CKind::Int(v) => Value::ConstInt {
                 value: *v,
                 ty: e.ty.clone(),
@@ -301,7 +328,7 @@ mod tests {
         let c = &clauses(
             "BEGIN { x = 1; trace(x); printf(\"%s %d\\n\", execname, 42); trace(\"k\"); }",
         )[0];
-        let l = clause_layout(c, &caps());
+        let l = clause_layout(c, &caps(), &TypeTable::default());
         assert_eq!(l.size, RECORD_HEADER + 8 + 16);
         assert_eq!(l.actions.len(), 3);
         assert!(matches!(
@@ -331,15 +358,18 @@ mod tests {
     #[test]
     fn clauses_without_output_have_no_record() {
         let c = &clauses("BEGIN { @a = count(); x = 2; }")[0];
-        assert_eq!(clause_layout(c, &caps()).size, 0);
+        assert_eq!(clause_layout(c, &caps(), &TypeTable::default()).size, 0);
         let c = &clauses("BEGIN { }")[0];
-        assert_eq!(clause_layout(c, &caps()).size, RECORD_HEADER);
+        assert_eq!(
+            clause_layout(c, &caps(), &TypeTable::default()).size,
+            RECORD_HEADER
+        );
     }
 
     #[test]
     fn conditional_actions_carry_a_flag() {
         let c = &clauses("BEGIN { if (1) { trace(pid); } }")[0];
-        let l = clause_layout(c, &caps());
+        let l = clause_layout(c, &caps(), &TypeTable::default());
         assert_eq!(l.actions[0].ran_flag, Some(RECORD_HEADER));
         assert_eq!(l.size, RECORD_HEADER + 16);
     }

@@ -169,6 +169,13 @@ pub enum Value {
         value: i64,
         ty: Type,
     },
+    /// A by-reference value (struct, union, array, `long double`): `size`
+    /// bytes at `offset`.
+    Bytes {
+        offset: u32,
+        size: u32,
+        ty: Type,
+    },
     ConstStr(Vec<u8>),
 }
 

@@ -797,6 +797,18 @@ impl ProgGen<'_, '_> {
             Value::Str { offset, size } => {
                 self.eval_str_into(e, crate::expr::Dst::Record(*offset), *size)
             }
+            Value::Bytes { offset, size, .. } => {
+                // The value is an address (kernel or BPF memory): copy its
+                // bytes into the record.
+                let t = self.eval_int(e)?;
+                self.ptr(R1, R8, *offset);
+                self.a.emit(mov64_imm(R2, *size as i32));
+                self.load_temp(t, R3);
+                self.a.emit(call(Helper::ProbeReadKernel));
+                self.check_read(t);
+                self.free(t);
+                Ok(())
+            }
         }
     }
 

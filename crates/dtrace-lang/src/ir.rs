@@ -198,6 +198,12 @@ pub enum CKind {
     /// The address of this CPU's copy of a per-CPU kernel variable, known
     /// to the kernel by its VAR's BTF id in vmlinux.
     PerCpuAddr(u32),
+    /// A struct value built member by member (a translation stored whole):
+    /// each member's byte offset, size and value (a scalar stored in the
+    /// member's size, or a string in its `char` array). Members not listed
+    /// are zero. Like every by-reference value, it evaluates to the
+    /// address of its bytes.
+    Build(Vec<(u32, u32, CExpr)>),
 }
 
 /// The "action number" DTrace reports in runtime errors: the 1-based index
@@ -302,6 +308,7 @@ impl CExpr {
                 f(b);
                 f(c);
             }
+            CKind::Build(fields) => fields.iter().for_each(|(_, _, v)| f(v)),
             CKind::Assign(lv, _, v) => {
                 lv.for_each_key(f);
                 f(v);

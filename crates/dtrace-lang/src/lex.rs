@@ -275,6 +275,9 @@ impl<'a> Lexer<'a> {
                 Tok::Ident(String::from_utf8_lossy(&self.src[start..self.pos]).into_owned())
             }
             Some(c) if c.is_ascii_digit() => self.number()?,
+            Some(b'.') if self.at_float_constant() => {
+                return Err(self.err(Tag::D_SYNTAX, "floating-point constants are not permitted"));
+            }
             Some(b'"') => self.string()?,
             Some(b'\'') => self.char_const()?,
             Some(b'$') => {
@@ -328,7 +331,36 @@ impl<'a> Lexer<'a> {
         })
     }
 
+    /// True if a floating-point constant (`1.5`, `1.`, `.5`, `1e5`,
+    /// `2.5e-3f`) starts here: D has none, and says so.
+    fn at_float_constant(&self) -> bool {
+        let s = &self.src[self.pos..];
+        let digits = |from: usize| s[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let int = digits(0);
+        let mut i = int;
+        let mut frac = 0;
+        let point = s.get(i) == Some(&b'.');
+        if point {
+            i += 1;
+            frac = digits(i);
+            i += frac;
+        }
+        if int + frac == 0 {
+            return false;
+        }
+        let exp = matches!(s.get(i), Some(b'e' | b'E')) && {
+            let j = i + 1 + usize::from(matches!(s.get(i + 1), Some(b'+' | b'-')));
+            digits(j) > 0
+        };
+        // A hexadecimal constant is an integer whatever follows.
+        let hex = s.starts_with(b"0x") || s.starts_with(b"0X");
+        !hex && (point || exp)
+    }
+
     fn number(&mut self) -> Result<Tok, CompileError> {
+        if self.at_float_constant() {
+            return Err(self.err(Tag::D_SYNTAX, "floating-point constants are not permitted"));
+        }
         let start = self.pos;
         let (radix, digits_start) =
             if self.peek() == Some(b'0') && matches!(self.peek_at(1), Some(b'x' | b'X')) {

@@ -272,6 +272,100 @@ mod tests {
     }
 
     #[test]
+    fn floats_and_structs_are_values() {
+        use crate::types::{DOUBLE, FLOAT, LONG_DOUBLE};
+        let src = b"float f; double d; long double ld;
+            struct s { int a; double b; long double c; char n[4]; } x;
+            struct t { int p; char name[8]; };
+            translator struct t < int i > { p = i + 1; name = \"abc\"; };
+            BEGIN {
+                trace(f); trace(d); trace(ld);
+                trace(*(double *)&x.a); trace(x.b); trace(x.c); trace(x);
+                self->x = x; trace(self->x.a);
+                this->v = xlate<struct t>(3); trace(this->v);
+                trace(1 ? f : f);
+            }";
+        let t = traced(src, &[]);
+        assert_eq!(t[0].1, Type::Float(FLOAT));
+        assert_eq!(t[1].1, Type::Float(DOUBLE));
+        assert_eq!(t[2].1, Type::Float(LONG_DOUBLE));
+        // A double in memory is loaded as its bits; a long double and a
+        // struct are their address.
+        assert!(matches!(t[3].0, CKind::Deref(_)), "{:?}", t[3].0);
+        assert!(matches!(t[4].0, CKind::Deref(_)), "{:?}", t[4].0);
+        assert!(matches!(t[5].0, CKind::Arith(..)), "{:?}", t[5].0);
+        assert!(matches!(t[6].0, CKind::Var(_)));
+        assert!(t[6].1.is_by_ref());
+        assert!(matches!(t[7].0, CKind::Deref(_)));
+        // A translation is built member by member when stored.
+        let mut syms = super::Symbols::default();
+        let checked = super::compile(
+            src,
+            super::Source::File,
+            &super::MacroEnv::default(),
+            &mut syms,
+            &mut 0,
+        )
+        .unwrap();
+        let mut built = None;
+        crate::ir::visit_clause_exprs(&checked.clauses[0], &mut |e| {
+            if let CKind::Build(f) = &e.kind {
+                built = Some(f.iter().map(|(o, s, _)| (*o, *s)).collect::<Vec<_>>());
+            }
+        });
+        assert_eq!(built, Some(vec![(0, 4), (4, 8)]));
+        assert_eq!(t[9].1, Type::Float(FLOAT));
+    }
+
+    #[test]
+    fn floats_are_not_arithmetic() {
+        let compile = |src: &str| {
+            super::compile(
+                src,
+                super::Source::File,
+                &super::MacroEnv::default(),
+                &mut super::Symbols::default(),
+                &mut 0,
+            )
+        };
+        let cases: &[(&str, Tag, &str)] = &[
+            ("double d; BEGIN { d + 1; }", Tag::D_OP_ARITH, "operator + requires operands of arithmetic type"),
+            ("double d; BEGIN { d * d; }", Tag::D_OP_ARITH, "operator * requires operands of arithmetic type"),
+            ("double d; BEGIN { d & 1; }", Tag::D_OP_INT, "operator & requires operands of integral type"),
+            ("double d; BEGIN { -d; }", Tag::D_OP_ARITH, "operator - requires an operand of arithmetic type"),
+            ("double d; BEGIN { ~d; }", Tag::D_OP_INT, "operator ~ requires an operand of integral type"),
+            ("double d; BEGIN { !d; }", Tag::D_OP_SCALAR, "operator ! requires an operand of scalar type"),
+            ("double d; BEGIN { d--; }", Tag::D_OP_SCALAR, "operator -- requires operand of scalar type"),
+            ("double d; BEGIN { d += 1; }", Tag::D_OP_ARITH, "operator += requires operands of arithmetic type"),
+            ("double d; BEGIN { d < 1; }", Tag::D_OP_INCOMPAT, "operands have incompatible types: \"double\" < \"int\""),
+            ("double d; BEGIN { d == d; }", Tag::D_NOTSUP, "operator == on values of type double is not supported"),
+            ("double d; BEGIN { (long)d; }", Tag::D_CAST_INVAL, "invalid cast expression: \"double\" to \"long\""),
+            ("float f; BEGIN { (double)f; }", Tag::D_CAST_INVAL, "invalid cast expression: \"float\" to \"double\""),
+            ("double d; BEGIN { d = 1; }", Tag::D_OP_INCOMPAT, "operands have incompatible types: \"double\" = \"int\""),
+            ("double d; BEGIN { d ? 1 : 2; }", Tag::D_OP_SCALAR, "operator ?: requires a first operand of scalar type"),
+            ("double d; BEGIN { 1 ? d : 2; }", Tag::D_OP_INCOMPAT, "operator ?: operands must have compatible types: \"double\" and \"int\""),
+            ("BEGIN { x = 2.5; }", Tag::D_SYNTAX, "floating-point constants are not permitted"),
+            ("BEGIN { x = .5; }", Tag::D_SYNTAX, "floating-point constants are not permitted"),
+            ("BEGIN { x = 1e-3; }", Tag::D_SYNTAX, "floating-point constants are not permitted"),
+            ("BEGIN { printf(\"%e\", 1); }", Tag::D_PRINTF_ARG_TYPE, "printf( ) argument #2 is incompatible with conversion #1 prototype:\n\tconversion: %e\n\t prototype: float, double, or long double\n\t  argument: int"),
+            ("float f; BEGIN { printf(\"%-8.2LG\", f); }", Tag::D_PRINTF_ARG_TYPE, "printf( ) argument #2 is incompatible with conversion #1 prototype:\n\tconversion: %LG\n\t prototype: long double\n\t  argument: float"),
+            ("struct s { int a; }; struct s x; BEGIN { x = 0; }", Tag::D_OP_INCOMPAT, "operands have incompatible types: \"struct s\" = \"int\""),
+            ("union u; union u x;", Tag::D_DECL_INCOMPLETE, "incomplete struct/union/enum union u: x"),
+        ];
+        for (src, tag, msg) in cases {
+            match compile(src) {
+                Ok(_) => panic!("compiled: {}", src),
+                Err(e) => {
+                    assert_eq!(e.tag, *tag, "{}: {}", src, e);
+                    assert_eq!(e.msg, *msg, "{}", src);
+                }
+            }
+        }
+        // Hex constants with an e are integers.
+        assert!(compile("BEGIN { x = 0x1e5; }").is_ok());
+    }
+
+    #[test]
     fn type_syntax_not_handled_yet_is_refused() {
         let compile = |src: &str| {
             super::compile(
@@ -286,8 +380,7 @@ mod tests {
             .unwrap_or_else(|e| panic!("{}", e));
         let cases: &[(&str, Tag)] = &[
             ("extern int max_pfn;", Tag::D_NOTSUP),
-            ("int a[4];", Tag::D_NOTSUP),
-            ("struct foo { int a; } x;", Tag::D_NOTSUP),
+            ("struct foo x;", Tag::D_DECL_INCOMPLETE),
             ("BEGIN { trace(xlate<int>(1)); }", Tag::D_XLATE_NONE),
             ("translator int < int x > { };", Tag::D_XLATE_SOU),
             ("BEGIN { trace((vmlinux`int)0); }", Tag::D_SYNTAX),

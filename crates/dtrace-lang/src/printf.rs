@@ -33,6 +33,8 @@ pub enum Length {
     Ll,
     /// `j`, `z`, `t`: 64-bit here.
     Wide,
+    /// `L`: `long double` (for the floating-point conversions).
+    LongDouble,
 }
 
 /// What a conversion prints, and so what argument it takes.
@@ -60,8 +62,8 @@ pub enum ConvKind {
     Date,
     /// @: the aggregation value (printa only).
     AggValue,
-    /// e f g E G: floating point, which D does not have.
-    Float,
+    /// e f g E G: floating point (`float`, `double`, `long double`).
+    Float { conv: u8 },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,8 +76,11 @@ pub struct Conversion {
     /// The `@` flag: this conversion prints the aggregation value
     /// (printa only), e.g. `%@d` or `%@8u`.
     pub agg: bool,
-    /// The conversion as written, e.g. `%-8.3ld`, for messages.
+    /// The conversion as written, e.g. `%-8.3ld`.
     pub text: String,
+    /// Its name as DTrace's messages show it: `%`, the length modifier
+    /// and the conversion character, e.g. `%ld` for `%-8.3ld`.
+    pub name: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -164,6 +169,7 @@ impl Format {
                 return Err(FormatError::TooWide(t));
             }
             let mut length = Length::None;
+            let len_start = i;
             loop {
                 match text.get(i) {
                     Some(b'h') => {
@@ -180,7 +186,8 @@ impl Format {
                             Length::L
                         };
                     }
-                    Some(b'j' | b'z' | b't' | b'L') => length = Length::Wide,
+                    Some(b'j' | b'z' | b't') => length = Length::Wide,
+                    Some(b'L') => length = Length::LongDouble,
                     _ => break,
                 }
                 i += 1;
@@ -203,7 +210,7 @@ impl Format {
                 b'a' | b'A' => ConvKind::Symbol,
                 b'Y' => ConvKind::Date,
                 b'@' => ConvKind::AggValue,
-                b'e' | b'E' | b'f' | b'g' | b'G' => ConvKind::Float,
+                b'e' | b'E' | b'f' | b'g' | b'G' => ConvKind::Float { conv },
                 _ => return Err(FormatError::BadConversion(conv_text(text, start, i - 1))),
             };
             if !lit.is_empty() {
@@ -217,6 +224,7 @@ impl Format {
                 agg: agg || kind == ConvKind::AggValue,
                 kind,
                 text: String::from_utf8_lossy(&text[start..i]).into_owned(),
+                name: format!("%{}", String::from_utf8_lossy(&text[len_start..i])),
             }));
         }
         if !lit.is_empty() {
@@ -286,7 +294,26 @@ impl ConvKind {
             | ConvKind::Date => t.is_scalar(),
             ConvKind::Str | ConvKind::EscapedStr => t.is_string(),
             ConvKind::AggValue => true,
-            ConvKind::Float => false,
+            ConvKind::Float { .. } => t.is_float(),
+        }
+    }
+
+    /// Whether conversion `c` (with its length modifier) accepts `t`: the
+    /// kind's rule, and `%L[eEfgG]` only a `long double`, as in DTrace.
+    pub fn accepts_conv(c: &Conversion, t: &Type) -> bool {
+        match c.kind {
+            ConvKind::Float { .. } if c.length == Length::LongDouble => {
+                matches!(t.resolved(), Type::Float(f) if f.size > 8)
+            }
+            k => k.accepts(t),
+        }
+    }
+
+    /// `prototype`, for conversion `c` with its length modifier.
+    pub fn prototype_of(c: &Conversion) -> &'static str {
+        match c.kind {
+            ConvKind::Float { .. } if c.length == Length::LongDouble => "long double",
+            k => k.prototype(),
         }
     }
 
@@ -302,7 +329,7 @@ impl ConvKind {
             ConvKind::Symbol => "pointer or integer",
             ConvKind::Date => "int64_t, uint64_t, or hrtime_t",
             ConvKind::AggValue => "aggregation value",
-            ConvKind::Float => "double",
+            ConvKind::Float { .. } => "float, double, or long double",
         }
     }
 }

@@ -291,6 +291,22 @@ impl Type {
         matches!(self.resolved(), Type::Record(_) | Type::Array(..))
     }
 
+    /// Values handled by reference: structs, unions, arrays and `long
+    /// double` (wider than a register), as DTrace's `DT_NF_REF` nodes. An
+    /// expression of such a type evaluates to the address of its bytes.
+    pub fn is_by_ref(&self) -> bool {
+        match self.resolved() {
+            Type::Record(_) | Type::Array(..) => true,
+            Type::Float(f) => f.size > 8,
+            _ => false,
+        }
+    }
+
+    /// `float` and `double`: held in a register as their bits.
+    pub fn is_reg_float(&self) -> bool {
+        matches!(self.resolved(), Type::Float(f) if f.size <= 8)
+    }
+
     /// What a pointer or array points to.
     pub fn pointee(&self) -> Option<&Type> {
         match self.resolved() {
@@ -315,6 +331,7 @@ impl Type {
         match self.resolved() {
             Type::Int(i) | Type::Enum(_, i) => u32::from(i.size),
             Type::Ptr(_) => 8,
+            Type::Float(f) if f.size <= 8 => u32::from(f.size),
             _ => 0,
         }
     }
@@ -971,6 +988,25 @@ impl TypeTable {
             Type::Void | Type::Func(_) | Type::Translated { .. } => {
                 Err(TypeError::Incomplete(ty.to_string()))
             }
+        }
+    }
+
+    /// The size of a type whose size is already known (records are sized
+    /// when imported or defined): what the back end lays storage out by.
+    /// None for types without a size.
+    pub fn known_size(&self, ty: &Type) -> Option<u64> {
+        match ty {
+            Type::Int(i) | Type::Enum(_, i) => Some(u64::from(i.size)),
+            Type::Float(f) => Some(u64::from(f.size)),
+            Type::Ptr(_) => Some(8),
+            Type::String => Some(u64::from(self.strsize)),
+            Type::Named(_, t) => self.known_size(t),
+            Type::Array(t, n) => self.known_size(t)?.checked_mul(u64::from(*n)),
+            Type::Record(r) => {
+                let rec = self.records.get(r.id as usize)?;
+                (rec.origin != Origin::Forward).then_some(rec.size)
+            }
+            Type::Void | Type::Func(_) | Type::Translated { .. } => None,
         }
     }
 

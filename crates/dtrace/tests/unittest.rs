@@ -38,7 +38,9 @@
 //! [`trigger`]) runs this test executable again in trigger mode, so the
 //! events a test waits for are made by a process the test controls:
 //! `getpid N` makes N getpid calls, `open PATH` opens a path, `exit N`
-//! exits with status N.
+//! exits with status N, `comm HEX` sets the process's name (its
+//! `task_struct` `comm`, up to 15 bytes given in hex: bytes a test reads
+//! back as floats or structs) and then makes one getppid call.
 //!
 //! dtrace is pinned to CPU 0 so that the CPU column, BEGIN, END and
 //! every spawned trigger land on one known CPU.
@@ -422,7 +424,7 @@ fn self_tests() -> Vec<Trial> {
 }
 
 const TRIGGER_ARG: &str = "--dtrace-test-trigger";
-const TRIGGERS: &[&str] = &["getpid", "open", "read", "exit"];
+const TRIGGERS: &[&str] = &["getpid", "open", "read", "exit", "comm"];
 
 /// Trigger mode: make the events a test asked for, then exit.
 fn trigger(args: &[String]) -> i32 {
@@ -452,6 +454,23 @@ fn trigger(args: &[String]) -> i32 {
             }
         }
         (Some("exit"), n) => n.and_then(|n| n.parse().ok()).unwrap_or(0),
+        (Some("comm"), Some(hex)) => {
+            let bytes: Option<Vec<u8>> = (0..hex.len())
+                .step_by(2)
+                .map(|i| {
+                    hex.get(i..i + 2)
+                        .and_then(|b| u8::from_str_radix(b, 16).ok())
+                })
+                .collect();
+            let Some(bytes) = bytes else { return 2 };
+            // Writing /proc/self/comm renames this (single-threaded)
+            // process; the kernel keeps at most 15 bytes.
+            if std::fs::write("/proc/self/comm", &bytes).is_err() {
+                return 1;
+            }
+            std::hint::black_box(std::os::unix::process::parent_id());
+            0
+        }
         _ => 2,
     }
 }

@@ -164,6 +164,13 @@ fn rd_u64(b: &[u8], o: usize) -> u64 {
 /// The value of a recorded or constant value, as a format argument.
 fn value_arg<'a>(v: &'a Value, data: &'a [u8]) -> Arg<'a> {
     match v {
+        Value::Int { offset, ty } if ty.is_float() => {
+            let size = ty.scalar_size() as usize;
+            let o = *offset as usize;
+            Arg::Float(format::float_from_bytes(
+                data.get(o..o + size).unwrap_or(&[]),
+            ))
+        }
         Value::Int { offset, ty } => {
             let it = format::int_type_of(ty);
             Arg::Int(
@@ -178,13 +185,44 @@ fn value_arg<'a>(v: &'a Value, data: &'a [u8]) -> Arg<'a> {
             Arg::Str(cstr(data.get(o..end).unwrap_or(&[])))
         }
         Value::ConstStr(s) => Arg::Str(s),
+        Value::Bytes { offset, size, ty } => {
+            let o = *offset as usize;
+            let b = data.get(o..o + *size as usize).unwrap_or(&[]);
+            if ty.is_float() {
+                Arg::Float(format::float_from_bytes(b))
+            } else {
+                Arg::Bytes(b)
+            }
+        }
+    }
+}
+
+/// What trace() prints of a value: as `value_arg`, except that a float
+/// or double is its bits, printed as an integer of its size (DTrace's
+/// consumer sees a 4- or 8-byte record and prints it so), and a long
+/// double its bytes.
+fn trace_arg<'a>(v: &'a Value, data: &'a [u8]) -> Arg<'a> {
+    match v {
+        Value::Int { offset, ty } if ty.is_float() => {
+            let size = ty.scalar_size() as u8;
+            let it = dtrace_lang::types::IntType::new(size, false, "float");
+            Arg::Int(
+                format::normalize(rd_u64(data, *offset as usize) as i64, it),
+                it,
+            )
+        }
+        Value::Bytes { offset, size, .. } => {
+            let o = *offset as usize;
+            Arg::Bytes(data.get(o..o + *size as usize).unwrap_or(&[]))
+        }
+        _ => value_arg(v, data),
     }
 }
 
 fn value_extent(v: &Value) -> (u32, u32) {
     match v {
         Value::Int { offset, .. } => (*offset, 8),
-        Value::Str { offset, size } => (*offset, *size),
+        Value::Str { offset, size } | Value::Bytes { offset, size, .. } => (*offset, *size),
         _ => (0, 0),
     }
 }
@@ -211,6 +249,10 @@ fn trace_output(out: &mut Vec<u8>, arg: Arg, quiet: bool) {
             };
             out.extend_from_slice(s.as_bytes());
         }
+        // Structs, unions, arrays and long doubles: a hex dump, quiet or
+        // not, as DTrace prints them.
+        Arg::Bytes(b) => format::rawbytes(out, b),
+        Arg::Float(v) => out.extend_from_slice(v.to_string().as_bytes()),
         Arg::Str(s) => {
             if quiet {
                 out.extend_from_slice(s);
@@ -328,7 +370,7 @@ fn consume_one(
                 | ActionLayout::Exit(v)
                 | ActionLayout::Trunc(_, Some(v)) => match value_arg(v, rec) {
                     Arg::Int(x, _) => Some(x),
-                    Arg::Str(_) => None,
+                    Arg::Str(_) | Arg::Float(_) | Arg::Bytes(_) => None,
                 },
                 _ => None,
             };
@@ -376,7 +418,7 @@ fn consume_one(
         }
         let mut text = Vec::new();
         match &a.action {
-            ActionLayout::Trace(v) => trace_output(&mut text, value_arg(v, rec), quiet),
+            ActionLayout::Trace(v) => trace_output(&mut text, trace_arg(v, rec), quiet),
             ActionLayout::Printf { format, args } => {
                 let vals: Vec<Arg> = args.iter().map(|v| value_arg(v, rec)).collect();
                 if let Some(w) = format::star_too_wide(format, &vals) {
@@ -415,7 +457,7 @@ fn consume_one(
             ActionLayout::Trunc(id, n) => {
                 let n = n.as_ref().map(|v| match value_arg(v, rec) {
                     Arg::Int(x, _) => x,
-                    Arg::Str(_) => 0,
+                    Arg::Str(_) | Arg::Float(_) | Arg::Bytes(_) => 0,
                 });
                 dt.running.as_ref().expect("running").trunc_agg(*id, n)?;
             }

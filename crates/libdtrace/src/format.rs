@@ -12,6 +12,10 @@ pub enum Arg<'a> {
     Int(i64, IntType),
     /// A string's bytes (up to, not including, the NUL).
     Str(&'a [u8]),
+    /// A `float`, `double` or `long double`, as a double.
+    Float(f64),
+    /// The bytes of a struct, union or array.
+    Bytes(&'a [u8]),
 }
 
 /// The bytes of a NUL-terminated string in a buffer.
@@ -244,8 +248,230 @@ pub fn format_conv(
         (ConvKind::EscapedStr, Arg::Str(s)) => format_str(out, c, &escape(s), width, prec),
         (ConvKind::Char, Arg::Int(v, _)) => format_str(out, c, &[v as u8], width, None),
         (ConvKind::Date, Arg::Int(v, _)) => format_str(out, c, date(v).as_bytes(), width, prec),
+        (ConvKind::Float { conv }, Arg::Float(v)) => format_float(out, c, conv, v, width, prec),
         (_, Arg::Int(v, t)) => format_int(out, c, v, t, width, prec),
         (_, Arg::Str(s)) => format_str(out, c, s, width, prec),
+        // The checker matches conversions to arguments; these do not
+        // happen.
+        (_, Arg::Float(v)) => format_str(out, c, v.to_string().as_bytes(), width, prec),
+        (_, Arg::Bytes(b)) => rawbytes(out, b),
+    }
+}
+
+/// A float's value from its bytes as recorded: 4 bytes a `float`, 8 a
+/// `double`, 16 an x86 `long double` (80-bit extended precision, then
+/// padding), which is converted here by hand (to the nearest double).
+pub fn float_from_bytes(b: &[u8]) -> f64 {
+    match b.len() {
+        4 => f64::from(f32::from_ne_bytes(b.try_into().expect("4"))),
+        8 => f64::from_ne_bytes(b.try_into().expect("8")),
+        n if n >= 10 => x87_to_f64(
+            u64::from_le_bytes(b[0..8].try_into().expect("8")),
+            u16::from_le_bytes([b[8], b[9]]),
+        ),
+        _ => 0.0,
+    }
+}
+
+/// An x87 extended-precision value (64-bit significand with an explicit
+/// integer bit, 15-bit exponent biased by 16383, sign) as the nearest f64.
+pub fn x87_to_f64(mantissa: u64, sign_exp: u16) -> f64 {
+    let neg = sign_exp & 0x8000 != 0;
+    let exp = i32::from(sign_exp & 0x7fff);
+    let v = if exp == 0x7fff {
+        // Infinity when the fraction (below the integer bit) is zero.
+        if mantissa << 1 == 0 {
+            f64::INFINITY
+        } else {
+            f64::NAN
+        }
+    } else if mantissa == 0 {
+        0.0
+    } else {
+        // value = mantissa * 2^(exp - 16383 - 63); denormals have exp 0
+        // and the same scale as exp 1.
+        let e = exp.max(1) - 16383 - 63;
+        ldexp(mantissa as f64, e)
+    };
+    if neg {
+        -v
+    } else {
+        v
+    }
+}
+
+/// `x * 2^e` without overflowing or underflowing in between.
+fn ldexp(mut x: f64, mut e: i32) -> f64 {
+    while e > 1000 {
+        x *= 2f64.powi(1000);
+        e -= 1000;
+        if x.is_infinite() {
+            return x;
+        }
+    }
+    while e < -1000 {
+        x *= 2f64.powi(-1000);
+        e += 1000;
+        if x == 0.0 {
+            return x;
+        }
+    }
+    x * 2f64.powi(e)
+}
+
+/// `%e` digits: `d.ddde±XX` with `prec` decimals (C's form: at least two
+/// exponent digits).
+fn exp_form(v: f64, prec: usize, upper: bool) -> String {
+    let s = format!("{:.*e}", prec, v);
+    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let e = if upper { 'E' } else { 'e' };
+    let sign = if exp < 0 { '-' } else { '+' };
+    format!("{}{}{}{:02}", mant, e, sign, exp.unsigned_abs())
+}
+
+/// The decimal exponent `%e` shows for `v` at `prec` decimals (after
+/// rounding, as `%g` needs).
+fn exp_of(v: f64, prec: usize) -> i32 {
+    let s = format!("{:.*e}", prec, v);
+    s.split_once('e')
+        .and_then(|(_, e)| e.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Removes trailing zeros after the decimal point (and the point itself
+/// if nothing follows), as `%g` does without `#`.
+fn trim_fraction(s: &str) -> String {
+    let (num, exp) = match s.find(['e', 'E']) {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, ""),
+    };
+    if !num.contains('.') {
+        return s.to_string();
+    }
+    let t = num.trim_end_matches('0').trim_end_matches('.');
+    format!("{}{}", t, exp)
+}
+
+/// Formats one floating-point conversion (`%e %E %f %g %G`, and with `L`)
+/// as C's printf does: flags, width and precision (default 6); infinities
+/// and NaNs as `inf`/`nan` (upper case for `E` and `G`).
+fn format_float(
+    out: &mut Vec<u8>,
+    c: &Conversion,
+    conv: u8,
+    v: f64,
+    width: Option<i64>,
+    prec: Option<i64>,
+) {
+    let mut left = c.flags.minus;
+    let mut width = width.unwrap_or(0);
+    if width < 0 {
+        left = true;
+        width = width.saturating_neg();
+    }
+    let width = width.min(MAX_WIDTH) as usize;
+    // A negative precision (from `*`) is as if none were given.
+    let prec = match prec {
+        Some(p) if p >= 0 => p.min(MAX_WIDTH) as usize,
+        _ => 6,
+    };
+    let upper = conv.is_ascii_uppercase();
+    let neg = v.is_sign_negative();
+    let sign: &[u8] = if neg {
+        b"-"
+    } else if c.flags.plus {
+        b"+"
+    } else if c.flags.space {
+        b" "
+    } else {
+        b""
+    };
+    let a = v.abs();
+    let finite = a.is_finite();
+    let digits = if !finite {
+        let s = if a.is_nan() { "nan" } else { "inf" };
+        if upper {
+            s.to_ascii_uppercase()
+        } else {
+            s.to_string()
+        }
+    } else {
+        match conv.to_ascii_lowercase() {
+            b'e' => {
+                let s = exp_form(a, prec, upper);
+                if c.flags.hash && prec == 0 {
+                    s.replacen(['e', 'E'], if upper { ".E" } else { ".e" }, 1)
+                } else {
+                    s
+                }
+            }
+            b'f' => {
+                let s = format!("{:.*}", prec, a);
+                if c.flags.hash && prec == 0 {
+                    s + "."
+                } else {
+                    s
+                }
+            }
+            _ => {
+                let p = prec.max(1);
+                let x = if a == 0.0 { 0 } else { exp_of(a, p - 1) };
+                let s = if x < -4 || x >= p as i32 {
+                    exp_form(a, p - 1, upper)
+                } else {
+                    format!("{:.*}", (p as i32 - 1 - x).max(0) as usize, a)
+                };
+                if c.flags.hash {
+                    if s.contains('.') {
+                        s
+                    } else {
+                        match s.find(['e', 'E']) {
+                            Some(i) => format!("{}.{}", &s[..i], &s[i..]),
+                            None => s + ".",
+                        }
+                    }
+                } else {
+                    trim_fraction(&s)
+                }
+            }
+        }
+    };
+    let mut body = sign.to_vec();
+    body.extend_from_slice(digits.as_bytes());
+    // Zero padding goes after the sign, and not for infinities or NaNs.
+    let zero = c.flags.zero && !left && finite;
+    pad(out, &body, width, left, zero, sign.len());
+}
+
+/// A struct's (or any by-reference value's) bytes as DTrace's consumer
+/// dumps them: a header line of column offsets, then lines of 16 bytes
+/// in hex, each with its offset and the bytes as characters.
+pub fn rawbytes(out: &mut Vec<u8>, b: &[u8]) {
+    if b.is_empty() {
+        return;
+    }
+    let margin = "     ";
+    out.push(b'\n');
+    out.extend_from_slice(margin.as_bytes());
+    out.extend_from_slice(b"      ");
+    for i in 0..16 {
+        out.extend_from_slice(format!("  {:x}", i).as_bytes());
+    }
+    out.extend_from_slice(b"  0123456789abcdef\n");
+    for (row, chunk) in b.chunks(16).enumerate() {
+        out.extend_from_slice(format!("{}{:5x}:", margin, row * 16).as_bytes());
+        for x in chunk {
+            out.extend_from_slice(format!(" {:02x}", x).as_bytes());
+        }
+        for _ in chunk.len()..16 {
+            out.extend_from_slice(b"   ");
+        }
+        out.extend_from_slice(b"  ");
+        for &x in chunk {
+            out.push(if (b' '..=b'~').contains(&x) { x } else { b'.' });
+        }
+        out.push(b'\n');
     }
 }
 
@@ -403,6 +629,111 @@ mod tests {
         assert_eq!(f("%c%c", &[Arg::Int(104, INT), Arg::Int(105, INT)]), "hi");
         assert_eq!(f("%S", &[Arg::Str(b"a\nb\x01")]), "a\\nb\\001");
         assert_eq!(f("100%%", &[]), "100%");
+    }
+
+    #[test]
+    fn floats_print_as_c_does() {
+        let d = |v: f64| Arg::Float(v);
+        assert_eq!(
+            f("%f %e %g", &[d(0.0), d(0.0), d(0.0)]),
+            "0.000000 0.000000e+00 0"
+        );
+        assert_eq!(f("%E %G", &[d(0.0), d(0.0)]), "0.000000E+00 0");
+        assert_eq!(f("%f %e", &[d(-0.0), d(-0.0)]), "-0.000000 -0.000000e+00");
+        assert_eq!(f("%f", &[d(-1.5)]), "-1.500000");
+        assert_eq!(f("%e", &[d(-123456.789)]), "-1.234568e+05");
+        assert_eq!(f("%g", &[d(-123456.789)]), "-123457");
+        assert_eq!(f("%g %g", &[d(100000.0), d(1000000.0)]), "100000 1e+06");
+        assert_eq!(f("%g %g", &[d(0.0001), d(0.00001)]), "0.0001 1e-05");
+        assert_eq!(f("%G", &[d(1e-10)]), "1E-10");
+        assert_eq!(f("%e", &[d(1e300)]), "1.000000e+300");
+        assert_eq!(f("%.0e %.0f", &[d(2.5), d(2.5)]), "2e+00 2");
+        assert_eq!(f("%#.0e %#.0f", &[d(2.5), d(2.5)]), "2.e+00 2.");
+        assert_eq!(f("%#g %g", &[d(1.5), d(1.5)]), "1.50000 1.5");
+        assert_eq!(f("%.3g", &[d(999.9)]), "1e+03");
+        assert_eq!(f("%.10g", &[d(1.1)]), "1.1");
+        assert_eq!(f("%.20f", &[d(0.1)]), "0.10000000000000000555");
+        assert_eq!(f("%f", &[d(1e22)]), "10000000000000000000000.000000");
+        assert_eq!(
+            f(
+                "[%10.2f] [%-10.2f] [%010.2f]",
+                &[d(-3.25), d(-3.25), d(-3.25)]
+            ),
+            "[     -3.25] [-3.25     ] [-000003.25]"
+        );
+        assert_eq!(f("%+f % f", &[d(1.0), d(1.0)]), "+1.000000  1.000000");
+        assert_eq!(
+            f(
+                "%f %e %g %f %E %G",
+                &[
+                    d(f64::INFINITY),
+                    d(f64::NEG_INFINITY),
+                    d(f64::NAN),
+                    d(f64::INFINITY),
+                    d(f64::NAN),
+                    d(-f64::NAN)
+                ]
+            ),
+            "inf -inf nan inf NAN -NAN"
+        );
+        assert_eq!(
+            f("%05f|%-5f|", &[d(f64::INFINITY), d(f64::NAN)]),
+            "  inf|nan  |"
+        );
+        // `*` precision and width; a negative precision is none.
+        assert_eq!(
+            f(
+                "%.*f|%*.1f",
+                &[Arg::Int(2, INT), d(1.0), Arg::Int(6, INT), d(1.0)]
+            ),
+            "1.00|   1.0"
+        );
+        assert_eq!(f("%.*f", &[Arg::Int(-1, INT), d(1.0)]), "1.000000");
+    }
+
+    #[test]
+    fn floats_decode_by_size() {
+        assert_eq!(float_from_bytes(&1.5f32.to_ne_bytes()), 1.5);
+        assert_eq!(float_from_bytes(&(-2.25f64).to_ne_bytes()), -2.25);
+        let x87 = |m: u64, e: u16| {
+            let mut b = m.to_le_bytes().to_vec();
+            b.extend_from_slice(&e.to_le_bytes());
+            b.extend_from_slice(&[0; 6]);
+            float_from_bytes(&b)
+        };
+        // 1.1L, 1.0L, -2.0L, 0, -0
+        assert_eq!(x87(0x8ccc_cccc_cccc_cccd, 0x3fff), 1.1);
+        assert_eq!(x87(1 << 63, 0x3fff), 1.0);
+        assert_eq!(x87(1 << 63, 0xc000), -2.0);
+        assert_eq!(x87(0, 0), 0.0);
+        assert!(x87(0, 0x8000).is_sign_negative());
+        // Infinities and NaNs; a value beyond double's range is infinite,
+        // one below it zero; a long double denormal.
+        assert_eq!(x87(1 << 63, 0x7fff), f64::INFINITY);
+        assert_eq!(x87(1 << 63, 0xffff), f64::NEG_INFINITY);
+        assert!(x87(0xc000_0000_0000_0000, 0x7fff).is_nan());
+        assert_eq!(x87(1 << 63, 0x3fff + 2000), f64::INFINITY);
+        assert_eq!(x87(1 << 63, 0x3fff - 2000), 0.0);
+        assert_eq!(x87(1, 0), 0.0);
+        assert_eq!(x87(1 << 63, 0x3fff - 1074), 5e-324);
+        assert_eq!(x87(1 << 63, 0x3fff + 1023), 2f64.powi(1023));
+        assert_eq!(float_from_bytes(&[1, 2]), 0.0);
+    }
+
+    #[test]
+    fn bytes_dump_as_dtrace_does() {
+        let mut out = Vec::new();
+        rawbytes(&mut out, b"ab\x00\xffcdefghijklmnopq");
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text,
+            "\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\n\
+             \x20        0: 61 62 00 ff 63 64 65 66 67 68 69 6a 6b 6c 6d 6e  ab..cdefghijklmn\n\
+             \x20       10: 6f 70 71                                         opq\n"
+        );
+        let mut out = Vec::new();
+        rawbytes(&mut out, b"");
+        assert!(out.is_empty());
     }
 
     #[test]

@@ -94,11 +94,18 @@ impl Checker<'_> {
                 "trace( ) may not be applied to a dynamic expression",
             ));
         }
-        if !(v.ty.is_scalar() || v.ty.is_string()) {
+        // Scalars, strings, floats (recorded as their bits, which the
+        // consumer prints as an integer of their size, as DTrace's does)
+        // and by-reference values (recorded as their bytes, printed as a
+        // hex dump).
+        if !(v.ty.is_scalar() || v.ty.is_string() || v.ty.is_float() || v.ty.is_by_ref()) {
             return Err(err(
-                Tag::D_NOTSUP,
+                Tag::D_PROTO_ARG,
                 line,
-                format!("tracing a value of type {} is not yet supported", v.ty),
+                format!(
+                    "trace( ) argument #1 is incompatible with prototype:\n\tprototype: scalar or string\n\t argument: {}",
+                    v.ty
+                ),
             ));
         }
         let a = self.next_action(1);

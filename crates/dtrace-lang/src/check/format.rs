@@ -49,13 +49,6 @@ impl Checker<'_> {
                     format!("{}( ) %@ conversion requires an aggregation and is only valid for printa( )", func),
                 ));
             }
-            if conv.kind == ConvKind::Float {
-                return Err(err(
-                    Tag::D_PRINTF_ARG_TYPE,
-                    line,
-                    format!("{}( ) conversion #{} ({}) requires a floating-point argument, which D does not support", func, ci + 1, conv.text),
-                ));
-            }
             for star in [conv.width == Count::Star, conv.precision == Count::Star] {
                 if !star {
                     continue;
@@ -67,7 +60,7 @@ impl Checker<'_> {
                     return Err(err(
                         Tag::D_PRINTF_ARG_TYPE,
                         line,
-                        format!("{}( ) argument #{} is incompatible with conversion #{} prototype:\n\tconversion: {}\n\t prototype: int\n\t  argument: {}", func, ai + first_arg + 1, ci + 1, conv.text, a.ty),
+                        format!("{}( ) argument #{} is incompatible with conversion #{} prototype:\n\tconversion: {}\n\t prototype: int\n\t  argument: {}", func, ai + first_arg + 1, ci + 1, conv.name, a.ty),
                     ));
                 }
                 ai += 1;
@@ -75,7 +68,7 @@ impl Checker<'_> {
             let Some(a) = args.get(ai) else {
                 return Err(self.missing_arg(func, ci, conv, line));
             };
-            if !conv.kind.accepts(&a.ty) {
+            if !ConvKind::accepts_conv(conv, &a.ty) {
                 return Err(err(
                     Tag::D_PRINTF_ARG_TYPE,
                     line,
@@ -84,8 +77,8 @@ impl Checker<'_> {
                         func,
                         ai + first_arg + 1,
                         ci + 1,
-                        conv.text,
-                        conv.kind.prototype(),
+                        conv.name,
+                        ConvKind::prototype_of(conv),
                         a.ty
                     ),
                 ));
@@ -116,7 +109,7 @@ impl Checker<'_> {
         err(
             Tag::D_PRINTF_ARG_PROTO,
             line,
-            format!("{}( ) prototype mismatch: conversion #{} ({}) is missing a corresponding value argument", func, ci + 1, conv.text),
+            format!("{}( ) prototype mismatch: conversion #{} ({}) is missing a corresponding value argument", func, ci + 1, conv.name),
         )
     }
 
@@ -152,15 +145,15 @@ impl Checker<'_> {
                     ),
                 ));
             };
-            if !conv.kind.accepts(k) {
+            if !ConvKind::accepts_conv(conv, k) {
                 return Err(err(
                     Tag::D_PRINTF_ARG_TYPE,
                     line,
                     format!(
                         "printa( ) argument #2 is incompatible with conversion #{} prototype:\n\tconversion: {}\n\t prototype: {}\n\t  argument: {}",
                         ci + 1,
-                        conv.text,
-                        conv.kind.prototype(),
+                        conv.name,
+                        ConvKind::prototype_of(conv),
                         k
                     ),
                 ));

@@ -55,6 +55,20 @@ impl Symbols {
         self.aggs.iter().position(|a| a.name == name)
     }
 
+    /// Every variable: globals, thread-locals, clause-locals and the
+    /// values of associative arrays (named by the array).
+    pub fn all_vars(&self) -> impl Iterator<Item = VarInfo> + '_ {
+        self.globals
+            .iter()
+            .chain(&self.threads)
+            .chain(&self.locals)
+            .cloned()
+            .chain(self.arrays.iter().map(|a| VarInfo {
+                name: a.name.clone(),
+                ty: a.value.clone(),
+            }))
+    }
+
     pub fn var(&self, v: VarRef) -> &VarInfo {
         match v {
             VarRef::Global(i) => &self.globals[i],
@@ -221,12 +235,33 @@ impl<'a> Checker<'a> {
             ));
         }
         let ty = self.type_name(&d.ty, d.line)?;
-        if ty.is_aggregate() || ty.is_float() || matches!(ty.resolved(), Type::Func(_)) {
+        if matches!(ty.resolved(), Type::Func(_)) {
             return Err(err(
                 Tag::D_NOTSUP,
                 d.line,
                 format!("variables of type {} are not yet supported: {}", ty, d.name),
             ));
+        }
+        if ty.is_by_ref() {
+            // Structs and unions (and arrays) are stored whole: they need
+            // a definition, as in DTrace.
+            match self.syms.types.size_of(&ty) {
+                Ok(_) => {}
+                Err(types::TypeError::TooLarge) => {
+                    return Err(err(
+                        Tag::D_TYPE_ERR,
+                        d.line,
+                        format!("type {} is too large", ty),
+                    ))
+                }
+                Err(_) => {
+                    return Err(err(
+                        Tag::D_DECL_INCOMPLETE,
+                        d.line,
+                        format!("incomplete struct/union/enum {}: {}", ty, d.name),
+                    ))
+                }
+            }
         }
         if ty == Type::Void {
             return Err(err(
@@ -503,6 +538,8 @@ impl<'a> Checker<'a> {
                     (_, Type::Ptr(_)) if null(&a) || a.ty.pointee().is_some_and(Type::is_void) => {
                         b.ty.clone()
                     }
+                    // Floats and structs of one type: either value.
+                    (x, y) if (x.is_float() || x.is_by_ref()) && x.compatible(y) => a.ty.clone(),
                     (x, y) if x.is_scalar() && y.is_scalar() => int_ty(usual_arith(
                         x.as_int().unwrap_or(types::INT),
                         y.as_int().unwrap_or(types::INT),
@@ -568,6 +605,10 @@ impl<'a> Checker<'a> {
                 let from_scalar = v.ty.is_scalar() || matches!(v.ty.resolved(), Type::Array(..));
                 match (to.resolved(), v.ty.resolved()) {
                     (Type::String, Type::String) => Ok(v),
+                    // A cast to the value's own type (a float or a struct).
+                    (t, _) if (t.is_float() || t.is_by_ref()) && to.compatible(&v.ty) => {
+                        Ok(CExpr { ty: to, ..v })
+                    }
                     // A pointer cast to string reads the string there.
                     (Type::String, _) if from_scalar => {
                         Ok(mk(CKind::KernelString(Box::new(v)), Type::String))
@@ -648,9 +689,9 @@ impl<'a> Checker<'a> {
                 let (target, ty) = self.lvalue(inner, None, line, sym)?;
                 if !ty.is_scalar() {
                     return Err(err(
-                        Tag::D_OP_ARITH,
+                        Tag::D_OP_SCALAR,
                         line,
-                        format!("operator {} requires an operand of arithmetic type", sym),
+                        format!("operator {} requires operand of scalar type", sym),
                     ));
                 }
                 let delta = if matches!(op, UnOp::PreInc | UnOp::PostInc) {
@@ -756,8 +797,13 @@ impl<'a> Checker<'a> {
                     } else {
                         "arithmetic"
                     };
+                    let tag = if op == UnOp::BitNot {
+                        Tag::D_OP_INT
+                    } else {
+                        Tag::D_OP_ARITH
+                    };
                     return Err(err(
-                        Tag::D_OP_INT,
+                        tag,
                         line,
                         format!("operator {} requires an operand of {} type", sym, what),
                     ));
@@ -809,6 +855,15 @@ impl<'a> Checker<'a> {
                         CKind::StrCmp(cop, Box::new(l), Box::new(r)),
                         int_ty(types::INT),
                     ))),
+                    (x, y) if x.is_float() && x.compatible(y) => Err(err(
+                        Tag::D_NOTSUP,
+                        line,
+                        format!(
+                            "operator {} on values of type {} is not supported",
+                            op.symbol(),
+                            x
+                        ),
+                    )),
                     (x, y) if x.is_scalar() && y.is_scalar() => {
                         let t =
                             usual_arith(x.as_int().expect("scalar"), y.as_int().expect("scalar"));
@@ -904,13 +959,14 @@ impl<'a> Checker<'a> {
                     _ => {}
                 }
                 let (Some(x), Some(y)) = (l.ty.as_int(), r.ty.as_int()) else {
-                    let what = if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) {
-                        "arithmetic"
+                    let arith = matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div);
+                    let (what, tag) = if arith {
+                        ("arithmetic", Tag::D_OP_ARITH)
                     } else {
-                        "integral"
+                        ("integral", Tag::D_OP_INT)
                     };
                     return Err(err(
-                        Tag::D_OP_ARITH,
+                        tag,
                         line,
                         format!(
                             "operator {} requires operands of {} type",

@@ -2,9 +2,10 @@
 //! pointer or array denote. A [`Place`] is an address and the type of the
 //! object there; reading it ([`Checker::load`]) becomes a kernel read of a
 //! scalar (`CKind::Deref`, which faults with DTrace's "invalid address"
-//! error), a string read for a `char` array, or, for a struct, union or
-//! other array, the address itself: values of those types are handled by
-//! reference, as DTrace's are.
+//! error) or of a `float`/`double`'s bits, a string read for a `char`
+//! array, or, for a struct, union, other array or `long double`, the
+//! address itself: values of those types are handled by reference, as
+//! DTrace's are.
 
 use super::{err, Checker};
 use crate::ast::{Expr, ExprKind};
@@ -420,19 +421,16 @@ impl Checker<'_> {
         if is_char_array(&p.ty) {
             return Ok(mk(CKind::KernelString(Box::new(p.addr)), Type::String));
         }
-        if p.ty.is_aggregate() {
+        if p.ty.is_by_ref() {
             return Ok(CExpr { ty: p.ty, ..p.addr });
         }
         if matches!(p.ty.resolved(), Type::Func(_)) {
             // A function is its address.
             return Ok(p.addr);
         }
-        if p.ty.is_float() {
-            return Err(err(
-                Tag::D_NOTSUP,
-                line,
-                format!("reading a value of type {} is not yet supported", p.ty),
-            ));
+        if p.ty.is_reg_float() {
+            // A float or double is read as its bits.
+            return Ok(mk(CKind::Deref(Box::new(p.addr)), p.ty));
         }
         if !p.ty.is_scalar() {
             return Err(err(

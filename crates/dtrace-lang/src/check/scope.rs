@@ -392,7 +392,13 @@ impl Checker<'_> {
             Some(o) => format!("{}=", o.symbol()),
         };
         let v = self.expr(rhs)?;
-        if !(v.ty.is_scalar() || v.ty.is_string() || v.ty.is_void()) {
+        let v = self.materialize(v, line)?;
+        if !(v.ty.is_scalar()
+            || v.ty.is_string()
+            || v.ty.is_void()
+            || v.ty.is_float()
+            || v.ty.is_by_ref())
+        {
             return Err(err(
                 Tag::D_NOTSUP,
                 line,

@@ -378,6 +378,63 @@ impl Checker<'_> {
         Ok(self.may_translate(base)?.is_some())
     }
 
+    /// A value to be stored: a translated struct (`*curpsinfo`,
+    /// `xlate<T>(e)`) becomes the struct itself, each member the
+    /// translator defines computed now; anything else is unchanged. A
+    /// translated pointer has no storage to point to and stays refused.
+    pub(super) fn materialize(&mut self, v: CExpr, line: u32) -> Result<CExpr, CompileError> {
+        let Type::Translated { to, id, ptr } = v.ty.clone() else {
+            return Ok(v);
+        };
+        if ptr {
+            return Err(err(
+                Tag::D_NOTSUP,
+                line,
+                format!(
+                    "variables of type {} * (a translated pointer) are not supported; store the translated value (*p) instead",
+                    to
+                ),
+            ));
+        }
+        let x = self.syms.translators[id as usize].clone();
+        let Type::Record(r) = to.resolved().clone() else {
+            unreachable!("translators output structs");
+        };
+        let input = CExpr {
+            ty: x.from.clone(),
+            ..v
+        };
+        let mut fields = Vec::new();
+        for (m, me, mline) in &x.members {
+            let f = self
+                .syms
+                .types
+                .member(&r, m)
+                .expect("checked at declaration");
+            if f.bits.is_some() {
+                return Err(err(
+                    Tag::D_NOTSUP,
+                    *mline,
+                    format!(
+                        "storing a translated {} whose bit-field member {} is translated is not supported",
+                        to, m
+                    ),
+                ));
+            }
+            self.xlate_scope.push((x.param.clone(), input.clone()));
+            let out = self.expr(me);
+            self.xlate_scope.pop();
+            let out = self.member_value(&f.ty, out?, m, *mline)?;
+            let size = self.syms.types.size_of(&f.ty).unwrap_or(0) as u32;
+            fields.push(((f.bit_offset / 8) as u32, size, out));
+        }
+        Ok(CExpr {
+            kind: CKind::Build(fields),
+            ty: (*to).clone(),
+            line,
+        })
+    }
+
     /// `t->m` or `t.m` of a translation: the member's expression with the
     /// translator's parameter bound to the translated value.
     pub(super) fn translated_member(&mut self, e: &Expr) -> Result<CExpr, CompileError> {

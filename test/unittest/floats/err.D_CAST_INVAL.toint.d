@@ -1,0 +1,7 @@
+/* A double does not convert to an integer in D. */
+double d;
+
+BEGIN
+{
+	trace((int)d);
+}

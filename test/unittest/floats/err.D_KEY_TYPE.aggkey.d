@@ -1,0 +1,7 @@
+/* Aggregation keys are integers and strings. */
+double d;
+
+BEGIN
+{
+	@a[d] = count();
+}

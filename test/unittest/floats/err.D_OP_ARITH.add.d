@@ -1,0 +1,7 @@
+/* Floating-point values are not arithmetic in D. */
+double d;
+
+BEGIN
+{
+	d + 1;
+}

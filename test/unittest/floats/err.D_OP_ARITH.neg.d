@@ -1,0 +1,7 @@
+/* Unary minus needs an arithmetic operand; a double is not one. */
+double d;
+
+BEGIN
+{
+	-d;
+}

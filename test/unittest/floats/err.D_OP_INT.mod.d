@@ -1,0 +1,7 @@
+/* % needs integral operands. */
+float f;
+
+BEGIN
+{
+	f % 2;
+}

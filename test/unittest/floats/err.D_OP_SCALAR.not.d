@@ -1,0 +1,7 @@
+/* ! needs a scalar operand. */
+double d;
+
+BEGIN
+{
+	trace(!d);
+}

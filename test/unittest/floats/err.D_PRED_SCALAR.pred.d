@@ -1,0 +1,7 @@
+/* A predicate must be a scalar. */
+double d;
+
+BEGIN
+/d/
+{
+}

@@ -1,0 +1,7 @@
+/* %d takes an integer, not a float. */
+float f;
+
+BEGIN
+{
+	printf("%d\n", f);
+}

@@ -1,0 +1,7 @@
+/* A variable of a struct type needs its definition. */
+struct nosuch x;
+
+BEGIN
+{
+	exit(0);
+}

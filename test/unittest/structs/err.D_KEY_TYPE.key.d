@@ -1,0 +1,5 @@
+/* Struct keys of associative arrays are not supported. */
+BEGIN
+{
+	a[*curthread] = 1;
+}

@@ -1,0 +1,7 @@
+/* Members are read from structs and unions only. */
+double d;
+
+BEGIN
+{
+	trace(d.x);
+}

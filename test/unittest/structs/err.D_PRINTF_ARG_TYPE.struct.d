@@ -1,0 +1,5 @@
+/* No printf conversion takes a struct. */
+BEGIN
+{
+	printf("%d\n", *curthread);
+}

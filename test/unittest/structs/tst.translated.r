@@ -1,0 +1,4 @@
+1 1 dtrace
+1 dtrace 1
+1
+

@@ -1,5 +1,0 @@
-/* A struct cannot be stored in a variable yet. */
-BEGIN
-{
-	x = *curthread;
-}

@@ -1,5 +1,0 @@
-/* A struct is not traced as the number of its address. */
-BEGIN
-{
-	trace(*curthread);
-}
