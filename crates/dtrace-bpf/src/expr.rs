@@ -454,6 +454,154 @@ impl ProgGen<'_, '_> {
         match lv {
             LValue::Var(v) => self.g.inp.syms.var(*v).ty.clone(),
             LValue::Elem(arr, _) => self.g.inp.syms.arrays[*arr].value.clone(),
+            LValue::Field { ty, .. } => ty.clone(),
+        }
+    }
+
+    /// A pointer to the storage of a variable or associative array
+    /// element (`limit` bytes) that is about to be written in part: a
+    /// dynamic one that does not exist yet is created, zero-filled (if the
+    /// map is full, the drop is counted and the write goes to scratch).
+    fn storage_ptr(&mut self, lv: &LValue, key: Option<u32>, limit: u32) -> R<Temp> {
+        match lv {
+            LValue::Var(VarRef::Global(i)) => {
+                let off = self.g.globals.slots[*i].0;
+                let gm = self.g.m_globals;
+                self.a.ld_map_value(R1, gm, off);
+                Ok(self.int_result(R1))
+            }
+            LValue::Var(VarRef::Local(i)) => {
+                let off = self.g.locals.slots[*i].0;
+                self.ptr(R1, R9, off);
+                Ok(self.int_result(R1))
+            }
+            LValue::Var(VarRef::Thread(_)) | LValue::Elem(..) => {
+                let map = match lv {
+                    LValue::Var(VarRef::Thread(i)) => {
+                        self.thread_key();
+                        self.g.thread_maps[*i]
+                    }
+                    LValue::Elem(arr, _) => self.g.array_maps[*arr],
+                    _ => unreachable!("matched above"),
+                };
+                let key_ptr = |p: &mut Self, r: Reg| match key {
+                    Some(k) => p.ptr(r, R9, k),
+                    None => p.key_ptr_stack(r),
+                };
+                let have = self.a.new_label();
+                self.a.ld_map_fd(R1, map);
+                key_ptr(self, R2);
+                self.a.emit(call(Helper::MapLookupElem));
+                self.a.jmp_imm_to(Cond::Ne, R0, 0, have);
+                self.a.ld_map_fd(R1, map);
+                key_ptr(self, R2);
+                let ro = self.g.m_rodata;
+                let zero = self.g.zero_at;
+                self.a.ld_map_value(R3, ro, zero);
+                self.a.emit(mov64_imm(R4, 0));
+                self.a.emit(call(Helper::MapUpdateElem));
+                self.a.ld_map_fd(R1, map);
+                key_ptr(self, R2);
+                self.a.emit(call(Helper::MapLookupElem));
+                self.a.jmp_imm_to(Cond::Ne, R0, 0, have);
+                self.count_drop(drops::DYNAMIC);
+                let sink = self.alloc_buf(limit);
+                self.ptr(R0, R9, sink);
+                self.a.bind(have);
+                Ok(self.int_result(R0))
+            }
+            LValue::Field { .. } => Err(GenError(
+                "internal error: a field of a field is one field".into(),
+            )),
+        }
+    }
+
+    /// A pointer to `size` bytes at `offset` into the storage of `base`
+    /// (`limit` bytes); an offset beyond it (an array index out of
+    /// bounds) faults with "invalid address" of that offset.
+    fn field_ptr(
+        &mut self,
+        base: &LValue,
+        key: Option<u32>,
+        offset: &CExpr,
+        size: u32,
+        limit: u32,
+    ) -> R<Temp> {
+        let p = self.storage_ptr(base, key, limit)?;
+        let to = self.eval_int(offset)?;
+        self.load_temp(to, R2);
+        self.free(to);
+        let ok = self.a.new_label();
+        let max = limit.saturating_sub(size.max(1));
+        self.a.jmp_imm_to(Cond::Le, R2, max as i32, ok);
+        // The verifier forbids adding an unbounded offset to the storage
+        // pointer, even to report it: the fault names the offset.
+        let act = self.cur_action;
+        self.fault(fault::BADADDR, Some(R2), act);
+        self.a.bind(ok);
+        self.load_temp(p, R1);
+        self.a.emit(alu64_reg(Alu::Add, R1, R2));
+        self.store_temp(p, R1);
+        Ok(p)
+    }
+
+    /// The unit a bit-field of integer type `it` is read and written in.
+    fn bitfield_unit(it: dtrace_lang::types::IntType, shift: u64, width: u32) -> u32 {
+        if shift + u64::from(width) > u64::from(it.size) * 8 {
+            8
+        } else {
+            u32::from(it.size)
+        }
+    }
+
+    /// Reads the field at the pointer in `p` (a scalar, float or
+    /// bit-field) into `p`.
+    fn load_field(&mut self, p: Temp, ty: &Type, bits: Option<(u64, u32)>) {
+        self.load_temp(p, R1);
+        match bits {
+            None => {
+                let size = ty.scalar_size().max(1);
+                self.a.emit(ldx(Size::of_bytes(size), R1, R1, 0));
+                if ty.as_int().is_some_and(|t| t.signed) {
+                    normalize(&mut self.a, R1, ty);
+                }
+            }
+            Some((shift, width)) => {
+                let it = ty.as_int().unwrap_or(dtrace_lang::types::INT64);
+                let unit = Self::bitfield_unit(it, shift, width);
+                self.a.emit(ldx(Size::of_bytes(unit), R1, R1, 0));
+                let up = 64 - shift as i32 - width as i32;
+                self.a.emit(alu64_imm(Alu::Lsh, R1, up));
+                let down = if it.signed { Alu::Arsh } else { Alu::Rsh };
+                self.a.emit(alu64_imm(down, R1, 64 - width as i32));
+            }
+        }
+        self.store_temp(p, R1);
+    }
+
+    /// Writes the value in `v` to the field at the pointer in `p`.
+    fn store_field(&mut self, p: Temp, ty: &Type, bits: Option<(u64, u32)>, v: Temp) {
+        self.load_temp(p, R1);
+        self.load_temp(v, R2);
+        match bits {
+            None => {
+                let size = ty.scalar_size().max(1);
+                self.a.emit(stx(Size::of_bytes(size), R1, 0, R2));
+            }
+            Some((shift, width)) => {
+                let it = ty.as_int().unwrap_or(dtrace_lang::types::INT64);
+                let unit = Self::bitfield_unit(it, shift, width);
+                let mask = (u64::MAX >> (64 - width)) << shift;
+                self.a.emit(ldx(Size::of_bytes(unit), R3, R1, 0));
+                load_imm(&mut self.a, R4, !mask as i64);
+                self.a.emit(alu64_reg(Alu::And, R3, R4));
+                // The value's low `width` bits, moved to the field.
+                self.a.emit(alu64_imm(Alu::Lsh, R2, 64 - width as i32));
+                self.a
+                    .emit(alu64_imm(Alu::Rsh, R2, 64 - width as i32 - shift as i32));
+                self.a.emit(alu64_reg(Alu::Or, R3, R2));
+                self.a.emit(stx(Size::of_bytes(unit), R1, 0, R3));
+            }
         }
     }
 
@@ -475,6 +623,24 @@ impl ProgGen<'_, '_> {
         let key = self.lvalue_key(lv)?;
         let src = self.eval_int(rhs)?;
         match lv {
+            LValue::Field {
+                base,
+                offset,
+                ty,
+                limit,
+                ..
+            } => {
+                // Exactly the member's bytes: the next member follows.
+                let exact = self.g.inp.syms.types.known_size(ty).unwrap_or(0) as u32;
+                let p = self.field_ptr(base, key, offset, exact, *limit)?;
+                self.load_temp(p, R1);
+                self.a.emit(mov64_imm(R2, exact as i32));
+                self.load_temp(src, R3);
+                self.a.emit(call(Helper::ProbeReadKernel));
+                self.check_read(src);
+                self.load_temp(p, R1);
+                self.free(p);
+            }
             LValue::Var(VarRef::Global(i)) => {
                 let off = self.g.globals.slots[*i].0;
                 self.copy_bytes(Dst::Global(off), size, src);
@@ -585,6 +751,7 @@ impl ProgGen<'_, '_> {
         match lv {
             LValue::Elem(arr, keys) => Ok(Some(self.array_key(*arr, keys)?)),
             LValue::Var(_) => Ok(None),
+            LValue::Field { base, .. } => self.lvalue_key(base),
         }
     }
 
@@ -598,6 +765,17 @@ impl ProgGen<'_, '_> {
                 self.ptr(R2, R9, key.expect("element key prepared"));
                 self.a.emit(call(Helper::MapLookupElem));
                 Ok(self.deref_or_zero())
+            }
+            LValue::Field {
+                base,
+                offset,
+                ty,
+                bits,
+                limit,
+            } => {
+                let p = self.field_ptr(base, key, offset, ty.scalar_size(), *limit)?;
+                self.load_field(p, ty, *bits);
+                Ok(p)
             }
         }
     }
@@ -626,6 +804,17 @@ impl ProgGen<'_, '_> {
             LValue::Elem(arr, _) => {
                 let map = self.g.array_maps[*arr];
                 self.dyn_store(map, key, t);
+            }
+            LValue::Field {
+                base,
+                offset,
+                ty,
+                bits,
+                limit,
+            } => {
+                let p = self.field_ptr(base, key, offset, ty.scalar_size(), *limit)?;
+                self.store_field(p, ty, *bits, t);
+                self.free(p);
             }
         }
         Ok(())
@@ -722,6 +911,9 @@ impl ProgGen<'_, '_> {
                 self.ptr(R1, R9, off);
                 Ok((self.int_result(R1), strsize))
             }
+            LValue::Field { .. } => Err(GenError(
+                "internal error: a string stored into a field".into(),
+            )),
             LValue::Var(VarRef::Thread(_)) | LValue::Elem(..) => {
                 let key = self.lvalue_key(lv)?;
                 let vb = self.alloc_buf(strsize);

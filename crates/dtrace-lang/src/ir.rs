@@ -150,6 +150,17 @@ pub enum UnaryOp {
 pub enum LValue {
     Var(VarRef),
     Elem(ArrayId, Vec<CExpr>),
+    /// A member or element inside a variable of struct, union or array
+    /// type (`x.a`, `self->s.arr[i]`): `offset` bytes into the storage of
+    /// `base` (whose stored value is `limit` bytes), an object of type
+    /// `ty`, or a bit-field (bit offset from `offset`, width).
+    Field {
+        base: Box<LValue>,
+        offset: Box<CExpr>,
+        ty: Type,
+        bits: Option<(u64, u32)>,
+        limit: u32,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -331,11 +342,16 @@ impl CExpr {
 }
 
 impl LValue {
-    /// The keys of an array element (none for a variable).
+    /// The keys of an array element (none for a variable), and the offset
+    /// of a field.
     pub fn for_each_key<'a>(&'a self, f: &mut dyn FnMut(&'a CExpr)) {
         match self {
             LValue::Var(_) => {}
             LValue::Elem(_, keys) => keys.iter().for_each(f),
+            LValue::Field { base, offset, .. } => {
+                base.for_each_key(f);
+                f(offset);
+            }
         }
     }
 }

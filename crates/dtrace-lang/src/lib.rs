@@ -318,6 +318,72 @@ mod tests {
     }
 
     #[test]
+    fn members_of_variables_are_assignable() {
+        use crate::ir::LValue;
+        let mut syms = super::Symbols::default();
+        let checked = super::compile(
+            b"struct s { int a; char c[4]; int b : 3; } x; int arr[4];
+              BEGIN { x.a = 1; x.b = 2; arr[3] = 3; self->y = x; self->y.c[1] = 4; }",
+            super::Source::File,
+            &super::MacroEnv::default(),
+            &mut syms,
+            &mut 0,
+        )
+        .unwrap_or_else(|e| panic!("{}", e));
+        let fields: Vec<(Option<(u64, u32)>, u32)> = checked.clauses[0]
+            .stmts
+            .iter()
+            .filter_map(|s| match s {
+                CStmt::Eval(e, _) => match &e.kind {
+                    CKind::Assign(LValue::Field { bits, limit, .. }, None, _) => {
+                        Some((*bits, *limit))
+                    }
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            fields,
+            vec![(None, 12), (Some((0, 3)), 12), (None, 16), (None, 12)]
+        );
+        let compile = |src: &str| {
+            super::compile(
+                src,
+                super::Source::File,
+                &super::MacroEnv::default(),
+                &mut super::Symbols::default(),
+                &mut 0,
+            )
+        };
+        let bad: &[(&str, Tag)] = &[
+            (
+                "struct s { int a; } x; BEGIN { x.a = \"s\"; }",
+                Tag::D_OP_INCOMPAT,
+            ),
+            (
+                "struct s { char c[4]; } x; BEGIN { x.c = \"abc\"; }",
+                Tag::D_OP_INCOMPAT,
+            ),
+            (
+                "struct s { int a; } x; BEGIN { x.nope = 1; }",
+                Tag::D_TYPE_MEMBER,
+            ),
+            ("int arr[4]; BEGIN { arr[1].a = 1; }", Tag::D_OP_SOU),
+            (
+                "struct s { int a; } x; BEGIN { x.a[1] = 1; }",
+                Tag::D_OP_LVAL,
+            ),
+        ];
+        for (src, tag) in bad {
+            match compile(src) {
+                Ok(_) => panic!("compiled: {}", src),
+                Err(e) => assert_eq!(e.tag, *tag, "{}: {}", src, e),
+            }
+        }
+    }
+
+    #[test]
     fn floats_are_not_arithmetic() {
         let compile = |src: &str| {
             super::compile(

@@ -344,6 +344,7 @@ impl Type {
             (Type::Void, Type::Void) => true,
             (Type::Float(a), Type::Float(b)) => a == b,
             (Type::Record(a), Type::Record(b)) => a.id == b.id,
+            (Type::Array(a, n), Type::Array(b, m)) => n == m && a.resolved() == b.resolved(),
             _ => false,
         }
     }

@@ -339,7 +339,7 @@ impl Checker<'_> {
         list.iter().find(|v| &v.name == name).map(|v| v.ty.clone())
     }
 
-    fn member_place(
+    pub(super) fn member_place(
         &mut self,
         base: CExpr,
         sou: Type,

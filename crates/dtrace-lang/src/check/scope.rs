@@ -4,6 +4,11 @@
 
 use super::*;
 
+/// A member or element inside a D variable: the variable (or element),
+/// the byte offset into it, the object's type and, for a bit-field, its
+/// bit offset and width.
+type VarField = (LValue, CExpr, Type, Option<(u64, u32)>);
+
 impl Checker<'_> {
     pub(super) fn macro_var(
         &mut self,
@@ -213,6 +218,20 @@ impl Checker<'_> {
                     }
                 }
             }
+            ExprKind::Member(..) | ExprKind::Index(..) if self.is_var_object(e) => {
+                let (lv, off, ty, bits) = self.var_field(e, line, op)?;
+                let limit = self.size_or_err(&self.lvalue_decl_type(&lv), line)? as u32;
+                Ok((
+                    LValue::Field {
+                        base: Box::new(lv),
+                        offset: Box::new(off),
+                        ty: ty.clone(),
+                        bits,
+                        limit,
+                    },
+                    ty,
+                ))
+            }
             ExprKind::Index(base, idx) => {
                 let thread_name;
                 let name = match &base.kind {
@@ -290,6 +309,122 @@ impl Checker<'_> {
                         Ok((LValue::Elem(self.syms.arrays.len() - 1, keys), t))
                     }
                 }
+            }
+            _ => Err(err(
+                Tag::D_OP_LVAL,
+                line,
+                format!("operator {} requires a modifiable lvalue as an operand", op),
+            )),
+        }
+    }
+
+    /// True if `e` is a member or element inside a D variable of struct,
+    /// union or array type (which may be assigned to, as in DTrace).
+    pub(super) fn is_var_object(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Member(b, _) => self.is_var_object(b) || self.by_ref_var(b).is_some(),
+            ExprKind::Index(b, _) => self.is_var_object(b) || self.by_ref_var(b).is_some(),
+            _ => false,
+        }
+    }
+
+    /// The type of `e` if it names a D variable (or associative array
+    /// element) of struct, union or array type.
+    fn by_ref_var(&self, e: &Expr) -> Option<Type> {
+        let ty = match &e.kind {
+            ExprKind::Ident(n) => self.syms.globals.iter().find(|v| &v.name == n)?.ty.clone(),
+            ExprKind::SelfVar(n) => self.syms.threads.iter().find(|v| &v.name == n)?.ty.clone(),
+            ExprKind::ThisVar(n) => self.syms.locals.iter().find(|v| &v.name == n)?.ty.clone(),
+            ExprKind::Index(b, _) => {
+                let name = match &b.kind {
+                    ExprKind::Ident(n) => n.clone(),
+                    ExprKind::SelfVar(n) => format!("self->{}", n),
+                    _ => return None,
+                };
+                self.syms
+                    .arrays
+                    .iter()
+                    .find(|a| a.name == name)?
+                    .value
+                    .clone()
+            }
+            _ => return None,
+        };
+        ty.is_by_ref().then_some(ty)
+    }
+
+    /// The declared type of what an lvalue names.
+    fn lvalue_decl_type(&self, lv: &LValue) -> Type {
+        match lv {
+            LValue::Var(v) => self.syms.var(*v).ty.clone(),
+            LValue::Elem(a, _) => self.syms.arrays[*a].value.clone(),
+            LValue::Field { ty, .. } => ty.clone(),
+        }
+    }
+
+    /// A member or element inside a D variable: the variable (or
+    /// element), the byte offset into it, the object's type and, for a
+    /// bit-field, its bit offset and width.
+    fn var_field(&mut self, e: &Expr, line: u32, op: &str) -> Result<VarField, CompileError> {
+        let zero = |ty: &Type| CExpr {
+            kind: CKind::Int(0),
+            ty: Type::ptr(ty.clone()),
+            line,
+        };
+        let inner = |this: &mut Self, b: &Expr| {
+            if let Some(ty) = this.by_ref_var(b) {
+                let (lv, _) = this.lvalue(b, None, line, op)?;
+                Ok((lv, zero(&ty), ty, None))
+            } else {
+                this.var_field(b, line, op)
+            }
+        };
+        match &e.kind {
+            ExprKind::Member(b, m) => {
+                let (lv, off, ty, bits) = inner(self, b)?;
+                if bits.is_some() || !matches!(ty.resolved(), Type::Record(_)) {
+                    return Err(err(
+                        Tag::D_OP_SOU,
+                        line,
+                        format!(
+                            "operator . cannot be applied to type \"{}\"; must be applied to a struct or union",
+                            ty
+                        ),
+                    ));
+                }
+                let p = self.member_place(off, ty, m, ".", line)?;
+                Ok((lv, p.addr, p.ty, p.bits))
+            }
+            ExprKind::Index(b, idx) => {
+                let (lv, off, ty, bits) = inner(self, b)?;
+                let elem = match ty.resolved() {
+                    Type::Array(elem, _) if bits.is_none() => (**elem).clone(),
+                    _ => {
+                        return Err(err(
+                            Tag::D_OP_LVAL,
+                            line,
+                            format!("operator {} requires a modifiable lvalue as an operand", op),
+                        ))
+                    }
+                };
+                if idx.len() != 1 {
+                    return Err(err(
+                        Tag::D_ARR_BADREF,
+                        line,
+                        "cannot access a pointer or array as an associative array",
+                    ));
+                }
+                let i = self.expr(&idx[0])?;
+                if !i.ty.is_int() {
+                    return Err(err(
+                        Tag::D_OP_INT,
+                        line,
+                        "operator [ ] requires an index of integral type",
+                    ));
+                }
+                let size = self.elem_size(&elem, line)?;
+                let addr = self.ptr_add(off, i, size, elem.clone(), false, line);
+                Ok((lv, addr, elem, None))
             }
             _ => Err(err(
                 Tag::D_OP_LVAL,

@@ -1,0 +1,4 @@
+0
+
+-- @@stderr --
+dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): invalid address (0x10) in action #2
