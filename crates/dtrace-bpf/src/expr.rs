@@ -160,7 +160,14 @@ impl ProgGen<'_, '_> {
             CKind::IncDec { target, pre, delta } => self.incdec(target, *pre, *delta, &e.ty),
             CKind::Strlen(s) => self.strlen(s),
             CKind::Deref(p) => {
-                let size = e.ty.scalar_size().max(1);
+                // A by-reference value is its address: a load typed as a
+                // struct (`*curthread->cred`, whose address is the pointer
+                // read from `curthread`) reads that pointer.
+                let size = if e.ty.is_by_ref() {
+                    8
+                } else {
+                    e.ty.scalar_size().max(1)
+                };
                 let tp = self.eval_int(p)?;
                 self.ptr(R1, R9, scratch::TMP);
                 self.a.emit(mov64_imm(R2, size as i32));
