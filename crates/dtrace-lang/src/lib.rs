@@ -203,6 +203,33 @@ mod tests {
     }
 
     #[test]
+    fn a_struct_member_of_a_translator_is_a_translation() {
+        let decls = "struct pair { int lo; long hi; }; struct out { struct pair p; };\n\
+            translator struct pair < int x > { lo = x; hi = x + 1; };\n\
+            translator struct out < int x > { p = xlate<struct pair>(x * 2); };\n\
+            inline struct out *o = xlate<struct out *>(3);\n";
+        let src = format!(
+            "{}BEGIN {{ trace(xlate<struct out>(3).p.lo); trace(o->p.hi); trace((*o).p.lo); }}",
+            decls
+        );
+        let t = traced(src.as_bytes(), &[]);
+        let tys: Vec<String> = t.iter().map(|(_, ty)| ty.to_string()).collect();
+        assert_eq!(tys, ["int", "long", "int"]);
+        // The member itself is a struct: not a value to trace.
+        let whole = format!("{}BEGIN {{ trace(o->p); }}", decls);
+        let mut syms = super::Symbols::default();
+        let e = super::compile(
+            whole.as_bytes(),
+            super::Source::File,
+            &super::MacroEnv::default(),
+            &mut syms,
+            &mut 0,
+        )
+        .expect_err("a struct traced");
+        assert_eq!(e.tag, Tag::D_TRACE_DYN, "{}", e);
+    }
+
+    #[test]
     fn strings_and_arguments_keep_their_bytes() {
         let t = traced(
             b"BEGIN { trace(\"caf\xe9\"); trace(\"\\xff\\351\"); trace($$1); trace($1); trace($2); }",

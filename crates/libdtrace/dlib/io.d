@@ -1,23 +1,177 @@
 /*
- * fileinfo_t and fds[]: the files of the running process, as the Dynamic
- * Tracing Guide describes them, translated from the kernel's struct file.
- * fi_pathname, fi_dirname and fi_mount need the kernel's path walk
- * (d_path), which a tracing program cannot call here: they are not
- * defined, and a script that reads one gets DTrace's "translator does not
- * define conversion for member" error rather than a made-up path.
+ * The io provider's types, as the Dynamic Tracing Guide describes them,
+ * translated from Linux's block layer and VFS:
+ *
+ * bufinfo_t, from struct bio *: one block I/O.
+ * devinfo_t, from struct bio * (its device) or struct block_device *.
+ * fileinfo_t, from struct file *, and fds[], the files of the running
+ * process.
+ *
+ * Where Linux keeps no such value, or a tracing program cannot reach it,
+ * the member says so below: a fixed value where DTrace for Linux gives
+ * one, else no conversion (a script that reads it gets DTrace's
+ * "translator does not define conversion for member" error rather than a
+ * made-up value).
  */
 
+typedef char *caddr_t;
+
+typedef struct bufinfo {
+	int	b_flags;	/* B_* flags */
+	size_t	b_bcount;	/* bytes of the transfer */
+	caddr_t	b_addr;		/* buffer address: 0, see below */
+	uint64_t b_lblkno;	/* first 512-byte sector on the device */
+	uint64_t b_blkno;	/* the same: Linux has no other block number */
+	size_t	b_resid;	/* bytes not transferred: 0, see below */
+	size_t	b_bufsize;	/* size of the buffer: the transfer's */
+	caddr_t	b_iodone;	/* completion function (bi_end_io) */
+	int	b_error;	/* errno of a failed transfer, else 0 */
+	dev_t	b_edev;		/* device: Linux's dev_t (major << 20 | minor) */
+} bufinfo_t;
+
+/*
+ * b_flags. Linux sets B_READ or B_WRITE (the direction of the bio's
+ * operation: odd operations write), B_ASYNC unless the bio is REQ_SYNC,
+ * B_PHYS when the data are user pages pinned for direct I/O
+ * (BIO_PAGE_PINNED) and B_PAGEIO otherwise, B_ERROR once the bio has an
+ * error status. B_BUSY and B_DONE have no bio counterpart.
+ */
+inline int B_BUSY = 0x000001;
+inline int B_DONE = 0x000002;
+inline int B_ERROR = 0x000004;
+inline int B_PAGEIO = 0x000010;
+inline int B_PHYS = 0x000020;
+inline int B_READ = 0x000040;
+inline int B_WRITE = 0x000100;
+inline int B_ASYNC = 0x000400;
+
+/*
+ * b_addr: a bio carries pages, not one mapped buffer (and a page's kernel
+ * address needs the kernel's memory map, which a tracing program cannot
+ * read here), so it is 0, as in DTrace for Linux. b_resid: the block
+ * layer advances bi_iter as a bio completes, so there is no separate
+ * residual count; 0. b_error: the bio's blk_status_t as the errno the
+ * kernel reports for it (blk_status_to_errno), EIO for codes without a
+ * fixed meaning across kernel versions.
+ */
+translator bufinfo_t < struct bio *B > {
+	b_flags = ((B->bi_opf & 0xff) & 1 ? B_WRITE : B_READ) |
+	    (B->bi_opf & 0x800 ? 0 : B_ASYNC) |
+	    (B->bi_flags & 1 ? B_PHYS : B_PAGEIO) |
+	    (B->bi_status != 0 ? B_ERROR : 0);
+	b_bcount = B->bi_iter.bi_size;
+	b_addr = 0;
+	b_lblkno = B->bi_iter.bi_sector;
+	b_blkno = B->bi_iter.bi_sector;
+	b_resid = 0;
+	b_bufsize = B->bi_iter.bi_size;
+	b_iodone = (caddr_t)B->bi_end_io;
+	b_error = B->bi_status == 0 ? 0 :
+	    B->bi_status == 1 ? 95 :	/* EOPNOTSUPP */
+	    B->bi_status == 2 ? 110 :	/* ETIMEDOUT */
+	    B->bi_status == 3 ? 28 :	/* ENOSPC */
+	    B->bi_status == 4 ? 67 :	/* ENOLINK */
+	    B->bi_status == 5 ? 121 :	/* EREMOTEIO */
+	    B->bi_status == 6 ? 52 :	/* EBADE */
+	    B->bi_status == 7 ? 61 :	/* ENODATA */
+	    B->bi_status == 8 ? 84 :	/* EILSEQ */
+	    B->bi_status == 9 ? 12 :	/* ENOMEM */
+	    B->bi_status == 12 ? 11 :	/* EAGAIN */
+	    B->bi_status == 13 ? 16 :	/* EBUSY */
+	    B->bi_status == 16 ? 19 :	/* ENODEV */
+	    5;				/* EIO */
+	b_edev = B->bi_bdev == NULL ? 0 : B->bi_bdev->bd_dev;
+};
+
+typedef struct devinfo {
+	int	dev_major;	/* major number */
+	int	dev_minor;	/* minor number */
+	int	dev_instance;	/* instance: 0, see below */
+	string	dev_name;	/* the disk's driver */
+	string	dev_statname;	/* the disk or partition, as iostat names it */
+	string	dev_pathname;	/* its /dev path: "<unknown>", see below */
+} devinfo_t;
+
+/*
+ * Linux numbers devices, not driver instances: dev_instance is 0, as in
+ * DTrace for Linux. dev_name is the driver of the disk's parent device
+ * ("virtio_blk", "nvme", "sd"), "<none>" for a disk without one (loop,
+ * zram). dev_statname is the block device's name ("vda", "vda1",
+ * "loop0"). dev_pathname would be "/dev/" and that name, but D cannot
+ * join strings here yet: it is "<unknown>", as DTrace for Linux gives it.
+ */
+translator devinfo_t < struct block_device *D > {
+	dev_major = D == NULL ? 0 : D->bd_dev >> 20;
+	dev_minor = D == NULL ? 0 : D->bd_dev & 0xfffff;
+	dev_instance = 0;
+	dev_name = D == NULL || D->bd_disk->part0->bd_device.parent == NULL ||
+	    D->bd_disk->part0->bd_device.parent->driver == NULL ? "<none>" :
+	    stringof(D->bd_disk->part0->bd_device.parent->driver->name);
+	dev_statname = D == NULL ? "<none>" : stringof(D->bd_device.kobj.name);
+	dev_pathname = "<unknown>";
+};
+
+translator devinfo_t < struct bio *B > {
+	dev_major = xlate<devinfo_t>(B->bi_bdev).dev_major;
+	dev_minor = xlate<devinfo_t>(B->bi_bdev).dev_minor;
+	dev_instance = xlate<devinfo_t>(B->bi_bdev).dev_instance;
+	dev_name = xlate<devinfo_t>(B->bi_bdev).dev_name;
+	dev_statname = xlate<devinfo_t>(B->bi_bdev).dev_statname;
+	dev_pathname = xlate<devinfo_t>(B->bi_bdev).dev_pathname;
+};
+
+/*
+ * fileinfo_t. fi_pathname needs the kernel's path walk (d_path), which a
+ * tracing program cannot call here: it is not defined. fi_dirname and
+ * fi_mount are approximations from the dentries: the name of the file's
+ * parent directory (not its whole path: "etc" for /etc/passwd, "/" for a
+ * file in the root of its file system) and the name of the directory the
+ * file system is mounted on ("/" for the root file system, "proc" for
+ * /proc, "shm" for /dev/shm).
+ */
 typedef struct fileinfo {
 	string	fi_name;	/* the file's name (its last path component) */
+	string	fi_dirname;	/* its directory's name (last component) */
+	string	fi_pathname;	/* not defined: needs d_path */
 	int64_t	fi_offset;	/* offset within the file */
 	string	fi_fs;		/* file system type */
+	string	fi_mount;	/* mount point's name (last component) */
 	int	fi_oflags;	/* open(2) flags of the file descriptor */
 } fileinfo_t;
 
+/* open(2) flags, for fi_oflags: Linux's values on x86-64. */
+inline int O_ACCMODE = 0003;
+inline int O_RDONLY = 0;
+inline int O_WRONLY = 0001;
+inline int O_RDWR = 0002;
+inline int O_CREAT = 0100;
+inline int O_EXCL = 0200;
+inline int O_NOCTTY = 0400;
+inline int O_TRUNC = 01000;
+inline int O_APPEND = 02000;
+inline int O_NONBLOCK = 04000;
+inline int O_NDELAY = 04000;
+inline int O_DSYNC = 010000;
+inline int O_ASYNC = 020000;
+inline int O_DIRECT = 040000;
+inline int O_LARGEFILE = 0100000;
+inline int O_DIRECTORY = 0200000;
+inline int O_NOFOLLOW = 0400000;
+inline int O_NOATIME = 01000000;
+inline int O_CLOEXEC = 02000000;
+inline int O_SYNC = 04010000;
+inline int O_RSYNC = 04010000;
+inline int O_PATH = 010000000;
+
 translator fileinfo_t < struct file *F > {
 	fi_name = F == NULL ? "<none>" : stringof(F->f_path.dentry->d_name.name);
+	fi_dirname = F == NULL ? "<none>" :
+	    stringof(F->f_path.dentry->d_parent->d_name.name);
 	fi_offset = F == NULL ? 0 : F->f_pos;
 	fi_fs = F == NULL ? "<none>" : stringof(F->f_path.mnt->mnt_sb->s_type->name);
+	fi_mount = F == NULL ? "<none>" :
+	    stringof(((struct mount *)((char *)F->f_path.mnt -
+	    offsetof(struct mount, mnt)))->mnt_mountpoint->d_name.name);
 	fi_oflags = F == NULL ? 0 : F->f_flags;
 };
 

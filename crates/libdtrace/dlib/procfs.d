@@ -1,11 +1,31 @@
 /*
  * The process model of the Dynamic Tracing Guide on Linux: psinfo_t and
  * lwpsinfo_t, translated from the kernel's struct task_struct, and the
- * inlines curpsinfo and curlwpsinfo for the running thread. Fields that
- * have no Linux counterpart (zones, projects, tasks, pools, contracts)
- * are not defined: a script that reads one gets DTrace's "translator does
- * not define conversion for member" error rather than a made-up value.
+ * inlines curpsinfo and curlwpsinfo for the running thread.
+ *
+ * Each member has its Linux meaning where Linux has one. The Solaris
+ * notions Linux lacks (tasks, projects, resource pools, zones,
+ * contracts, processor sets, synchronization object types) have the
+ * values DTrace for Linux gives them: 0, or -1 for "none". Members that
+ * would need a read of user memory other than a string (pr_argc, the
+ * environment vector pr_envp) are not defined: a script that reads one
+ * gets DTrace's "translator does not define conversion for member"
+ * error rather than a made-up value.
  */
+
+typedef id_t poolid_t;
+typedef id_t ctid_t;
+
+typedef struct timestruc {
+	time_t	tv_sec;		/* seconds */
+	long	tv_nsec;	/* and nanoseconds */
+} timestruc_t;
+
+/* A count of nanoseconds as seconds and nanoseconds. */
+translator timestruc_t < uint64_t NS > {
+	tv_sec = NS / 1000000000;
+	tv_nsec = NS % 1000000000;
+};
 
 typedef struct psinfo {
 	int	pr_nlwp;	/* threads in the process */
@@ -19,20 +39,88 @@ typedef struct psinfo {
 	gid_t	pr_egid;	/* effective group id */
 	uintptr_t pr_addr;	/* the task_struct */
 	size_t	pr_size;	/* address space size, kilobytes */
+	dev_t	pr_ttydev;	/* controlling terminal, PRNODEV if none */
+	timestruc_t pr_start;	/* process start time, since the epoch */
 	char	pr_fname[16];	/* the command name */
+	char	pr_psargs[80];	/* the start of the argument list: argv[0] */
 	int	pr_wstat;	/* exit status, once exiting */
+	int	pr_argc;	/* not defined: needs a read of user memory */
+	uintptr_t pr_argv;	/* address of the initial argument vector */
+	uintptr_t pr_envp;	/* not defined: needs pr_argc */
+	char	pr_dmodel;	/* data model: PR_MODEL_ILP32 or _LP64 */
+	taskid_t pr_taskid;	/* task id: 0 */
+	projid_t pr_projid;	/* project id: 0 */
+	poolid_t pr_poolid;	/* resource pool id: 0 */
+	zoneid_t pr_zoneid;	/* zone id: 0 */
+	ctid_t	pr_contract;	/* process contract id: 0 */
 } psinfo_t;
 
 typedef struct lwpsinfo {
-	int	pr_flag;	/* the task's PF_* flags */
+	int	pr_flag;	/* PR_* flags */
 	id_t	pr_lwpid;	/* thread id */
 	uintptr_t pr_addr;	/* the task_struct */
+	uintptr_t pr_wchan;	/* wait address: 0, see below */
+	char	pr_stype;	/* synchronization object type: SOBJ_NONE */
+	char	pr_state;	/* SSLEEP, SRUN, SZOMB, SSTOP, SIDL, SONPROC */
+	char	pr_sname;	/* the state as a letter: S R Z T I O */
 	int	pr_nice;	/* nice value, -20..19 */
+	short	pr_syscall;	/* system call number, 0 if in none */
 	int	pr_pri;		/* kernel priority, lower is more urgent */
+	char	pr_clname[8];	/* scheduling policy: OTHER, FIFO, RR ... */
 	processorid_t pr_onpro;	/* the CPU it last ran on */
+	processorid_t pr_bindpro; /* the CPU it is bound to, else PBIND_NONE */
+	psetid_t pr_bindpset;	/* processor set: PS_NONE */
 	char	pr_name[16];	/* the thread's name */
 } lwpsinfo_t;
 
+inline char PR_MODEL_ILP32 = 1;
+inline char PR_MODEL_LP64 = 2;
+inline dev_t PRNODEV = (dev_t)-1;
+inline processorid_t PBIND_NONE = -1;
+inline psetid_t PS_NONE = -1;
+
+/* pr_flag */
+inline int PR_STOPPED = 0x00000001;
+inline int PR_ISTOP = 0x00000002;
+inline int PR_DSTOP = 0x00000004;
+inline int PR_STEP = 0x00000008;
+inline int PR_ASLEEP = 0x00000010;
+inline int PR_PCINVAL = 0x00000020;
+inline int PR_ASLWP = 0x00000040;
+inline int PR_AGENT = 0x00000080;
+inline int PR_DETACH = 0x00000100;
+inline int PR_DAEMON = 0x00000200;
+inline int PR_IDLE = 0x00000400;
+inline int PR_ISSYS = 0x00001000;
+inline int PR_VFORKP = 0x00002000;
+inline int PR_ORPHAN = 0x00004000;
+inline int PR_PTRACE = 0x04000000;
+
+/* pr_state */
+inline char SSLEEP = 1;
+inline char SRUN = 2;
+inline char SZOMB = 3;
+inline char SSTOP = 4;
+inline char SIDL = 5;
+inline char SONPROC = 6;
+inline char SWAIT = 7;
+
+/* pr_stype */
+inline char SOBJ_NONE = 0;
+
+/*
+ * pr_ttydev: the controlling terminal's device number (major << 20 |
+ * minor, Linux's dev_t). pr_start: the group leader's start time
+ * (monotonic) moved to the epoch by the difference between walltimestamp
+ * and timestamp now, so within a few microseconds of the exact time.
+ * pr_psargs: Linux keeps the arguments in the process's memory, where
+ * only the running process's can be read, and copyinstr stops at the
+ * first NUL: for the running process it is argv[0] (as the process may
+ * have changed it), for another process the command name. pr_argv: the
+ * argument vector's address on the initial stack (after argc). pr_dmodel:
+ * PR_MODEL_ILP32 for a process with a 32-bit address space (ia32 and x32
+ * programs), else PR_MODEL_LP64 (kernel threads too).
+ */
 translator psinfo_t < struct task_struct *T > {
 	pr_nlwp = T->signal->nr_threads;
 	pr_pid = T->tgid;
@@ -45,17 +133,72 @@ translator psinfo_t < struct task_struct *T > {
 	pr_egid = T->cred->egid.val;
 	pr_addr = (uintptr_t)T;
 	pr_size = T->mm == NULL ? 0 : T->mm->total_vm * 4;
+	pr_ttydev = T->signal->tty == NULL ? PRNODEV :
+	    (dev_t)T->signal->tty->driver->major << 20 |
+	    (T->signal->tty->driver->minor_start + T->signal->tty->index);
+	pr_start = xlate<timestruc_t>((uint64_t)(walltimestamp - timestamp +
+	    T->group_leader->start_time));
 	pr_fname = T->comm;
+	pr_psargs = T == curthread && T->mm != NULL ?
+	    copyinstr(T->mm->arg_start, 80) : stringof(T->comm);
 	pr_wstat = T->exit_code;
+	pr_argv = T->mm == NULL ? 0 : T->mm->start_stack + 8;
+	pr_dmodel = T->mm != NULL && T->mm->task_size <= 0x100000000 ?
+	    PR_MODEL_ILP32 : PR_MODEL_LP64;
+	pr_taskid = 0;
+	pr_projid = 0;
+	pr_poolid = 0;
+	pr_zoneid = 0;
+	pr_contract = 0;
 };
 
+/*
+ * pr_flag: PR_STOPPED for a stopped or traced thread, PR_PTRACE for one
+ * under ptrace, PR_ISSYS for a kernel thread, PR_IDLE for a CPU's idle
+ * thread. pr_state and pr_sname from the task's state: running on a CPU
+ * is SONPROC 'O', runnable SRUN 'R', sleeping SSLEEP 'S', stopped or
+ * traced SSTOP 'T', exited SZOMB 'Z', not yet started SIDL 'I'.
+ * pr_wchan: finding where a thread sleeps needs a walk of its stack; 0,
+ * as in DTrace for Linux. pr_syscall: the system call the thread is in
+ * (orig_ax of its saved user registers, at the top of its 16 KiB kernel
+ * stack), 0 if it is in none. pr_pri: Linux's priority (0..139, lower is
+ * more urgent, the reverse of Solaris's). pr_clname: the scheduling
+ * policy as chrt(1) names it without "SCHED_". pr_bindpro: the one CPU a
+ * thread's affinity allows, else PBIND_NONE.
+ */
 translator lwpsinfo_t < struct task_struct *T > {
-	pr_flag = T->flags;
+	pr_flag = (T->__state & 0xc ? PR_STOPPED : 0) |
+	    (T->ptrace != 0 ? PR_PTRACE : 0) |
+	    (T->flags & 0x00200000 ? PR_ISSYS : 0) |
+	    (T->flags & 0x2 ? PR_IDLE : 0);
 	pr_lwpid = T->pid;
 	pr_addr = (uintptr_t)T;
+	pr_wchan = 0;
+	pr_stype = SOBJ_NONE;
+	pr_state = T->exit_state != 0 || T->__state & 0x80 ? SZOMB :
+	    T->__state & 0xc ? SSTOP :
+	    T->__state & 0x800 ? SIDL :
+	    T->__state != 0 ? SSLEEP :
+	    T->on_cpu ? SONPROC : SRUN;
+	pr_sname = T->exit_state != 0 || T->__state & 0x80 ? 'Z' :
+	    T->__state & 0xc ? 'T' :
+	    T->__state & 0x800 ? 'I' :
+	    T->__state != 0 ? 'S' :
+	    T->on_cpu ? 'O' : 'R';
 	pr_nice = T->static_prio - 120;
+	pr_syscall = T->flags & 0x00200000 ? 0 :
+	    ((struct pt_regs *)((uintptr_t)T->stack + 16384 -
+	    sizeof(struct pt_regs)))->orig_ax == -1 ? 0 :
+	    ((struct pt_regs *)((uintptr_t)T->stack + 16384 -
+	    sizeof(struct pt_regs)))->orig_ax;
 	pr_pri = T->prio;
+	pr_clname = T->policy == 0 ? "OTHER" : T->policy == 1 ? "FIFO" :
+	    T->policy == 2 ? "RR" : T->policy == 3 ? "BATCH" :
+	    T->policy == 5 ? "IDLE" : T->policy == 6 ? "DEADLINE" :
+	    T->policy == 7 ? "EXT" : "?";
 	pr_onpro = T->thread_info.cpu;
+	pr_bindpro = T->nr_cpus_allowed == 1 ? T->thread_info.cpu : PBIND_NONE;
+	pr_bindpset = PS_NONE;
 	pr_name = T->comm;
 };
 

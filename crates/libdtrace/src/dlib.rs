@@ -3,7 +3,9 @@
 //!
 //! The standard library ships inside the binary (`dlib/*.d`): the process
 //! model of the Dynamic Tracing Guide (`psinfo_t`, `lwpsinfo_t`,
-//! `curpsinfo`, `curlwpsinfo`) and `cpuinfo_t`/`curcpu`. Each file is
+//! `curpsinfo`, `curlwpsinfo`), the io provider's `bufinfo_t`,
+//! `devinfo_t` and `fileinfo_t`/`fds[]`, and `cpuinfo_t`/`curcpu`, with
+//! their constants (`B_*`, `O_*`, `PR_*`, `S*`). Each file is
 //! compiled the first time a program names something it defines, so a
 //! program that uses none of it does not read the kernel's BTF at all.
 //! `-xsyslibdir=DIR` replaces the standard library with the `*.d` files of
@@ -31,12 +33,83 @@ pub(crate) const STANDARD: &[StdLib] = &[
             "lwpsinfo",
             "curpsinfo",
             "curlwpsinfo",
+            "timestruc_t",
+            "timestruc",
+            "poolid_t",
+            "ctid_t",
+            "PR_MODEL_ILP32",
+            "PR_MODEL_LP64",
+            "PRNODEV",
+            "PBIND_NONE",
+            "PS_NONE",
+            "PR_STOPPED",
+            "PR_ISTOP",
+            "PR_DSTOP",
+            "PR_STEP",
+            "PR_ASLEEP",
+            "PR_PCINVAL",
+            "PR_ASLWP",
+            "PR_AGENT",
+            "PR_DETACH",
+            "PR_DAEMON",
+            "PR_IDLE",
+            "PR_ISSYS",
+            "PR_VFORKP",
+            "PR_ORPHAN",
+            "PR_PTRACE",
+            "SSLEEP",
+            "SRUN",
+            "SZOMB",
+            "SSTOP",
+            "SIDL",
+            "SONPROC",
+            "SWAIT",
+            "SOBJ_NONE",
         ],
     },
     StdLib {
         name: "io.d",
         text: include_str!("../dlib/io.d"),
-        defines: &["fileinfo_t", "fileinfo", "fds"],
+        defines: &[
+            "fileinfo_t",
+            "fileinfo",
+            "fds",
+            "bufinfo_t",
+            "bufinfo",
+            "devinfo_t",
+            "devinfo",
+            "caddr_t",
+            "B_BUSY",
+            "B_DONE",
+            "B_ERROR",
+            "B_PAGEIO",
+            "B_PHYS",
+            "B_READ",
+            "B_WRITE",
+            "B_ASYNC",
+            "O_ACCMODE",
+            "O_RDONLY",
+            "O_WRONLY",
+            "O_RDWR",
+            "O_CREAT",
+            "O_EXCL",
+            "O_NOCTTY",
+            "O_TRUNC",
+            "O_APPEND",
+            "O_NONBLOCK",
+            "O_NDELAY",
+            "O_DSYNC",
+            "O_ASYNC",
+            "O_DIRECT",
+            "O_LARGEFILE",
+            "O_DIRECTORY",
+            "O_NOFOLLOW",
+            "O_NOATIME",
+            "O_CLOEXEC",
+            "O_SYNC",
+            "O_RSYNC",
+            "O_PATH",
+        ],
     },
     StdLib {
         name: "sched.d",
@@ -85,6 +158,58 @@ pub(crate) fn files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The names a standard library file declares at top level: inlines
+    /// (`inline T NAME =`, `inline T NAME[...] =`), typedefs (`typedef ...
+    /// NAME;`, `} NAME;`) and struct tags (`typedef struct TAG {`).
+    fn declared(text: &str) -> Vec<String> {
+        let ident = |w: &str| {
+            w.trim_start_matches('*')
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect::<String>()
+        };
+        let mut out = Vec::new();
+        for line in text.lines() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            if words.first() == Some(&"inline") {
+                // The name is the last word before `=`, or before the
+                // parameter list of an inline with parameters.
+                if let Some((head, _)) = line.split_once('=') {
+                    let head = head.split('[').next().unwrap_or_default();
+                    out.extend(head.split_whitespace().last().map(ident));
+                }
+                continue;
+            }
+            match words.as_slice() {
+                ["typedef", "struct", tag, "{"] => out.push(ident(tag)),
+                ["typedef", .., name] => out.push(ident(name)),
+                ["}", name] if name.ends_with(';') => out.push(ident(name)),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_declared_name_loads_its_library() {
+        for lib in STANDARD {
+            let names = declared(lib.text);
+            assert!(!names.is_empty(), "{}", lib.name);
+            for n in names {
+                let n = n.split('[').next().unwrap_or_default();
+                assert!(
+                    lib.defines.contains(&n),
+                    "{} declares {} but dlib::STANDARD does not list it",
+                    lib.name,
+                    n
+                );
+            }
+            for d in lib.defines {
+                assert!(mentions(lib.text.as_bytes(), d), "{} lists {}", lib.name, d);
+            }
+        }
+    }
 
     #[test]
     fn finds_whole_words() {

@@ -125,6 +125,13 @@ impl Checker<'_> {
         m: &str,
         line: u32,
     ) -> Result<CExpr, CompileError> {
+        // A struct or union member is given by a translation to its type
+        // (`pr_start = xlate<timestruc_t>(...)`), read member by member.
+        if let Type::Translated { to, ptr: false, .. } = &v.ty {
+            if matches!(ty.resolved(), Type::Record(_)) && to.resolved() == ty.resolved() {
+                return Ok(v);
+            }
+        }
         let ok = if is_char_array(ty) || ty.is_string() {
             v.ty.is_string()
         } else {
@@ -341,26 +348,45 @@ impl Checker<'_> {
     /// for the forms that can be).
     fn may_translate(&mut self, e: &Expr) -> Result<Option<Type>, CompileError> {
         let candidate = match &e.kind {
-            ExprKind::Xlate(..) | ExprKind::Ident(_) => true,
-            ExprKind::Index(b, _) => self.is_inline_fn(b),
-            ExprKind::Unary(UnOp::Deref, inner) => {
-                matches!(inner.kind, ExprKind::Xlate(..) | ExprKind::Ident(_))
+            // A translated member of struct type is a translation too
+            // (`curpsinfo->pr_start`): only if the chain of members starts
+            // at something that may be a translation.
+            ExprKind::Member(..) | ExprKind::Arrow(..) => {
+                let mut root = e;
+                while let ExprKind::Member(b, _) | ExprKind::Arrow(b, _) = &root.kind {
+                    root = b;
+                }
+                self.may_root_translation(root)
             }
-            _ => false,
+            _ => self.may_root_translation(e),
         };
         if !candidate {
             return Ok(None);
         }
-        if let ExprKind::Ident(n) = &e.kind {
-            // Only inlines (and translator parameters) can hold one.
-            let is_inline = self.syms.inlines.iter().any(|(i, _, _)| i == n)
-                || self.xlate_scope.iter().any(|(p, _)| p == n);
-            if !is_inline {
-                return Ok(None);
-            }
-        }
         let v = self.expr(e)?;
         Ok(matches!(v.ty, Type::Translated { .. }).then_some(v.ty))
+    }
+
+    /// True if `e` has a form that can be a translation: `xlate<>`, an
+    /// inline or translator parameter, an inline with parameters applied,
+    /// or `*` of the first two.
+    fn may_root_translation(&self, e: &Expr) -> bool {
+        // Only inlines (and translator parameters) can hold one.
+        let inline = |n: &str| {
+            self.syms.inlines.iter().any(|(i, _, _)| i == n)
+                || self.xlate_scope.iter().any(|(p, _)| p == n)
+        };
+        match &e.kind {
+            ExprKind::Xlate(..) => true,
+            ExprKind::Ident(n) => inline(n),
+            ExprKind::Index(b, _) => self.is_inline_fn(b),
+            ExprKind::Unary(UnOp::Deref, inner) => match &inner.kind {
+                ExprKind::Xlate(..) => true,
+                ExprKind::Ident(n) => inline(n),
+                _ => false,
+            },
+            _ => false,
+        }
     }
 
     pub(super) fn translated_ptr(&mut self, inner: &Expr) -> Result<bool, CompileError> {

@@ -1,0 +1,4 @@
+version / proc
+1 1 1
+<none> <none>
+
