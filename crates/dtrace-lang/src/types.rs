@@ -344,13 +344,25 @@ impl Type {
             (Type::Void, Type::Void) => true,
             (Type::Float(a), Type::Float(b)) => a == b,
             (Type::Record(a), Type::Record(b)) => a.id == b.id,
-            (Type::Array(a, n), Type::Array(b, m)) => n == m && a.resolved() == b.resolved(),
+            (Type::Array(a, n), Type::Array(b, m)) => n == m && a.same_as(b),
             _ => false,
         }
     }
 }
 
 impl Type {
+    /// The type qualified `const`. D keeps the qualifier only in the
+    /// type's name (`const char *` in messages): the type behaves as the
+    /// unqualified one (a `Named` wrapper, as a typedef is). A const
+    /// pointer, array or function is shown as the unqualified type.
+    pub fn with_const(self) -> Type {
+        match self.resolved() {
+            Type::Ptr(_) | Type::Array(..) | Type::Func(_) | Type::Translated { .. } => self,
+            _ if self.to_string().starts_with("const ") => self,
+            _ => Type::Named(format!("const {}", self).into(), Box::new(self)),
+        }
+    }
+
     /// D's string-compatible types: `string`, and pointers to and arrays
     /// of `char`.
     pub fn is_strcompat(&self) -> bool {
@@ -571,8 +583,10 @@ pub enum ExtType {
         name: String,
         target: ExtId,
     },
-    /// const, volatile, restrict and type tags: D ignores them.
+    /// volatile, restrict and type tags: D ignores them.
     Qualified(ExtId),
+    /// const: kept in the type's name only (`const char *`).
+    Const(ExtId),
     Func {
         ret: ExtId,
         params: Vec<ExtId>,
@@ -1125,6 +1139,7 @@ impl TypeTable {
                 Type::Array(Box::new(self.import(elem, depth + 1)?), len)
             }
             ExtType::Qualified(to) => self.import(to, depth + 1)?,
+            ExtType::Const(to) => self.import(to, depth + 1)?.with_const(),
             ExtType::Typedef { name, target } => {
                 let inner = self.import(target, depth + 1)?;
                 Type::Named(name.into(), Box::new(inner))

@@ -99,10 +99,10 @@ impl ExtTypes for Kernel {
                 name,
                 target: refer(*to),
             },
-            TypeData::Volatile(to)
-            | TypeData::Const(to)
-            | TypeData::Restrict(to)
-            | TypeData::TypeTag(to) => ExtType::Qualified(refer(*to)),
+            TypeData::Const(to) => ExtType::Const(refer(*to)),
+            TypeData::Volatile(to) | TypeData::Restrict(to) | TypeData::TypeTag(to) => {
+                ExtType::Qualified(refer(*to))
+            }
             TypeData::Fwd { union } => ExtType::Fwd {
                 union: *union,
                 name,

@@ -266,7 +266,7 @@ impl Checker<'_> {
                         .ok_or_else(|| out_of_range(d))?;
                     match found {
                         None => found = Some((d, a)),
-                        Some((d0, a0)) if a0.0.resolved() != a.0.resolved() || a0.1 != a.1 => {
+                        Some((d0, a0)) if !a0.0.same_as(&a.0) || a0.1 != a.1 => {
                             return Err(err(
                                 Tag::D_ARGS_MULTI,
                                 line,
@@ -383,8 +383,8 @@ mod tests {
             }
             other => panic!("not a cast: {:?}", other),
         }
-        // Pointers as they are; const is no part of D's types.
-        assert_eq!(t[1].ty.to_string(), "char *");
+        // Pointers as they are; const is kept in the name only.
+        assert_eq!(t[1].ty.to_string(), "const char *");
         assert_eq!(t[1].kind, CKind::Arg(1));
         assert_eq!(t[2].ty.to_string(), "int");
         // A kernel typedef the type table does not know: int64_t.

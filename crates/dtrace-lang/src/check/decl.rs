@@ -29,6 +29,9 @@ impl Checker<'_> {
     /// are defined in the type table as a side effect, as in C.
     pub(super) fn type_name(&mut self, t: &ast::TypeName, line: u32) -> Result<Type, CompileError> {
         let mut ty = self.type_spec(&t.spec, t.line.max(line))?;
+        if t.is_const {
+            ty = ty.with_const();
+        }
         for d in &t.derived {
             ty = match d {
                 ast::Derived::Ptr { .. } => Type::ptr(ty),
@@ -362,7 +365,7 @@ impl Checker<'_> {
             } else {
                 (**to).clone()
             };
-            if want.resolved() != t.resolved() {
+            if !want.same_as(&t) {
                 return Err(inline_incompat(name, &t, &want, line));
             }
             self.syms

@@ -311,7 +311,7 @@ impl<'a> Checker<'a> {
             ast::DeclScope::Clause => &mut self.syms.locals,
         };
         if let Some(i) = Symbols::find(list, &d.name) {
-            if list[i].ty != ty {
+            if !list[i].ty.same_as(&ty) {
                 return Err(err(
                     Tag::D_DECL_IDRED,
                     d.line,
@@ -531,7 +531,7 @@ impl<'a> Checker<'a> {
                     (Type::String, Type::String) => Type::String,
                     // Pointers keep their type; NULL or a void * takes
                     // the other's.
-                    (Type::Ptr(x), Type::Ptr(y)) if x.resolved() == y.resolved() => a.ty.clone(),
+                    (Type::Ptr(x), Type::Ptr(y)) if x.same_as(y) => a.ty.clone(),
                     (Type::Ptr(_), _) if null(&b) || b.ty.pointee().is_some_and(Type::is_void) => {
                         a.ty.clone()
                     }
@@ -902,7 +902,7 @@ impl<'a> Checker<'a> {
                     }
                     (BinOp::Sub, Some(a), Some(b)) => {
                         let (sa, sb) = (self.elem_size(a, line)?, self.elem_size(b, line)?);
-                        if a.resolved() != b.resolved() || sa != sb {
+                        if !a.same_as(b) || sa != sb {
                             return Err(err(
                                 Tag::D_OP_INCOMPAT,
                                 line,

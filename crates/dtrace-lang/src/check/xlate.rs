@@ -147,7 +147,7 @@ impl Checker<'_> {
                 ),
             ));
         }
-        if ty.is_scalar() && ty.resolved() != v.ty.resolved() {
+        if ty.is_scalar() && !ty.same_as(&v.ty) {
             let l = v.line;
             if let (CKind::Int(x), Some(it)) = (&v.kind, ty.as_int()) {
                 return Ok(CExpr {
@@ -236,7 +236,7 @@ impl Checker<'_> {
                 } else {
                     (**to).clone()
                 };
-                got.resolved() == f.ty.resolved()
+                got.same_as(&f.ty)
             }
             t => f.ty.compatible(t),
         };
