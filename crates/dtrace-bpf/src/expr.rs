@@ -663,27 +663,7 @@ impl ProgGen<'_, '_> {
                 // Copied into scratch first: map updates read BPF memory.
                 let vb = self.alloc_buf(size);
                 self.copy_bytes(Dst::Scratch(vb), size, src);
-                let map = match lv {
-                    LValue::Var(VarRef::Thread(i)) => {
-                        self.thread_key();
-                        self.g.thread_maps[*i]
-                    }
-                    LValue::Elem(arr, _) => self.g.array_maps[*arr],
-                    _ => unreachable!("matched above"),
-                };
-                self.a.ld_map_fd(R1, map);
-                match key {
-                    Some(k) => self.ptr(R2, R9, k),
-                    None => self.key_ptr_stack(R2),
-                }
-                self.ptr(R3, R9, vb);
-                self.a.emit(mov64_imm(R4, 0));
-                self.a.emit(call(Helper::MapUpdateElem));
-                let ok = self.a.new_label();
-                self.a.jmp_imm_to(Cond::Eq, R0, 0, ok);
-                self.count_drop(drops::DYNAMIC);
-                self.a.bind(ok);
-                self.ptr(R1, R9, vb);
+                self.store_dynamic(lv, key, vb)?;
             }
         }
         self.store_temp(src, R1);
@@ -829,6 +809,38 @@ impl ProgGen<'_, '_> {
 
     /// Update-or-delete of a dynamic variable whose key is at stack::KEY
     /// (`key` None) or in scratch.
+    /// Stores the scratch buffer `vb` as the value of a thread-local or
+    /// associative-array element (`key` from `lvalue_key`); a full map is
+    /// a dynamic-variable drop. Leaves `vb`'s address in R1.
+    fn store_dynamic(&mut self, lv: &LValue, key: Option<u32>, vb: u32) -> R<()> {
+        let map = match lv {
+            LValue::Var(VarRef::Thread(i)) => {
+                self.thread_key();
+                self.g.thread_maps[*i]
+            }
+            LValue::Elem(arr, _) => self.g.array_maps[*arr],
+            _ => {
+                return Err(GenError(
+                    "internal error: a dynamic store to a static variable".into(),
+                ))
+            }
+        };
+        self.a.ld_map_fd(R1, map);
+        match key {
+            Some(k) => self.ptr(R2, R9, k),
+            None => self.key_ptr_stack(R2),
+        }
+        self.ptr(R3, R9, vb);
+        self.a.emit(mov64_imm(R4, 0));
+        self.a.emit(call(Helper::MapUpdateElem));
+        let ok = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Eq, R0, 0, ok);
+        self.count_drop(drops::DYNAMIC);
+        self.a.bind(ok);
+        self.ptr(R1, R9, vb);
+        Ok(())
+    }
+
     fn dyn_store(&mut self, map: crate::asm::MapId, key: Option<u32>, t: Temp) {
         let del = self.a.new_label();
         let end = self.a.new_label();
@@ -925,27 +937,7 @@ impl ProgGen<'_, '_> {
                 let key = self.lvalue_key(lv)?;
                 let vb = self.alloc_buf(strsize);
                 self.eval_str_into(rhs, Dst::Scratch(vb), strsize)?;
-                let map = match lv {
-                    LValue::Var(VarRef::Thread(i)) => {
-                        self.thread_key();
-                        self.g.thread_maps[*i]
-                    }
-                    LValue::Elem(arr, _) => self.g.array_maps[*arr],
-                    _ => unreachable!("matched above"),
-                };
-                self.a.ld_map_fd(R1, map);
-                match key {
-                    Some(k) => self.ptr(R2, R9, k),
-                    None => self.key_ptr_stack(R2),
-                }
-                self.ptr(R3, R9, vb);
-                self.a.emit(mov64_imm(R4, 0));
-                self.a.emit(call(Helper::MapUpdateElem));
-                let ok = self.a.new_label();
-                self.a.jmp_imm_to(Cond::Eq, R0, 0, ok);
-                self.count_drop(drops::DYNAMIC);
-                self.a.bind(ok);
-                self.ptr(R1, R9, vb);
+                self.store_dynamic(lv, key, vb)?;
                 Ok((self.int_result(R1), strsize))
             }
         }

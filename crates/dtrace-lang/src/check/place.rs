@@ -186,23 +186,7 @@ impl Checker<'_> {
                 let Some(elem) = b.ty.pointee().cloned() else {
                     return Ok(None);
                 };
-                if idx.len() != 1 {
-                    return Err(err(
-                        Tag::D_ARR_BADREF,
-                        line,
-                        "cannot access a pointer or array as an associative array",
-                    ));
-                }
-                let i = self.expr(&idx[0])?;
-                if !i.ty.is_int() {
-                    return Err(err(
-                        Tag::D_OP_INT,
-                        line,
-                        "operator [ ] requires an index of integral type",
-                    ));
-                }
-                let size = self.elem_size(&elem, line)?;
-                let addr = self.ptr_add(b, i, size, elem.clone(), false, line);
+                let addr = self.element(b, &elem, idx, line)?;
                 Ok(Some(Place {
                     addr,
                     ty: elem,
@@ -480,6 +464,34 @@ impl Checker<'_> {
     }
 
     /// `p + i * size` (or minus), typed as pointer to `elem`.
+    /// The address of `base[idx]`, `base` a pointer to or array of `elem`:
+    /// one integral index, scaled by the element's size.
+    pub(super) fn element(
+        &mut self,
+        base: CExpr,
+        elem: &Type,
+        idx: &[Expr],
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        if idx.len() != 1 {
+            return Err(err(
+                Tag::D_ARR_BADREF,
+                line,
+                "cannot access a pointer or array as an associative array",
+            ));
+        }
+        let i = self.expr(&idx[0])?;
+        if !i.ty.is_int() {
+            return Err(err(
+                Tag::D_OP_INT,
+                line,
+                "operator [ ] requires an index of integral type",
+            ));
+        }
+        let size = self.elem_size(elem, line)?;
+        Ok(self.ptr_add(base, i, size, elem.clone(), false, line))
+    }
+
     pub(super) fn ptr_add(
         &mut self,
         p: CExpr,

@@ -407,23 +407,7 @@ impl Checker<'_> {
                         ))
                     }
                 };
-                if idx.len() != 1 {
-                    return Err(err(
-                        Tag::D_ARR_BADREF,
-                        line,
-                        "cannot access a pointer or array as an associative array",
-                    ));
-                }
-                let i = self.expr(&idx[0])?;
-                if !i.ty.is_int() {
-                    return Err(err(
-                        Tag::D_OP_INT,
-                        line,
-                        "operator [ ] requires an index of integral type",
-                    ));
-                }
-                let size = self.elem_size(&elem, line)?;
-                let addr = self.ptr_add(off, i, size, elem.clone(), false, line);
+                let addr = self.element(off, &elem, idx, line)?;
                 Ok((lv, addr, elem, None))
             }
             _ => Err(err(
