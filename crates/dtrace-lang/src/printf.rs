@@ -284,14 +284,14 @@ impl ConvKind {
     /// True if an argument of type `t` may be printed with this conversion.
     pub fn accepts(self, t: &Type) -> bool {
         match self {
-            ConvKind::Signed
-            | ConvKind::Unsigned
-            | ConvKind::Octal
-            | ConvKind::Hex { .. }
-            | ConvKind::Char
-            | ConvKind::Pointer
-            | ConvKind::Symbol
-            | ConvKind::Date => t.is_scalar(),
+            // Integers only, as DTrace's pfcheck_dint/pfcheck_xint (a
+            // pointer is printed with %p).
+            ConvKind::Signed | ConvKind::Unsigned | ConvKind::Octal | ConvKind::Hex { .. } => {
+                t.is_int()
+            }
+            // pfcheck_csi: an integer no wider than an int.
+            ConvKind::Char => t.is_int() && t.scalar_size() <= 4,
+            ConvKind::Pointer | ConvKind::Symbol | ConvKind::Date => t.is_scalar(),
             ConvKind::Str | ConvKind::EscapedStr => t.is_string(),
             ConvKind::AggValue => true,
             ConvKind::Float { .. } => t.is_float(),
@@ -321,7 +321,7 @@ impl ConvKind {
     pub fn prototype(self) -> &'static str {
         match self {
             ConvKind::Signed | ConvKind::Unsigned | ConvKind::Octal | ConvKind::Hex { .. } => {
-                "integer"
+                "char, short, int, long, or long long"
             }
             ConvKind::Char => "char, short, or int",
             ConvKind::Str | ConvKind::EscapedStr => "char [] or string (or use stringof)",

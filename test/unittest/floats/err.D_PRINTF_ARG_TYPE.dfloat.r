@@ -1,4 +1,4 @@
 dtrace: failed to compile script err.D_PRINTF_ARG_TYPE.dfloat.d: [D_PRINTF_ARG_TYPE] line 6: printf( ) argument #2 is incompatible with conversion #1 prototype:
 	conversion: %d
-	 prototype: integer
+	 prototype: char, short, int, long, or long long
 	  argument: float

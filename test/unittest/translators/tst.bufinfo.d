@@ -74,7 +74,7 @@ BEGIN
 
 BEGIN
 {
-	printf("%d %d\n", xlate<bufinfo_t>((struct bio *)NULL).b_addr,
+	printf("%d %d\n", (uintptr_t)xlate<bufinfo_t>((struct bio *)NULL).b_addr,
 	    xlate<bufinfo_t>((struct bio *)NULL).b_resid);
 	printf("%d %s\n", xlate<devinfo_t>((struct bio *)NULL).dev_instance,
 	    xlate<devinfo_t>((struct bio *)NULL).dev_pathname);

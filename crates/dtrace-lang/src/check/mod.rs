@@ -594,7 +594,13 @@ impl<'a> Checker<'a> {
                 let to = self.type_name(t, line)?;
                 // An array converts as its address (a char array is not
                 // read as a string first).
-                let v = match self.place(inner)? {
+                // A translated member is computed by its translator.
+                let place = if self.is_translated(inner)? {
+                    None
+                } else {
+                    self.place(inner)?
+                };
+                let v = match place {
                     Some(p) if matches!(p.ty.resolved(), Type::Array(..)) && p.bits.is_none() => {
                         CExpr { ty: p.ty, ..p.addr }
                     }
