@@ -179,6 +179,17 @@ pub fn pragma_sets(src: &[u8], name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    /// One program compiled alone, as a file.
+    fn compile(src: &str) -> Result<super::Checked, super::CompileError> {
+        super::compile(
+            src,
+            super::Source::File,
+            &super::MacroEnv::default(),
+            &mut super::Symbols::default(),
+            &mut 0,
+        )
+    }
+
     use crate::error::Tag;
     use crate::ir::{CKind, CStmt};
     use crate::types::Type;
@@ -374,15 +385,6 @@ mod tests {
             fields,
             vec![(None, 12), (Some((0, 3)), 12), (None, 16), (None, 12)]
         );
-        let compile = |src: &str| {
-            super::compile(
-                src,
-                super::Source::File,
-                &super::MacroEnv::default(),
-                &mut super::Symbols::default(),
-                &mut 0,
-            )
-        };
         let bad: &[(&str, Tag)] = &[
             (
                 "struct s { int a; } x; BEGIN { x.a = \"s\"; }",
@@ -412,15 +414,6 @@ mod tests {
 
     #[test]
     fn floats_are_not_arithmetic() {
-        let compile = |src: &str| {
-            super::compile(
-                src,
-                super::Source::File,
-                &super::MacroEnv::default(),
-                &mut super::Symbols::default(),
-                &mut 0,
-            )
-        };
         let cases: &[(&str, Tag, &str)] = &[
             ("double d; BEGIN { d + 1; }", Tag::D_OP_ARITH, "operator + requires operands of arithmetic type"),
             ("double d; BEGIN { d * d; }", Tag::D_OP_ARITH, "operator * requires operands of arithmetic type"),
@@ -460,15 +453,6 @@ mod tests {
 
     #[test]
     fn type_syntax_not_handled_yet_is_refused() {
-        let compile = |src: &str| {
-            super::compile(
-                src,
-                super::Source::File,
-                &super::MacroEnv::default(),
-                &mut super::Symbols::default(),
-                &mut 0,
-            )
-        };
         compile("unsigned long x; self char **p; int a[string];\nBEGIN { x = (unsigned long)1; trace(sizeof (char *)); }")
             .unwrap_or_else(|e| panic!("{}", e));
         let cases: &[(&str, Tag)] = &[
