@@ -295,7 +295,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     }
     for (i, a) in inp.syms.arrays.iter().enumerate() {
         let str_caps: Vec<u32> = a.keys.iter().map(|_| strsize).collect();
-        let (fields, ksize) = layout::tuple_layout(&a.keys, &str_caps);
+        let (fields, ksize) = layout::tuple_layout(&a.keys, &str_caps, types);
         if ksize > MAX_KEY {
             return Err(GenError(format!(
                 "associative array {}[ ] key of {} bytes exceeds the limit of {} bytes (lower strsize)",
@@ -341,7 +341,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         });
     }
     for (i, a) in inp.syms.aggs.iter().enumerate() {
-        let (keys, ksize) = layout::tuple_layout(&a.keys, &agg_caps[i]);
+        let (keys, ksize) = layout::tuple_layout(&a.keys, &agg_caps[i], types);
         if ksize > MAX_KEY {
             return Err(GenError(format!(
                 "aggregation @{} key of {} bytes exceeds the limit of {} bytes (lower strsize)",

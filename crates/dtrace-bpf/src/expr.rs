@@ -721,6 +721,18 @@ impl ProgGen<'_, '_> {
                     }
                 }
                 self.eval_str_into(k, Dst::Scratch(kb + f.offset), f.size)?;
+            } else if k.ty.is_by_ref() {
+                // The value's own bytes; the padding to the next word is
+                // zeroed so equal values hash equally.
+                let exact = self.g.inp.syms.types.known_size(&k.ty).unwrap_or(0) as u32;
+                for w in exact / 8..f.size / 8 {
+                    self.st_imm_at(R9, kb + f.offset + 8 * w, 0);
+                }
+                let src = self.eval_int(k)?;
+                if exact > 0 {
+                    self.copy_bytes(Dst::Scratch(kb + f.offset), exact.min(f.size), src);
+                }
+                self.free(src);
             } else {
                 let t = self.eval_int(k)?;
                 self.load_temp(t, R1);

@@ -126,13 +126,15 @@ pub fn var_slots(vars: &[VarInfo], base: u32, strsize: u32, types: &TypeTable) -
 }
 
 /// Lays out a tuple: integers in 8-byte words, strings in their capacity
-/// rounded up to 8. A tuple without elements still has an 8-byte key.
-pub fn tuple_layout(types: &[Type], str_caps: &[u32]) -> (Vec<KeyField>, u32) {
+/// rounded up to 8, structs, unions and arrays in their size rounded up
+/// to 8. A tuple without elements still has an 8-byte key.
+pub fn tuple_layout(types: &[Type], str_caps: &[u32], table: &TypeTable) -> (Vec<KeyField>, u32) {
     let mut off = 0;
     let mut fields = Vec::new();
     for (i, t) in types.iter().enumerate() {
         let size = match t {
-            Type::String => round8(str_caps.get(i).copied().unwrap_or(8).max(1)),
+            _ if t.is_string() => round8(str_caps.get(i).copied().unwrap_or(8).max(1)),
+            _ if t.is_by_ref() => by_ref_size(t, table),
             _ => 8,
         };
         fields.push(KeyField {
@@ -379,9 +381,10 @@ mod tests {
         let (f, size) = tuple_layout(
             &[Type::String, Type::Int(dtrace_lang::types::INT)],
             &[16, 0],
+            &TypeTable::default(),
         );
         assert_eq!(f[1].offset, 16);
         assert_eq!(size, 24);
-        assert_eq!(tuple_layout(&[], &[]).1, 8);
+        assert_eq!(tuple_layout(&[], &[], &TypeTable::default()).1, 8);
     }
 }

@@ -48,6 +48,7 @@ tags! {
     D_OP_LVAL,
     D_OP_WRITE,
     D_OP_INCOMPAT,
+    D_OP_ARRFUN,
     D_OP_VFPTR,
     D_OP_ACT,
     D_OP_DYN,

@@ -392,7 +392,7 @@ mod tests {
             ),
             (
                 "struct s { char c[4]; } x; BEGIN { x.c = \"abc\"; }",
-                Tag::D_OP_INCOMPAT,
+                Tag::D_OP_ARRFUN,
             ),
             (
                 "struct s { int a; } x; BEGIN { x.nope = 1; }",

@@ -345,6 +345,11 @@ impl Type {
             (Type::Float(a), Type::Float(b)) => a == b,
             (Type::Record(a), Type::Record(b)) => a.id == b.id,
             (Type::Array(a, n), Type::Array(b, m)) => n == m && a.same_as(b),
+            // A variable holding a translated pointer: the same
+            // translator, applied to the same kind of value.
+            (Type::Translated { id: a, ptr: p, .. }, Type::Translated { id: b, ptr: q, .. }) => {
+                a == b && p == q
+            }
             _ => false,
         }
     }
@@ -455,7 +460,8 @@ impl Type {
                 } else {
                     (**to).clone()
                 };
-                format!("translated {}", t.declare(name))
+                // Named as DTrace names it: the translation's output type.
+                t.declare(name)
             }
             Type::Ptr(t) => {
                 let inner = format!("*{}", name);

@@ -1,5 +1,5 @@
-/* Struct keys of associative arrays are not supported. */
+/* A void expression cannot index an associative array. */
 BEGIN
 {
-	a[*curthread] = 1;
+	a[(void)0] = 1;
 }

@@ -46,7 +46,6 @@ BEGIN
 	printf("%d %d %d %d\n", a[1].hi, a[1].a, a[2].a, a[3].a);
 	g.v[0] = 3;
 	g.v[1] = g.v[0] * 2;
-	w = g.v;
-	printf("%d %d\n", w[0], w[1]);
+	printf("%d %d\n", g.v[0], g.v[1]);
 	exit(0);
 }

@@ -150,10 +150,10 @@ impl Checker<'_> {
     }
 
     pub(super) fn act_exit(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
-        let v = self.expr(&args[0])?;
-        if let Some(f) = funcs::lookup("exit") {
-            self.check_arg(f, 0, &v, line)?;
-        }
+        let v = match funcs::lookup("exit") {
+            Some(f) => self.typed_arg(f, 0, &args[0], line)?,
+            None => self.expr(&args[0])?,
+        };
         let a = self.next_action(1);
         Ok(CStmt::Exit(v, a))
     }

@@ -442,11 +442,31 @@ impl Checker<'_> {
     ) -> Result<Vec<CExpr>, CompileError> {
         let mut out = Vec::with_capacity(args.len());
         for (i, a) in args.iter().enumerate() {
-            let c = self.expr(a)?;
-            self.check_arg(f, i, &c, line)?;
-            out.push(c);
+            out.push(self.typed_arg(f, i, a, line)?);
         }
         Ok(out)
+    }
+
+    /// Argument `i` of `f`, checked as an expression and against its
+    /// parameter. An action passed as an argument is a `void` value, and
+    /// refused as such where the parameter is typed (`exit(exit(0))`).
+    pub(super) fn typed_arg(
+        &mut self,
+        f: &FuncDef,
+        i: usize,
+        a: &Expr,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        if let (ExprKind::Call(name, _), Some(Param::Typed(want))) =
+            (&a.kind, f.prototype().params.get(i).copied())
+        {
+            if lookup(name).is_some_and(|g| g.role == Action) {
+                return Err(self.arg_mismatch(f.name, i + 1, want, &Type::Void, line));
+            }
+        }
+        let c = self.expr(a)?;
+        self.check_arg(f, i, &c, line)?;
+        Ok(c)
     }
 
     /// The type a prototype names: C's base types and D's typedefs, the

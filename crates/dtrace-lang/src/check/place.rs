@@ -314,15 +314,6 @@ impl Checker<'_> {
         }
     }
 
-    fn var_type(&self, e: &Expr) -> Option<Type> {
-        let (list, name) = match &e.kind {
-            ExprKind::SelfVar(n) => (&self.syms.threads, n),
-            ExprKind::ThisVar(n) => (&self.syms.locals, n),
-            _ => return None,
-        };
-        list.iter().find(|v| &v.name == name).map(|v| v.ty.clone())
-    }
-
     pub(super) fn member_place(
         &mut self,
         base: CExpr,

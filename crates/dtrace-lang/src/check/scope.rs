@@ -292,12 +292,17 @@ impl Checker<'_> {
                             Some(t) => decl_ty(t),
                             None => int_ty(types::INT64),
                         };
-                        for k in &keys {
-                            if !(k.ty.is_scalar() || k.ty.is_string()) {
+                        let hidden = usize::from(name.starts_with("self->"));
+                        for (i, k) in keys.iter().enumerate().skip(hidden) {
+                            if !is_key_type(&k.ty) {
                                 return Err(err(
                                     Tag::D_KEY_TYPE,
                                     line,
-                                    format!("key of type {} is not supported", k.ty),
+                                    format!(
+                                        "{} expression may not be used as associative array index: key #{}",
+                                        k.ty,
+                                        i + 1 - hidden
+                                    ),
                                 ));
                             }
                         }
@@ -331,6 +336,12 @@ impl Checker<'_> {
     /// The type of `e` if it names a D variable (or associative array
     /// element) of struct, union or array type.
     fn by_ref_var(&self, e: &Expr) -> Option<Type> {
+        self.var_type(e).filter(Type::is_by_ref)
+    }
+
+    /// The type of `e` if it names a D variable or associative array
+    /// element already declared.
+    pub(super) fn var_type(&self, e: &Expr) -> Option<Type> {
         let ty = match &e.kind {
             ExprKind::Ident(n) => self.syms.globals.iter().find(|v| &v.name == n)?.ty.clone(),
             ExprKind::SelfVar(n) => self.syms.threads.iter().find(|v| &v.name == n)?.ty.clone(),
@@ -350,7 +361,7 @@ impl Checker<'_> {
             }
             _ => return None,
         };
-        ty.is_by_ref().then_some(ty)
+        Some(ty)
     }
 
     /// The declared type of what an lvalue names.
@@ -482,7 +493,15 @@ impl Checker<'_> {
         for (i, (k, t)) in keys.iter().zip(&a.keys).enumerate().skip(hidden) {
             let i = i - hidden;
             let zero = matches!(k.kind, CKind::Int(0));
-            if !t.accepts_arg(&k.ty, zero) || !(k.ty.is_scalar() || k.ty.is_string()) {
+            // Values kept as bytes (structs, unions, arrays, floats) match
+            // only their own type; the others by argument compatibility.
+            let bytes = |t: &Type| t.is_by_ref() || t.is_float();
+            let ok = if bytes(t) || bytes(&k.ty) {
+                t.same_as(&k.ty)
+            } else {
+                t.accepts_arg(&k.ty, zero) && (k.ty.is_scalar() || k.ty.is_string())
+            };
+            if !ok {
                 return Err(err(
                     Tag::D_PROTO_ARG,
                     line,
@@ -513,6 +532,7 @@ impl Checker<'_> {
         let v = self.expr(rhs)?;
         let v = self.materialize(v, line)?;
         if !(v.ty.is_scalar()
+            || matches!(v.ty, Type::Translated { ptr: true, .. })
             || v.ty.is_string()
             || v.ty.is_void()
             || v.ty.is_float()
@@ -537,6 +557,18 @@ impl Checker<'_> {
             line,
             &sym,
         )?;
+        // As in C, an array (a char array too: D's strings are not) or a
+        // function is not assignable as a whole.
+        if matches!(ty.resolved(), Type::Array(..) | Type::Func(_)) {
+            return Err(err(
+                Tag::D_OP_ARRFUN,
+                line,
+                format!(
+                    "operator {} may not be applied to operand of type \"{}\"",
+                    sym, ty
+                ),
+            ));
+        }
         match op {
             None => {
                 if !ty.compatible(&v.ty) {
@@ -716,4 +748,11 @@ fn array_as_scalar(name: &str, line: u32) -> CompileError {
             name
         ),
     )
+}
+
+/// Types an associative array may be indexed by: any value but `void`,
+/// functions and translations (as in DTrace, where only `void` and
+/// dynamic expressions are refused).
+fn is_key_type(t: &Type) -> bool {
+    t.is_scalar() || t.is_string() || t.is_float() || t.is_by_ref()
 }

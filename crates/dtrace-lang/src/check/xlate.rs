@@ -376,6 +376,13 @@ impl Checker<'_> {
             self.syms.inlines.iter().any(|(i, _, _)| i == n)
                 || self.xlate_scope.iter().any(|(p, _)| p == n)
         };
+        // Or a variable that holds a translated pointer.
+        if self
+            .var_type(e)
+            .is_some_and(|t| matches!(t, Type::Translated { .. }))
+        {
+            return true;
+        }
         match &e.kind {
             ExprKind::Xlate(..) => true,
             ExprKind::Ident(n) => inline(n),
@@ -407,20 +414,15 @@ impl Checker<'_> {
     /// A value to be stored: a translated struct (`*curpsinfo`,
     /// `xlate<T>(e)`) becomes the struct itself, each member the
     /// translator defines computed now; anything else is unchanged. A
-    /// translated pointer has no storage to point to and stays refused.
+    /// translated pointer (`curpsinfo`) is stored as its input (the
+    /// task pointer): the variable keeps the translated type, and each
+    /// member read through it is translated then, from the stored input.
     pub(super) fn materialize(&mut self, v: CExpr, line: u32) -> Result<CExpr, CompileError> {
         let Type::Translated { to, id, ptr } = v.ty.clone() else {
             return Ok(v);
         };
         if ptr {
-            return Err(err(
-                Tag::D_NOTSUP,
-                line,
-                format!(
-                    "variables of type {} * (a translated pointer) are not supported; store the translated value (*p) instead",
-                    to
-                ),
-            ));
+            return Ok(v);
         }
         let x = self.syms.translators[id as usize].clone();
         let Type::Record(r) = to.resolved().clone() else {

@@ -1,0 +1,5 @@
+/* An action used as an argument is a void value. */
+BEGIN
+{
+	exit(exit(0));
+}

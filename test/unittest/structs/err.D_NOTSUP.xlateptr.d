@@ -1,6 +1,0 @@
-/* A translated pointer has no storage to point to: store the
-   translated value instead. */
-BEGIN
-{
-	this->p = curpsinfo;
-}
