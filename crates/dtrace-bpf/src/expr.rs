@@ -754,8 +754,31 @@ impl ProgGen<'_, '_> {
         }
     }
 
-    /// Loads the current integer value of an lvalue into a new temp.
-    fn load_lvalue(&mut self, lv: &LValue, key: Option<u32>) -> R<Temp> {
+    /// The address of a member or element lvalue (`x.a[i]`), computed
+    /// once for a read-modify-write so its index is evaluated once; None
+    /// for variables and associative-array elements.
+    fn field_at(&mut self, lv: &LValue, key: Option<u32>) -> R<Option<Temp>> {
+        match lv {
+            LValue::Field {
+                base,
+                offset,
+                ty,
+                limit,
+                ..
+            } => Ok(Some(self.field_ptr(
+                base,
+                key,
+                offset,
+                ty.scalar_size(),
+                *limit,
+            )?)),
+            _ => Ok(None),
+        }
+    }
+
+    /// Loads the current integer value of an lvalue into a new temp
+    /// (through `at`, from `field_at`, for a member).
+    fn load_lvalue(&mut self, lv: &LValue, key: Option<u32>, at: Option<Temp>) -> R<Temp> {
         match lv {
             LValue::Var(v) => self.load_var(*v),
             LValue::Elem(arr, _) => {
@@ -772,7 +795,15 @@ impl ProgGen<'_, '_> {
                 bits,
                 limit,
             } => {
-                let p = self.field_ptr(base, key, offset, ty.scalar_size(), *limit)?;
+                let p = match at {
+                    Some(at) => {
+                        let p = self.alloc();
+                        self.load_temp(at, R1);
+                        self.store_temp(p, R1);
+                        p
+                    }
+                    None => self.field_ptr(base, key, offset, ty.scalar_size(), *limit)?,
+                };
                 self.load_field(p, ty, *bits);
                 Ok(p)
             }
@@ -781,7 +812,7 @@ impl ProgGen<'_, '_> {
 
     /// Stores the integer in temp `t` (already normalised) into `lv`.
     /// Dynamic variables are deleted when zero is stored, as in DTrace.
-    fn store_int(&mut self, lv: &LValue, key: Option<u32>, t: Temp) -> R<()> {
+    fn store_int(&mut self, lv: &LValue, key: Option<u32>, t: Temp, at: Option<Temp>) -> R<()> {
         match lv {
             LValue::Var(VarRef::Global(i)) => {
                 let off = self.g.globals.slots[*i].0;
@@ -811,9 +842,14 @@ impl ProgGen<'_, '_> {
                 bits,
                 limit,
             } => {
-                let p = self.field_ptr(base, key, offset, ty.scalar_size(), *limit)?;
+                let p = match at {
+                    Some(at) => at,
+                    None => self.field_ptr(base, key, offset, ty.scalar_size(), *limit)?,
+                };
                 self.store_field(p, ty, *bits, t);
-                self.free(p);
+                if at.is_none() {
+                    self.free(p);
+                }
             }
         }
         Ok(())
@@ -892,8 +928,9 @@ impl ProgGen<'_, '_> {
         }
         let key = self.lvalue_key(lv)?;
         let tv = self.eval_int(rhs)?;
+        let at = self.field_at(lv, key)?;
         if let Some(op) = op {
-            let old = self.load_lvalue(lv, key)?;
+            let old = self.load_lvalue(lv, key, at)?;
             self.load_temp(old, R1);
             self.load_temp(tv, R2);
             self.free(old);
@@ -904,19 +941,26 @@ impl ProgGen<'_, '_> {
         self.load_temp(tv, R1);
         normalize(&mut self.a, R1, ty);
         self.store_temp(tv, R1);
-        self.store_int(lv, key, tv)?;
+        self.store_int(lv, key, tv, at)?;
+        if let Some(at) = at {
+            self.free(at);
+        }
         Ok(tv)
     }
 
     fn incdec(&mut self, lv: &LValue, pre: bool, delta: i64, ty: &Type) -> R<Temp> {
         let key = self.lvalue_key(lv)?;
-        let old = self.load_lvalue(lv, key)?;
+        let at = self.field_at(lv, key)?;
+        let old = self.load_lvalue(lv, key, at)?;
         let new = self.alloc();
         self.load_temp(old, R1);
         self.a.emit(alu64_imm(Alu::Add, R1, delta as i32));
         normalize(&mut self.a, R1, ty);
         self.store_temp(new, R1);
-        self.store_int(lv, key, new)?;
+        self.store_int(lv, key, new, at)?;
+        if let Some(at) = at {
+            self.free(at);
+        }
         if pre {
             self.free(old);
             Ok(new)

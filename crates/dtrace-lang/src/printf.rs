@@ -298,22 +298,48 @@ impl ConvKind {
         }
     }
 
-    /// Whether conversion `c` (with its length modifier) accepts `t`: the
-    /// kind's rule, and `%L[eEfgG]` only a `long double`, as in DTrace.
+    /// Whether conversion `c` (with its length modifier) accepts `t`, as
+    /// DTrace's table of conversions says: without a length, the kind's
+    /// rule; with one, exactly the C type it names (`%ld` a signed 64-bit
+    /// integer, `%hu` an unsigned short, `%L[eEfgG]` a `long double`),
+    /// and for `%hx`, `%lx`, `%llx` that base type of either sign
+    /// (`%llx` also `int64_t` and `uint64_t`).
     pub fn accepts_conv(c: &Conversion, t: &Type) -> bool {
-        match c.kind {
-            ConvKind::Float { .. } if c.length == Length::LongDouble => {
+        let int = match t.resolved() {
+            Type::Int(i) => Some(*i),
+            _ => None,
+        };
+        let exactly =
+            |size: u8, signed: bool| int.is_some_and(|i| i.size == size && i.signed == signed);
+        let base = int.map(|i| c_base(i.name, i.size));
+        match (c.kind, c.length) {
+            (ConvKind::Float { .. }, Length::LongDouble) => {
                 matches!(t.resolved(), Type::Float(f) if f.size > 8)
             }
-            k => k.accepts(t),
+            (ConvKind::Signed, Length::H) => exactly(2, true),
+            (ConvKind::Unsigned | ConvKind::Octal, Length::H) => exactly(2, false),
+            (ConvKind::Signed, Length::L | Length::Ll) => exactly(8, true),
+            (ConvKind::Unsigned | ConvKind::Octal, Length::L | Length::Ll) => exactly(8, false),
+            (ConvKind::Char, Length::L) => exactly(4, true),
+            (ConvKind::Hex { .. }, Length::H) => base == Some("short"),
+            (ConvKind::Hex { .. }, Length::L) => base == Some("long"),
+            (ConvKind::Hex { .. }, Length::Ll) => base == Some("long long") || names_int64(t),
+            (k, _) => k.accepts(t),
         }
     }
 
     /// `prototype`, for conversion `c` with its length modifier.
     pub fn prototype_of(c: &Conversion) -> &'static str {
-        match c.kind {
-            ConvKind::Float { .. } if c.length == Length::LongDouble => "long double",
-            k => k.prototype(),
+        match (c.kind, c.length) {
+            (ConvKind::Float { .. }, Length::LongDouble) => "long double",
+            (ConvKind::Signed | ConvKind::Hex { .. }, Length::H) => "short",
+            (ConvKind::Unsigned | ConvKind::Octal, Length::H) => "unsigned short",
+            (ConvKind::Signed | ConvKind::Hex { .. }, Length::L) => "long",
+            (ConvKind::Unsigned | ConvKind::Octal, Length::L) => "unsigned long",
+            (ConvKind::Signed | ConvKind::Hex { .. }, Length::Ll) => "long long",
+            (ConvKind::Unsigned | ConvKind::Octal, Length::Ll) => "unsigned long long",
+            (ConvKind::Char, Length::L) => "int",
+            (k, _) => k.prototype(),
         }
     }
 
@@ -330,6 +356,40 @@ impl ConvKind {
             ConvKind::Date => "int64_t, uint64_t, or hrtime_t",
             ConvKind::AggValue => "aggregation value",
             ConvKind::Float { .. } => "float, double, or long double",
+        }
+    }
+}
+
+/// The C base type (of either sign) an integer type is in the x86-64
+/// ABI: `long long` by its own name, otherwise by its size (`int64_t`,
+/// `size_t` and `uintptr_t` are `long` there, `pid_t` an `int`).
+fn c_base(name: &str, size: u8) -> &'static str {
+    match (
+        name.trim_start_matches("unsigned ")
+            .trim_start_matches("signed "),
+        size,
+    ) {
+        ("long long", _) => "long long",
+        (_, 1) => "char",
+        (_, 2) => "short",
+        (_, 4) => "int",
+        _ => "long",
+    }
+}
+
+/// True if `t` is `int64_t` or `uint64_t`, or a typedef of either.
+fn names_int64(t: &Type) -> bool {
+    let mut t = t;
+    loop {
+        match t {
+            Type::Named(n, inner) => {
+                if matches!(&**n, "int64_t" | "uint64_t") {
+                    return true;
+                }
+                t = inner;
+            }
+            Type::Int(i) => return matches!(i.name, "int64_t" | "uint64_t"),
+            _ => return false,
         }
     }
 }
