@@ -153,6 +153,22 @@ impl ProgGen<'_, '_> {
                 self.store_temp(t, R1);
                 Ok(t)
             }
+            CKind::FloatOrder(a) => {
+                let t = self.eval_int(a)?;
+                self.load_temp(t, R1);
+                if self.g.inp.syms.types.known_size(&a.ty) == Some(4) {
+                    // A float's sign is bit 31: move it to bit 63.
+                    self.a.emit(alu64_imm(Alu::Lsh, R1, 32));
+                }
+                // Negative numbers count down from the sign bit: flip
+                // their other bits, so the order is the integers'.
+                self.a.emit(mov64_reg(R2, R1));
+                self.a.emit(alu64_imm(Alu::Arsh, R2, 63));
+                self.a.emit(alu64_imm(Alu::Rsh, R2, 1));
+                self.a.emit(alu64_reg(Alu::Xor, R1, R2));
+                self.store_temp(t, R1);
+                Ok(t)
+            }
             CKind::Assign(lv, None, rhs) if self.lvalue_type(lv).is_by_ref() => {
                 self.assign_ref(lv, rhs)
             }

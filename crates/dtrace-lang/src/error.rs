@@ -49,6 +49,7 @@ tags! {
     D_OP_WRITE,
     D_OP_INCOMPAT,
     D_OP_ARRFUN,
+    D_IDENT_AMBIG,
     D_OP_VFPTR,
     D_OP_ACT,
     D_OP_DYN,

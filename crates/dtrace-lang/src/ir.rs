@@ -190,6 +190,10 @@ pub enum CKind {
     Ternary(Box<CExpr>, Box<CExpr>, Box<CExpr>),
     /// Integer conversion to `ty`.
     Cast(Box<CExpr>),
+    /// The bits of a `float` or `double` as a signed 64-bit integer that
+    /// orders as the number does (for comparisons: sign-magnitude turned
+    /// into two's complement).
+    FloatOrder(Box<CExpr>),
     /// Assignment (compound when `op` is set); its value is the new value.
     Assign(LValue, Option<ArithOp>, Box<CExpr>),
     /// `++`/`--`, pre or post.
@@ -304,6 +308,7 @@ impl CExpr {
             CKind::Elem(_, keys) => keys.iter().for_each(f),
             CKind::Unary(_, a)
             | CKind::Cast(a)
+            | CKind::FloatOrder(a)
             | CKind::KernelString(a)
             | CKind::Strlen(a)
             | CKind::Deref(a) => f(a),

@@ -1,6 +1,5 @@
-/* Floating-point values are not compared (D has no floating-point
-   arithmetic to compare them with). */
-double d;
+/* A long double is held by reference: it is not compared. */
+long double d;
 
 BEGIN
 {

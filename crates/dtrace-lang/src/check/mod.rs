@@ -827,7 +827,10 @@ impl<'a> Checker<'a> {
     fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, line: u32) -> Result<CExpr, CompileError> {
         let mk = |kind: CKind, ty: Type| CExpr { kind, ty, line };
         let l = self.expr(a)?;
-        let r = self.expr(b)?;
+        let r = match self.enum_tag(op, &l, b)? {
+            Some(r) => r,
+            None => self.expr(b)?,
+        };
         match op {
             BinOp::LogAnd | BinOp::LogOr | BinOp::LogXor => {
                 if !l.ty.is_scalar() || !r.ty.is_scalar() {
@@ -861,6 +864,21 @@ impl<'a> Checker<'a> {
                         CKind::StrCmp(cop, Box::new(l), Box::new(r)),
                         int_ty(types::INT),
                     ))),
+                    // Floats of one type compare as numbers (DTrace
+                    // accepts compatible types; it compares their bits).
+                    (x, y) if x.is_float() && !x.is_by_ref() && x.compatible(y) => {
+                        let key = |v: CExpr| {
+                            Box::new(CExpr {
+                                kind: CKind::FloatOrder(Box::new(v)),
+                                ty: int_ty(types::INT64),
+                                line,
+                            })
+                        };
+                        Ok(mk(
+                            CKind::Cmp(cop, key(l), key(r), true),
+                            int_ty(types::INT),
+                        ))
+                    }
                     (x, y) if x.is_float() && x.compatible(y) => Err(err(
                         Tag::D_NOTSUP,
                         line,
@@ -1031,6 +1049,50 @@ fn arith_of(op: BinOp) -> ArithOp {
         BinOp::BitAnd => ArithOp::And,
         BinOp::BitOr => ArithOp::Or,
         _ => ArithOp::Xor,
+    }
+}
+
+impl Checker<'_> {
+    /// D's rule for comparisons: an unscoped name on the right of a
+    /// comparison whose left side is an enum (a kernel's too) may name
+    /// one of that enum's tags (`this->t->policy == SCHED_NORMAL` style);
+    /// it is then that tag's value, typed as the enum.
+    fn enum_tag(&mut self, op: BinOp, l: &CExpr, b: &Expr) -> Result<Option<CExpr>, CompileError> {
+        let (Type::Enum(r, _), ExprKind::Ident(name)) = (l.ty.resolved(), &b.kind) else {
+            return Ok(None);
+        };
+        if !op.is_comparison() || name.contains('`') {
+            return Ok(None);
+        }
+        let def = self.syms.types.enum_def(r);
+        let Some(&(_, value)) = def.values.iter().find(|(n, _)| n == name) else {
+            return Ok(None);
+        };
+        let global = if Symbols::find(&self.syms.globals, name).is_some() {
+            Some("scalar")
+        } else if self.syms.arrays.iter().any(|a| &a.name == name) {
+            Some("associative array")
+        } else {
+            None
+        };
+        if let Some(kind) = global {
+            return Err(err(
+                Tag::D_IDENT_AMBIG,
+                b.line,
+                format!(
+                    "ambiguous use of operator {}: {} is both a {} enum tag and a global {}",
+                    op.symbol(),
+                    name,
+                    l.ty,
+                    kind
+                ),
+            ));
+        }
+        Ok(Some(CExpr {
+            kind: CKind::Int(value),
+            ty: l.ty.clone(),
+            line: b.line,
+        }))
     }
 }
 

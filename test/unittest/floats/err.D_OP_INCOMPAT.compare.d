@@ -1,0 +1,7 @@
+/* A double is compared only with a double, as in DTrace. */
+double d;
+
+BEGIN
+{
+	trace(d < 1);
+}
