@@ -24,6 +24,13 @@ pub(crate) enum Dst {
 
 type R<T> = Result<T, GenError>;
 
+/// Frames `stackdepth` counts at most (the kernel's default
+/// `perf_event_max_stack`).
+const MAX_STACK_FRAMES: u32 = 127;
+
+/// `bpf_get_stack`'s flag for the user-level stack.
+const BPF_F_USER_STACK: i32 = 1 << 8;
+
 impl ProgGen<'_, '_> {
     fn int_result(&mut self, r: Reg) -> Temp {
         let t = self.alloc();
@@ -327,6 +334,31 @@ impl ProgGen<'_, '_> {
             }
             Builtin::Cpu => self.a.emit(call(Helper::GetSmpProcessorId)),
             Builtin::Curthread => self.a.emit(call(Helper::GetCurrentTask)),
+            Builtin::Caller | Builtin::Ucaller => {
+                // Frame 1 (skip one) of the kernel or user stack, 0 when
+                // the stack cannot be read.
+                let user = matches!(b, Builtin::Ucaller);
+                let buf = self.alloc_buf(8);
+                self.st_imm_at(R9, buf, 0);
+                self.get_stack(buf, 8, user, 1);
+                self.ldx_at(R0, R9, buf, Size::DW);
+            }
+            Builtin::Stackdepth | Builtin::Ustackdepth => {
+                let user = matches!(b, Builtin::Ustackdepth);
+                let buf = self.alloc_buf(MAX_STACK_FRAMES * 8);
+                self.get_stack(buf, MAX_STACK_FRAMES * 8, user, 0);
+                // Bytes written, or a negative error: frames, or 0.
+                let ok = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Sge, R0, 0, ok);
+                self.a.emit(mov64_imm(R0, 0));
+                self.a.bind(ok);
+                self.a.emit(alu64_imm(Alu::Rsh, R0, 3));
+            }
+            Builtin::Uregs => {
+                self.a.emit(call(Helper::GetCurrentTaskBtf));
+                self.a.emit(mov64_reg(R1, R0));
+                self.a.emit(call(Helper::TaskPtRegs));
+            }
             Builtin::Errno => {
                 if self.cx.has_errno {
                     self.a.emit(ldx(Size::DW, R0, R9, scratch::ERRNO as i16));
@@ -382,6 +414,19 @@ impl ProgGen<'_, '_> {
             }
         }
         Ok(self.int_result(R0))
+    }
+
+    /// `bpf_get_stack` of the probe's context into scratch `buf` (`size`
+    /// bytes), of the user stack if `user`, skipping `skip` frames; its
+    /// result in r0.
+    fn get_stack(&mut self, buf: u32, size: u32, user: bool, skip: i32) {
+        self.a
+            .emit(ldx(Size::DW, R1, FP, crate::codegen::stack::CTX));
+        self.ptr(R2, R9, buf);
+        self.a.emit(mov64_imm(R3, size as i32));
+        let flags = if user { BPF_F_USER_STACK } else { 0 } | skip;
+        self.a.emit(mov64_imm(R4, flags));
+        self.a.emit(call(Helper::GetStack));
     }
 
     /// Reads `size` bytes at `current + off` into scratch::TMP.

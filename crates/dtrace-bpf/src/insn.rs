@@ -162,6 +162,7 @@ pub enum Helper {
     GetCurrentUidGid = 15,
     GetCurrentComm = 16,
     GetCurrentTask = 35,
+    GetStack = 67,
     ProbeReadUser = 112,
     ProbeReadKernel = 113,
     ProbeReadUserStr = 114,
@@ -171,6 +172,8 @@ pub enum Helper {
     RingbufSubmit = 132,
     RingbufDiscard = 133,
     ThisCpuPtr = 154,
+    GetCurrentTaskBtf = 158,
+    TaskPtRegs = 175,
     Strncmp = 182,
 }
 

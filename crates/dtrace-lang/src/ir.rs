@@ -106,6 +106,16 @@ pub enum Builtin {
     Id,
     Epid,
     Curthread,
+    /// The kernel PC the probe's function returns to (frame 1 of the
+    /// kernel stack), and the user-level one (of the user stack).
+    Caller,
+    Ucaller,
+    /// Frames on the kernel and the user stack.
+    Stackdepth,
+    Ustackdepth,
+    /// The address of the current thread's saved user registers (its
+    /// `struct pt_regs`), as `uint64_t *`: `uregs[R_x]` reads through it.
+    Uregs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

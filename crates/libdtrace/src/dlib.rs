@@ -5,7 +5,8 @@
 //! model of the Dynamic Tracing Guide (`psinfo_t`, `lwpsinfo_t`,
 //! `curpsinfo`, `curlwpsinfo`), the io provider's `bufinfo_t`,
 //! `devinfo_t` and `fileinfo_t`/`fds[]`, and `cpuinfo_t`/`curcpu`, with
-//! their constants (`B_*`, `O_*`, `PR_*`, `S*`). Each file is
+//! their constants (`B_*`, `O_*`, `PR_*`, `S*`), and the `R_*` indices of
+//! `uregs[]` (`regs.d`). Each file is
 //! compiled the first time a program names something it defines, so a
 //! program that uses none of it does not read the kernel's BTF at all.
 //! `-xsyslibdir=DIR` replaces the standard library with the `*.d` files of
@@ -109,6 +110,17 @@ pub(crate) const STANDARD: &[StdLib] = &[
             "O_SYNC",
             "O_RSYNC",
             "O_PATH",
+        ],
+    },
+    StdLib {
+        name: "regs.d",
+        text: include_str!("../dlib/regs.d"),
+        defines: &[
+            "R_R15", "R_R14", "R_R13", "R_R12", "R_RBP", "R_RBX", "R_R11", "R_R10", "R_R9", "R_R8",
+            "R_RAX", "R_RCX", "R_RDX", "R_RSI", "R_RDI", "R_ERR", "R_RIP", "R_CS", "R_RFL",
+            "R_RSP", "R_SS", "R_DS", "R_ES", "R_FS", "R_GS", "R_TRAPNO", "R_EAX", "R_EBX", "R_ECX",
+            "R_EDX", "R_ESI", "R_EDI", "R_EBP", "R_ESP", "R_EIP", "R_EFL", "R_PC", "R_SP", "R_FP",
+            "R_PS", "R_R0", "R_R1",
         ],
     },
     StdLib {

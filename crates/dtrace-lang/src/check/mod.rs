@@ -12,6 +12,7 @@ mod fold;
 mod format;
 mod funcs;
 mod place;
+mod regs;
 mod scope;
 mod xlate;
 
@@ -1112,7 +1113,10 @@ fn is_identifier(s: &str) -> bool {
 pub fn is_builtin_name(name: &str) -> bool {
     builtin(name).is_some()
         || funcs::lookup(name).is_some()
-        || matches!(name, "curthread" | "args" | "NULL")
+        || matches!(
+            name,
+            "curthread" | "args" | "NULL" | "uregs" | "zonename" | "ipl"
+        )
         || (name.len() == 4 && name.starts_with("arg") && name.as_bytes()[3].is_ascii_digit())
 }
 
@@ -1139,6 +1143,10 @@ fn builtin(name: &str) -> Option<(Builtin, Type)> {
         "id" => (Id, int_ty(types::UINT)),
         "epid" => (Epid, int_ty(types::UINT)),
         "curthread" => (Curthread, Type::Ptr(Box::new(Type::Void))),
+        "caller" => (Caller, int_ty(types::UINTPTR_T)),
+        "ucaller" => (Ucaller, int_ty(types::UINT64)),
+        "stackdepth" => (Stackdepth, int_ty(types::UINT32)),
+        "ustackdepth" => (Ustackdepth, int_ty(types::UINT32)),
         _ => return None,
     })
 }

@@ -94,6 +94,26 @@ impl Checker<'_> {
         if let Some((b, ty)) = builtin(name) {
             return Ok(mk(CKind::Builtin(b), ty));
         }
+        match name {
+            // Linux has no zones: everything runs in the global one, as
+            // DTrace for Linux says.
+            "zonename" => return Ok(mk(CKind::Str(b"global".to_vec()), Type::String)),
+            "ipl" => {
+                return Err(err(
+                    Tag::D_NOTSUP,
+                    line,
+                    "ipl is not available: Linux has no interrupt priority levels",
+                ))
+            }
+            "uregs" => {
+                return Err(err(
+                    Tag::D_IDENT_BADREF,
+                    line,
+                    "associative array 'uregs' may not be referenced as scalar",
+                ))
+            }
+            _ => {}
+        }
         if name == "NULL" && Symbols::find(&self.syms.globals, name).is_none() {
             return Ok(mk(CKind::Int(0), Type::ptr(Type::Void)));
         }
@@ -144,6 +164,7 @@ impl Checker<'_> {
         match &e.kind {
             ExprKind::Ident(name) => {
                 if builtin(name).is_some()
+                    || matches!(name.as_str(), "zonename" | "ipl" | "uregs" | "args")
                     || (name.starts_with("arg")
                         && name.len() == 4
                         && name.as_bytes()[3].is_ascii_digit())
@@ -628,6 +649,9 @@ impl Checker<'_> {
         };
         if name == "args" {
             return self.args_index(idx, line);
+        }
+        if name == "uregs" {
+            return self.uregs_index(idx, line);
         }
         let mut keys = Vec::new();
         for k in idx {

@@ -1,0 +1,5 @@
+/* Linux has no interrupt priority levels. */
+BEGIN
+{
+	trace(ipl);
+}

@@ -1,0 +1,5 @@
+/* uregs[] takes a constant index. */
+BEGIN
+{
+	trace(uregs[pid]);
+}
