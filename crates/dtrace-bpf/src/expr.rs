@@ -32,7 +32,7 @@ const MAX_STACK_FRAMES: u32 = 127;
 const BPF_F_USER_STACK: i32 = 1 << 8;
 
 impl ProgGen<'_, '_> {
-    fn int_result(&mut self, r: Reg) -> Temp {
+    pub(crate) fn int_result(&mut self, r: Reg) -> Temp {
         let t = self.alloc();
         self.store_temp(t, r);
         t
@@ -216,7 +216,7 @@ impl ProgGen<'_, '_> {
                 self.a.emit(call(Helper::ThisCpuPtr));
                 Ok(self.int_result(R0))
             }
-            CKind::Str(_) | CKind::Copyinstr(..) | CKind::KernelString(_) => {
+            CKind::Str(_) | CKind::Copyinstr(..) | CKind::KernelString(_) | CKind::DPath(..) => {
                 Err(GenError("internal error: string used as an integer".into()))
             }
         }
@@ -1201,6 +1201,7 @@ impl ProgGen<'_, '_> {
                 Ok((t, cx.max(cy)))
             }
             CKind::Assign(lv, None, rhs) => self.assign_str(lv, rhs),
+            CKind::DPath(p, o) => self.d_path(p, o),
             _ => Err(GenError(
                 "internal error: expression is not a string".into(),
             )),

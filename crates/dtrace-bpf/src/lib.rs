@@ -13,6 +13,7 @@
 
 pub mod asm;
 pub mod codegen;
+mod dpath;
 mod expr;
 pub mod insn;
 pub mod layout;

@@ -173,6 +173,25 @@ pub enum LValue {
     },
 }
 
+/// Byte offsets of the kernel's VFS structures a path walk reads, from
+/// its BTF.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DPathOffsets {
+    /// `struct path`: `mnt`, `dentry`.
+    pub path_mnt: u32,
+    pub path_dentry: u32,
+    /// `struct dentry`: `d_parent`, and `d_name.name`.
+    pub d_parent: u32,
+    pub d_name: u32,
+    /// `struct vfsmount`: `mnt_root`.
+    pub mnt_root: u32,
+    /// `struct mount`: its `mnt` (the vfsmount), `mnt_parent`,
+    /// `mnt_mountpoint`.
+    pub mount_mnt: u32,
+    pub mnt_parent: u32,
+    pub mnt_mountpoint: u32,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct CExpr {
     pub kind: CKind,
@@ -200,6 +219,9 @@ pub enum CKind {
     Ternary(Box<CExpr>, Box<CExpr>, Box<CExpr>),
     /// Integer conversion to `ty`.
     Cast(Box<CExpr>),
+    /// `d_path(p)`: the path name of the `struct path` at address `p`,
+    /// walked up its dentries and mounts (a string).
+    DPath(Box<CExpr>, DPathOffsets),
     /// The bits of a `float` or `double` as a signed 64-bit integer that
     /// orders as the number does (for comparisons: sign-magnitude turned
     /// into two's complement).
@@ -319,6 +341,7 @@ impl CExpr {
             CKind::Unary(_, a)
             | CKind::Cast(a)
             | CKind::FloatOrder(a)
+            | CKind::DPath(a, _)
             | CKind::KernelString(a)
             | CKind::Strlen(a)
             | CKind::Deref(a) => f(a),

@@ -121,18 +121,17 @@ translator devinfo_t < struct bio *B > {
 };
 
 /*
- * fileinfo_t. fi_pathname needs the kernel's path walk (d_path), which a
- * tracing program cannot call here: it is not defined. fi_dirname and
- * fi_mount are approximations from the dentries: the name of the file's
- * parent directory (not its whole path: "etc" for /etc/passwd, "/" for a
- * file in the root of its file system) and the name of the directory the
- * file system is mounted on ("/" for the root file system, "proc" for
- * /proc, "shm" for /dev/shm).
+ * fileinfo_t. fi_pathname is the file's full path (d_path). fi_dirname
+ * and fi_mount are approximations from the dentries: the name of the
+ * file's parent directory (not its whole path: "etc" for /etc/passwd, "/"
+ * for a file in the root of its file system) and the name of the
+ * directory the file system is mounted on ("/" for the root file system,
+ * "proc" for /proc, "shm" for /dev/shm).
  */
 typedef struct fileinfo {
 	string	fi_name;	/* the file's name (its last path component) */
 	string	fi_dirname;	/* its directory's name (last component) */
-	string	fi_pathname;	/* not defined: needs d_path */
+	string	fi_pathname;	/* its full path name */
 	int64_t	fi_offset;	/* offset within the file */
 	string	fi_fs;		/* file system type */
 	string	fi_mount;	/* mount point's name (last component) */
@@ -167,6 +166,7 @@ translator fileinfo_t < struct file *F > {
 	fi_name = F == NULL ? "<none>" : stringof(F->f_path.dentry->d_name.name);
 	fi_dirname = F == NULL ? "<none>" :
 	    stringof(F->f_path.dentry->d_parent->d_name.name);
+	fi_pathname = F == NULL ? "<none>" : d_path(&F->f_path);
 	fi_offset = F == NULL ? 0 : F->f_pos;
 	fi_fs = F == NULL ? "<none>" : stringof(F->f_path.mnt->mnt_sb->s_type->name);
 	fi_mount = F == NULL ? "<none>" :

@@ -1,3 +1,4 @@
 version proc 0 0
 <none> <none>
+/proc/version <none>
 

@@ -165,6 +165,7 @@ macro_rules! subroutines {
 subroutines! {
     subr_copyinstr,
     subr_strlen,
+    subr_d_path,
 }
 
 pub(super) const FUNCS: &[FuncDef] = &[
@@ -372,7 +373,12 @@ pub(super) const FUNCS: &[FuncDef] = &[
     row("ftruncate", Action, "void()", NotYet),
     row("freopen", Action, "void(@, ...)", NotYet),
     row("print", Action, "void(@)", NotYet),
-    row("d_path", Subroutine, "string(struct path *)", NotYet),
+    row(
+        "d_path",
+        Subroutine,
+        "string(struct path *)",
+        Subr(subr_d_path),
+    ),
     row("link_ntop", Subroutine, "string(int, void *)", NotYet),
     row(
         "strtoll",

@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 mod actions;
 mod args;
 mod decl;
+mod dpath;
 mod fold;
 mod format;
 mod funcs;
@@ -1115,7 +1116,7 @@ pub fn is_builtin_name(name: &str) -> bool {
         || funcs::lookup(name).is_some()
         || matches!(
             name,
-            "curthread" | "args" | "NULL" | "uregs" | "zonename" | "ipl"
+            "curthread" | "args" | "NULL" | "uregs" | "zonename" | "ipl" | "cwd" | "root"
         )
         || (name.len() == 4 && name.starts_with("arg") && name.as_bytes()[3].is_ascii_digit())
 }

@@ -98,6 +98,9 @@ impl Checker<'_> {
             // Linux has no zones: everything runs in the global one, as
             // DTrace for Linux says.
             "zonename" => return Ok(mk(CKind::Str(b"global".to_vec()), Type::String)),
+            // The current process's working and root directories.
+            "cwd" => return self.fs_path("pwd", line),
+            "root" => return self.fs_path("root", line),
             "ipl" => {
                 return Err(err(
                     Tag::D_NOTSUP,
@@ -164,7 +167,10 @@ impl Checker<'_> {
         match &e.kind {
             ExprKind::Ident(name) => {
                 if builtin(name).is_some()
-                    || matches!(name.as_str(), "zonename" | "ipl" | "uregs" | "args")
+                    || matches!(
+                        name.as_str(),
+                        "zonename" | "ipl" | "uregs" | "args" | "cwd" | "root"
+                    )
                     || (name.starts_with("arg")
                         && name.len() == 4
                         && name.as_bytes()[3].is_ascii_digit())

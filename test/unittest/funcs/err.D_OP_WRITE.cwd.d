@@ -1,0 +1,5 @@
+/* cwd is a built-in variable: it is not assignable. */
+BEGIN
+{
+	cwd = "/";
+}

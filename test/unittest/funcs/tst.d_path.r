@@ -1,0 +1,4 @@
+/proc/version
+/ /
+1 1 1
+
