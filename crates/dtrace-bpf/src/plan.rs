@@ -22,7 +22,7 @@ pub enum ProgKind {
 }
 
 /// How the hook's context provides the probe's arguments.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ArgContext {
     /// No arguments (BEGIN, END): all zero.
     None,
@@ -37,6 +37,30 @@ pub enum ArgContext {
     SyscallExitRaw,
     /// A perf event (profile/tick): arg0 = kernel pc, arg1 = user pc.
     Profile,
+    /// A tracepoint's record: each argument one of its fields.
+    Tracepoint(Vec<TpArg>),
+}
+
+/// A tracepoint field as an argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TpArg {
+    /// Its offset and size in the record.
+    pub offset: u16,
+    pub size: u16,
+    pub signed: bool,
+    pub load: TpLoad,
+}
+
+/// How a tracepoint field becomes an argument's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TpLoad {
+    /// An integer of 1, 2, 4 or 8 bytes, sign-extended if signed.
+    Value,
+    /// The field's address (arrays, and anything wider than 8 bytes).
+    Address,
+    /// `__data_loc`: a 32-bit (length << 16 | offset) of data at the end
+    /// of the record; the data's address.
+    DataLoc,
 }
 
 /// Where the dispatch key of a shared program comes from.

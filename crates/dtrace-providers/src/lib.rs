@@ -1,13 +1,19 @@
-//! Providers: which probes exist, how descriptions match them (creating
-//! on-demand probes such as `tick-1s`), how each probe's arguments are
-//! described, and how enabled probes become BPF programs attached to kernel
-//! hooks. A new provider adds a module here with `provide` (list its
-//! probes), a `Kind` variant, and a case in `plan` and `attach`.
+//! Providers, on an interface in the image of DTrace's provider API
+//! (`dtrace_pops_t`): each provider is one type implementing
+//! [`Provider`] in a file of its own, registered in [`Probes`] (the
+//! registry). A provider lists its probes when registered (`provide`) or
+//! when a description names one (`provide_named`, as profile's `tick-N`),
+//! describes each probe's arguments (`args`, DTrace's `getargdesc`), and
+//! turns its enabled probes into BPF program plans and the kernel hooks
+//! they attach to (`plan`, DTrace's `enable`; disabling is dropping the
+//! attachment). Unregistering is dropping the registry.
 
 #![forbid(unsafe_code)]
 
 pub mod dtrace;
+pub mod fbt;
 pub mod profile;
+pub mod sdt;
 pub mod syscall;
 mod syscalls;
 
@@ -22,30 +28,170 @@ use dtrace_bpf::plan::{
 use dtrace_lang::pdesc::ProbeDesc;
 use dtrace_lang::{ArgTypes, ProbeArg, ProbeContext};
 
-/// What a probe is, as far as attaching it goes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Kind {
-    Begin,
-    End,
-    Error,
-    /// `profile-N` (every CPU) or `tick-N` (one firing per period).
-    Profile {
-        period_ns: u64,
-        tick: bool,
-    },
-    /// A system call entry or return.
-    Syscall {
-        name: String,
-        ret: bool,
-        nr: Option<u32>,
-    },
-}
-
+/// A probe of the table: its identity, and which provider owns it
+/// (`provider`, an index into the registry) under which of that
+/// provider's own numbers (`local`).
 #[derive(Clone, Debug)]
 pub struct Probe {
     pub id: u32,
     pub desc: ProbeDesc,
-    pub kind: Kind,
+    pub provider: usize,
+    pub local: u32,
+}
+
+/// An argument's description, for `dtrace -lv` and `args[]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgDesc {
+    /// Its C type, as the provider spells it.
+    pub native: String,
+    pub name: String,
+    /// An address in the traced process (a system call's pointer
+    /// arguments at entry).
+    pub user: bool,
+}
+
+impl ArgDesc {
+    pub fn new(native: impl Into<String>, name: impl Into<String>) -> ArgDesc {
+        ArgDesc {
+            native: native.into(),
+            name: name.into(),
+            user: false,
+        }
+    }
+}
+
+/// Stability attributes, as `dtrace -lv` prints them: identifier names,
+/// data semantics, dependency class, of the probe description and of the
+/// arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Attributes {
+    pub probe: (&'static str, &'static str, &'static str),
+    pub args: (&'static str, &'static str, &'static str),
+}
+
+/// The probes of every provider, by id (from 1) and by description.
+#[derive(Default)]
+pub struct ProbeTable {
+    list: Vec<Probe>,
+    by_desc: BTreeMap<(String, String, String, String), u32>,
+}
+
+impl ProbeTable {
+    pub fn get(&self, id: u32) -> Option<&Probe> {
+        self.list.get(id.checked_sub(1)? as usize)
+    }
+
+    /// The identity the BPF code gives a probe.
+    pub fn identity(&self, id: u32) -> ProbeIdentity {
+        let p = self.get(id).expect("enabled probes exist");
+        ProbeIdentity {
+            id,
+            provider: p.desc.provider.clone(),
+            module: p.desc.module.clone(),
+            function: p.desc.function.clone(),
+            name: p.desc.name.clone(),
+        }
+    }
+}
+
+/// Where a provider adds its probes: the table, and who is adding.
+pub struct ProbeSink<'a> {
+    table: &'a mut ProbeTable,
+    provider: usize,
+    name: &'static str,
+}
+
+impl ProbeSink<'_> {
+    /// Adds probe `local` of this provider as `name:module:function:probe`,
+    /// returning its id (a probe already there keeps its id).
+    pub fn add(&mut self, module: &str, function: &str, name: &str, local: u32) -> u32 {
+        let key = (
+            self.name.to_string(),
+            module.to_string(),
+            function.to_string(),
+            name.to_string(),
+        );
+        if let Some(&id) = self.table.by_desc.get(&key) {
+            return id;
+        }
+        let id = self.table.list.len() as u32 + 1;
+        self.table.list.push(Probe {
+            id,
+            desc: ProbeDesc::new(self.name, module, function, name),
+            provider: self.provider,
+            local,
+        });
+        self.table.by_desc.insert(key, id);
+        id
+    }
+
+    /// True if the probe is already in the table.
+    pub fn has(&self, module: &str, function: &str, name: &str) -> bool {
+        self.table.by_desc.contains_key(&(
+            self.name.to_string(),
+            module.to_string(),
+            function.to_string(),
+            name.to_string(),
+        ))
+    }
+}
+
+/// An enabled probe handed to its provider: its id, its number in the
+/// provider, and the (clause, EPID) pairs enabled on it.
+#[derive(Clone, Debug)]
+pub struct Enabled {
+    pub id: u32,
+    pub local: u32,
+    pub clauses: Vec<(usize, u32)>,
+}
+
+impl Enabled {
+    pub fn enabling(&self, table: &ProbeTable, key: u32) -> ProbeEnabling {
+        ProbeEnabling {
+            probe: table.identity(self.id),
+            key,
+            clauses: self.clauses.clone(),
+        }
+    }
+}
+
+/// A provider: DTrace's provider operations for this implementation.
+pub trait Provider: Send {
+    /// The provider's name (`syscall`).
+    fn name(&self) -> &'static str;
+
+    /// Stability of its probe descriptions and arguments.
+    fn attributes(&self) -> Attributes {
+        Attributes {
+            probe: ("Evolving", "Evolving", "ISA"),
+            args: ("Evolving", "Evolving", "ISA"),
+        }
+    }
+
+    /// Adds the probes it has from the start.
+    fn provide(&mut self, sink: &mut ProbeSink<'_>);
+
+    /// Creates the probes a description names, for providers whose
+    /// probes are made on demand.
+    fn provide_named(&mut self, _sink: &mut ProbeSink<'_>, _desc: &ProbeDesc) {}
+
+    /// Probe `local`'s arguments, or None if they cannot be told.
+    fn args(&self, local: u32) -> Option<Vec<ArgDesc>>;
+
+    /// Programs for its enabled probes (into `out`).
+    fn plan(&self, table: &ProbeTable, enabled: &[Enabled], out: &mut Planned) -> io::Result<()>;
+
+    /// Why the provider has no probes here, if it has none.
+    fn unavailable(&self) -> Option<String> {
+        None
+    }
+}
+
+/// The registry: every provider, and the table of their probes.
+pub struct Probes {
+    providers: Vec<Box<dyn Provider>>,
+    table: ProbeTable,
+    tracefs: Option<PathBuf>,
 }
 
 impl ProbeContext for Probes {
@@ -54,178 +200,131 @@ impl ProbeContext for Probes {
     }
 }
 
-/// An argument's description, for `dtrace -lv`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ArgDesc {
-    pub native: String,
-    pub name: String,
-}
-
-/// Every probe known to this consumer.
-pub struct Probes {
-    list: Vec<Probe>,
-    by_desc: BTreeMap<(String, String, String, String), u32>,
-    tracefs: Option<PathBuf>,
-    /// Why the syscall provider is empty, if it is.
-    pub syscall_unavailable: Option<String>,
-}
-
 impl Probes {
+    fn empty() -> Probes {
+        Probes {
+            providers: Vec::new(),
+            table: ProbeTable::default(),
+            tracefs: None,
+        }
+    }
+
+    /// Registers a provider and lets it add its probes.
+    pub fn register(&mut self, mut p: Box<dyn Provider>) {
+        let mut sink = ProbeSink {
+            table: &mut self.table,
+            provider: self.providers.len(),
+            name: p.name(),
+        };
+        p.provide(&mut sink);
+        self.providers.push(p);
+    }
+
+    /// The providers that need no kernel discovery: dtrace and profile.
+    pub fn builtin() -> Probes {
+        let mut p = Probes::empty();
+        p.register(Box::new(dtrace::Dtrace));
+        p.register(Box::new(profile::Profile::default()));
+        p
+    }
+
     /// The built-in probes plus entry and return probes for the given
     /// system calls (name, x86-64 number), with no kernel: for the code
     /// generator's snapshot tests and the fuzz driver's offline path.
     pub fn with_syscalls(calls: &[(&str, u32)]) -> Probes {
         let mut p = Probes::builtin();
-        for &(name, nr) in calls {
-            for ret in [false, true] {
-                p.add(
-                    "syscall",
-                    "vmlinux",
-                    name,
-                    if ret { "return" } else { "entry" },
-                    Kind::Syscall {
-                        name: name.to_string(),
-                        ret,
-                        nr: Some(nr),
-                    },
-                );
-            }
-        }
-        p
-    }
-
-    /// The probes that need no discovery: the dtrace and profile
-    /// providers. Others can be added with `add` (or `with_syscalls`).
-    pub fn builtin() -> Probes {
-        let mut p = Probes {
-            list: Vec::new(),
-            by_desc: BTreeMap::new(),
-            tracefs: None,
-            syscall_unavailable: None,
-        };
-        dtrace::provide(&mut p);
-        profile::provide(&mut p);
+        p.register(Box::new(syscall::Syscall::fixed(calls)));
         p
     }
 
     /// Discovers the probes of every provider on this system.
     pub fn discover() -> Probes {
         let mut p = Probes::builtin();
+        p.register(Box::new(fbt::Fbt::discover()));
         match dtrace_sys::tracefs::root() {
             Ok(root) => {
-                syscall::provide(&mut p, &root);
+                p.register(Box::new(syscall::Syscall::discover(&root)));
+                p.register(Box::new(sdt::Sdt::discover(&root)));
                 p.tracefs = Some(root);
             }
-            Err(e) => p.syscall_unavailable = Some(format!("tracefs is not available: {}", e)),
+            Err(e) => {
+                let why = format!("tracefs is not available: {}", e);
+                p.register(Box::new(syscall::Syscall::unavailable(why.clone())));
+                p.register(Box::new(sdt::Sdt::unavailable(why)));
+            }
         }
         p
     }
 
-    /// Adds a probe, returning its id (existing probes keep theirs).
-    pub fn add(
-        &mut self,
-        provider: &str,
-        module: &str,
-        function: &str,
-        name: &str,
-        kind: Kind,
-    ) -> u32 {
-        let key = (
-            provider.to_string(),
-            module.to_string(),
-            function.to_string(),
-            name.to_string(),
-        );
-        if let Some(&id) = self.by_desc.get(&key) {
-            return id;
-        }
-        let id = self.list.len() as u32 + 1;
-        self.list.push(Probe {
-            id,
-            desc: ProbeDesc::new(provider, module, function, name),
-            kind,
-        });
-        self.by_desc.insert(key, id);
-        id
-    }
-
     pub fn get(&self, id: u32) -> Option<&Probe> {
-        self.list.get(id.checked_sub(1)? as usize)
+        self.table.get(id)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Probe> {
-        self.list.iter()
+        self.table.list.iter()
+    }
+
+    pub fn table(&self) -> &ProbeTable {
+        &self.table
     }
 
     pub fn tracefs(&self) -> Option<&PathBuf> {
         self.tracefs.as_ref()
     }
 
+    /// Why the named provider has no probes here, if it is one of ours
+    /// and has none.
+    pub fn unavailable(&self, provider: &str) -> Option<String> {
+        self.providers
+            .iter()
+            .find(|p| p.name() == provider)
+            .and_then(|p| p.unavailable())
+    }
+
     /// The ids of the probes a description matches, creating on-demand
     /// probes (profile-N, tick-N) it names exactly.
     pub fn lookup(&mut self, pat: &ProbeDesc) -> Vec<u32> {
-        profile::provide_named(self, pat);
-        self.list
+        for (i, p) in self.providers.iter_mut().enumerate() {
+            let mut sink = ProbeSink {
+                table: &mut self.table,
+                provider: i,
+                name: p.name(),
+            };
+            p.provide_named(&mut sink, pat);
+        }
+        self.table
+            .list
             .iter()
             .filter(|p| pat.matches(&p.desc))
             .map(|p| p.id)
             .collect()
     }
 
-    /// Argument descriptions of a probe.
+    /// Argument descriptions of a probe (none if they cannot be told).
     pub fn args(&self, id: u32) -> Vec<ArgDesc> {
-        match self.get(id).map(|p| &p.kind) {
-            Some(Kind::Syscall { name, ret, .. }) => match &self.tracefs {
-                Some(root) => syscall::arg_descs(root, name, *ret),
-                None => Vec::new(),
-            },
-            Some(Kind::Profile { .. }) => vec![
-                ArgDesc {
-                    native: "uintptr_t".into(),
-                    name: "pc".into(),
-                },
-                ArgDesc {
-                    native: "uintptr_t".into(),
-                    name: "upc".into(),
-                },
-            ],
-            Some(Kind::Error) => ["uint64_t", "uint32_t", "uint32_t", "int", "int", "uint64_t"]
-                .iter()
-                .map(|t| ArgDesc {
-                    native: t.to_string(),
-                    name: String::new(),
-                })
-                .collect(),
-            _ => Vec::new(),
-        }
+        self.read_args(id).unwrap_or_default()
+    }
+
+    fn read_args(&self, id: u32) -> Option<Vec<ArgDesc>> {
+        let p = self.get(id)?;
+        self.providers.get(p.provider)?.args(p.local)
+    }
+
+    /// A probe's stability attributes.
+    pub fn attributes(&self, id: u32) -> Option<Attributes> {
+        let p = self.get(id)?;
+        Some(self.providers.get(p.provider)?.attributes())
     }
 
     /// A probe's arguments as the checker sees them (`args[]`), or None
-    /// if the provider cannot tell (system calls without tracefs). A
-    /// system call's pointer arguments are addresses in the calling
-    /// process.
+    /// if its provider cannot tell (system calls without tracefs).
     pub fn probe_arg_types(&self, id: u32) -> Option<Vec<ProbeArg>> {
-        match self.get(id).map(|p| &p.kind) {
-            Some(Kind::Syscall { name, ret, .. }) => {
-                let descs = syscall::read_arg_descs(self.tracefs.as_ref()?, name, *ret)?;
-                Some(
-                    descs
-                        .into_iter()
-                        .map(|a| {
-                            let user = !*ret && a.native.contains('*');
-                            ProbeArg::new(a.native, user)
-                        })
-                        .collect(),
-                )
-            }
-            Some(_) => Some(
-                self.args(id)
-                    .into_iter()
-                    .map(|a| ProbeArg::new(a.native, false))
-                    .collect(),
-            ),
-            None => None,
-        }
+        Some(
+            self.read_args(id)?
+                .into_iter()
+                .map(|a| ProbeArg::new(a.native, a.user))
+                .collect(),
+        )
     }
 
     /// What the probes a description matches declare of their arguments
@@ -248,17 +347,6 @@ impl Probes {
             }
         }
         ArgTypes::Known(first.unwrap_or_default())
-    }
-
-    fn identity(&self, id: u32) -> ProbeIdentity {
-        let p = self.get(id).expect("enabled probes exist");
-        ProbeIdentity {
-            id,
-            provider: p.desc.provider.clone(),
-            module: p.desc.module.clone(),
-            function: p.desc.function.clone(),
-            name: p.desc.name.clone(),
-        }
     }
 }
 
@@ -301,7 +389,7 @@ pub struct Planned {
 /// that dispatches on the syscall number, instead of one tracepoint each.
 pub const SYSCALL_DISPATCH_THRESHOLD: usize = 8;
 
-/// Groups enablings into programs.
+/// Groups enablings into programs: each provider plans its own.
 pub fn plan(probes: &Probes, enablings: &[Enabling]) -> io::Result<Planned> {
     let mut by_probe: BTreeMap<u32, Vec<(usize, u32)>> = BTreeMap::new();
     for e in enablings {
@@ -310,79 +398,48 @@ pub fn plan(probes: &Probes, enablings: &[Enabling]) -> io::Result<Planned> {
             .or_default()
             .push((e.clause, e.epid));
     }
-    let mut programs = Vec::new();
-    let mut error_clauses = Vec::new();
-    let mut sys_entry = Vec::new();
-    let mut sys_return = Vec::new();
+    let mut by_provider: BTreeMap<usize, Vec<Enabled>> = BTreeMap::new();
     for (&id, clauses) in &by_probe {
-        let probe = probes
+        let p = probes
             .get(id)
             .ok_or_else(|| io::Error::other("unknown probe"))?;
-        let enabling = ProbeEnabling {
-            probe: probes.identity(id),
-            key: 0,
+        by_provider.entry(p.provider).or_default().push(Enabled {
+            id,
+            local: p.local,
             clauses: clauses.clone(),
-        };
-        let single = |name: &str, kind, context, phase, tick_gate| ProgramPlan {
-            name: name.to_string(),
-            kind,
-            context,
-            phase,
-            probes: vec![enabling.clone()],
-            dispatch: None,
-            tick_gate,
-        };
-        match &probe.kind {
-            Kind::Begin => programs.push(PlannedProgram {
-                plan: single(
-                    "dt_BEGIN",
-                    ProgKind::RawTracepoint,
-                    ArgContext::None,
-                    Phase::Begin,
-                    None,
-                ),
-                attach: Attach::TestRun,
-            }),
-            Kind::End => programs.push(PlannedProgram {
-                plan: single(
-                    "dt_END",
-                    ProgKind::RawTracepoint,
-                    ArgContext::None,
-                    Phase::End,
-                    None,
-                ),
-                attach: Attach::TestRun,
-            }),
-            Kind::Error => error_clauses.extend(clauses.iter().copied()),
-            Kind::Profile { period_ns, tick } => programs.push(PlannedProgram {
-                plan: single(
-                    &format!("dt_{}", probe.desc.name),
-                    ProgKind::PerfEvent,
-                    ArgContext::Profile,
-                    Phase::Normal,
-                    if *tick { Some(*period_ns) } else { None },
-                ),
-                attach: Attach::CpuClock {
-                    period_ns: *period_ns,
-                },
-            }),
-            Kind::Syscall { ret, .. } => {
-                if *ret {
-                    sys_return.push(id);
-                } else {
-                    sys_entry.push(id);
-                }
-            }
+        });
+    }
+    let mut out = Planned {
+        programs: Vec::new(),
+        error_clauses: Vec::new(),
+    };
+    for (prov, enabled) in by_provider {
+        if let Some(p) = probes.providers.get(prov) {
+            p.plan(&probes.table, &enabled, &mut out)?;
         }
     }
-    error_clauses.sort();
-    for (ret, ids) in [(false, sys_entry), (true, sys_return)] {
-        syscall::plan(probes, &by_probe, &ids, ret, &mut programs)?;
+    out.error_clauses.sort();
+    Ok(out)
+}
+
+/// A plan with one program serving one enabled probe.
+pub(crate) fn single(
+    name: &str,
+    kind: ProgKind,
+    context: ArgContext,
+    phase: Phase,
+    enabling: ProbeEnabling,
+    tick_gate: Option<u64>,
+) -> ProgramPlan {
+    ProgramPlan {
+        name: name.to_string(),
+        kind,
+        context,
+        phase,
+        probes: vec![enabling],
+        dispatch: None,
+        tick_gate,
     }
-    Ok(Planned {
-        programs,
-        error_clauses,
-    })
 }
 
 /// Attaches a loaded program; the returned descriptors keep it attached.

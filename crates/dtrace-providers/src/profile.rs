@@ -2,9 +2,15 @@
 //! (or every N units), `tick-N` once per period on one CPU. Probes beyond
 //! the default list are created when a description names them exactly.
 
+use std::io;
+
+use dtrace_bpf::plan::{ArgContext, Phase, ProgKind};
 use dtrace_lang::pdesc::{field_matches, ProbeDesc};
 
-use crate::{Kind, Probes};
+use crate::{
+    single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink, ProbeTable,
+    Provider,
+};
 
 const DEFAULT_PROFILE: &[u64] = &[97, 199, 499, 997, 1999, 4001, 4999];
 const DEFAULT_TICK: &[u64] = &[1, 10, 100, 500, 1000, 5000];
@@ -12,30 +18,86 @@ const DEFAULT_TICK: &[u64] = &[1, 10, 100, 500, 1000, 5000];
 /// Periods shorter than this are refused, as in DTrace.
 pub const MIN_PERIOD_NS: u64 = 200_000;
 
-pub fn provide(p: &mut Probes) {
-    for &hz in DEFAULT_PROFILE {
-        p.add(
-            "profile",
-            "",
-            "",
-            &format!("profile-{}", hz),
-            Kind::Profile {
-                period_ns: 1_000_000_000 / hz,
-                tick: false,
-            },
-        );
+/// A probe's number encodes it: the period in nanoseconds would not fit,
+/// so probes are kept in a table.
+#[derive(Default)]
+pub struct Profile {
+    probes: Vec<(bool, u64, String)>,
+}
+
+impl Profile {
+    fn add(&mut self, sink: &mut ProbeSink<'_>, name: &str, tick: bool, period_ns: u64) {
+        if sink.has("", "", name) {
+            return;
+        }
+        self.probes.push((tick, period_ns, name.to_string()));
+        sink.add("", "", name, self.probes.len() as u32 - 1);
     }
-    for &hz in DEFAULT_TICK {
-        p.add(
-            "profile",
-            "",
-            "",
-            &format!("tick-{}", hz),
-            Kind::Profile {
-                period_ns: 1_000_000_000 / hz,
-                tick: true,
-            },
-        );
+}
+
+impl Provider for Profile {
+    fn name(&self) -> &'static str {
+        "profile"
+    }
+
+    fn attributes(&self) -> Attributes {
+        Attributes {
+            probe: ("Evolving", "Evolving", "Common"),
+            args: ("Evolving", "Evolving", "Common"),
+        }
+    }
+
+    fn provide(&mut self, sink: &mut ProbeSink<'_>) {
+        for &hz in DEFAULT_PROFILE {
+            self.add(sink, &format!("profile-{}", hz), false, 1_000_000_000 / hz);
+        }
+        for &hz in DEFAULT_TICK {
+            self.add(sink, &format!("tick-{}", hz), true, 1_000_000_000 / hz);
+        }
+    }
+
+    /// Creates the probe a description names exactly, if it is a valid
+    /// profile or tick probe name.
+    fn provide_named(&mut self, sink: &mut ProbeSink<'_>, pat: &ProbeDesc) {
+        if !pat.is_exact() || !field_matches(&pat.provider, "profile") {
+            return;
+        }
+        if !pat.module.is_empty() || !pat.function.is_empty() {
+            return;
+        }
+        if let Some((tick, period_ns)) = parse_name(&pat.name) {
+            self.add(sink, &pat.name, tick, period_ns);
+        }
+    }
+
+    /// arg0 the kernel PC, arg1 the user PC (the other 0).
+    fn args(&self, _local: u32) -> Option<Vec<ArgDesc>> {
+        Some(vec![
+            ArgDesc::new("uintptr_t", "pc"),
+            ArgDesc::new("uintptr_t", "upc"),
+        ])
+    }
+
+    fn plan(&self, table: &ProbeTable, enabled: &[Enabled], out: &mut Planned) -> io::Result<()> {
+        for e in enabled {
+            let Some((tick, period_ns, name)) = self.probes.get(e.local as usize) else {
+                continue;
+            };
+            out.programs.push(PlannedProgram {
+                plan: single(
+                    &format!("dt_{}", name),
+                    ProgKind::PerfEvent,
+                    ArgContext::Profile,
+                    Phase::Normal,
+                    e.enabling(table, 0),
+                    tick.then_some(*period_ns),
+                ),
+                attach: Attach::CpuClock {
+                    period_ns: *period_ns,
+                },
+            });
+        }
+        Ok(())
     }
 }
 
@@ -78,26 +140,6 @@ pub fn parse_name(name: &str) -> Option<(bool, u64)> {
         return None;
     }
     Some((tick, period))
-}
-
-/// Creates the probe a description names exactly, if it is a valid
-/// profile or tick probe name.
-pub fn provide_named(p: &mut Probes, pat: &ProbeDesc) {
-    if !pat.is_exact() || !field_matches(&pat.provider, "profile") {
-        return;
-    }
-    if !pat.module.is_empty() || !pat.function.is_empty() {
-        return;
-    }
-    if let Some((tick, period_ns)) = parse_name(&pat.name) {
-        p.add(
-            "profile",
-            "",
-            "",
-            &pat.name,
-            Kind::Profile { period_ns, tick },
-        );
-    }
 }
 
 #[cfg(test)]

@@ -4,14 +4,15 @@
 //! `sys_enter`/`sys_exit` program that looks the call up by number, so
 //! enabling every system call costs two attachments, not hundreds.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{HashMap, HashSet};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use dtrace_bpf::plan::{ArgContext, Phase, ProbeEnabling, ProgKind, ProgramPlan};
+use dtrace_bpf::plan::{ArgContext, Phase, ProgKind, ProgramPlan};
 
 use crate::{
-    dispatch_plan, ArgDesc, Attach, Kind, PlannedProgram, Probes, SYSCALL_DISPATCH_THRESHOLD,
+    dispatch_plan, ArgDesc, Attach, Enabled, Planned, PlannedProgram, ProbeSink, ProbeTable,
+    Provider, SYSCALL_DISPATCH_THRESHOLD,
 };
 
 pub const MODULE: &str = "vmlinux";
@@ -28,51 +29,129 @@ fn numbers() -> HashMap<&'static str, u32> {
     }
 }
 
-pub fn provide(p: &mut Probes, root: &Path) {
-    let events = match dtrace_sys::tracefs::events(root, "syscalls") {
-        Ok(e) => e,
-        Err(e) => {
-            p.syscall_unavailable = Some(format!("syscall tracepoints are not available: {}", e));
-            return;
+/// One probe: the call's name, return or entry, its number.
+struct Call {
+    name: String,
+    ret: bool,
+    nr: Option<u32>,
+}
+
+pub struct Syscall {
+    /// (name, has a return probe, number), in number order.
+    calls: Vec<(String, bool, Option<u32>)>,
+    probes: Vec<Call>,
+    root: Option<PathBuf>,
+    unavailable: Option<String>,
+}
+
+impl Syscall {
+    /// Every system call the kernel's syscall tracepoints know.
+    pub fn discover(root: &Path) -> Syscall {
+        let mut s = Syscall::unavailable(String::new());
+        s.unavailable = None;
+        let events = match dtrace_sys::tracefs::events(root, "syscalls") {
+            Ok(e) => e,
+            Err(e) => {
+                s.unavailable = Some(format!("syscall tracepoints are not available: {}", e));
+                return s;
+            }
+        };
+        let nrs = numbers();
+        let mut names: Vec<(Option<u32>, String)> = events
+            .iter()
+            .filter_map(|e| e.strip_prefix("sys_enter_"))
+            .map(|n| (nrs.get(n).copied(), n.to_string()))
+            .collect();
+        // Number order, as a system call table lists them; unknown
+        // numbers last.
+        names.sort_by(|a, b| (a.0.is_none(), a.0, &a.1).cmp(&(b.0.is_none(), b.0, &b.1)));
+        let has_exit: HashSet<&str> = events
+            .iter()
+            .filter_map(|e| e.strip_prefix("sys_exit_"))
+            .collect();
+        for (nr, name) in names {
+            let ret = has_exit.contains(name.as_str());
+            s.calls.push((name, ret, nr));
         }
-    };
-    let nrs = numbers();
-    let mut names: Vec<(Option<u32>, String)> = events
-        .iter()
-        .filter_map(|e| e.strip_prefix("sys_enter_"))
-        .map(|n| (nrs.get(n).copied(), n.to_string()))
-        .collect();
-    // Number order, as a system call table lists them; unknown numbers last.
-    names.sort_by(|a, b| (a.0.is_none(), a.0, &a.1).cmp(&(b.0.is_none(), b.0, &b.1)));
-    let has_exit: std::collections::HashSet<&str> = events
-        .iter()
-        .filter_map(|e| e.strip_prefix("sys_exit_"))
-        .collect();
-    for (nr, name) in names {
-        p.add(
-            "syscall",
-            MODULE,
-            &name,
-            "entry",
-            Kind::Syscall {
-                name: name.clone(),
-                ret: false,
-                nr,
-            },
-        );
-        if has_exit.contains(name.as_str()) {
-            p.add(
-                "syscall",
-                MODULE,
-                &name,
-                "return",
-                Kind::Syscall {
+        s.root = Some(root.to_path_buf());
+        s
+    }
+
+    /// The given calls (name, number), with no kernel to ask about their
+    /// arguments.
+    pub fn fixed(calls: &[(&str, u32)]) -> Syscall {
+        let mut s = Syscall::unavailable(String::new());
+        s.unavailable = None;
+        s.calls = calls
+            .iter()
+            .map(|&(n, nr)| (n.to_string(), true, Some(nr)))
+            .collect();
+        s
+    }
+
+    /// No system call probes, and why.
+    pub fn unavailable(why: String) -> Syscall {
+        Syscall {
+            calls: Vec::new(),
+            probes: Vec::new(),
+            root: None,
+            unavailable: Some(why),
+        }
+    }
+}
+
+impl Provider for Syscall {
+    fn name(&self) -> &'static str {
+        "syscall"
+    }
+
+    fn provide(&mut self, sink: &mut ProbeSink<'_>) {
+        for (name, has_ret, nr) in std::mem::take(&mut self.calls) {
+            for ret in [false, true] {
+                if ret && !has_ret {
+                    continue;
+                }
+                self.probes.push(Call {
                     name: name.clone(),
-                    ret: true,
+                    ret,
                     nr,
-                },
-            );
+                });
+                let probe = if ret { "return" } else { "entry" };
+                sink.add(MODULE, &name, probe, self.probes.len() as u32 - 1);
+            }
         }
+    }
+
+    /// The tracepoint's fields; a pointer argument at entry is an address
+    /// in the calling process.
+    fn args(&self, local: u32) -> Option<Vec<ArgDesc>> {
+        let c = self.probes.get(local as usize)?;
+        let mut args = read_arg_descs(self.root.as_ref()?, &c.name, c.ret)?;
+        if !c.ret {
+            for a in &mut args {
+                a.user = a.native.contains('*');
+            }
+        }
+        Some(args)
+    }
+
+    fn plan(&self, table: &ProbeTable, enabled: &[Enabled], out: &mut Planned) -> io::Result<()> {
+        for ret in [false, true] {
+            let ids: Vec<&Enabled> = enabled
+                .iter()
+                .filter(|e| {
+                    self.probes
+                        .get(e.local as usize)
+                        .is_some_and(|c| c.ret == ret)
+                })
+                .collect();
+            self.plan_direction(table, &ids, ret, &mut out.programs);
+        }
+        Ok(())
+    }
+
+    fn unavailable(&self) -> Option<String> {
+        self.unavailable.clone()
     }
 }
 
@@ -104,94 +183,79 @@ pub fn read_arg_descs(root: &Path, name: &str, ret: bool) -> Option<Vec<ArgDesc>
             Some(i) => (decl[..=i].trim().to_string(), decl[i + 1..].to_string()),
             None => (decl.to_string(), String::new()),
         };
-        out.push(ArgDesc { native, name });
+        out.push(ArgDesc::new(native, name));
     }
     if ret {
         // Both arg0 and arg1 hold the return value.
-        let r = out.first().cloned().unwrap_or(ArgDesc {
-            native: "long".into(),
-            name: "ret".into(),
-        });
+        let r = out.first().cloned().unwrap_or(ArgDesc::new("long", "ret"));
         return Some(vec![r.clone(), r]);
     }
     Some(out)
 }
 
-/// Plans the enabled syscall probes of one direction.
-pub fn plan(
-    probes: &Probes,
-    by_probe: &BTreeMap<u32, Vec<(usize, u32)>>,
-    ids: &[u32],
-    ret: bool,
-    out: &mut Vec<PlannedProgram>,
-) -> io::Result<()> {
-    if ids.is_empty() {
-        return Ok(());
-    }
-    let numbered: Vec<u32> = ids
-        .iter()
-        .copied()
-        .filter(|id| {
-            matches!(
-                probes.get(*id).map(|p| &p.kind),
-                Some(Kind::Syscall { nr: Some(_), .. })
-            )
-        })
-        .collect();
-    let dispatch = numbered.len() > SYSCALL_DISPATCH_THRESHOLD;
-    let mut shared = Vec::new();
-    for &id in ids {
-        let Some(Kind::Syscall { name, nr, .. }) = probes.get(id).map(|p| &p.kind) else {
-            continue;
-        };
-        let clauses = by_probe.get(&id).cloned().unwrap_or_default();
-        let enabling = ProbeEnabling {
-            probe: probes.identity(id),
-            key: nr.unwrap_or(0),
-            clauses,
-        };
-        if dispatch && nr.is_some() {
-            shared.push(enabling);
-            continue;
+impl Syscall {
+    /// Plans the enabled probes of one direction: a tracepoint each, or
+    /// one shared raw tracepoint program for a wide enabling.
+    fn plan_direction(
+        &self,
+        table: &ProbeTable,
+        enabled: &[&Enabled],
+        ret: bool,
+        out: &mut Vec<PlannedProgram>,
+    ) {
+        if enabled.is_empty() {
+            return;
         }
-        let event = format!("sys_{}_{}", if ret { "exit" } else { "enter" }, name);
-        let context = if ret {
-            ArgContext::SyscallExitTp
-        } else {
-            let n = probes
-                .tracefs()
-                .map(|r| arg_descs(r, name, false).len())
-                .unwrap_or(6);
-            ArgContext::SyscallEnterTp {
-                nargs: n.min(6) as u8,
+        let call = |e: &Enabled| &self.probes[e.local as usize];
+        let numbered = enabled.iter().filter(|e| call(e).nr.is_some()).count();
+        let dispatch = numbered > SYSCALL_DISPATCH_THRESHOLD;
+        let mut shared = Vec::new();
+        for e in enabled {
+            let c = call(e);
+            let enabling = e.enabling(table, c.nr.unwrap_or(0));
+            if dispatch && c.nr.is_some() {
+                shared.push(enabling);
+                continue;
             }
-        };
-        out.push(PlannedProgram {
-            plan: ProgramPlan {
-                name: format!("dt_{}", name),
-                kind: ProgKind::Tracepoint,
-                context,
-                phase: Phase::Normal,
-                probes: vec![enabling],
-                dispatch: None,
-                tick_gate: None,
-            },
-            attach: Attach::Tracepoint {
-                system: "syscalls".into(),
-                event,
-            },
-        });
+            let event = format!("sys_{}_{}", if ret { "exit" } else { "enter" }, c.name);
+            let context = if ret {
+                ArgContext::SyscallExitTp
+            } else {
+                let n = self
+                    .root
+                    .as_ref()
+                    .map(|r| arg_descs(r, &c.name, false).len())
+                    .unwrap_or(6);
+                ArgContext::SyscallEnterTp {
+                    nargs: n.min(6) as u8,
+                }
+            };
+            out.push(PlannedProgram {
+                plan: ProgramPlan {
+                    name: format!("dt_{}", c.name),
+                    kind: ProgKind::Tracepoint,
+                    context,
+                    phase: Phase::Normal,
+                    probes: vec![enabling],
+                    dispatch: None,
+                    tick_gate: None,
+                },
+                attach: Attach::Tracepoint {
+                    system: "syscalls".into(),
+                    event,
+                },
+            });
+        }
+        if !shared.is_empty() {
+            let (name, hook, ctx) = if ret {
+                ("dt_sys_exit", "sys_exit", ArgContext::SyscallExitRaw)
+            } else {
+                ("dt_sys_enter", "sys_enter", ArgContext::SyscallEnterRaw)
+            };
+            out.push(PlannedProgram {
+                plan: dispatch_plan(name, ctx, shared),
+                attach: Attach::RawTracepoint(hook.into()),
+            });
+        }
     }
-    if !shared.is_empty() {
-        let (name, hook, ctx) = if ret {
-            ("dt_sys_exit", "sys_exit", ArgContext::SyscallExitRaw)
-        } else {
-            ("dt_sys_enter", "sys_enter", ArgContext::SyscallEnterRaw)
-        };
-        out.push(PlannedProgram {
-            plan: dispatch_plan(name, ctx, shared),
-            attach: Attach::RawTracepoint(hook.into()),
-        });
-    }
-    Ok(())
 }

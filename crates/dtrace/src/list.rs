@@ -18,21 +18,19 @@ fn row(out: &mut String, id: u32, d: &ProbeDesc) {
 }
 
 fn verbose(out: &mut String, dt: &Dtrace, id: u32) {
-    let (names, data, class) = match dt.probes().get(id).map(|p| p.desc.provider.as_str()) {
-        Some("dtrace") => ("Stable", "Stable", "Common"),
-        Some("profile") => ("Evolving", "Evolving", "Common"),
-        _ => ("Evolving", "Evolving", "ISA"),
-    };
-    out.push_str("\n\tProbe Description Attributes\n");
-    out.push_str(&format!(
-        "\t\tIdentifier Names: {}\n\t\tData Semantics:   {}\n\t\tDependency Class: {}\n",
-        names, data, class
-    ));
-    out.push_str("\n\tArgument Attributes\n");
-    out.push_str(&format!(
-        "\t\tIdentifier Names: {}\n\t\tData Semantics:   {}\n\t\tDependency Class: {}\n",
-        names, data, class
-    ));
+    let attrs = dt.probes().attributes(id);
+    let stab = [
+        ("Probe Description Attributes", attrs.map(|a| a.probe)),
+        ("Argument Attributes", attrs.map(|a| a.args)),
+    ];
+    for (what, a) in stab {
+        let (names, data, class) = a.unwrap_or(("Evolving", "Evolving", "ISA"));
+        out.push_str(&format!("\n\t{}\n", what));
+        out.push_str(&format!(
+            "\t\tIdentifier Names: {}\n\t\tData Semantics:   {}\n\t\tDependency Class: {}\n",
+            names, data, class
+        ));
+    }
     out.push_str("\n\tArgument Types\n");
     let args = dt.probes().args(id);
     if args.is_empty() {

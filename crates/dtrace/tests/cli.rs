@@ -267,6 +267,35 @@ fn listing() {
         "{}",
         text(&o.stdout)
     );
+
+    // Every tracepoint is an sdt probe, its fields typed arguments, with
+    // the provider's own attributes.
+    let o = run(&["-lv", "-n", "sdt:sched::sched_switch"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("sdt             sched                                   sched_switch\n"),
+        "{}",
+        out
+    );
+    assert!(
+        out.contains(
+            "\tArgument Attributes\n\t\tIdentifier Names: Private\n\t\tData Semantics:   Private\n\t\tDependency Class: ISA\n"
+        ),
+        "{}",
+        out
+    );
+    assert!(
+        out.contains("\t\targs[0]: char [16]\n\t\targs[1]: pid_t\n"),
+        "{}",
+        out
+    );
+    let o = run(&["-l", "-P", "sdt"]);
+    let out = text(&o.stdout);
+    assert!(
+        out.contains(" sched_process_exit\n") && !out.contains("sys_enter_"),
+        "syscall tracepoints are the syscall provider's"
+    );
 }
 
 fn output_file_and_compile_only() {

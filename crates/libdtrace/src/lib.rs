@@ -480,10 +480,8 @@ impl Dtrace {
                 let found = self.probes.lookup(d);
                 if found.is_empty() && !zdefs {
                     let mut msg = format!("probe description {} does not match any probes", d);
-                    if d.provider == "syscall" {
-                        if let Some(why) = &self.probes.syscall_unavailable {
-                            msg = format!("{} ({})", msg, why);
-                        }
+                    if let Some(why) = self.probes.unavailable(&d.provider) {
+                        msg = format!("{} ({})", msg, why);
                     }
                     return Err(Error::Compile(CompileError::new(
                         Tag::D_PDESC_ZERO,

@@ -130,8 +130,8 @@ impl Checker<'_> {
     /// The D type of a provider's C type name. The name is resolved as a
     /// cast's would be (D's types, the program's and the kernel's
     /// typedefs; an unknown `struct foo` is declared forward); what cannot
-    /// be resolved, or is no scalar, is `void *` if spelt as a pointer and
-    /// `int64_t` otherwise.
+    /// be resolved, or is no scalar, string or char array, is `void *` if
+    /// spelt as a pointer and `int64_t` otherwise.
     fn native_arg_type(&mut self, native: &str) -> Type {
         let opts = ParseOptions {
             type_names: Some(Arc::new(|_: &str| true)),
@@ -141,7 +141,9 @@ impl Checker<'_> {
             .ok()
             .and_then(|t| self.type_name(&t, 0).ok());
         match ty {
-            Some(t) if t.is_scalar() => t,
+            Some(t) if t.is_scalar() || t.is_string() => t,
+            // A char array (a tracepoint's `char comm[16]`): a string.
+            Some(t) if t.is_strcompat() && t.is_by_ref() => t,
             _ if native.contains('*') => Type::ptr(Type::Void),
             _ => int_ty(types::INT64),
         }
@@ -156,6 +158,15 @@ impl Checker<'_> {
             ty: int_ty(types::INT64),
             line,
         };
+        // A string, or a char array (a tracepoint's `char comm[16]`), is
+        // given by its address: its value is the string there.
+        if ty.is_string() || (ty.is_strcompat() && ty.is_by_ref()) {
+            return Ok(CExpr {
+                kind: CKind::KernelString(Box::new(raw)),
+                ty: Type::String,
+                line,
+            });
+        }
         // The probe's 64-bit value narrowed (or sign-extended) to the
         // argument's integer type; pointers and 64-bit integers as they are.
         Ok(match ty.as_int() {

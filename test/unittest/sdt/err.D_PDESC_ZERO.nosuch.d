@@ -1,0 +1,4 @@
+/* A tracepoint the kernel does not have. */
+sdt:sched::no_such_tracepoint
+{
+}

@@ -1,0 +1,3 @@
+xdtst 1 1
+xdtst 1
+
