@@ -39,6 +39,22 @@ pub enum ArgContext {
     Profile,
     /// A tracepoint's record: each argument one of its fields.
     Tracepoint(Vec<TpArg>),
+    /// A raw tracepoint (ctx: the hook's arguments as 64-bit words): each
+    /// argument the word of this index; the probe fires only if the
+    /// guard word, masked, is nonzero (`true`) or zero (`false`).
+    RawArgs {
+        words: Vec<u8>,
+        guard: Option<Guard>,
+    },
+}
+
+/// A condition on a raw tracepoint's argument word: `word & mask` is
+/// nonzero when `set`, zero otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Guard {
+    pub word: u8,
+    pub mask: u64,
+    pub set: bool,
 }
 
 /// A tracepoint field as an argument.

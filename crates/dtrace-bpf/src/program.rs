@@ -215,6 +215,16 @@ impl ProgGen<'_, '_> {
         self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
         self.a.emit(mov64_reg(R9, R0));
 
+        if let ArgContext::RawArgs { guard: Some(g), .. } = &self.plan.context {
+            // A probe that is one case of its hook (proc:::exit is
+            // sched_process_exit when the thread group dies with it).
+            self.a
+                .emit(ldx(Size::DW, R1, R6, 8 * i16::from(g.word.min(11))));
+            crate::codegen::load_imm(&mut self.a, R2, g.mask as i64);
+            self.a.emit(alu64_reg(Alu::And, R1, R2));
+            let cond = if g.set { Cond::Eq } else { Cond::Ne };
+            self.a.jmp_imm_to(cond, R1, 0, out);
+        }
         let clauses = self.clause_list();
         let (uses_args, uses_errno) = self.uses(&clauses);
         let raw_ctx = matches!(
@@ -380,6 +390,13 @@ impl ProgGen<'_, '_> {
         let plan = self.plan;
         match &plan.context {
             ArgContext::Tracepoint(fields) => self.load_tp_args(fields),
+            ArgContext::RawArgs { words, .. } => {
+                for (i, &w) in words.iter().take(10).enumerate() {
+                    self.a.emit(ldx(Size::DW, R1, R6, 8 * i16::from(w.min(11))));
+                    self.store_arg(i as u32, R1);
+                }
+                self.zero_args(words.len().min(10) as u32);
+            }
             ArgContext::None => self.zero_args(0),
             ArgContext::SyscallEnterTp { nargs } => {
                 let n = u32::from((*nargs).min(6));

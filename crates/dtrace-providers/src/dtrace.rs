@@ -20,7 +20,7 @@ const ERROR: u32 = 2;
 pub struct Dtrace;
 
 impl Provider for Dtrace {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "dtrace"
     }
 

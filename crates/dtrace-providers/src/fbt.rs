@@ -28,7 +28,7 @@ impl Fbt {
 }
 
 impl Provider for Fbt {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "fbt"
     }
 

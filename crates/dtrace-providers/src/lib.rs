@@ -16,6 +16,7 @@ pub mod profile;
 pub mod sdt;
 pub mod syscall;
 mod syscalls;
+pub mod table;
 
 use std::collections::BTreeMap;
 use std::io;
@@ -48,6 +49,9 @@ pub struct ArgDesc {
     /// An address in the traced process (a system call's pointer
     /// arguments at entry).
     pub user: bool,
+    /// The type `args[N]` has through a D library translator, if any
+    /// (`psinfo_t *` for a `struct task_struct *`).
+    pub xlate: Option<String>,
 }
 
 impl ArgDesc {
@@ -56,7 +60,13 @@ impl ArgDesc {
             native: native.into(),
             name: name.into(),
             user: false,
+            xlate: None,
         }
+    }
+
+    /// The type `args[N]` has: the translated one, if any.
+    pub fn shown(&self) -> &str {
+        self.xlate.as_deref().unwrap_or(&self.native)
     }
 }
 
@@ -98,7 +108,7 @@ impl ProbeTable {
 pub struct ProbeSink<'a> {
     table: &'a mut ProbeTable,
     provider: usize,
-    name: &'static str,
+    name: String,
 }
 
 impl ProbeSink<'_> {
@@ -106,7 +116,7 @@ impl ProbeSink<'_> {
     /// returning its id (a probe already there keeps its id).
     pub fn add(&mut self, module: &str, function: &str, name: &str, local: u32) -> u32 {
         let key = (
-            self.name.to_string(),
+            self.name.clone(),
             module.to_string(),
             function.to_string(),
             name.to_string(),
@@ -117,7 +127,7 @@ impl ProbeSink<'_> {
         let id = self.table.list.len() as u32 + 1;
         self.table.list.push(Probe {
             id,
-            desc: ProbeDesc::new(self.name, module, function, name),
+            desc: ProbeDesc::new(&self.name, module, function, name),
             provider: self.provider,
             local,
         });
@@ -128,7 +138,7 @@ impl ProbeSink<'_> {
     /// True if the probe is already in the table.
     pub fn has(&self, module: &str, function: &str, name: &str) -> bool {
         self.table.by_desc.contains_key(&(
-            self.name.to_string(),
+            self.name.clone(),
             module.to_string(),
             function.to_string(),
             name.to_string(),
@@ -158,7 +168,7 @@ impl Enabled {
 /// A provider: DTrace's provider operations for this implementation.
 pub trait Provider: Send {
     /// The provider's name (`syscall`).
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &str;
 
     /// Stability of its probe descriptions and arguments.
     fn attributes(&self) -> Attributes {
@@ -214,7 +224,7 @@ impl Probes {
         let mut sink = ProbeSink {
             table: &mut self.table,
             provider: self.providers.len(),
-            name: p.name(),
+            name: p.name().to_string(),
         };
         p.provide(&mut sink);
         self.providers.push(p);
@@ -241,6 +251,13 @@ impl Probes {
     pub fn discover() -> Probes {
         let mut p = Probes::builtin();
         p.register(Box::new(fbt::Fbt::discover()));
+        // Raw tracepoints need no tracefs.
+        for (file, text) in table::TABLES {
+            // The shipped tables parse (a unit test says so).
+            if let Ok(t) = table::TableProvider::parse(file, text) {
+                p.register(Box::new(t));
+            }
+        }
         match dtrace_sys::tracefs::root() {
             Ok(root) => {
                 p.register(Box::new(syscall::Syscall::discover(&root)));
@@ -288,7 +305,7 @@ impl Probes {
             let mut sink = ProbeSink {
                 table: &mut self.table,
                 provider: i,
-                name: p.name(),
+                name: p.name().to_string(),
             };
             p.provide_named(&mut sink, pat);
         }
@@ -322,7 +339,10 @@ impl Probes {
         Some(
             self.read_args(id)?
                 .into_iter()
-                .map(|a| ProbeArg::new(a.native, a.user))
+                .map(|a| match a.xlate {
+                    Some(x) => ProbeArg::translated(a.native, x),
+                    None => ProbeArg::new(a.native, a.user),
+                })
                 .collect(),
         )
     }

@@ -36,7 +36,7 @@ impl Profile {
 }
 
 impl Provider for Profile {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "profile"
     }
 

@@ -162,7 +162,7 @@ fn split_decl(decl: &str) -> Option<(String, String, TpLoad)> {
 }
 
 impl Provider for Sdt {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "sdt"
     }
 

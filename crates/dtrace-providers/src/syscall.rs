@@ -101,7 +101,7 @@ impl Syscall {
 }
 
 impl Provider for Syscall {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "syscall"
     }
 

@@ -37,7 +37,7 @@ fn verbose(out: &mut String, dt: &Dtrace, id: u32) {
         out.push_str("\t\tNone\n");
     }
     for (i, a) in args.iter().enumerate() {
-        out.push_str(&format!("\t\targs[{}]: {}\n", i, a.native));
+        out.push_str(&format!("\t\targs[{}]: {}\n", i, a.shown()));
     }
     out.push('\n');
 }

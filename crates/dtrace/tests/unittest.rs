@@ -38,7 +38,9 @@
 //! [`trigger`]) runs this test executable again in trigger mode, so the
 //! events a test waits for are made by a process the test controls:
 //! `getpid N` makes N getpid calls, `open PATH` opens a path, `exit N`
-//! exits with status N, `comm HEX` sets the process's name (its
+//! exits with status N, `spawn CMD ARGS` runs a child command and waits
+//! for it, `signal` has a child `kill` send SIGUSR1 to a child `sleep`,
+//! `comm HEX` sets the process's name (its
 //! `task_struct` `comm`, up to 15 bytes given in hex: bytes a test reads
 //! back as floats or structs) and then makes one getppid call.
 //!
@@ -424,7 +426,7 @@ fn self_tests() -> Vec<Trial> {
 }
 
 const TRIGGER_ARG: &str = "--dtrace-test-trigger";
-const TRIGGERS: &[&str] = &["getpid", "open", "read", "exit", "comm"];
+const TRIGGERS: &[&str] = &["getpid", "open", "read", "exit", "comm", "spawn", "signal"];
 
 /// Trigger mode: make the events a test asked for, then exit.
 fn trigger(args: &[String]) -> i32 {
@@ -454,6 +456,25 @@ fn trigger(args: &[String]) -> i32 {
             }
         }
         (Some("exit"), n) => n.and_then(|n| n.parse().ok()).unwrap_or(0),
+        (Some("spawn"), Some(_)) => {
+            // A child running a command (fork and exec), waited for.
+            match Command::new(&args[1]).args(&args[2..]).status() {
+                Ok(s) if s.success() => 0,
+                _ => 1,
+            }
+        }
+        (Some("signal"), None) => {
+            // A child (sleep) sent SIGUSR1 by another (kill), both
+            // children of this process; the child dies of it.
+            let Ok(mut child) = Command::new("sleep").arg("30").spawn() else {
+                return 1;
+            };
+            let sent = Command::new("kill")
+                .args(["-USR1", &child.id().to_string()])
+                .status();
+            let _ = child.wait();
+            i32::from(!sent.is_ok_and(|s| s.success()))
+        }
         (Some("comm"), Some(hex)) => {
             let bytes: Option<Vec<u8>> = (0..hex.len())
                 .step_by(2)

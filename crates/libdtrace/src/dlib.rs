@@ -30,6 +30,8 @@ pub(crate) const STANDARD: &[StdLib] = &[
         defines: &[
             "psinfo_t",
             "lwpsinfo_t",
+            "proc",
+            "sched",
             "psinfo",
             "lwpsinfo",
             "curpsinfo",

@@ -26,6 +26,10 @@ pub struct ProbeArg {
     /// pointer arguments): `stringof(args[N])` reads it with
     /// `copyinstr`, as the kernel's own string reads cannot.
     pub user: bool,
+    /// The type `args[N]` has through a translator of the D library
+    /// (`psinfo_t *` for a `struct task_struct *`), if the provider
+    /// translates it.
+    pub xlate: Option<String>,
 }
 
 impl ProbeArg {
@@ -33,6 +37,16 @@ impl ProbeArg {
         ProbeArg {
             native: native.into(),
             user,
+            xlate: None,
+        }
+    }
+
+    /// An argument `args[]` sees through a translator to `xlate`.
+    pub fn translated(native: impl Into<String>, xlate: impl Into<String>) -> ProbeArg {
+        ProbeArg {
+            native: native.into(),
+            user: false,
+            xlate: Some(xlate.into()),
         }
     }
 }
@@ -114,7 +128,15 @@ impl Checker<'_> {
                 ArgTypes::Known(a) => {
                     let typed = a
                         .iter()
-                        .map(|a| (self.native_arg_type(&a.native), a.user))
+                        .map(|a| {
+                            let native = self.native_arg_type(&a.native);
+                            let ty = a
+                                .xlate
+                                .as_deref()
+                                .and_then(|x| self.translated_arg_type(&native, x))
+                                .unwrap_or(native);
+                            (ty, a.user)
+                        })
                         .collect();
                     known.push((d.to_string(), typed));
                 }
@@ -125,6 +147,19 @@ impl Checker<'_> {
         } else {
             ClauseArgs::Known(known)
         };
+    }
+
+    /// `args[N]`'s type through a translator to the type named `xlate`
+    /// from a value of type `native`, if the D library has one.
+    fn translated_arg_type(&mut self, native: &Type, xlate: &str) -> Option<Type> {
+        let opts = ParseOptions {
+            type_names: Some(Arc::new(|_: &str| true)),
+            ..Default::default()
+        };
+        let want = parse_type_name(xlate, &opts)
+            .ok()
+            .and_then(|t| self.type_name(&t, 0).ok())?;
+        self.translation_type(&want, native)
     }
 
     /// The D type of a provider's C type name. The name is resolved as a
@@ -158,6 +193,11 @@ impl Checker<'_> {
             ty: int_ty(types::INT64),
             line,
         };
+        // A translated argument: its members are translated from the
+        // native value when read.
+        if matches!(ty, Type::Translated { .. }) {
+            return Ok(CExpr { ty, ..raw });
+        }
         // A string, or a char array (a tracepoint's `char comm[16]`), is
         // given by its address: its value is the string there.
         if ty.is_string() || (ty.is_strcompat() && ty.is_by_ref()) {

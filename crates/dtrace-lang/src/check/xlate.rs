@@ -307,6 +307,25 @@ impl Checker<'_> {
         self.expand_inline_fn(&f, args, line)
     }
 
+    /// The type of `xlate<want>(v)` for a value of type `from`, if a
+    /// translator makes it.
+    pub(super) fn translation_type(&self, want: &Type, from: &Type) -> Option<Type> {
+        let (target, ptr) = match want.resolved() {
+            Type::Ptr(p) => ((**p).clone(), true),
+            _ => (want.clone(), false),
+        };
+        let id = self
+            .syms
+            .translators
+            .iter()
+            .position(|x| x.to.resolved() == target.resolved() && accepts(&x.from, from))?;
+        Some(Type::Translated {
+            to: Box::new(target),
+            id: id as u32,
+            ptr,
+        })
+    }
+
     /// `xlate<T>(e)`.
     pub(super) fn xlate(
         &mut self,
@@ -386,6 +405,8 @@ impl Checker<'_> {
         match &e.kind {
             ExprKind::Xlate(..) => true,
             ExprKind::Ident(n) => inline(n),
+            // A provider's translated argument (proc:::create's args[0]).
+            ExprKind::Index(b, _) if matches!(&b.kind, ExprKind::Ident(n) if n == "args") => true,
             ExprKind::Index(b, _) => self.is_inline_fn(b),
             ExprKind::Unary(UnOp::Deref, inner) => match &inner.kind {
                 ExprKind::Xlate(..) => true,

@@ -1,0 +1,272 @@
+//! Providers described by data: a provider whose probes are kernel
+//! (raw) tracepoints is a file under `providers/` (`proc.tp`,
+//! `sched.tp`), read by this one implementation of `Provider`. Adding
+//! such a provider is adding its file to [`TABLES`].
+//!
+//! The format, a line each (`#` starts a comment):
+//!
+//! ```text
+//! provider NAME
+//! attributes NAMES DATA CLASS NAMES DATA CLASS   (probes, then arguments)
+//! probe NAME HOOK                               (HOOK: a raw tracepoint)
+//! when @WORD [& MASK] | unless @WORD [& MASK]   (fires only if nonzero | zero)
+//! arg NATIVE-TYPE @WORD [-> TRANSLATED-TYPE]    (args[N], in order)
+//! ```
+//!
+//! `@WORD` is the index of the hook's argument (its `TP_PROTO`) the
+//! argument is; with `-> T`, `args[N]` is that value through the D
+//! library's translator to `T` (`psinfo_t *` from `struct task_struct
+//! *`). Probes are `NAME:vmlinux::PROBE`.
+
+use std::io;
+
+use dtrace_bpf::plan::{ArgContext, Guard, Phase, ProgKind};
+
+use crate::{
+    single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink, ProbeTable,
+    Provider,
+};
+
+/// The providers described by data, built into the binary.
+pub const TABLES: &[(&str, &str)] = &[
+    ("proc.tp", include_str!("../providers/proc.tp")),
+    ("sched.tp", include_str!("../providers/sched.tp")),
+];
+
+/// A probe: its name, the raw tracepoint it fires on, its arguments
+/// (description and the hook argument each is).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableProbe {
+    pub name: String,
+    pub hook: String,
+    pub args: Vec<(ArgDesc, u8)>,
+    pub guard: Option<Guard>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableProvider {
+    name: String,
+    attrs: Attributes,
+    probes: Vec<TableProbe>,
+}
+
+const STABILITY: &[&str] = &[
+    "Internal", "Private", "Obsolete", "External", "Unstable", "Evolving", "Stable", "Standard",
+];
+const CLASS: &[&str] = &["Unknown", "CPU", "Platform", "Group", "ISA", "Common"];
+
+fn word(list: &[&'static str], w: &str) -> Option<&'static str> {
+    list.iter().copied().find(|x| *x == w)
+}
+
+impl TableProvider {
+    /// Parses a provider's file; the error names the line.
+    pub fn parse(file: &str, text: &str) -> Result<TableProvider, String> {
+        let mut p = TableProvider {
+            name: String::new(),
+            attrs: Attributes {
+                probe: ("Evolving", "Evolving", "ISA"),
+                args: ("Evolving", "Evolving", "ISA"),
+            },
+            probes: Vec::new(),
+        };
+        for (i, line) in text.lines().enumerate() {
+            let bad = |what: &str| format!("{}:{}: {}", file, i + 1, what);
+            let line = line.split('#').next().unwrap_or("").trim();
+            let Some((key, rest)) = line.split_once(char::is_whitespace).or(if line.is_empty() {
+                None
+            } else {
+                Some((line, ""))
+            }) else {
+                continue;
+            };
+            let rest = rest.trim();
+            match key {
+                "provider" if !rest.is_empty() => p.name = rest.to_string(),
+                "attributes" => {
+                    let w: Vec<&str> = rest.split_whitespace().collect();
+                    let get = |i: usize, l: &[&'static str]| {
+                        w.get(i)
+                            .and_then(|x| word(l, x))
+                            .ok_or_else(|| bad("attributes: six stability and class words"))
+                    };
+                    p.attrs = Attributes {
+                        probe: (get(0, STABILITY)?, get(1, STABILITY)?, get(2, CLASS)?),
+                        args: (get(3, STABILITY)?, get(4, STABILITY)?, get(5, CLASS)?),
+                    };
+                }
+                "probe" => {
+                    let mut w = rest.split_whitespace();
+                    let (Some(name), Some(hook), None) = (w.next(), w.next(), w.next()) else {
+                        return Err(bad("probe NAME HOOK"));
+                    };
+                    p.probes.push(TableProbe {
+                        name: name.to_string(),
+                        hook: hook.to_string(),
+                        args: Vec::new(),
+                        guard: None,
+                    });
+                }
+                "when" | "unless" => {
+                    let (w, mask) = match rest.split_once('&') {
+                        Some((w, m)) => {
+                            let m = m.trim();
+                            let m = match m.strip_prefix("0x") {
+                                Some(h) => u64::from_str_radix(h, 16).ok(),
+                                None => m.parse().ok(),
+                            };
+                            (w, m.ok_or_else(|| bad("& MASK: an integer"))?)
+                        }
+                        None => (rest, u64::MAX),
+                    };
+                    let word =
+                        hook_word(w).ok_or_else(|| bad("@WORD: a hook argument from 0 to 11"))?;
+                    let probe = p
+                        .probes
+                        .last_mut()
+                        .ok_or_else(|| bad("when or unless before any probe"))?;
+                    probe.guard = Some(Guard {
+                        word,
+                        mask,
+                        set: key == "when",
+                    });
+                }
+                "arg" => {
+                    let (decl, xlate) = match rest.split_once("->") {
+                        Some((d, x)) => (d.trim(), Some(x.trim().to_string())),
+                        None => (rest, None),
+                    };
+                    let (native, at) = decl
+                        .rsplit_once('@')
+                        .ok_or_else(|| bad("arg TYPE @WORD [-> TYPE]"))?;
+                    let word = hook_word(&format!("@{}", at))
+                        .ok_or_else(|| bad("@WORD: a hook argument from 0 to 11"))?;
+                    let probe = p
+                        .probes
+                        .last_mut()
+                        .ok_or_else(|| bad("arg before any probe"))?;
+                    let mut a = ArgDesc::new(native.trim(), "");
+                    a.xlate = xlate;
+                    probe.args.push((a, word));
+                }
+                _ => return Err(bad(&format!("unknown line: {}", line))),
+            }
+        }
+        if p.name.is_empty() {
+            return Err(format!("{}: no provider line", file));
+        }
+        Ok(p)
+    }
+}
+
+/// `@N`, N a hook argument's index.
+fn hook_word(text: &str) -> Option<u8> {
+    text.trim()
+        .strip_prefix('@')?
+        .trim()
+        .parse()
+        .ok()
+        .filter(|w| *w < 12)
+}
+
+impl Provider for TableProvider {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn attributes(&self) -> Attributes {
+        self.attrs
+    }
+
+    fn provide(&mut self, sink: &mut ProbeSink<'_>) {
+        for (i, p) in self.probes.iter().enumerate() {
+            sink.add("vmlinux", "", &p.name, i as u32);
+        }
+    }
+
+    fn args(&self, local: u32) -> Option<Vec<ArgDesc>> {
+        let p = self.probes.get(local as usize)?;
+        Some(p.args.iter().map(|(a, _)| a.clone()).collect())
+    }
+
+    fn plan(&self, table: &ProbeTable, enabled: &[Enabled], out: &mut Planned) -> io::Result<()> {
+        for e in enabled {
+            let Some(p) = self.probes.get(e.local as usize) else {
+                continue;
+            };
+            out.programs.push(PlannedProgram {
+                plan: single(
+                    &format!("dt_{}_{}", self.name, p.name.replace('-', "_")),
+                    ProgKind::RawTracepoint,
+                    ArgContext::RawArgs {
+                        words: p.args.iter().map(|(_, w)| *w).collect(),
+                        guard: p.guard,
+                    },
+                    Phase::Normal,
+                    e.enabling(table, 0),
+                    None,
+                ),
+                attach: Attach::RawTracepoint(p.hook.clone()),
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_tables_parse() {
+        for (file, text) in TABLES {
+            let p = TableProvider::parse(file, text).unwrap_or_else(|e| panic!("{}", e));
+            assert!(!p.probes.is_empty(), "{}", file);
+        }
+    }
+
+    #[test]
+    fn lines_are_checked() {
+        let p = TableProvider::parse(
+            "t",
+            "provider t\nattributes Stable Stable Common Evolving Evolving ISA\n\
+             probe fire some_hook\narg struct task_struct * @1 -> psinfo_t *\narg int @0\n",
+        )
+        .unwrap();
+        assert_eq!(p.attrs.probe, ("Stable", "Stable", "Common"));
+        let a = &p.probes[0].args;
+        assert_eq!(a[0].0.native, "struct task_struct *");
+        assert_eq!(a[0].0.xlate.as_deref(), Some("psinfo_t *"));
+        assert_eq!((a[0].1, a[1].1), (1, 0));
+        let p = TableProvider::parse("t", "provider t\nprobe x h\nwhen @1 & 0x10000\n").unwrap();
+        assert_eq!(
+            p.probes[0].guard,
+            Some(Guard {
+                word: 1,
+                mask: 0x10000,
+                set: true
+            })
+        );
+        let p = TableProvider::parse("t", "provider t\nprobe x h\nunless @2\n").unwrap();
+        assert_eq!(
+            p.probes[0].guard,
+            Some(Guard {
+                word: 2,
+                mask: u64::MAX,
+                set: false
+            })
+        );
+        for (text, want) in [
+            ("provider t\narg int @0\n", "t:2: arg before any probe"),
+            ("provider t\nprobe x\n", "t:2: probe NAME HOOK"),
+            (
+                "provider t\nprobe x h\narg int @12\n",
+                "t:3: @WORD: a hook argument from 0 to 11",
+            ),
+            ("provider t\nbogus\n", "t:2: unknown line: bogus"),
+            ("probe x h\n", "t: no provider line"),
+        ] {
+            assert_eq!(TableProvider::parse("t", text), Err(want.to_string()));
+        }
+    }
+}

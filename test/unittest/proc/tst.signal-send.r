@@ -1,0 +1,2 @@
+kill 10 sleep 1 1
+
