@@ -2,8 +2,8 @@
  * The process model of the Dynamic Tracing Guide on Linux: psinfo_t and
  * lwpsinfo_t, translated from the kernel's struct task_struct, and the
  * inlines curpsinfo and curlwpsinfo for the running thread. The proc
- * and sched providers' arguments are these types: a program naming
- * either provider loads this file.
+ * and sched providers' arguments are these types: a program enabling
+ * their probes loads this file.
  *
  * Each member has its Linux meaning where Linux has one. The Solaris
  * notions Linux lacks (tasks, projects, resource pools, zones,

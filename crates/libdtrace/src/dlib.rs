@@ -21,6 +21,9 @@ pub(crate) struct StdLib {
     pub name: &'static str,
     pub text: &'static str,
     pub defines: &'static [&'static str],
+    /// Providers whose arguments have its types: a program enabling one
+    /// of their probes loads it.
+    pub providers: &'static [&'static str],
 }
 
 pub(crate) const STANDARD: &[StdLib] = &[
@@ -30,8 +33,6 @@ pub(crate) const STANDARD: &[StdLib] = &[
         defines: &[
             "psinfo_t",
             "lwpsinfo_t",
-            "proc",
-            "sched",
             "psinfo",
             "lwpsinfo",
             "curpsinfo",
@@ -69,6 +70,7 @@ pub(crate) const STANDARD: &[StdLib] = &[
             "SWAIT",
             "SOBJ_NONE",
         ],
+        providers: &["proc", "sched"],
     },
     StdLib {
         name: "io.d",
@@ -113,6 +115,7 @@ pub(crate) const STANDARD: &[StdLib] = &[
             "O_RSYNC",
             "O_PATH",
         ],
+        providers: &[],
     },
     StdLib {
         name: "regs.d",
@@ -124,11 +127,13 @@ pub(crate) const STANDARD: &[StdLib] = &[
             "R_EDX", "R_ESI", "R_EDI", "R_EBP", "R_ESP", "R_EIP", "R_EFL", "R_PC", "R_SP", "R_FP",
             "R_PS", "R_R0", "R_R1",
         ],
+        providers: &[],
     },
     StdLib {
         name: "sched.d",
         text: include_str!("../dlib/sched.d"),
         defines: &["cpuinfo_t", "cpuinfo", "curcpu"],
+        providers: &[],
     },
 ];
 
@@ -140,6 +145,17 @@ pub(crate) fn mentions(text: &[u8], word: &str) -> bool {
         win == w
             && (i == 0 || !ident(text[i - 1]))
             && text.get(i + w.len()).is_none_or(|&c| !ident(c))
+    })
+}
+
+/// True if `text` names `provider` as a probe description's provider:
+/// a whole word followed by `:` and not after one (`sched:::off-cpu`,
+/// not `sdt:sched::sched_switch`).
+pub(crate) fn names_provider(text: &[u8], provider: &str) -> bool {
+    let w = provider.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b':' || c == b'`';
+    text.windows(w.len()).enumerate().any(|(i, win)| {
+        win == w && (i == 0 || !ident(text[i - 1])) && text.get(i + w.len()) == Some(&b':')
     })
 }
 
@@ -223,6 +239,14 @@ mod tests {
                 assert!(mentions(lib.text.as_bytes(), d), "{} lists {}", lib.name, d);
             }
         }
+    }
+
+    #[test]
+    fn finds_providers_of_descriptions() {
+        assert!(names_provider(b"sched:::off-cpu { }", "sched"));
+        assert!(names_provider(b"BEGIN {}\nproc:::create", "proc"));
+        assert!(!names_provider(b"sdt:sched::sched_switch", "sched"));
+        assert!(!names_provider(b"trace(sched)", "sched"));
     }
 
     #[test]

@@ -585,7 +585,10 @@ impl Dtrace {
         if syslibdir.is_none() {
             let mut std = Vec::new();
             for lib in dlib::STANDARD {
-                let named = |t: &[u8]| lib.defines.iter().any(|d| dlib::mentions(t, d));
+                let named = |t: &[u8]| {
+                    lib.defines.iter().any(|d| dlib::mentions(t, d))
+                        || lib.providers.iter().any(|p| dlib::names_provider(t, p))
+                };
                 if !self.std_loaded.contains(&lib.name)
                     && (named(program) || todo.iter().any(|(_, t)| named(t)))
                 {
