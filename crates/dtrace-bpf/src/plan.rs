@@ -40,7 +40,8 @@ pub enum ArgContext {
     /// A tracepoint's record: each argument one of its fields.
     Tracepoint(Vec<TpArg>),
     /// A raw tracepoint (ctx: the hook's arguments as 64-bit words): each
-    /// argument the word of this index; the probe fires only if the
+    /// argument the word of this index (0 for an index past 11); the
+    /// probe fires only if the
     /// guard word, masked, is nonzero (`true`) or zero (`false`).
     RawArgs {
         words: Vec<u8>,

@@ -392,7 +392,11 @@ impl ProgGen<'_, '_> {
             ArgContext::Tracepoint(fields) => self.load_tp_args(fields),
             ArgContext::RawArgs { words, .. } => {
                 for (i, &w) in words.iter().take(10).enumerate() {
-                    self.a.emit(ldx(Size::DW, R1, R6, 8 * i16::from(w.min(11))));
+                    if w < 12 {
+                        self.a.emit(ldx(Size::DW, R1, R6, 8 * i16::from(w)));
+                    } else {
+                        self.a.emit(mov64_imm(R1, 0));
+                    }
                     self.store_arg(i as u32, R1);
                 }
                 self.zero_args(words.len().min(10) as u32);

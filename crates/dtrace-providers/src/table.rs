@@ -14,7 +14,7 @@
 //! ```
 //!
 //! `@WORD` is the index of the hook's argument (its `TP_PROTO`) the
-//! argument is; with `-> T`, `args[N]` is that value through the D
+//! argument is (`@none`: 0); with `-> T`, `args[N]` is that value through the D
 //! library's translator to `T` (`psinfo_t *` from `struct task_struct
 //! *`). Probes are `NAME:vmlinux::PROBE`.
 
@@ -29,6 +29,7 @@ use crate::{
 
 /// The providers described by data, built into the binary.
 pub const TABLES: &[(&str, &str)] = &[
+    ("io.tp", include_str!("../providers/io.tp")),
     ("proc.tp", include_str!("../providers/proc.tp")),
     ("sched.tp", include_str!("../providers/sched.tp")),
 ];
@@ -159,15 +160,18 @@ impl TableProvider {
     }
 }
 
-/// `@N`, N a hook argument's index.
+/// `@N`, N a hook argument's index; `@none` is [`NONE`].
 fn hook_word(text: &str) -> Option<u8> {
-    text.trim()
-        .strip_prefix('@')?
-        .trim()
-        .parse()
-        .ok()
-        .filter(|w| *w < 12)
+    let w = text.trim().strip_prefix('@')?.trim();
+    if w == "none" {
+        return Some(NONE);
+    }
+    w.parse().ok().filter(|w| *w < 12)
 }
+
+/// The word index of an argument that is always 0 (`@none`: io's
+/// `fileinfo_t` when the kernel does not say which file).
+pub const NONE: u8 = u8::MAX;
 
 impl Provider for TableProvider {
     fn name(&self) -> &str {

@@ -38,7 +38,8 @@
 //! [`trigger`]) runs this test executable again in trigger mode, so the
 //! events a test waits for are made by a process the test controls:
 //! `getpid N` makes N getpid calls, `open PATH` opens a path, `exit N`
-//! exits with status N, `spawn CMD ARGS` runs a child command and waits
+//! exits with status N, `fsync PATH` writes 64 KiB to a new file, syncs
+//! it and removes it, `spawn CMD ARGS` runs a child command and waits
 //! for it, `signal` has a child `kill` send SIGUSR1 to a child `sleep`,
 //! `comm HEX` sets the process's name (its
 //! `task_struct` `comm`, up to 15 bytes given in hex: bytes a test reads
@@ -426,7 +427,9 @@ fn self_tests() -> Vec<Trial> {
 }
 
 const TRIGGER_ARG: &str = "--dtrace-test-trigger";
-const TRIGGERS: &[&str] = &["getpid", "open", "read", "exit", "comm", "spawn", "signal"];
+const TRIGGERS: &[&str] = &[
+    "getpid", "open", "read", "exit", "comm", "spawn", "signal", "fsync",
+];
 
 /// Trigger mode: make the events a test asked for, then exit.
 fn trigger(args: &[String]) -> i32 {
@@ -462,6 +465,16 @@ fn trigger(args: &[String]) -> i32 {
                 Ok(s) if s.success() => 0,
                 _ => 1,
             }
+        }
+        (Some("fsync"), Some(p)) => {
+            // 64 KiB written to a new file and forced to its disk.
+            use std::io::Write;
+            let done = std::fs::File::create(p).and_then(|mut f| {
+                f.write_all(&[0x5a; 65536])?;
+                f.sync_all()
+            });
+            let _ = std::fs::remove_file(p);
+            i32::from(done.is_err())
         }
         (Some("signal"), None) => {
             // A child (sleep) sent SIGUSR1 by another (kill), both

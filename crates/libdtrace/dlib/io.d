@@ -83,6 +83,27 @@ translator bufinfo_t < struct bio *B > {
 	b_edev = B->bi_bdev == NULL ? 0 : B->bi_bdev->bd_dev;
 };
 
+/*
+ * bufinfo_t from a struct request: the io provider's view of a request
+ * issued to a disk and completed by it. The direction and B_ASYNC come
+ * from the request's flags as a bio's do; a request's pages are not one
+ * buffer (B_PAGEIO); b_error is 0 (the completion status is the
+ * tracepoint's, not the request's).
+ */
+translator bufinfo_t < struct request *R > {
+	b_flags = ((R->cmd_flags & 0xff) & 1 ? B_WRITE : B_READ) |
+	    (R->cmd_flags & 0x800 ? 0 : B_ASYNC) | B_PAGEIO;
+	b_bcount = R->__data_len;
+	b_addr = 0;
+	b_lblkno = R->__sector;
+	b_blkno = R->__sector;
+	b_resid = 0;
+	b_bufsize = R->__data_len;
+	b_iodone = (caddr_t)R->end_io;
+	b_error = 0;
+	b_edev = R->part == NULL ? 0 : R->part->bd_dev;
+};
+
 typedef struct devinfo {
 	int	dev_major;	/* major number */
 	int	dev_minor;	/* minor number */
@@ -118,6 +139,15 @@ translator devinfo_t < struct bio *B > {
 	dev_name = xlate<devinfo_t>(B->bi_bdev).dev_name;
 	dev_statname = xlate<devinfo_t>(B->bi_bdev).dev_statname;
 	dev_pathname = xlate<devinfo_t>(B->bi_bdev).dev_pathname;
+};
+
+translator devinfo_t < struct request *R > {
+	dev_major = xlate<devinfo_t>(R->part).dev_major;
+	dev_minor = xlate<devinfo_t>(R->part).dev_minor;
+	dev_instance = xlate<devinfo_t>(R->part).dev_instance;
+	dev_name = xlate<devinfo_t>(R->part).dev_name;
+	dev_statname = xlate<devinfo_t>(R->part).dev_statname;
+	dev_pathname = xlate<devinfo_t>(R->part).dev_pathname;
 };
 
 /*

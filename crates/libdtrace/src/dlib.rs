@@ -115,7 +115,7 @@ pub(crate) const STANDARD: &[StdLib] = &[
             "O_RSYNC",
             "O_PATH",
         ],
-        providers: &[],
+        providers: &["io"],
     },
     StdLib {
         name: "regs.d",
