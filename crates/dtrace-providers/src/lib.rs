@@ -10,6 +10,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod cpc;
 pub mod dtrace;
 pub mod fbt;
 pub mod profile;
@@ -195,6 +196,12 @@ pub trait Provider: Send {
     fn unavailable(&self) -> Option<String> {
         None
     }
+
+    /// Why a description of this provider matches nothing (a name it
+    /// refuses, or no probes at all).
+    fn why_not(&self, _desc: &ProbeDesc) -> Option<String> {
+        self.unavailable()
+    }
 }
 
 /// The registry: every provider, and the table of their probes.
@@ -235,6 +242,7 @@ impl Probes {
         let mut p = Probes::empty();
         p.register(Box::new(dtrace::Dtrace));
         p.register(Box::new(profile::Profile::default()));
+        p.register(Box::new(cpc::Cpc::default()));
         p
     }
 
@@ -289,13 +297,13 @@ impl Probes {
         self.tracefs.as_ref()
     }
 
-    /// Why the named provider has no probes here, if it is one of ours
-    /// and has none.
-    pub fn unavailable(&self, provider: &str) -> Option<String> {
+    /// Why a description matching nothing does not, if its provider
+    /// can tell (it has no probes here, or refuses the name).
+    pub fn why_not(&self, desc: &ProbeDesc) -> Option<String> {
         self.providers
             .iter()
-            .find(|p| p.name() == provider)
-            .and_then(|p| p.unavailable())
+            .find(|p| p.name() == desc.provider)
+            .and_then(|p| p.why_not(desc))
     }
 
     /// The ids of the probes a description matches, creating on-demand
@@ -381,6 +389,17 @@ pub enum Attach {
     RawTracepoint(String),
     /// A cpu-clock event on every online CPU.
     CpuClock { period_ns: u64 },
+    /// A sampling counter on every online CPU (cpc).
+    Counter {
+        type_: u32,
+        config: u64,
+        config1: u64,
+        period: u64,
+        user: bool,
+        kernel: bool,
+        /// What to say if the kernel has no such counter.
+        what: String,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -474,6 +493,35 @@ pub fn attach(att: &Attach, prog: &OwnedFd, tracefs: Option<&PathBuf>) -> io::Re
             Ok(vec![ev])
         }
         Attach::RawTracepoint(name) => Ok(vec![dtrace_sys::bpf::raw_tracepoint_open(name, prog)?]),
+        Attach::Counter {
+            type_,
+            config,
+            config1,
+            period,
+            user,
+            kernel,
+            what,
+        } => {
+            let mut out = Vec::new();
+            for cpu in dtrace_sys::cpus::online_cpus()? {
+                let ev = dtrace_sys::perf::open_counter(
+                    cpu, *type_, *config, *config1, *period, *user, *kernel,
+                )
+                .map_err(|e| match e.raw_os_error() {
+                    Some(libc_enoent) if libc_enoent == 2 || libc_enoent == 95 => io::Error::other(
+                        format!("{}: this machine has no such counter ({})", what, e),
+                    ),
+                    Some(16) => io::Error::other(format!(
+                        "{}: the counters are all in use (first come, first served)",
+                        what
+                    )),
+                    _ => e,
+                })?;
+                dtrace_sys::perf::attach_bpf(&ev, prog)?;
+                out.push(ev);
+            }
+            Ok(out)
+        }
         Attach::CpuClock { period_ns } => {
             let mut out = Vec::new();
             for cpu in dtrace_sys::cpus::online_cpus()? {

@@ -174,6 +174,12 @@ fn text_of(planned: &Planned, gen: &Generated) -> String {
             Attach::Tracepoint { system, event } => format!("tracepoint {}/{}", system, event),
             Attach::RawTracepoint(name) => format!("raw tracepoint {}", name),
             Attach::CpuClock { period_ns } => format!("cpu-clock every {}ns", period_ns),
+            Attach::Counter {
+                type_,
+                config,
+                period,
+                ..
+            } => format!("counter {}/{:#x} every {}", type_, config, period),
         };
         s.push_str(&format!(
             "\nprogram {}: {:?} {:?} {:?}, {}\n",

@@ -91,6 +91,44 @@ pub fn open_cpu_clock(cpu: u32, period_ns: u64) -> io::Result<OwnedFd> {
     open(&mut attr, -1, cpu as i32)
 }
 
+/// Kinds of counter `open_counter` opens (perf's event types).
+pub const PERF_TYPE_HARDWARE_ID: u32 = 0;
+pub const PERF_TYPE_SOFTWARE_ID: u32 = PERF_TYPE_SOFTWARE;
+pub const PERF_TYPE_HW_CACHE_ID: u32 = 3;
+
+/// Opens a sampling counter on `cpu`: event `config` of PMU type
+/// `type_` (with `config1` for platform attributes), overflowing every
+/// `period` events, counting user mode, kernel mode or both.
+pub fn open_counter(
+    cpu: u32,
+    type_: u32,
+    config: u64,
+    config1: u64,
+    period: u64,
+    user: bool,
+    kernel: bool,
+) -> io::Result<OwnedFd> {
+    const EXCLUDE_USER: u64 = 1 << 4;
+    const EXCLUDE_KERNEL: u64 = 1 << 5;
+    const EXCLUDE_HV: u64 = 1 << 6;
+    let mut flags = FLAG_DISABLED | EXCLUDE_HV;
+    if !user {
+        flags |= EXCLUDE_USER;
+    }
+    if !kernel {
+        flags |= EXCLUDE_KERNEL;
+    }
+    let mut attr = PerfEventAttr {
+        type_,
+        config,
+        config1,
+        sample_period: period.max(1),
+        flags,
+        ..Default::default()
+    };
+    open(&mut attr, -1, cpu as i32)
+}
+
 /// Opens a uprobe (or, with `ret`, a uretprobe) on `path` at file `offset`
 /// through the uprobe PMU.
 pub fn open_uprobe(

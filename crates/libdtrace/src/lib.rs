@@ -480,7 +480,7 @@ impl Dtrace {
                 let found = self.probes.lookup(d);
                 if found.is_empty() && !zdefs {
                     let mut msg = format!("probe description {} does not match any probes", d);
-                    if let Some(why) = self.probes.unavailable(&d.provider) {
+                    if let Some(why) = self.probes.why_not(d) {
                         msg = format!("{} ({})", msg, why);
                     }
                     return Err(Error::Compile(CompileError::new(

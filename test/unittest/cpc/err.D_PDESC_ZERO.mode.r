@@ -1,0 +1,1 @@
+dtrace: failed to compile script err.D_PDESC_ZERO.mode.d: [D_PDESC_ZERO] line 2: probe description cpc:::cpu_clock-both-10000 does not match any probes (cpc probe cpu_clock-both-10000: mode both is not user, kernel or all)
