@@ -1,18 +1,23 @@
-//! Target processes for `-c` and `-p`: creating a command held at the door
-//! until tracing is enabled, watching a process for exit, and reaping it.
+//! Target processes for `-c` and `-p`: creating a command held before its
+//! exec until tracing is enabled, watching a process for exit, and
+//! reaping it.
 
-use std::ffi::OsString;
+use std::ffi::{CString, OsStr, OsString};
 use std::io::{self, Read};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::process::CommandExt;
-use std::process::{Child, Command};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
 
 /// A process dtrace is tracing.
 pub struct Target {
     pid: i32,
-    child: Option<Child>,
-    /// A created child still held at its exec stop.
-    stopped: bool,
+    /// A command dtrace created (its child, reaped here).
+    created: bool,
+    /// A created child held before its exec: the write end of the pipe
+    /// it waits on, and the read end of the pipe that reports a failed
+    /// exec.
+    gate: Option<(OwnedFd, OwnedFd)>,
     pidfd: OwnedFd,
     exited: bool,
 }
@@ -22,9 +27,7 @@ pub struct Target {
 pub enum CreateError {
     /// The command could not be executed (not found, not executable...).
     Exec(io::Error),
-    /// The command could not be put under dtrace's control: the child's
-    /// `PTRACE_TRACEME` was refused (dtrace itself run under `strace -f`
-    /// or a debugger that follows forks, a seccomp or LSM policy).
+    /// The command could not be put under dtrace's control.
     Control(io::Error),
 }
 
@@ -36,10 +39,6 @@ impl std::fmt::Display for CreateError {
     }
 }
 
-/// The exit status of a child whose pre-exec step failed is the errno of
-/// that step; errno values stay below this.
-const PRE_EXEC_STATUS_LIMIT: i32 = 127;
-
 fn pidfd_open(pid: i32) -> io::Result<OwnedFd> {
     // SAFETY: pidfd_open takes a pid and flags.
     let r = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::c_long, 0 as libc::c_long) };
@@ -50,84 +49,134 @@ fn pidfd_open(pid: i32) -> io::Result<OwnedFd> {
     Ok(unsafe { OwnedFd::from_raw_fd(r as RawFd) })
 }
 
+/// A close-on-exec pipe: (read end, write end).
+fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two descriptors into the array we pass.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors are fresh and owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// The file `execvp` would run for `prog`: itself if it has a `/`, else
+/// the first executable file of that name in `PATH`.
+fn resolve(prog: &OsStr) -> io::Result<PathBuf> {
+    let executable = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if prog.as_bytes().contains(&b'/') {
+        let p = PathBuf::from(prog);
+        return match std::fs::metadata(&p) {
+            Err(e) => Err(e),
+            Ok(_) if executable(&p) => Ok(p),
+            Ok(_) => Err(io::Error::from_raw_os_error(libc::EACCES)),
+        };
+    }
+    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
+    std::env::split_paths(&path)
+        .map(|d| d.join(prog))
+        .find(|p| executable(p))
+        .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))
+}
+
+fn cstring(b: &[u8]) -> Result<CString, CreateError> {
+    CString::new(b).map_err(|_| {
+        CreateError::Exec(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "argument contains a NUL byte",
+        ))
+    })
+}
+
 impl Target {
-    /// Creates `argv` as a child stopped right after its exec, before it
-    /// runs any instruction of the new program, until `release`. The stop
-    /// is a ptrace exec stop, as DTrace's process control uses.
+    /// Creates `argv` as a child held before its exec until `release`,
+    /// so that tracing sees the command from its exec on (its
+    /// `proc:::exec-success` too). The program is looked up in `PATH`
+    /// first, so that a command that cannot run is reported now.
     pub fn create(argv: &[OsString]) -> Result<Target, CreateError> {
-        let (prog, args) = argv.split_first().ok_or_else(|| {
+        let (prog, _) = argv.split_first().ok_or_else(|| {
             CreateError::Exec(io::Error::new(io::ErrorKind::InvalidInput, "empty command"))
         })?;
-        let mut cmd = Command::new(prog);
-        cmd.args(args);
-        // SAFETY: the closure runs in the forked child before exec and only
-        // makes the prctl, getppid, _exit and ptrace system calls, which
-        // are async-signal-safe.
-        unsafe {
-            let parent = libc::getpid();
-            cmd.pre_exec(move || {
+        let path = resolve(prog).map_err(CreateError::Exec)?;
+        // Everything the child needs is built before the fork: after it,
+        // the child makes system calls only.
+        let c_path = cstring(path.as_os_str().as_bytes())?;
+        let c_args = argv
+            .iter()
+            .map(|a| cstring(a.as_bytes()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let c_env = std::env::vars_os()
+            .map(|(k, v)| {
+                let mut kv = k.into_vec();
+                kv.push(b'=');
+                kv.extend(v.as_bytes());
+                cstring(&kv)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut arg_ptrs: Vec<*const libc::c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
+        arg_ptrs.push(std::ptr::null());
+        let mut env_ptrs: Vec<*const libc::c_char> = c_env.iter().map(|a| a.as_ptr()).collect();
+        env_ptrs.push(std::ptr::null());
+        let (gate_r, gate_w) = pipe().map_err(CreateError::Control)?;
+        let (err_r, err_w) = pipe().map_err(CreateError::Control)?;
+        // SAFETY: getpid has no preconditions.
+        let parent = unsafe { libc::getpid() };
+        // SAFETY: the child runs only async-signal-safe system calls
+        // (prctl, getppid, close, read, sigprocmask, signal, execve, write,
+        // _exit) on memory prepared before the fork, then execs or exits.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            return Err(CreateError::Control(io::Error::last_os_error()));
+        }
+        if pid == 0 {
+            // SAFETY: see the fork above; every pointer is to a live
+            // CString or NULL-terminated array built before it.
+            unsafe {
                 // The command dies with dtrace, however dtrace ends (even
                 // by SIGKILL): a -c target never outlives its tracer.
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) < 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                // dtrace may have died before the prctl took effect.
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
                 if libc::getppid() != parent {
-                    libc::_exit(PRE_EXEC_STATUS_LIMIT);
+                    libc::_exit(127);
                 }
-                if libc::ptrace(
-                    libc::PTRACE_TRACEME,
-                    0,
-                    std::ptr::null_mut::<libc::c_void>(),
-                    std::ptr::null_mut::<libc::c_void>(),
-                ) < 0
-                {
-                    // Exit with the errno rather than returning it: the
-                    // standard library would report it as a failed exec,
-                    // and the parent must tell the two apart.
-                    let errno = io::Error::last_os_error().raw_os_error().unwrap_or(0);
-                    libc::_exit(errno.clamp(1, PRE_EXEC_STATUS_LIMIT - 1));
+                libc::close(gate_w.as_raw_fd());
+                libc::close(err_r.as_raw_fd());
+                // Held until dtrace has enabled tracing; a closed gate
+                // (dtrace gone) ends the child.
+                let mut b = 0u8;
+                if libc::read(gate_r.as_raw_fd(), (&mut b as *mut u8).cast(), 1) != 1 {
+                    libc::_exit(127);
                 }
-                Ok(())
-            });
+                // As a command started by a shell: no blocked signals,
+                // SIGPIPE at its default (dtrace ignores it).
+                let mut set: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut set);
+                libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
+                libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+                libc::execve(c_path.as_ptr(), arg_ptrs.as_ptr(), env_ptrs.as_ptr());
+                let errno = *libc::__errno_location();
+                libc::write(err_w.as_raw_fd(), (&errno as *const i32).cast(), 4);
+                libc::_exit(127);
+            }
         }
-        let mut child = cmd.spawn().map_err(CreateError::Exec)?;
-        let pid = child.id() as i32;
-        // The exec raises SIGTRAP, stopping the child for us.
-        let mut status = 0;
-        // SAFETY: waitpid on our own child with a valid status pointer.
-        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
-        if r < 0 {
-            let e = io::Error::last_os_error();
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(CreateError::Control(e));
-        }
-        if !libc::WIFSTOPPED(status) {
-            // The exec had not happened yet (spawn waits for it and would
-            // have failed): the child ended in its pre-exec step.
-            let e = if libc::WIFEXITED(status)
-                && (1..PRE_EXEC_STATUS_LIMIT).contains(&libc::WEXITSTATUS(status))
-            {
-                io::Error::from_raw_os_error(libc::WEXITSTATUS(status))
-            } else {
-                io::Error::other("command ended before it could be traced")
-            };
-            return Err(CreateError::Control(e));
-        }
+        drop(gate_r);
+        drop(err_w);
         let pidfd = match pidfd_open(pid) {
             Ok(fd) => fd,
             Err(e) => {
-                // Not left stopped (or run untraced once we exit).
-                let _ = child.kill();
-                let _ = child.wait();
+                // SAFETY: killing and reaping our own child.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                    libc::waitpid(pid, std::ptr::null_mut(), 0);
+                }
                 return Err(CreateError::Control(e));
             }
         };
         Ok(Target {
             pid,
-            child: Some(child),
-            stopped: true,
+            created: true,
+            gate: Some((gate_w, err_r)),
             pidfd,
             exited: false,
         })
@@ -138,8 +187,8 @@ impl Target {
         let pidfd = pidfd_open(pid)?;
         Ok(Target {
             pid,
-            child: None,
-            stopped: false,
+            created: false,
+            gate: None,
             pidfd,
             exited: false,
         })
@@ -149,25 +198,24 @@ impl Target {
         self.pid
     }
 
-    /// Lets a created command run.
+    /// Lets a created command run: it execs now. An exec that fails
+    /// (after the lookup `create` made) is reported here.
     pub fn release(&mut self) -> io::Result<()> {
-        if self.stopped {
-            self.stopped = false;
-            // SAFETY: detaching from our own stopped tracee; no pointers
-            // are passed (signal 0: the SIGTRAP is not delivered).
-            let r = unsafe {
-                libc::ptrace(
-                    libc::PTRACE_DETACH,
-                    self.pid,
-                    std::ptr::null_mut::<libc::c_void>(),
-                    std::ptr::null_mut::<libc::c_void>(),
-                )
-            };
-            if r < 0 {
-                return Err(io::Error::last_os_error());
-            }
+        let Some((gate, err)) = self.gate.take() else {
+            return Ok(());
+        };
+        // SAFETY: writing one byte from a live buffer to our pipe.
+        if unsafe { libc::write(gate.as_raw_fd(), b"g".as_ptr().cast(), 1) } != 1 {
+            return Err(io::Error::last_os_error());
         }
-        Ok(())
+        // The report pipe closes at the exec (close-on-exec) or carries
+        // the exec's errno.
+        let mut errno = [0u8; 4];
+        let mut f = std::fs::File::from(err);
+        match f.read(&mut errno) {
+            Ok(4) => Err(io::Error::from_raw_os_error(i32::from_ne_bytes(errno))),
+            _ => Ok(()),
+        }
     }
 
     /// Readable once the process has exited.
@@ -180,8 +228,11 @@ impl Target {
         if self.exited {
             return true;
         }
-        if let Some(child) = self.child.as_mut() {
-            if let Ok(Some(_)) = child.try_wait() {
+        if self.created {
+            let mut status = 0;
+            // SAFETY: a non-blocking wait for our own child.
+            let r = unsafe { libc::waitpid(self.pid, &mut status, libc::WNOHANG) };
+            if r == self.pid || r < 0 {
                 self.exited = true;
             }
         } else {
@@ -201,12 +252,13 @@ impl Target {
 
     /// Kills a created command that is still running (dtrace exiting first).
     pub fn kill(&mut self) {
-        if let Some(child) = self.child.as_mut() {
-            if !self.exited {
-                let _ = child.kill();
-                let _ = child.wait();
-                self.exited = true;
+        if self.created && !self.exited {
+            // SAFETY: killing and reaping our own child, not yet reaped.
+            unsafe {
+                libc::kill(self.pid, libc::SIGKILL);
+                libc::waitpid(self.pid, std::ptr::null_mut(), 0);
             }
+            self.exited = true;
         }
     }
 }
