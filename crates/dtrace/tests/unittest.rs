@@ -38,7 +38,8 @@
 //! [`trigger`]) runs this test executable again in trigger mode, so the
 //! events a test waits for are made by a process the test controls:
 //! `getpid N` makes N getpid calls, `open PATH` opens a path, `exit N`
-//! exits with status N, `fsync PATH` writes 64 KiB to a new file, syncs
+//! exits with status N, `threads N` starts and joins N threads, `fsync
+//! PATH` writes 64 KiB to a new file, syncs
 //! it and removes it, `spawn CMD ARGS` runs a child command and waits
 //! for it, `signal` has a child `kill` send SIGUSR1 to a child `sleep`,
 //! `comm HEX` sets the process's name (its
@@ -428,7 +429,7 @@ fn self_tests() -> Vec<Trial> {
 
 const TRIGGER_ARG: &str = "--dtrace-test-trigger";
 const TRIGGERS: &[&str] = &[
-    "getpid", "open", "read", "exit", "comm", "spawn", "signal", "fsync",
+    "getpid", "open", "read", "exit", "comm", "spawn", "signal", "fsync", "threads",
 ];
 
 /// Trigger mode: make the events a test asked for, then exit.
@@ -475,6 +476,12 @@ fn trigger(args: &[String]) -> i32 {
             });
             let _ = std::fs::remove_file(p);
             i32::from(done.is_err())
+        }
+        (Some("threads"), n) => {
+            // N threads started and joined.
+            let n: usize = n.and_then(|n| n.parse().ok()).unwrap_or(1);
+            let ts: Vec<_> = (0..n).map(|_| std::thread::spawn(|| ())).collect();
+            i32::from(ts.into_iter().any(|t| t.join().is_err()))
         }
         (Some("signal"), None) => {
             // A child (sleep) sent SIGUSR1 by another (kill), both
