@@ -41,21 +41,18 @@ pub enum ArgContext {
     Tracepoint(Vec<TpArg>),
     /// A raw tracepoint (ctx: the hook's arguments as 64-bit words): each
     /// argument the word of this index (0 for an index past 11); the
-    /// probe fires only if the
-    /// guard word, masked, is nonzero (`true`) or zero (`false`).
-    RawArgs {
-        words: Vec<u8>,
-        guard: Option<Guard>,
-    },
+    /// probe fires only if every guard holds.
+    RawArgs { words: Vec<u8>, guards: Vec<Guard> },
 }
 
-/// A condition on a raw tracepoint's argument word: `word & mask` is
-/// nonzero when `set`, zero otherwise.
+/// A condition on a raw tracepoint's argument word: `word & mask`
+/// equals `value` (`eq`) or differs from it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Guard {
     pub word: u8,
     pub mask: u64,
-    pub set: bool,
+    pub value: u64,
+    pub eq: bool,
 }
 
 /// A tracepoint field as an argument.

@@ -215,15 +215,18 @@ impl ProgGen<'_, '_> {
         self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
         self.a.emit(mov64_reg(R9, R0));
 
-        if let ArgContext::RawArgs { guard: Some(g), .. } = &self.plan.context {
+        if let ArgContext::RawArgs { guards, .. } = &self.plan.context {
             // A probe that is one case of its hook (proc:::exit is
             // sched_process_exit when the thread group dies with it).
-            self.a
-                .emit(ldx(Size::DW, R1, R6, 8 * i16::from(g.word.min(11))));
-            crate::codegen::load_imm(&mut self.a, R2, g.mask as i64);
-            self.a.emit(alu64_reg(Alu::And, R1, R2));
-            let cond = if g.set { Cond::Eq } else { Cond::Ne };
-            self.a.jmp_imm_to(cond, R1, 0, out);
+            for g in guards.clone() {
+                self.a
+                    .emit(ldx(Size::DW, R1, R6, 8 * i16::from(g.word.min(11))));
+                crate::codegen::load_imm(&mut self.a, R2, g.mask as i64);
+                self.a.emit(alu64_reg(Alu::And, R1, R2));
+                crate::codegen::load_imm(&mut self.a, R2, g.value as i64);
+                let cond = if g.eq { Cond::Ne } else { Cond::Eq };
+                self.a.jmp_reg_to(cond, R1, R2, out);
+            }
         }
         let clauses = self.clause_list();
         let (uses_args, uses_errno) = self.uses(&clauses);

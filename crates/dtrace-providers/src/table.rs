@@ -10,6 +10,7 @@
 //! attributes NAMES DATA CLASS NAMES DATA CLASS   (probes, then arguments)
 //! probe NAME HOOK                               (HOOK: a raw tracepoint)
 //! when @WORD [& MASK] | unless @WORD [& MASK]   (fires only if nonzero | zero)
+//! when @WORD == VALUE | unless @WORD == VALUE   (fires only if equal | not)
 //! arg NATIVE-TYPE @WORD [-> TRANSLATED-TYPE]    (args[N], in order)
 //! ```
 //!
@@ -32,6 +33,7 @@ pub const TABLES: &[(&str, &str)] = &[
     ("io.tp", include_str!("../providers/io.tp")),
     ("proc.tp", include_str!("../providers/proc.tp")),
     ("sched.tp", include_str!("../providers/sched.tp")),
+    ("tcp.tp", include_str!("../providers/tcp.tp")),
 ];
 
 /// A probe: its name, the raw tracepoint it fires on, its arguments
@@ -41,7 +43,7 @@ pub struct TableProbe {
     pub name: String,
     pub hook: String,
     pub args: Vec<(ArgDesc, u8)>,
-    pub guard: Option<Guard>,
+    pub guards: Vec<Guard>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,20 +107,30 @@ impl TableProvider {
                         name: name.to_string(),
                         hook: hook.to_string(),
                         args: Vec::new(),
-                        guard: None,
+                        guards: Vec::new(),
                     });
                 }
                 "when" | "unless" => {
-                    let (w, mask) = match rest.split_once('&') {
-                        Some((w, m)) => {
-                            let m = m.trim();
-                            let m = match m.strip_prefix("0x") {
-                                Some(h) => u64::from_str_radix(h, 16).ok(),
-                                None => m.parse().ok(),
-                            };
-                            (w, m.ok_or_else(|| bad("& MASK: an integer"))?)
+                    // `@N`, `@N & MASK` (nonzero) or `@N == VALUE`.
+                    let int = |t: &str| -> Option<u64> {
+                        let t = t.trim();
+                        match t.strip_prefix("0x") {
+                            Some(h) => u64::from_str_radix(h, 16).ok(),
+                            None => t.parse().ok(),
                         }
-                        None => (rest, u64::MAX),
+                    };
+                    let (w, mask, value, eq) = if let Some((w, v)) = rest.split_once("==") {
+                        let v = int(v).ok_or_else(|| bad("== VALUE: an integer"))?;
+                        (w, u64::MAX, v, true)
+                    } else if let Some((w, m)) = rest.split_once('&') {
+                        (
+                            w,
+                            int(m).ok_or_else(|| bad("& MASK: an integer"))?,
+                            0,
+                            false,
+                        )
+                    } else {
+                        (rest, u64::MAX, 0, false)
                     };
                     let word =
                         hook_word(w).ok_or_else(|| bad("@WORD: a hook argument from 0 to 11"))?;
@@ -126,10 +138,12 @@ impl TableProvider {
                         .probes
                         .last_mut()
                         .ok_or_else(|| bad("when or unless before any probe"))?;
-                    probe.guard = Some(Guard {
+                    // `unless` negates the test.
+                    probe.guards.push(Guard {
                         word,
                         mask,
-                        set: key == "when",
+                        value,
+                        eq: eq == (key == "when"),
                     });
                 }
                 "arg" => {
@@ -204,7 +218,7 @@ impl Provider for TableProvider {
                     ProgKind::RawTracepoint,
                     ArgContext::RawArgs {
                         words: p.args.iter().map(|(_, w)| *w).collect(),
-                        guard: p.guard,
+                        guards: p.guards.clone(),
                     },
                     Phase::Normal,
                     e.enabling(table, 0),
@@ -242,23 +256,24 @@ mod tests {
         assert_eq!(a[0].0.native, "struct task_struct *");
         assert_eq!(a[0].0.xlate.as_deref(), Some("psinfo_t *"));
         assert_eq!((a[0].1, a[1].1), (1, 0));
-        let p = TableProvider::parse("t", "provider t\nprobe x h\nwhen @1 & 0x10000\n").unwrap();
+        let p = TableProvider::parse(
+            "t",
+            "provider t\nprobe x h\nwhen @1 & 0x10000\nunless @2\nwhen @0 == 3\n",
+        )
+        .unwrap();
+        let g = |word, mask, value, eq| Guard {
+            word,
+            mask,
+            value,
+            eq,
+        };
         assert_eq!(
-            p.probes[0].guard,
-            Some(Guard {
-                word: 1,
-                mask: 0x10000,
-                set: true
-            })
-        );
-        let p = TableProvider::parse("t", "provider t\nprobe x h\nunless @2\n").unwrap();
-        assert_eq!(
-            p.probes[0].guard,
-            Some(Guard {
-                word: 2,
-                mask: u64::MAX,
-                set: false
-            })
+            p.probes[0].guards,
+            vec![
+                g(1, 0x10000, 0, false),
+                g(2, u64::MAX, 0, true),
+                g(0, u64::MAX, 3, true)
+            ]
         );
         for (text, want) in [
             ("provider t\narg int @0\n", "t:2: arg before any probe"),

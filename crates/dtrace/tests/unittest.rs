@@ -38,7 +38,8 @@
 //! [`trigger`]) runs this test executable again in trigger mode, so the
 //! events a test waits for are made by a process the test controls:
 //! `getpid N` makes N getpid calls, `open PATH` opens a path, `exit N`
-//! exits with status N, `threads N` starts and joins N threads, `fsync
+//! exits with status N, `tcp PORT` makes a loopback connection to a
+//! listener on PORT, `threads N` starts and joins N threads, `fsync
 //! PATH` writes 64 KiB to a new file, syncs
 //! it and removes it, `spawn CMD ARGS` runs a child command and waits
 //! for it, `signal` has a child `kill` send SIGUSR1 to a child `sleep`,
@@ -429,7 +430,7 @@ fn self_tests() -> Vec<Trial> {
 
 const TRIGGER_ARG: &str = "--dtrace-test-trigger";
 const TRIGGERS: &[&str] = &[
-    "getpid", "open", "read", "exit", "comm", "spawn", "signal", "fsync", "threads",
+    "getpid", "open", "read", "exit", "comm", "spawn", "signal", "fsync", "threads", "tcp",
 ];
 
 /// Trigger mode: make the events a test asked for, then exit.
@@ -476,6 +477,20 @@ fn trigger(args: &[String]) -> i32 {
             });
             let _ = std::fs::remove_file(p);
             i32::from(done.is_err())
+        }
+        (Some("tcp"), Some(port)) => {
+            // A loopback connection to a listener on PORT, accepted and
+            // closed.
+            use std::net::{TcpListener, TcpStream};
+            let Ok(port) = port.parse::<u16>() else {
+                return 2;
+            };
+            let Ok(l) = TcpListener::bind(("127.0.0.1", port)) else {
+                return 1;
+            };
+            let c = TcpStream::connect(("127.0.0.1", port));
+            let a = l.accept();
+            i32::from(c.is_err() || a.is_err())
         }
         (Some("threads"), n) => {
             // N threads started and joined.

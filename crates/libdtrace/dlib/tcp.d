@@ -1,0 +1,73 @@
+/*
+ * The tcp provider's types, as the Dynamic Tracing Guide describes them,
+ * translated from Linux's struct sock (a subset: see below).
+ *
+ * tcpsinfo_t, from struct sock *: the connection's state.
+ * tcplsinfo_t, from an int: the previous state of a state change.
+ *
+ * The TCP_STATE_* values are Linux's own state numbers (which DTrace for
+ * Linux also uses). Addresses as strings (tcps_laddr, tcps_raddr) need
+ * inet_ntop and are not defined yet, nor are the members the Guide takes
+ * from Solaris's TCP control block that Linux does not keep
+ * (tcps_active, tcps_rto...): a script reading one gets the translator's
+ * "does not define conversion" error.
+ */
+
+inline int TCP_STATE_IDLE = 0;
+inline int TCP_STATE_ESTABLISHED = 1;
+inline int TCP_STATE_SYN_SENT = 2;
+inline int TCP_STATE_SYN_RECEIVED = 3;
+inline int TCP_STATE_FIN_WAIT_1 = 4;
+inline int TCP_STATE_FIN_WAIT_2 = 5;
+inline int TCP_STATE_TIME_WAIT = 6;
+inline int TCP_STATE_CLOSED = 7;
+inline int TCP_STATE_CLOSE_WAIT = 8;
+inline int TCP_STATE_LAST_ACK = 9;
+inline int TCP_STATE_LISTEN = 10;
+inline int TCP_STATE_CLOSING = 11;
+
+typedef struct tcpsinfo {
+	uintptr_t tcps_addr;	/* the socket's address */
+	int	tcps_local;	/* 1 if both ends have one IPv4 address */
+	uint16_t tcps_lport;	/* local port */
+	uint16_t tcps_rport;	/* remote port */
+	string	tcps_laddr;	/* not defined: needs inet_ntop */
+	string	tcps_raddr;	/* not defined: needs inet_ntop */
+	int	tcps_state;	/* TCP_STATE_* */
+	uint32_t tcps_iss;	/* not defined: Linux keeps no initial sequence */
+	uint32_t tcps_suna;	/* oldest unacknowledged sequence number */
+	uint32_t tcps_snxt;	/* next sequence number to send */
+	uint32_t tcps_rnxt;	/* next sequence number expected */
+	uint32_t tcps_swnd;	/* send window */
+	uint32_t tcps_rwnd;	/* receive window */
+	uint32_t tcps_mss;	/* maximum segment size */
+} tcpsinfo_t;
+
+typedef struct tcplsinfo {
+	int	tcps_state;	/* the previous TCP_STATE_* */
+} tcplsinfo_t;
+
+/*
+ * Ports: the local one in host order; the remote one swapped from network
+ * order. tcps_state is the tcp probes' args[6], the new state: the socket
+ * still holds the old one when its state-change tracepoint fires (so, as
+ * in DTrace for Linux, it means something only in tcp probes).
+ */
+translator tcpsinfo_t < struct sock *S > {
+	tcps_addr = (uintptr_t)S;
+	tcps_local = S->__sk_common.skc_rcv_saddr == S->__sk_common.skc_daddr;
+	tcps_lport = S->__sk_common.skc_num;
+	tcps_rport = ((S->__sk_common.skc_dport & 0xff) << 8) |
+	    ((S->__sk_common.skc_dport >> 8) & 0xff);
+	tcps_state = arg6;
+	tcps_suna = ((struct tcp_sock *)S)->snd_una;
+	tcps_snxt = ((struct tcp_sock *)S)->snd_nxt;
+	tcps_rnxt = ((struct tcp_sock *)S)->rcv_nxt;
+	tcps_swnd = ((struct tcp_sock *)S)->snd_wnd;
+	tcps_rwnd = ((struct tcp_sock *)S)->rcv_wnd;
+	tcps_mss = ((struct tcp_sock *)S)->mss_cache;
+};
+
+translator tcplsinfo_t < int I > {
+	tcps_state = I;
+};
