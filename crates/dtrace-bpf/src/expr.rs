@@ -31,6 +31,10 @@ const MAX_STACK_FRAMES: u32 = 127;
 /// `bpf_get_stack`'s flag for the user-level stack.
 const BPF_F_USER_STACK: i32 = 1 << 8;
 
+/// Frames a raw tracepoint program's kernel stack begins with that are
+/// not the traced code's: the program itself and `bpf_trace_runN`.
+const RAW_TP_FRAMES: i32 = 2;
+
 impl ProgGen<'_, '_> {
     pub(crate) fn int_result(&mut self, r: Reg) -> Temp {
         let t = self.alloc();
@@ -419,12 +423,25 @@ impl ProgGen<'_, '_> {
     /// `bpf_get_stack` of the probe's context into scratch `buf` (`size`
     /// bytes), of the user stack if `user`, skipping `skip` frames; its
     /// result in r0.
+    ///
+    /// A kernel stack starts where the probe's hook was called from, for
+    /// every kind of program: a perf event's at the interrupted
+    /// instruction, a tracepoint program's at the tracepoint's call (perf
+    /// saves the registers there), and a raw tracepoint program's, whose
+    /// stack the helper takes where the program calls it, after the
+    /// frames of the BPF machinery, which are skipped: the program,
+    /// `bpf_trace_runN`, and the error subprogram in ERROR clauses.
     fn get_stack(&mut self, buf: u32, size: u32, user: bool, skip: i32) {
         self.a
             .emit(ldx(Size::DW, R1, FP, crate::codegen::stack::CTX));
         self.ptr(R2, R9, buf);
         self.a.emit(mov64_imm(R3, size as i32));
-        let flags = if user { BPF_F_USER_STACK } else { 0 } | skip;
+        let machinery = if user || !self.raw {
+            0
+        } else {
+            RAW_TP_FRAMES + i32::from(self.cx.in_error)
+        };
+        let flags = if user { BPF_F_USER_STACK } else { 0 } | (skip + machinery);
         self.a.emit(mov64_imm(R4, flags));
         self.a.emit(call(Helper::GetStack));
     }

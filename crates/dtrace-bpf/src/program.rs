@@ -624,6 +624,7 @@ impl ProgGen<'_, '_> {
             self.a.emit(st_imm(Size::DW, R9, ea + 8 * i, 0));
         }
         self.a.emit(mov64_reg(R1, R9));
+        self.a.emit(ldx(Size::DW, R2, FP, stack::CTX));
         let sub = self.error_sub;
         self.a.call_to(sub);
         self.error_used = true;
@@ -663,12 +664,15 @@ impl ProgGen<'_, '_> {
     }
 
     /// The error subprogram: records the fault for the consumer, then runs
-    /// the ERROR clauses. Called with r1 = the scratch element.
+    /// the ERROR clauses. Called with r1 = the scratch element and r2 = the
+    /// probe's context, kept in the subprogram's own `stack::CTX` slot for
+    /// the helpers that take it (`bpf_get_stack` of `caller`, `stackdepth`).
     fn error_subprogram(&mut self) -> Result<(), GenError> {
         let sub = self.error_sub;
         self.a.bind(sub);
         let saved_frame = std::mem::replace(&mut self.frame, Frame::new());
         self.a.emit(mov64_reg(R9, R1));
+        self.a.emit(stx(Size::DW, FP, stack::CTX, R2));
         let skip = self.a.new_label();
         let buf = self.g.m_buffer;
         self.a.ld_map_fd(R1, buf);

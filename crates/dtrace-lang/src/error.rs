@@ -78,6 +78,7 @@ tags! {
     D_PROTO_LEN,
     D_PROTO_ARG,
     D_ARGS_IDX,
+    D_REGS_IDX,
     D_ARGS_MULTI,
     D_ARGS_TYPE,
     D_ARGS_NONE,

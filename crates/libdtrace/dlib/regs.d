@@ -4,7 +4,8 @@
  * its orig_ax, the system call number on a system call), 21 to 25 the
  * segment registers, FS and GS bases and trap number of the task's
  * thread_struct. The 32-bit names and R_PC, R_SP, R_FP, R_PS, R_R0 and
- * R_R1 name the same registers.
+ * R_R1 name the same registers (R_R1 is RBX, as in DTrace for Linux;
+ * illumos's is EDX).
  */
 
 inline int R_R15 = 0;
@@ -49,4 +50,4 @@ inline int R_SP = R_RSP;
 inline int R_FP = R_RBP;
 inline int R_PS = R_RFL;
 inline int R_R0 = R_RAX;
-inline int R_R1 = R_RDX;
+inline int R_R1 = R_RBX;

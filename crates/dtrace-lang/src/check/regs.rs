@@ -46,6 +46,16 @@ impl Checker<'_> {
                 ))
             }
         };
+        // As DTrace: a negative index is refused as such, one past the
+        // registers as out of bounds (D_UNKNOWN, as DTrace for Linux's
+        // code generator reports it).
+        if n < 0 && i.ty.as_int().is_some_and(|t| t.signed) {
+            return Err(err(
+                Tag::D_REGS_IDX,
+                line,
+                format!("index {} is out of range for array uregs", n),
+            ));
+        }
         let u64_ty = int_ty(types::UINT64);
         if (0..PT_REGS_WORDS).contains(&n) {
             let regs = CExpr {
@@ -65,7 +75,7 @@ impl Checker<'_> {
             .and_then(|k| THREAD_REGS.get(k))
         else {
             return Err(err(
-                Tag::D_ARR_BADREF,
+                Tag::D_UNKNOWN,
                 line,
                 format!("uregs[]: index out of bounds ({})", n),
             ));

@@ -285,7 +285,7 @@ impl Checker<'_> {
                         ))
                     }
                 };
-                if name == "args" {
+                if name == "args" || name == "uregs" {
                     return Err(err(
                         Tag::D_OP_WRITE,
                         line,

@@ -1,0 +1,5 @@
+/* uregs[] has one index. */
+BEGIN
+{
+	trace(uregs[R_SP, R_PC]);
+}
