@@ -27,7 +27,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use dtrace_bpf::plan::{ArgContext, Phase, ProgKind};
-use dtrace_lang::pdesc::{field_matches, ProbeDesc};
+use dtrace_lang::pdesc::ProbeDesc;
 use dtrace_sys::perf::{PERF_TYPE_HARDWARE_ID, PERF_TYPE_HW_CACHE_ID, PERF_TYPE_SOFTWARE_ID};
 
 use crate::{
@@ -324,10 +324,7 @@ impl Provider for Cpc {
     fn provide(&mut self, _sink: &mut ProbeSink<'_>) {}
 
     fn provide_named(&mut self, sink: &mut ProbeSink<'_>, pat: &ProbeDesc) {
-        if !pat.is_exact() || !field_matches(&pat.provider, "cpc") {
-            return;
-        }
-        if !pat.module.is_empty() || !pat.function.is_empty() || sink.has("", "", &pat.name) {
+        if !crate::names_one_probe(pat, "cpc") || sink.has("", "", &pat.name) {
             return;
         }
         if let Ok((event, user, kernel, count)) = resolve(&pat.name) {
@@ -343,10 +340,7 @@ impl Provider for Cpc {
     }
 
     fn args(&self, _local: u32) -> Option<Vec<ArgDesc>> {
-        Some(vec![
-            ArgDesc::new("uintptr_t", "pc"),
-            ArgDesc::new("uintptr_t", "upc"),
-        ])
+        Some(crate::profile::pc_args())
     }
 
     fn plan(&self, table: &ProbeTable, enabled: &[Enabled], out: &mut Planned) -> io::Result<()> {

@@ -461,6 +461,16 @@ pub fn plan(probes: &Probes, enablings: &[Enabling]) -> io::Result<Planned> {
     Ok(out)
 }
 
+/// True if `pat` names exactly one probe of `provider` with no module
+/// and function (`profile:::tick-1s`, `cpc:::cpu_clock-all-100000`): the
+/// descriptions on-demand probes are made from.
+pub(crate) fn names_one_probe(pat: &ProbeDesc, provider: &str) -> bool {
+    pat.is_exact()
+        && dtrace_lang::pdesc::field_matches(&pat.provider, provider)
+        && pat.module.is_empty()
+        && pat.function.is_empty()
+}
+
 /// A plan with one program serving one enabled probe.
 pub(crate) fn single(
     name: &str,

@@ -5,7 +5,7 @@
 use std::io;
 
 use dtrace_bpf::plan::{ArgContext, Phase, ProgKind};
-use dtrace_lang::pdesc::{field_matches, ProbeDesc};
+use dtrace_lang::pdesc::ProbeDesc;
 
 use crate::{
     single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink, ProbeTable,
@@ -59,10 +59,7 @@ impl Provider for Profile {
     /// Creates the probe a description names exactly, if it is a valid
     /// profile or tick probe name.
     fn provide_named(&mut self, sink: &mut ProbeSink<'_>, pat: &ProbeDesc) {
-        if !pat.is_exact() || !field_matches(&pat.provider, "profile") {
-            return;
-        }
-        if !pat.module.is_empty() || !pat.function.is_empty() {
+        if !crate::names_one_probe(pat, "profile") {
             return;
         }
         if let Some((tick, period_ns)) = parse_name(&pat.name) {
@@ -72,10 +69,7 @@ impl Provider for Profile {
 
     /// arg0 the kernel PC, arg1 the user PC (the other 0).
     fn args(&self, _local: u32) -> Option<Vec<ArgDesc>> {
-        Some(vec![
-            ArgDesc::new("uintptr_t", "pc"),
-            ArgDesc::new("uintptr_t", "upc"),
-        ])
+        Some(pc_args())
     }
 
     fn plan(&self, table: &ProbeTable, enabled: &[Enabled], out: &mut Planned) -> io::Result<()> {
@@ -99,6 +93,15 @@ impl Provider for Profile {
         }
         Ok(())
     }
+}
+
+/// The arguments of a sampling probe (profile's and cpc's): the kernel
+/// PC and the user PC, one of them 0.
+pub(crate) fn pc_args() -> Vec<ArgDesc> {
+    vec![
+        ArgDesc::new("uintptr_t", "pc"),
+        ArgDesc::new("uintptr_t", "upc"),
+    ]
 }
 
 /// Parses `profile-N[unit]` / `tick-N[unit]` into (tick, period in ns).
