@@ -311,6 +311,17 @@ impl ProgGen<'_, '_> {
 
     fn builtin_int(&mut self, b: Builtin) -> R<Temp> {
         match b {
+            Builtin::Pid | Builtin::Tid | Builtin::Uid | Builtin::Gid
+                if self.task_word().is_some() =>
+            {
+                let t = self.g.inp.opts.task;
+                match b {
+                    Builtin::Pid => self.task_u32(&[t.tgid], "pid")?,
+                    Builtin::Tid => self.task_u32(&[t.pid], "tid")?,
+                    Builtin::Uid => self.task_u32(&[t.cred, t.cred_uid], "uid")?,
+                    _ => self.task_u32(&[t.cred, t.cred_gid], "gid")?,
+                }
+            }
             Builtin::Pid => {
                 self.a.emit(call(Helper::GetCurrentPidTgid));
                 self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
@@ -337,7 +348,7 @@ impl ProgGen<'_, '_> {
                 self.a.emit(alu64_reg(Alu::Add, R0, R1));
             }
             Builtin::Cpu => self.a.emit(call(Helper::GetSmpProcessorId)),
-            Builtin::Curthread => self.a.emit(call(Helper::GetCurrentTask)),
+            Builtin::Curthread => self.current_task(),
             Builtin::Caller | Builtin::Ucaller => {
                 // Frame 1 (skip one) of the kernel or user stack, 0 when
                 // the stack cannot be read.
@@ -382,28 +393,12 @@ impl ProgGen<'_, '_> {
                 _ => self.a.emit(ldx(Size::DW, R0, R9, scratch::EPID as i16)),
             },
             Builtin::Ppid => {
-                let (Some(parent), Some(tgid)) =
-                    (self.g.inp.opts.task_real_parent, self.g.inp.opts.task_tgid)
-                else {
-                    return Err(GenError(
-                        "ppid needs kernel BTF (task_struct offsets), which is unavailable".into(),
-                    ));
-                };
-                self.read_task_field(parent, 8)?;
-                self.a.emit(ldx(Size::DW, R3, R9, scratch::TMP as i16));
-                self.a.emit(alu64_imm(Alu::Add, R3, tgid as i32));
-                self.ptr(R1, R9, scratch::TMP);
-                self.a.emit(mov64_imm(R2, 4));
-                self.a.emit(call(Helper::ProbeReadKernel));
-                self.a.emit(ldx(Size::W, R0, R9, scratch::TMP as i16));
+                let t = self.g.inp.opts.task;
+                self.task_u32(&[t.real_parent, t.tgid], "ppid")?;
             }
             Builtin::Vtimestamp => {
-                let Some(off) = self.g.inp.opts.task_sum_exec_runtime else {
-                    return Err(GenError(
-                        "vtimestamp needs kernel BTF (task_struct offsets), which is unavailable"
-                            .into(),
-                    ));
-                };
+                let off = self.g.inp.opts.task.sum_exec_runtime;
+                let off = off.ok_or_else(|| Self::no_task_btf("vtimestamp"))?;
                 self.read_task_field(off, 8)?;
                 self.a.emit(ldx(Size::DW, R0, R9, scratch::TMP as i16));
             }
@@ -446,15 +441,68 @@ impl ProgGen<'_, '_> {
         self.a.emit(call(Helper::GetStack));
     }
 
-    /// Reads `size` bytes at `current + off` into scratch::TMP.
+    /// The hook argument word that points to the task the probe fires on
+    /// behalf of, if not the current one (sched:::on-cpu).
+    fn task_word(&self) -> Option<u8> {
+        match &self.plan.context {
+            ArgContext::RawArgs { task, .. } => *task,
+            _ => None,
+        }
+    }
+
+    /// r0 = the probe's task: the current one, or the one its hook names.
+    fn current_task(&mut self) {
+        match self.task_word() {
+            Some(w) => {
+                self.a
+                    .emit(ldx(Size::DW, R1, FP, crate::codegen::stack::CTX));
+                self.a.emit(ldx(Size::DW, R0, R1, 8 * i16::from(w.min(11))));
+            }
+            None => self.a.emit(call(Helper::GetCurrentTask)),
+        }
+    }
+
+    fn no_task_btf(what: &str) -> GenError {
+        GenError(format!(
+            "{} needs kernel BTF (task_struct offsets), which is unavailable",
+            what
+        ))
+    }
+
+    /// Reads `size` bytes at `task + off` (the probe's task) into
+    /// scratch::TMP, which is zero where the read fails.
     fn read_task_field(&mut self, off: u32, size: i32) -> R<()> {
-        self.a.emit(call(Helper::GetCurrentTask));
+        self.current_task();
+        self.read_at_r0(off, size);
+        Ok(())
+    }
+
+    /// Reads `size` bytes at `r0 + off` into scratch::TMP (zeroed first).
+    fn read_at_r0(&mut self, off: u32, size: i32) {
         self.a.emit(mov64_reg(R3, R0));
         self.a.emit(alu64_imm(Alu::Add, R3, off as i32));
         self.ptr(R1, R9, scratch::TMP);
         self.a.emit(mov64_imm(R2, size));
         self.a.emit(st_imm(Size::DW, R9, scratch::TMP as i16, 0));
         self.a.emit(call(Helper::ProbeReadKernel));
+    }
+
+    /// r0 = the 32-bit value at the end of a pointer path from the
+    /// probe's task: every offset but the last leads to a pointer
+    /// (`real_parent` then `tgid` is the parent's pid). A failed read is 0.
+    fn task_u32(&mut self, path: &[Option<u32>], what: &str) -> R<()> {
+        let offs: Option<Vec<u32>> = path.iter().copied().collect();
+        let offs = offs.ok_or_else(|| Self::no_task_btf(what))?;
+        let Some((last, ptrs)) = offs.split_last() else {
+            return Err(Self::no_task_btf(what));
+        };
+        self.current_task();
+        for &off in ptrs {
+            self.read_at_r0(off, 8);
+            self.a.emit(ldx(Size::DW, R0, R9, scratch::TMP as i16));
+        }
+        self.read_at_r0(*last, 4);
+        self.a.emit(ldx(Size::W, R0, R9, scratch::TMP as i16));
         Ok(())
     }
 
@@ -469,10 +517,16 @@ impl ProgGen<'_, '_> {
     }
 
     /// Stores the current thread id as the key at stack::KEY.
-    fn thread_key(&mut self) {
-        self.a.emit(call(Helper::GetCurrentPidTgid));
-        self.a.emit(alu32_reg(Alu::Mov, R0, R0));
+    fn thread_key(&mut self) -> R<()> {
+        if self.task_word().is_some() {
+            let t = self.g.inp.opts.task;
+            self.task_u32(&[t.pid], "a thread-local variable")?;
+        } else {
+            self.a.emit(call(Helper::GetCurrentPidTgid));
+            self.a.emit(alu32_reg(Alu::Mov, R0, R0));
+        }
         self.a.emit(stx(Size::DW, FP, stack::KEY, R0));
+        Ok(())
     }
 
     fn key_ptr_stack(&mut self, r: Reg) {
@@ -498,7 +552,7 @@ impl ProgGen<'_, '_> {
                 Ok(self.int_result(R0))
             }
             VarRef::Thread(i) => {
-                self.thread_key();
+                self.thread_key()?;
                 let map = self.g.thread_maps[i];
                 self.a.ld_map_fd(R1, map);
                 self.key_ptr_stack(R2);
@@ -524,7 +578,7 @@ impl ProgGen<'_, '_> {
                 Ok(self.int_result(R1))
             }
             VarRef::Thread(i) => {
-                self.thread_key();
+                self.thread_key()?;
                 let map = self.g.thread_maps[i];
                 self.a.ld_map_fd(R1, map);
                 self.key_ptr_stack(R2);
@@ -563,7 +617,7 @@ impl ProgGen<'_, '_> {
             LValue::Var(VarRef::Thread(_)) | LValue::Elem(..) => {
                 let map = match lv {
                     LValue::Var(VarRef::Thread(i)) => {
-                        self.thread_key();
+                        self.thread_key()?;
                         self.g.thread_maps[*i]
                     }
                     LValue::Elem(arr, _) => self.g.array_maps[*arr],
@@ -906,7 +960,7 @@ impl ProgGen<'_, '_> {
             }
             LValue::Var(VarRef::Thread(i)) => {
                 let map = self.g.thread_maps[*i];
-                self.thread_key();
+                self.thread_key()?;
                 self.dyn_store(map, None, t);
             }
             LValue::Elem(arr, _) => {
@@ -941,7 +995,7 @@ impl ProgGen<'_, '_> {
     fn store_dynamic(&mut self, lv: &LValue, key: Option<u32>, vb: u32) -> R<()> {
         let map = match lv {
             LValue::Var(VarRef::Thread(i)) => {
-                self.thread_key();
+                self.thread_key()?;
                 self.g.thread_maps[*i]
             }
             LValue::Elem(arr, _) => self.g.array_maps[*arr],
@@ -1158,7 +1212,7 @@ impl ProgGen<'_, '_> {
                 Ok((self.int_result(R1), self.g.caps.strsize))
             }
             CKind::Var(VarRef::Thread(i)) => {
-                self.thread_key();
+                self.thread_key()?;
                 let map = self.g.thread_maps[*i];
                 self.a.ld_map_fd(R1, map);
                 self.key_ptr_stack(R2);
@@ -1306,6 +1360,18 @@ impl ProgGen<'_, '_> {
                 }
                 let (p, c) = self.eval_str(e)?;
                 self.copy_kernel_str(dst, cap, p, c);
+                Ok(())
+            }
+            CKind::Builtin(Builtin::Execname) if self.task_word().is_some() => {
+                // The task's comm, NUL-padded as the kernel keeps it.
+                let off = self.g.inp.opts.task.comm;
+                let off = off.ok_or_else(|| Self::no_task_btf("execname"))?;
+                self.current_task();
+                self.a.emit(mov64_reg(R3, R0));
+                self.a.emit(alu64_imm(Alu::Add, R3, off as i32));
+                self.dst_ptr(dst, R1);
+                self.a.emit(mov64_imm(R2, COMM_LEN.min(cap) as i32));
+                self.a.emit(call(Helper::ProbeReadKernel));
                 Ok(())
             }
             CKind::Builtin(Builtin::Execname) => {

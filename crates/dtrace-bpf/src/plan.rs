@@ -41,8 +41,16 @@ pub enum ArgContext {
     Tracepoint(Vec<TpArg>),
     /// A raw tracepoint (ctx: the hook's arguments as 64-bit words): each
     /// argument the word of this index (0 for an index past 11); the
-    /// probe fires only if every guard holds.
-    RawArgs { words: Vec<u8>, guards: Vec<Guard> },
+    /// probe fires only if every guard holds. With `task`, the probe
+    /// fires on behalf of the task that hook word points to (sched's
+    /// on-cpu, at the switch, for the incoming thread): `curthread`,
+    /// `pid`, `tid`, `ppid`, `uid`, `gid`, `execname`, `vtimestamp` and
+    /// `self->` variables are that task's.
+    RawArgs {
+        words: Vec<u8>,
+        guards: Vec<Guard>,
+        task: Option<u8>,
+    },
 }
 
 /// A condition on a raw tracepoint's argument word: `word & mask`
@@ -330,11 +338,9 @@ pub struct GenOptions {
     pub bufsize: u64,
     pub aggsize: u64,
     pub dynvarsize: u64,
-    /// `task_struct` offsets from BTF, if known: real_parent, tgid,
-    /// se.sum_exec_runtime.
-    pub task_real_parent: Option<u32>,
-    pub task_tgid: Option<u32>,
-    pub task_sum_exec_runtime: Option<u32>,
+    /// `task_struct` and `cred` offsets from BTF, when a program needs
+    /// them.
+    pub task: TaskOffsets,
     pub ncpus: u32,
     /// The `cpu` option: probes fire only on this CPU.
     pub only_cpu: Option<u32>,
@@ -344,6 +350,22 @@ pub struct GenOptions {
     pub wakeup: bool,
 }
 
+/// Where a task's facts are in the kernel's `task_struct` (and its
+/// `cred`), from BTF: what `ppid` and `vtimestamp` read, and every
+/// built-in of a probe that fires on behalf of another task.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaskOffsets {
+    pub real_parent: Option<u32>,
+    pub tgid: Option<u32>,
+    pub pid: Option<u32>,
+    pub comm: Option<u32>,
+    pub cred: Option<u32>,
+    /// `cred.uid.val` and `cred.gid.val`.
+    pub cred_uid: Option<u32>,
+    pub cred_gid: Option<u32>,
+    pub sum_exec_runtime: Option<u32>,
+}
+
 impl Default for GenOptions {
     fn default() -> Self {
         GenOptions {
@@ -351,9 +373,7 @@ impl Default for GenOptions {
             bufsize: 4 << 20,
             aggsize: 4 << 20,
             dynvarsize: 1 << 20,
-            task_real_parent: None,
-            task_tgid: None,
-            task_sum_exec_runtime: None,
+            task: TaskOffsets::default(),
             ncpus: 1,
             only_cpu: None,
             wakeup: true,

@@ -12,12 +12,17 @@
 //! when @WORD [& MASK] | unless @WORD [& MASK]   (fires only if nonzero | zero)
 //! when @WORD == VALUE | unless @WORD == VALUE   (fires only if equal | not)
 //! arg NATIVE-TYPE @WORD [-> TRANSLATED-TYPE]    (args[N], in order)
+//! task @WORD                                    (fires on behalf of that task)
 //! ```
 //!
 //! `@WORD` is the index of the hook's argument (its `TP_PROTO`) the
 //! argument is (`@none`: 0); with `-> T`, `args[N]` is that value through the D
 //! library's translator to `T` (`psinfo_t *` from `struct task_struct
-//! *`). Probes are `NAME:vmlinux::PROBE`.
+//! *`). With `task @WORD` the probe fires on behalf of the task that
+//! hook argument points to: `curthread`, `pid`, `tid`, `execname`,
+//! `self->` variables and the rest are that task's (sched's `on-cpu`
+//! fires at `sched_switch` for the incoming thread). Probes are
+//! `NAME:vmlinux::PROBE`.
 
 use std::io;
 
@@ -44,6 +49,8 @@ pub struct TableProbe {
     pub hook: String,
     pub args: Vec<(ArgDesc, u8)>,
     pub guards: Vec<Guard>,
+    /// The hook argument the probe's task is, if not the current one.
+    pub task: Option<u8>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -108,6 +115,7 @@ impl TableProvider {
                         hook: hook.to_string(),
                         args: Vec::new(),
                         guards: Vec::new(),
+                        task: None,
                     });
                 }
                 "when" | "unless" => {
@@ -145,6 +153,16 @@ impl TableProvider {
                         value,
                         eq: eq == (key == "when"),
                     });
+                }
+                "task" => {
+                    let word = hook_word(rest)
+                        .filter(|w| *w != NONE)
+                        .ok_or_else(|| bad("task @WORD: a hook argument from 0 to 11"))?;
+                    let probe = p
+                        .probes
+                        .last_mut()
+                        .ok_or_else(|| bad("task before any probe"))?;
+                    probe.task = Some(word);
                 }
                 "arg" => {
                     let (decl, xlate) = match rest.split_once("->") {
@@ -219,6 +237,7 @@ impl Provider for TableProvider {
                     ArgContext::RawArgs {
                         words: p.args.iter().map(|(_, w)| *w).collect(),
                         guards: p.guards.clone(),
+                        task: p.task,
                     },
                     Phase::Normal,
                     e.enabling(table, 0),
@@ -275,6 +294,9 @@ mod tests {
                 g(0, u64::MAX, 3, true)
             ]
         );
+        assert_eq!(p.probes[0].task, None);
+        let p = TableProvider::parse("t", "provider t\nprobe on h\ntask @2\n").unwrap();
+        assert_eq!(p.probes[0].task, Some(2));
         for (text, want) in [
             ("provider t\narg int @0\n", "t:2: arg before any probe"),
             ("provider t\nprobe x\n", "t:2: probe NAME HOOK"),
@@ -283,6 +305,11 @@ mod tests {
                 "t:3: @WORD: a hook argument from 0 to 11",
             ),
             ("provider t\nbogus\n", "t:2: unknown line: bogus"),
+            ("provider t\ntask @2\n", "t:2: task before any probe"),
+            (
+                "provider t\nprobe x h\ntask @none\n",
+                "t:3: task @WORD: a hook argument from 0 to 11",
+            ),
             ("probe x h\n", "t: no provider line"),
         ] {
             assert_eq!(TableProvider::parse("t", text), Err(want.to_string()));

@@ -67,7 +67,14 @@ pub(crate) fn generate(
         wakeup: !dt.opts.is_set("switchrate"),
         ..Default::default()
     };
-    let mut needs_btf = false;
+    // A probe that fires on behalf of another task (sched:::on-cpu)
+    // reads every task built-in through task_struct.
+    let mut needs_btf = planned.programs.iter().any(|p| {
+        matches!(
+            p.plan.context,
+            dtrace_bpf::plan::ArgContext::RawArgs { task: Some(_), .. }
+        )
+    });
     for c in &dt.clauses {
         dtrace_bpf::codegen::visit_clause_exprs(c, &mut |e| {
             if matches!(e.kind, CKind::Builtin(Builtin::Ppid | Builtin::Vtimestamp)) {
@@ -77,11 +84,17 @@ pub(crate) fn generate(
     }
     if needs_btf && btf {
         if let Ok(btf) = dtrace_sys::btf::Btf::load_vmlinux() {
-            opts.task_real_parent = btf.member_path("task_struct", "real_parent").map(|x| x.0);
-            opts.task_tgid = btf.member_path("task_struct", "tgid").map(|x| x.0);
-            opts.task_sum_exec_runtime = btf
-                .member_path("task_struct", "se.sum_exec_runtime")
-                .map(|x| x.0);
+            let at = |s: &str, path: &str| btf.member_path(s, path).map(|x| x.0);
+            opts.task = dtrace_bpf::plan::TaskOffsets {
+                real_parent: at("task_struct", "real_parent"),
+                tgid: at("task_struct", "tgid"),
+                pid: at("task_struct", "pid"),
+                comm: at("task_struct", "comm"),
+                cred: at("task_struct", "cred"),
+                cred_uid: at("cred", "uid.val"),
+                cred_gid: at("cred", "gid.val"),
+                sum_exec_runtime: at("task_struct", "se.sum_exec_runtime"),
+            };
         }
     }
     let plans: Vec<_> = planned.programs.iter().map(|p| p.plan.clone()).collect();
