@@ -162,18 +162,32 @@ fn type_name_hook(syms: &Symbols) -> parse::TypeNameHook {
 
 /// True if a `#pragma D option NAME` line sets the option `name`.
 pub fn pragma_sets(src: &[u8], name: &str) -> bool {
-    src.split(|&c| c == b'\n').any(|l| {
+    pragma_option(src, name).is_some()
+}
+
+/// The value a `#pragma D option NAME=VALUE` line of `src` gives
+/// `name` (the last such line), for options that must take effect
+/// before the program is compiled.
+pub fn pragma_value(src: &[u8], name: &str) -> Option<String> {
+    pragma_option(src, name).flatten()
+}
+
+/// The last `#pragma D option` line naming `name`: Some(value), or
+/// Some(None) when it names it without a value.
+fn pragma_option(src: &[u8], name: &str) -> Option<Option<String>> {
+    src.split(|&c| c == b'\n').rev().find_map(|l| {
         let l = String::from_utf8_lossy(l);
-        let l = l.trim_start();
-        let Some(rest) = l.strip_prefix('#') else {
-            return false;
-        };
+        let rest = l.trim_start().strip_prefix('#')?;
         let mut w = rest.split_whitespace();
-        w.next() == Some("pragma")
-            && w.next() == Some("D")
-            && w.next() == Some("option")
-            && w.next()
-                .is_some_and(|o| o == name || o.starts_with(&format!("{}=", name)))
+        if (w.next(), w.next(), w.next()) != (Some("pragma"), Some("D"), Some("option")) {
+            return None;
+        }
+        let o = w.next()?;
+        match o.split_once('=') {
+            Some((n, v)) if n == name => Some(Some(v.to_string())),
+            None if o == name => Some(None),
+            _ => None,
+        }
     })
 }
 
@@ -191,6 +205,18 @@ mod tests {
     }
 
     use crate::error::Tag;
+
+    #[test]
+    fn pragma_values_are_found_before_compiling() {
+        let src = b"#pragma D option quiet\n  #pragma D option cpcminoverflow=10\n#pragma D option cpcminoverflow=1000\nBEGIN {}\n";
+        assert_eq!(
+            super::pragma_value(src, "cpcminoverflow").as_deref(),
+            Some("1000")
+        );
+        assert_eq!(super::pragma_value(src, "quiet"), None);
+        assert!(super::pragma_sets(src, "quiet"));
+        assert!(!super::pragma_sets(src, "cpcmin"));
+    }
     use crate::ir::{CKind, CStmt};
     use crate::types::Type;
 

@@ -16,8 +16,10 @@
 //! - the kernel's software events, perf's names with `_` for `-`
 //!   (`cpu_clock`, `task_clock`, `page_faults`, `context_switches` ...).
 //!
-//! A COUNT below [`MIN_OVERFLOW`] is refused (as DTrace's dcpc driver
-//! does by default), and so is a hardware event where the machine has no
+//! A COUNT below the minimum overflow count is refused, as DTrace's dcpc
+//! driver refuses it: [`MIN_OVERFLOW`] by default, the `cpcminoverflow`
+//! option otherwise (Solaris sets it as `dcpc-min-overflow` in
+//! `dcpc.conf`). So is a hardware event where the machine has no
 //! PMU; counters are given first come, first served (the kernel's
 //! EBUSY is reported as such).
 
@@ -35,8 +37,12 @@ use crate::{
     Provider,
 };
 
-/// The smallest overflow count a probe may have.
+/// The smallest overflow count a probe may have, unless the
+/// `cpcminoverflow` option says otherwise.
 pub const MIN_OVERFLOW: u64 = 5000;
+
+/// The option that sets the minimum overflow count.
+pub const MIN_OVERFLOW_OPTION: &str = "cpcminoverflow";
 
 /// Where the kernel lists its PMUs; the core one is `cpu`.
 const PMUS: &str = "/sys/bus/event_source/devices";
@@ -60,9 +66,18 @@ struct CpcProbe {
     count: u64,
 }
 
-#[derive(Default)]
 pub struct Cpc {
     probes: Vec<CpcProbe>,
+    min_overflow: u64,
+}
+
+impl Default for Cpc {
+    fn default() -> Cpc {
+        Cpc {
+            probes: Vec::new(),
+            min_overflow: MIN_OVERFLOW,
+        }
+    }
 }
 
 const SOFTWARE: &[(&str, u64)] = &[
@@ -130,7 +145,7 @@ const PAPI: &[(&str, u32, u64)] = &[
 ];
 
 /// The parts of a probe name: event, user, kernel, attributes, count.
-fn split_name(name: &str) -> Result<(&str, bool, bool, Vec<&str>, u64), String> {
+fn split_name(name: &str, min: u64) -> Result<(&str, bool, bool, Vec<&str>, u64), String> {
     let parts: Vec<&str> = name.split('-').collect();
     if parts.len() < 3 {
         return Err(format!(
@@ -152,10 +167,10 @@ fn split_name(name: &str) -> Result<(&str, bool, bool, Vec<&str>, u64), String> 
     let count: u64 = parts[parts.len() - 1]
         .parse()
         .map_err(|_| format!("cpc probe {}: the count is not a number", name))?;
-    if count < MIN_OVERFLOW {
+    if count < min {
         return Err(format!(
-            "cpc probe {}: the count {} is below the minimum overflow count of {}",
-            name, count, MIN_OVERFLOW
+            "cpc probe {}: the count {} is below the minimum overflow count of {} (option {})",
+            name, count, min, MIN_OVERFLOW_OPTION
         ));
     }
     Ok((
@@ -265,8 +280,8 @@ fn platform_event(pmu: &Path, name: &str, attrs: &[&str]) -> Result<Option<Event
 }
 
 /// The event a probe name names, or why it names none.
-fn resolve(name: &str) -> Result<(Event, bool, bool, u64), String> {
-    let (ev, user, kernel, attrs, count) = split_name(name)?;
+fn resolve(name: &str, min: u64) -> Result<(Event, bool, bool, u64), String> {
+    let (ev, user, kernel, attrs, count) = split_name(name, min)?;
     if let Some(&(_, config)) = SOFTWARE.iter().find(|(n, _)| *n == ev) {
         if !attrs.is_empty() {
             return Err(format!(
@@ -327,7 +342,7 @@ impl Provider for Cpc {
         if !crate::names_one_probe(pat, "cpc") || sink.has("", "", &pat.name) {
             return;
         }
-        if let Ok((event, user, kernel, count)) = resolve(&pat.name) {
+        if let Ok((event, user, kernel, count)) = resolve(&pat.name, self.min_overflow) {
             self.probes.push(CpcProbe {
                 name: pat.name.clone(),
                 event,
@@ -377,11 +392,17 @@ impl Provider for Cpc {
         Ok(())
     }
 
+    fn tune(&mut self, option: &str, value: i64) {
+        if option == MIN_OVERFLOW_OPTION {
+            self.min_overflow = u64::try_from(value).unwrap_or(MIN_OVERFLOW);
+        }
+    }
+
     fn why_not(&self, desc: &ProbeDesc) -> Option<String> {
         if !desc.is_exact() {
             return None;
         }
-        resolve(&desc.name).err()
+        resolve(&desc.name, self.min_overflow).err()
     }
 }
 
@@ -391,28 +412,28 @@ mod tests {
 
     #[test]
     fn names_resolve_to_events() {
-        let (e, user, kernel, count) = resolve("cpu_clock-all-100000").unwrap();
+        let (e, user, kernel, count) = resolve("cpu_clock-all-100000", MIN_OVERFLOW).unwrap();
         assert_eq!(
             (e.type_, e.config, user, kernel, count),
             (1, 0, true, true, 100000)
         );
-        let (e, user, kernel, _) = resolve("PAPI_tot_ins-user-10000").unwrap();
+        let (e, user, kernel, _) = resolve("PAPI_tot_ins-user-10000", MIN_OVERFLOW).unwrap();
         assert_eq!(
             (e.type_, e.config, e.hardware, user, kernel),
             (0, 1, true, true, false)
         );
-        let (e, _, _, _) = resolve("PAPI_l1_dcm-kernel-5000").unwrap();
+        let (e, _, _, _) = resolve("PAPI_l1_dcm-kernel-5000", MIN_OVERFLOW).unwrap();
         assert_eq!((e.type_, e.config), (3, 0x10000));
         assert_eq!(
-            resolve("cpu_clock-all-100").unwrap_err(),
+            resolve("cpu_clock-all-100", MIN_OVERFLOW).unwrap_err(),
             "cpc probe cpu_clock-all-100: the count 100 is below the minimum overflow count of 5000"
         );
         assert_eq!(
-            resolve("cpu_clock-both-10000").unwrap_err(),
+            resolve("cpu_clock-both-10000", MIN_OVERFLOW).unwrap_err(),
             "cpc probe cpu_clock-both-10000: mode both is not user, kernel or all"
         );
-        assert!(resolve("cpu_clock-10000").is_err());
-        assert!(resolve("cpu_clock-all-umask_0x1-10000").is_err());
+        assert!(resolve("cpu_clock-10000", MIN_OVERFLOW).is_err());
+        assert!(resolve("cpu_clock-all-umask_0x1-10000", MIN_OVERFLOW).is_err());
     }
 
     #[test]

@@ -192,6 +192,10 @@ pub trait Provider: Send {
     /// Programs for its enabled probes (into `out`).
     fn plan(&self, table: &ProbeTable, enabled: &[Enabled], out: &mut Planned) -> io::Result<()>;
 
+    /// An option was set (`-x`, `#pragma D option`): a provider with a
+    /// tunable of its own takes its value (cpc's `cpcminoverflow`).
+    fn tune(&mut self, _option: &str, _value: i64) {}
+
     /// Why the provider has no probes here, if it has none.
     fn unavailable(&self) -> Option<String> {
         None
@@ -225,6 +229,17 @@ impl Probes {
             tracefs: None,
         }
     }
+
+    /// Passes an option's value to every provider (`Provider::tune`).
+    pub fn tune(&mut self, option: &str, value: i64) {
+        for p in &mut self.providers {
+            p.tune(option, value);
+        }
+    }
+
+    /// The options providers take (`Provider::tune`): set by a pragma,
+    /// they take effect before the program's probes are matched.
+    pub const TUNABLES: &'static [&'static str] = &[cpc::MIN_OVERFLOW_OPTION];
 
     /// Registers a provider and lets it add its probes.
     pub fn register(&mut self, mut p: Box<dyn Provider>) {

@@ -137,6 +137,31 @@ const DEMOS: &[(&str, Demo)] = &[
             &big,
         )
     }),
+    ("cpcminoverflow", || {
+        // cpu_clock every 2000 ns: below the default minimum of 5000.
+        let prog =
+            "cpc:::cpu_clock-all-2000 /pid == $target/ { n = 1; } END { printf(\"%d\\n\", n); }";
+        let low = dtrace(&["-q", "-n", prog, "-c", &getpids(1000)]);
+        check(
+            text(&low.stderr).contains("below the minimum overflow count of 5000"),
+            "default: cpu_clock-all-2000 accepted",
+            &low,
+        )?;
+        let set = dtrace(&[
+            "-q",
+            "-x",
+            "cpcminoverflow=1000",
+            "-n",
+            prog,
+            "-c",
+            &getpids(1_000_000),
+        ]);
+        check(
+            text(&set.stdout).trim() == "1",
+            "cpcminoverflow=1000: cpu_clock-all-2000 refused",
+            &set,
+        )
+    }),
     ("cpu", || {
         let prog = "syscall::getpid:entry /pid == $target/ { @ = count(); }";
         // dtrace and its target run on CPU 0 (taskset).

@@ -350,6 +350,9 @@ impl Dtrace {
         if name == "defaultargs" {
             self.macros.defaultargs = self.opts.flag("defaultargs");
         }
+        if Probes::TUNABLES.contains(&name) {
+            self.probes.tune(name, self.opts.get(name));
+        }
         Ok(())
     }
 
@@ -424,6 +427,14 @@ impl Dtrace {
             _ => text.to_vec(),
         };
         self.load_libraries(&text)?;
+        // A provider's option set by a pragma rules how the program's
+        // probes are made (cpc's minimum count): set it first. A bad
+        // value is reported with the other pragmas below.
+        for name in Probes::TUNABLES {
+            if let Some(v) = dtrace_lang::pragma_value(&text, name) {
+                let _ = self.setopt(name, Some(&v));
+            }
+        }
         let mut syms = self.syms.clone();
         syms.types.strsize = self.opts.get("strsize").clamp(2, 1 << 16) as u32;
         let mut next = self.next_clause;

@@ -156,6 +156,12 @@ const OPTIONS: &[OptDef] = &[
         support: Support::Refused("the C preprocessor (-C) is not supported"),
     },
     OptDef {
+        name: "cpcminoverflow",
+        kind: OptKind::Count,
+        default: 5000,
+        support: Support::Honoured,
+    },
+    OptDef {
         name: "cpu",
         kind: OptKind::Count,
         default: -1,

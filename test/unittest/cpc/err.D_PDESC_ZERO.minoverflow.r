@@ -1,1 +1,1 @@
-dtrace: failed to compile script err.D_PDESC_ZERO.minoverflow.d: [D_PDESC_ZERO] line 2: probe description cpc:::cpu_clock-all-100 does not match any probes (cpc probe cpu_clock-all-100: the count 100 is below the minimum overflow count of 5000)
+dtrace: failed to compile script err.D_PDESC_ZERO.minoverflow.d: [D_PDESC_ZERO] line 2: probe description cpc:::cpu_clock-all-100 does not match any probes (cpc probe cpu_clock-all-100: the count 100 is below the minimum overflow count of 5000 (option cpcminoverflow))
