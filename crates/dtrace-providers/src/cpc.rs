@@ -426,8 +426,9 @@ mod tests {
         assert_eq!((e.type_, e.config), (3, 0x10000));
         assert_eq!(
             resolve("cpu_clock-all-100", MIN_OVERFLOW).unwrap_err(),
-            "cpc probe cpu_clock-all-100: the count 100 is below the minimum overflow count of 5000"
+            "cpc probe cpu_clock-all-100: the count 100 is below the minimum overflow count of 5000 (option cpcminoverflow)"
         );
+        assert!(resolve("cpu_clock-all-100", 100).is_ok());
         assert_eq!(
             resolve("cpu_clock-both-10000", MIN_OVERFLOW).unwrap_err(),
             "cpc probe cpu_clock-both-10000: mode both is not user, kernel or all"
