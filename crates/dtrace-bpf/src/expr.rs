@@ -425,16 +425,21 @@ impl ProgGen<'_, '_> {
     /// saves the registers there), and a raw tracepoint program's, whose
     /// stack the helper takes where the program calls it, after the
     /// frames of the BPF machinery, which are skipped: the program,
-    /// `bpf_trace_runN`, and the error subprogram in ERROR clauses.
+    /// `bpf_trace_runN`, and the error subprogram in ERROR clauses. An
+    /// fentry or fexit program's stack starts in the program, which its
+    /// trampoline called from the traced function (not yet checked on a
+    /// kernel that allows them).
     fn get_stack(&mut self, buf: u32, size: u32, user: bool, skip: i32) {
         self.a
             .emit(ldx(Size::DW, R1, FP, crate::codegen::stack::CTX));
         self.ptr(R2, R9, buf);
         self.a.emit(mov64_imm(R3, size as i32));
-        let machinery = if user || !self.raw {
-            0
-        } else {
-            RAW_TP_FRAMES + i32::from(self.cx.in_error)
+        let machinery = match self.plan.kind {
+            _ if user => 0,
+            ProgKind::RawTracepoint => RAW_TP_FRAMES + i32::from(self.cx.in_error),
+            // The program's own frame (a trampoline calls it).
+            ProgKind::Fentry | ProgKind::Fexit => 1 + i32::from(self.cx.in_error),
+            _ => 0,
         };
         let flags = if user { BPF_F_USER_STACK } else { 0 } | (skip + machinery);
         self.a.emit(mov64_imm(R4, flags));

@@ -19,6 +19,11 @@ pub enum ProgKind {
     RawTracepoint,
     /// A perf event program (cpu-clock for profile and tick).
     PerfEvent,
+    /// A tracing program at a kernel function's entry (fentry) or return
+    /// (fexit): its context is the function's arguments as 64-bit words,
+    /// then, at return, the return value.
+    Fentry,
+    Fexit,
 }
 
 /// How the hook's context provides the probe's arguments.

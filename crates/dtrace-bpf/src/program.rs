@@ -127,7 +127,12 @@ pub(crate) fn build(
         },
         dmap,
         dl,
-        raw: plan.kind == ProgKind::RawTracepoint,
+        // Programs that run in the context of the code they trace (not
+        // an interrupt) share the per-CPU scratch slot for that context.
+        raw: matches!(
+            plan.kind,
+            ProgKind::RawTracepoint | ProgKind::Fentry | ProgKind::Fexit
+        ),
         error_sub,
         error_used: false,
         cur_action: 0,

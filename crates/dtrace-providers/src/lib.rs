@@ -230,6 +230,22 @@ impl Probes {
         }
     }
 
+    /// Lets every provider make the probes it makes only when a
+    /// description names its provider (`NAME:::`): what listing every
+    /// probe shows.
+    pub fn provide_all(&mut self) {
+        let names: Vec<String> = self
+            .providers
+            .iter()
+            .map(|p| p.name().to_string())
+            .collect();
+        for n in names {
+            if let Ok(d) = ProbeDesc::parse(&format!("{}:::", n)) {
+                self.lookup(&d);
+            }
+        }
+    }
+
     /// Passes an option's value to every provider (`Provider::tune`).
     pub fn tune(&mut self, option: &str, value: i64) {
         for p in &mut self.providers {
@@ -404,6 +420,10 @@ pub enum Attach {
     RawTracepoint(String),
     /// A cpu-clock event on every online CPU.
     CpuClock { period_ns: u64 },
+    /// A tracing program (fentry or fexit) on the kernel function whose
+    /// vmlinux BTF FUNC id this is: given when the program is loaded,
+    /// which attaches it there.
+    Function { btf_id: u32 },
     /// A sampling counter on every online CPU (cpc).
     Counter {
         type_: u32,
@@ -518,6 +538,7 @@ pub fn attach(att: &Attach, prog: &OwnedFd, tracefs: Option<&PathBuf>) -> io::Re
             Ok(vec![ev])
         }
         Attach::RawTracepoint(name) => Ok(vec![dtrace_sys::bpf::raw_tracepoint_open(name, prog)?]),
+        Attach::Function { .. } => Ok(vec![dtrace_sys::bpf::tracing_attach(prog)?]),
         Attach::Counter {
             type_,
             config,

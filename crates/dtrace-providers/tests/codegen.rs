@@ -40,8 +40,23 @@ const SYSCALLS: &[(&str, u32)] = &[
     ("getppid", 110),
 ];
 
+/// The table also has fbt probes of one kernel function, `long
+/// vfs_fsync(struct file *, int)` (BTF id 777), as fbt offers them where
+/// the kernel allows fentry.
 fn probes() -> Probes {
-    Probes::with_syscalls(SYSCALLS)
+    let mut p = Probes::with_syscalls(SYSCALLS);
+    p.register(Box::new(dtrace_providers::fbt::Fbt::with_funcs(vec![
+        dtrace_providers::fbt::FbtFunc {
+            name: "vfs_fsync".into(),
+            btf_id: 777,
+            params: vec![
+                dtrace_providers::ArgDesc::new("struct file *", "file"),
+                dtrace_providers::ArgDesc::new("int", "datasync"),
+            ],
+            ret: Some("long".into()),
+        },
+    ])));
+    p
 }
 
 /// A kernel of two variables, as kallsyms and BTF describe them on a
@@ -173,6 +188,7 @@ fn text_of(planned: &Planned, gen: &Generated) -> String {
             Attach::TestRun => "test run".to_string(),
             Attach::Tracepoint { system, event } => format!("tracepoint {}/{}", system, event),
             Attach::RawTracepoint(name) => format!("raw tracepoint {}", name),
+            Attach::Function { btf_id } => format!("kernel function (BTF id {})", btf_id),
             Attach::CpuClock { period_ns } => format!("cpu-clock every {}ns", period_ns),
             Attach::Counter {
                 type_,

@@ -70,6 +70,11 @@ pub enum ProgType {
     Tracing = 26,
 }
 
+/// Expected attach types of tracing programs: at a kernel function's
+/// entry (fentry) and at its return (fexit).
+pub const BPF_TRACE_FENTRY: u32 = 24;
+pub const BPF_TRACE_FEXIT: u32 = 25;
+
 /// Map flag: the map is read-only from BPF programs.
 pub const BPF_F_RDONLY_PROG: u32 = 1 << 7;
 /// Map flag: do not preallocate hash map elements.
@@ -122,6 +127,16 @@ struct ProgLoadAttr {
     prog_name: [u8; OBJ_NAME_LEN],
     prog_ifindex: u32,
     expected_attach_type: u32,
+    prog_btf_fd: u32,
+    func_info_rec_size: u32,
+    func_info: u64,
+    func_info_cnt: u32,
+    line_info_rec_size: u32,
+    line_info: u64,
+    line_info_cnt: u32,
+    /// The kernel function (its vmlinux BTF FUNC id) a tracing program
+    /// attaches to.
+    attach_btf_id: u32,
 }
 
 #[repr(C)]
@@ -311,6 +326,18 @@ pub fn prog_load(
     name: &str,
     expected_attach_type: u32,
 ) -> Result<OwnedFd, LoadError> {
+    prog_load_btf(prog_type, insns, name, expected_attach_type, 0)
+}
+
+/// As [`prog_load`], for a program that names its kernel hook by BTF id
+/// (a tracing program's function, `attach_btf_id`).
+pub fn prog_load_btf(
+    prog_type: ProgType,
+    insns: &[u8],
+    name: &str,
+    expected_attach_type: u32,
+    attach_btf_id: u32,
+) -> Result<OwnedFd, LoadError> {
     let insn_cnt = match u32::try_from(insns.len() / 8) {
         Ok(n) if insns.len().is_multiple_of(8) && n > 0 => n,
         _ => {
@@ -334,6 +361,7 @@ pub fn prog_load(
         license: license.as_ptr() as u64,
         prog_name: obj_name(name),
         expected_attach_type,
+        attach_btf_id,
         ..Default::default()
     };
     match sys_bpf(BPF_PROG_LOAD, &mut attr) {
@@ -372,6 +400,19 @@ pub fn raw_tracepoint_open(name: &str, prog: &OwnedFd) -> io::Result<OwnedFd> {
     })?;
     let mut attr = RawTracepointAttr {
         name: cname.as_ptr() as u64,
+        prog_fd: prog.as_raw_fd() as u32,
+        ..Default::default()
+    };
+    sys_bpf(BPF_RAW_TRACEPOINT_OPEN, &mut attr).map(fd_result)
+}
+
+/// Attaches a tracing program (fentry, fexit) to the function it was
+/// loaded for; the returned fd is the attachment (a link).
+pub fn tracing_attach(prog: &OwnedFd) -> io::Result<OwnedFd> {
+    // With no name, BPF_RAW_TRACEPOINT_OPEN attaches a tracing program
+    // at its own attach_btf_id.
+    let mut attr = RawTracepointAttr {
+        name: 0,
         prog_fd: prog.as_raw_fd() as u32,
         ..Default::default()
     };

@@ -768,6 +768,63 @@ impl Btf {
         self.get(id).map_or("", |t| self.str(t.name))
     }
 
+    /// Type `id` as C writes it in a declaration without a name (`struct
+    /// file *`, `const char *`, `unsigned int`, `size_t`), for a type a D
+    /// program can name again: None for an array, a function, an
+    /// anonymous struct, union or enum, or an unknown id. A pointer to a
+    /// function is a `void *`; a qualifier on a pointer itself is
+    /// dropped.
+    pub fn c_type_name(&self, id: TypeId) -> Option<String> {
+        self.c_type_name_at(id, 0)
+    }
+
+    fn c_type_name_at(&self, id: TypeId, depth: u32) -> Option<String> {
+        if depth > 16 {
+            return None;
+        }
+        let t = self.get(id)?;
+        let name = self.str(t.name);
+        let named = |tag: &str| {
+            (!name.is_empty()).then(|| match tag {
+                "" => name.to_string(),
+                tag => format!("{} {}", tag, name),
+            })
+        };
+        let qualified = |q: &str, to: TypeId| {
+            let inner = self.c_type_name_at(to, depth + 1)?;
+            Some(if inner.ends_with('*') {
+                inner
+            } else {
+                format!("{} {}", q, inner)
+            })
+        };
+        match &t.data {
+            TypeData::Void => Some("void".to_string()),
+            TypeData::Int { .. } | TypeData::Float { .. } | TypeData::Typedef(_) => named(""),
+            TypeData::Struct { .. } | TypeData::Fwd { union: false } => named("struct"),
+            TypeData::Union { .. } | TypeData::Fwd { union: true } => named("union"),
+            TypeData::Enum { .. } => named("enum"),
+            TypeData::Ptr(to) => {
+                if matches!(
+                    self.get(*to).map(|t| &t.data),
+                    Some(TypeData::FuncProto { .. })
+                ) {
+                    return Some("void *".to_string());
+                }
+                let inner = self.c_type_name_at(*to, depth + 1)?;
+                Some(if inner.ends_with('*') {
+                    format!("{}*", inner)
+                } else {
+                    format!("{} *", inner)
+                })
+            }
+            TypeData::Const(to) => qualified("const", *to),
+            TypeData::Volatile(to) => qualified("volatile", *to),
+            TypeData::Restrict(to) | TypeData::TypeTag(to) => self.c_type_name_at(*to, depth + 1),
+            _ => None,
+        }
+    }
+
     /// One more than the largest valid type id (of the combined space for
     /// split BTF): the first id a BTF split over this one would use.
     pub fn type_count(&self) -> u32 {

@@ -47,6 +47,8 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
     let mut failures = Vec::new();
     let mut status = E_SUCCESS;
     if cmd.specs.is_empty() {
+        // Every provider's probes, those made on first need (fbt) too.
+        dt.provide_all();
         ids = dt.probes().iter().map(|p| p.id).collect();
     }
     let _ = dt.setopt("zdefs", None);
@@ -138,10 +140,19 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
         return E_ERROR;
     }
     for d in failures {
-        note!(
-            "dtrace: failed to match {}: No probe matches description",
-            d
-        );
+        // A provider that can tell why it has no such probe says so
+        // (fbt on a kernel that refuses function tracing).
+        match dt.probes().why_not(&d) {
+            Some(why) => note!(
+                "dtrace: failed to match {}: No probe matches description ({})",
+                d,
+                why
+            ),
+            None => note!(
+                "dtrace: failed to match {}: No probe matches description",
+                d
+            ),
+        }
         status = E_ERROR;
     }
     let _ = SpecKind::Name;

@@ -685,6 +685,59 @@ fn kernel_variables_are_read_or_refused_with_the_reason() {
     assert_eq!(text(&o.stdout).trim_end(), "1", "{}", text(&o.stderr));
 }
 
+/// fbt: where the kernel loads fentry programs, `vfs_read` is listed with
+/// its BTF-typed arguments and traced at entry and return; where it
+/// refuses them (this project's machines), every way of naming an fbt
+/// probe says so, and a plain listing has no fbt probes. The machine's
+/// kernel decides which is checked.
+fn fbt_traces_or_says_why() {
+    let _g = serial();
+    let listed = run(&["-lv", "-n", "fbt::vfs_read:entry"]);
+    if listed.status.success() {
+        let out = text(&listed.stdout);
+        assert!(out.contains("fbt") && out.contains("vfs_read"), "{}", out);
+        assert!(out.contains("args[0]: struct file *"), "{}", out);
+        let before = ours();
+        let o = run(&[
+            "-qn",
+            "fbt::vfs_read:entry /pid == $target/ { n++; } \
+             fbt::vfs_read:return /pid == $target && arg1 > 0/ { r++; } \
+             END { printf(\"%d %d\\n\", n > 0, r > 0); }",
+            "-c",
+            "cat /etc/hostname",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        assert!(text(&o.stdout).ends_with("1 1\n\n"), "{}", text(&o.stdout));
+        assert_released(before, "fbt");
+        return;
+    }
+    let why = "the kernel does not allow function tracing: fentry programs are refused (";
+    assert!(
+        text(&listed.stderr).starts_with(&format!(
+            "dtrace: failed to match fbt::vfs_read:entry: No probe matches description ({}",
+            why
+        )),
+        "{}",
+        text(&listed.stderr)
+    );
+    let o = run(&["-n", "fbt:::entry { @[probefunc] = count(); }"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains(&format!(
+            "probe description fbt:::entry does not match any probes ({}",
+            why
+        )),
+        "{}",
+        text(&o.stderr)
+    );
+    let all = run(&["-l"]);
+    assert_eq!(all.status.code(), Some(0));
+    assert!(
+        !text(&all.stdout).lines().any(|l| l.contains(" fbt ")),
+        "fbt probes listed"
+    );
+}
+
 /// A library that does not compile is named in the error; a library
 /// directory that does not exist is passed over, as DTrace does.
 fn library_errors_name_the_library() {
@@ -802,6 +855,7 @@ fn main() {
         kernel_types_are_read_only_when_named: true,
         kernel_variables_are_read_or_refused_with_the_reason: true,
         records_larger_than_the_buffer_are_refused: true,
+        fbt_traces_or_says_why: true,
     ];
     let trials = tests
         .iter()

@@ -387,6 +387,12 @@ impl Dtrace {
 
     /// Probes matching a description (for listing), creating on-demand
     /// probes it names.
+    /// Makes every provider's probes that are made only on first need
+    /// (fbt's), so that they are listed.
+    pub fn provide_all(&mut self) {
+        self.probes.provide_all();
+    }
+
     pub fn match_probes(&mut self, desc: &ProbeDesc) -> Vec<u32> {
         self.probes.lookup(desc)
     }

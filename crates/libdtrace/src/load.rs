@@ -222,6 +222,13 @@ pub(crate) fn start_with(
             ProgKind::Tracepoint => ProgType::Tracepoint,
             ProgKind::RawTracepoint => ProgType::RawTracepoint,
             ProgKind::PerfEvent => ProgType::PerfEvent,
+            ProgKind::Fentry | ProgKind::Fexit => ProgType::Tracing,
+        };
+        // A tracing program names its function when it is loaded.
+        let (attach_type, btf_id) = match (&pp.attach, pp.plan.kind) {
+            (Attach::Function { btf_id }, ProgKind::Fentry) => (bpf::BPF_TRACE_FENTRY, *btf_id),
+            (Attach::Function { btf_id }, _) => (bpf::BPF_TRACE_FEXIT, *btf_id),
+            _ => (0, 0),
         };
         // DTRACE_DEBUG=disasm shows every program as it is loaded.
         if std::env::var("DTRACE_DEBUG").is_ok_and(|v| v == "disasm") {
@@ -232,7 +239,7 @@ pub(crate) fn start_with(
                 p.code.disassemble()
             );
         }
-        let fd = bpf::prog_load(ty, &bytes, &pp.plan.name, 0)
+        let fd = bpf::prog_load_btf(ty, &bytes, &pp.plan.name, attach_type, btf_id)
             .map_err(|e| load_error(&e, &pp.plan, ty, || p.code.disassemble()))?;
         match (&pp.attach, pp.plan.phase) {
             (Attach::TestRun, Phase::Begin) => begin = Some(fd),

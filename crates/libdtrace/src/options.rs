@@ -150,16 +150,16 @@ const OPTIONS: &[OptDef] = &[
         support: Support::Refused("speculations are not supported"),
     },
     OptDef {
-        name: "cpp",
-        kind: OptKind::Bool,
-        default: 0,
-        support: Support::Refused("the C preprocessor (-C) is not supported"),
-    },
-    OptDef {
         name: "cpcminoverflow",
         kind: OptKind::Count,
         default: 5000,
         support: Support::Honoured,
+    },
+    OptDef {
+        name: "cpp",
+        kind: OptKind::Bool,
+        default: 0,
+        support: Support::Refused("the C preprocessor (-C) is not supported"),
     },
     OptDef {
         name: "cpu",

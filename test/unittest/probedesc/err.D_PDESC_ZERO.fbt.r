@@ -1,1 +1,1 @@
-dtrace: failed to compile script err.D_PDESC_ZERO.fbt.d: [D_PDESC_ZERO] line 5: probe description fbt::vfs_read:entry does not match any probes (the kernel does not allow function tracing: no kprobes, CONFIG_KPROBES is off)
+dtrace: failed to compile script err.D_PDESC_ZERO.fbt.d: [D_PDESC_ZERO] line 6: probe description fbt::vfs_read:entry does not match any probes (the kernel does not allow function tracing: fentry programs are refused (Operation not permitted), and there are no kprobes (CONFIG_KPROBES is off))

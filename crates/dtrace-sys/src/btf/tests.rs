@@ -918,3 +918,28 @@ fn real_kernel_enums_funcs_and_percpu_vars() {
         None
     );
 }
+
+#[test]
+fn types_are_named_as_c_writes_them() {
+    let (blob, ids) = every_kind();
+    let btf = Btf::parse(&blob).unwrap();
+    let name = |k: &str| btf.c_type_name(ids[k]);
+    assert_eq!(name("int").as_deref(), Some("int"));
+    assert_eq!(name("pid_t").as_deref(), Some("pid_t"));
+    assert_eq!(name("const").as_deref(), Some("const pid_t"));
+    assert_eq!(name("volatile").as_deref(), Some("volatile const pid_t"));
+    assert_eq!(name("tag").as_deref(), Some("volatile const pid_t"));
+    assert_eq!(name("ptr").as_deref(), Some("void *"));
+    assert_eq!(name("task").as_deref(), Some("struct task"));
+    assert_eq!(
+        btf.c_type_name(ids["task"] + 2).as_deref(),
+        Some("struct task *")
+    );
+    assert_eq!(name("fwd_u").as_deref(), Some("union uopaque"));
+    assert_eq!(name("state").as_deref(), Some("enum state"));
+    // Arrays, anonymous unions and functions cannot be named again.
+    assert_eq!(name("char[16]"), None);
+    assert_eq!(name("union"), None);
+    assert_eq!(name("proto"), None);
+    assert_eq!(btf.c_type_name(9999), None);
+}
