@@ -45,17 +45,27 @@ pub enum ArgContext {
     /// A tracepoint's record: each argument one of its fields.
     Tracepoint(Vec<TpArg>),
     /// A raw tracepoint (ctx: the hook's arguments as 64-bit words): each
-    /// argument the word of this index (0 for an index past 11); the
+    /// argument a hook word or a constant; the
     /// probe fires only if every guard holds. With `task`, the probe
     /// fires on behalf of the task that hook word points to (sched's
     /// on-cpu, at the switch, for the incoming thread): `curthread`,
     /// `pid`, `tid`, `ppid`, `uid`, `gid`, `execname`, `vtimestamp` and
     /// `self->` variables are that task's.
     RawArgs {
-        words: Vec<u8>,
+        words: Vec<RawWord>,
         guards: Vec<Guard>,
         task: Option<u8>,
     },
+}
+
+/// Where a raw tracepoint probe's argument comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RawWord {
+    /// The hook's argument word of this index (0 for an index past 11).
+    Hook(u8),
+    /// A constant (sysinfo's increment of 1; 0 where the hook does not
+    /// have the argument).
+    Const(i64),
 }
 
 /// A condition on a raw tracepoint's argument word: `word & mask`

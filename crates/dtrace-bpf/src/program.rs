@@ -400,10 +400,12 @@ impl ProgGen<'_, '_> {
             ArgContext::Tracepoint(fields) => self.load_tp_args(fields),
             ArgContext::RawArgs { words, .. } => {
                 for (i, &w) in words.iter().take(10).enumerate() {
-                    if w < 12 {
-                        self.a.emit(ldx(Size::DW, R1, R6, 8 * i16::from(w)));
-                    } else {
-                        self.a.emit(mov64_imm(R1, 0));
+                    match w {
+                        RawWord::Hook(w) if w < 12 => {
+                            self.a.emit(ldx(Size::DW, R1, R6, 8 * i16::from(w)));
+                        }
+                        RawWord::Hook(_) => self.a.emit(mov64_imm(R1, 0)),
+                        RawWord::Const(v) => crate::codegen::load_imm(&mut self.a, R1, v),
                     }
                     self.store_arg(i as u32, R1);
                 }

@@ -22,11 +22,10 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use dtrace_bpf::insn::{exit, mov64_imm, R0};
-use dtrace_bpf::plan::{ArgContext, Phase, ProgKind};
+use dtrace_bpf::plan::{ArgContext, Phase, ProgKind, RawWord};
 use dtrace_lang::pdesc::{field_matches, ProbeDesc};
 use dtrace_sys::btf::{Btf, TypeData};
 
-use crate::table::NONE;
 use crate::{
     single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink, ProbeTable,
     Provider,
@@ -242,9 +241,17 @@ impl Provider for Fbt {
             let ret = e.local % 2 == 1;
             // fexit's context is the arguments, then the return value.
             let (kind, words, end) = if ret {
-                (ProgKind::Fexit, vec![NONE, n], "return")
+                (
+                    ProgKind::Fexit,
+                    vec![RawWord::Const(0), RawWord::Hook(n)],
+                    "return",
+                )
             } else {
-                (ProgKind::Fentry, (0..n).collect(), "entry")
+                (
+                    ProgKind::Fentry,
+                    (0..n).map(RawWord::Hook).collect(),
+                    "entry",
+                )
             };
             out.programs.push(PlannedProgram {
                 plan: single(

@@ -8,15 +8,18 @@
 //! ```text
 //! provider NAME
 //! attributes NAMES DATA CLASS NAMES DATA CLASS   (probes, then arguments)
-//! probe NAME HOOK                               (HOOK: a raw tracepoint)
+//! probe NAME HOOK [HOOK ...]                    (HOOK: a raw tracepoint)
 //! when @WORD [& MASK] | unless @WORD [& MASK]   (fires only if nonzero | zero)
 //! when @WORD == VALUE | unless @WORD == VALUE   (fires only if equal | not)
 //! arg NATIVE-TYPE @WORD [-> TRANSLATED-TYPE]    (args[N], in order)
+//! arg NATIVE-TYPE =VALUE                        (a constant argument)
 //! task @WORD                                    (fires on behalf of that task)
 //! ```
 //!
-//! `@WORD` is the index of the hook's argument (its `TP_PROTO`) the
-//! argument is (`@none`: 0); with `-> T`, `args[N]` is that value through the D
+//! A probe with several hooks fires on each of them (they must take
+//! the same arguments). `@WORD` is the index of the hook's argument (its
+//! `TP_PROTO`) the argument is (`@none`: 0); `=VALUE` a constant (sysinfo's
+//! increment of 1); with `-> T`, `args[N]` is that value through the D
 //! library's translator to `T` (`psinfo_t *` from `struct task_struct
 //! *`). With `task @WORD` the probe fires on behalf of the task that
 //! hook argument points to: `curthread`, `pid`, `tid`, `execname`,
@@ -26,7 +29,7 @@
 
 use std::io;
 
-use dtrace_bpf::plan::{ArgContext, Guard, Phase, ProgKind};
+use dtrace_bpf::plan::{ArgContext, Guard, Phase, ProgKind, RawWord};
 
 use crate::{
     single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink, ProbeTable,
@@ -38,16 +41,18 @@ pub const TABLES: &[(&str, &str)] = &[
     ("io.tp", include_str!("../providers/io.tp")),
     ("proc.tp", include_str!("../providers/proc.tp")),
     ("sched.tp", include_str!("../providers/sched.tp")),
+    ("sysinfo.tp", include_str!("../providers/sysinfo.tp")),
     ("tcp.tp", include_str!("../providers/tcp.tp")),
+    ("vminfo.tp", include_str!("../providers/vminfo.tp")),
 ];
 
-/// A probe: its name, the raw tracepoint it fires on, its arguments
-/// (description and the hook argument each is).
+/// A probe: its name, the raw tracepoints it fires on, its arguments
+/// (description and where each comes from).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableProbe {
     pub name: String,
-    pub hook: String,
-    pub args: Vec<(ArgDesc, u8)>,
+    pub hooks: Vec<String>,
+    pub args: Vec<(ArgDesc, RawWord)>,
     pub guards: Vec<Guard>,
     /// The hook argument the probe's task is, if not the current one.
     pub task: Option<u8>,
@@ -107,12 +112,14 @@ impl TableProvider {
                 }
                 "probe" => {
                     let mut w = rest.split_whitespace();
-                    let (Some(name), Some(hook), None) = (w.next(), w.next(), w.next()) else {
-                        return Err(bad("probe NAME HOOK"));
+                    let name = w.next();
+                    let hooks: Vec<String> = w.map(str::to_string).collect();
+                    let (Some(name), false) = (name, hooks.is_empty()) else {
+                        return Err(bad("probe NAME HOOK [HOOK ...]"));
                     };
                     p.probes.push(TableProbe {
                         name: name.to_string(),
-                        hook: hook.to_string(),
+                        hooks,
                         args: Vec::new(),
                         guards: Vec::new(),
                         task: None,
@@ -169,11 +176,22 @@ impl TableProvider {
                         Some((d, x)) => (d.trim(), Some(x.trim().to_string())),
                         None => (rest, None),
                     };
-                    let (native, at) = decl
-                        .rsplit_once('@')
-                        .ok_or_else(|| bad("arg TYPE @WORD [-> TYPE]"))?;
-                    let word = hook_word(&format!("@{}", at))
-                        .ok_or_else(|| bad("@WORD: a hook argument from 0 to 11"))?;
+                    let (native, word) = if let Some((native, v)) = decl.rsplit_once('=') {
+                        let v: i64 = v.trim().parse().map_err(|_| bad("=VALUE: an integer"))?;
+                        (native, RawWord::Const(v))
+                    } else {
+                        let (native, at) = decl
+                            .rsplit_once('@')
+                            .ok_or_else(|| bad("arg TYPE @WORD|=VALUE [-> TYPE]"))?;
+                        let w = hook_word(&format!("@{}", at))
+                            .ok_or_else(|| bad("@WORD: a hook argument from 0 to 11"))?;
+                        let w = if w == NONE {
+                            RawWord::Const(0)
+                        } else {
+                            RawWord::Hook(w)
+                        };
+                        (native, w)
+                    };
                     let probe = p
                         .probes
                         .last_mut()
@@ -230,21 +248,24 @@ impl Provider for TableProvider {
             let Some(p) = self.probes.get(e.local as usize) else {
                 continue;
             };
-            out.programs.push(PlannedProgram {
-                plan: single(
-                    &format!("dt_{}_{}", self.name, p.name.replace('-', "_")),
-                    ProgKind::RawTracepoint,
-                    ArgContext::RawArgs {
-                        words: p.args.iter().map(|(_, w)| *w).collect(),
-                        guards: p.guards.clone(),
-                        task: p.task,
-                    },
-                    Phase::Normal,
-                    e.enabling(table, 0),
-                    None,
-                ),
-                attach: Attach::RawTracepoint(p.hook.clone()),
-            });
+            // A program on each hook, serving the probe alike.
+            for hook in &p.hooks {
+                out.programs.push(PlannedProgram {
+                    plan: single(
+                        &format!("dt_{}_{}", self.name, p.name.replace('-', "_")),
+                        ProgKind::RawTracepoint,
+                        ArgContext::RawArgs {
+                            words: p.args.iter().map(|(_, w)| *w).collect(),
+                            guards: p.guards.clone(),
+                            task: p.task,
+                        },
+                        Phase::Normal,
+                        e.enabling(table, 0),
+                        None,
+                    ),
+                    attach: Attach::RawTracepoint(hook.clone()),
+                });
+            }
         }
         Ok(())
     }
@@ -274,7 +295,15 @@ mod tests {
         let a = &p.probes[0].args;
         assert_eq!(a[0].0.native, "struct task_struct *");
         assert_eq!(a[0].0.xlate.as_deref(), Some("psinfo_t *"));
-        assert_eq!((a[0].1, a[1].1), (1, 0));
+        assert_eq!((a[0].1, a[1].1), (RawWord::Hook(1), RawWord::Hook(0)));
+        let p = TableProvider::parse(
+            "t",
+            "provider t\nprobe two h1 h2\narg uint64_t =1\narg int @none\n",
+        )
+        .unwrap();
+        assert_eq!(p.probes[0].hooks, ["h1", "h2"]);
+        let a = &p.probes[0].args;
+        assert_eq!((a[0].1, a[1].1), (RawWord::Const(1), RawWord::Const(0)));
         let p = TableProvider::parse(
             "t",
             "provider t\nprobe x h\nwhen @1 & 0x10000\nunless @2\nwhen @0 == 3\n",
@@ -299,7 +328,11 @@ mod tests {
         assert_eq!(p.probes[0].task, Some(2));
         for (text, want) in [
             ("provider t\narg int @0\n", "t:2: arg before any probe"),
-            ("provider t\nprobe x\n", "t:2: probe NAME HOOK"),
+            ("provider t\nprobe x\n", "t:2: probe NAME HOOK [HOOK ...]"),
+            (
+                "provider t\nprobe x h\narg int =y\n",
+                "t:3: =VALUE: an integer",
+            ),
             (
                 "provider t\nprobe x h\narg int @12\n",
                 "t:3: @WORD: a hook argument from 0 to 11",

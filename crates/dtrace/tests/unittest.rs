@@ -43,7 +43,8 @@
 //! PATH` writes 64 KiB to a new file, syncs
 //! it and removes it, `spawn CMD ARGS` runs a child command and waits
 //! for it, `signal` has a child `kill` send SIGUSR1 to a child `sleep`,
-//! `comm HEX` sets the process's name (its
+//! `fault` makes a page fault, a protection fault and a fault in the
+//! kernel on fresh memory, `comm HEX` sets the process's name (its
 //! `task_struct` `comm`, up to 15 bytes given in hex: bytes a test reads
 //! back as floats or structs) and then makes one getppid call.
 //!
@@ -430,7 +431,7 @@ fn self_tests() -> Vec<Trial> {
 
 const TRIGGER_ARG: &str = "--dtrace-test-trigger";
 const TRIGGERS: &[&str] = &[
-    "getpid", "open", "read", "exit", "comm", "spawn", "signal", "fsync", "threads", "tcp",
+    "getpid", "open", "read", "exit", "comm", "spawn", "signal", "fsync", "threads", "tcp", "fault",
 ];
 
 /// Trigger mode: make the events a test asked for, then exit.
@@ -491,6 +492,24 @@ fn trigger(args: &[String]) -> i32 {
             let c = TcpStream::connect(("127.0.0.1", port));
             let a = l.accept();
             i32::from(c.is_err() || a.is_err())
+        }
+        (Some("fault"), None) => {
+            // Fresh anonymous memory (calloc maps it untouched): reading a
+            // page maps the shared zero page, so writing it then is a
+            // fault on a present page (a protection fault); read(2) into
+            // another untouched page faults in the kernel.
+            let mut v = vec![0u8; 8 << 20];
+            let at = 1 << 20;
+            // black_box keeps both accesses, in this order.
+            let seen = std::hint::black_box(&v)[at];
+            std::hint::black_box(&mut v)[at] = seen.wrapping_add(1);
+            std::hint::black_box(&v);
+            use std::io::Read;
+            let into = 5 << 20;
+            match std::fs::File::open("/proc/self/stat") {
+                Ok(mut f) => i32::from(f.read(&mut v[into..into + 4096]).is_err()),
+                Err(_) => 1,
+            }
         }
         (Some("threads"), n) => {
             // N threads started and joined.

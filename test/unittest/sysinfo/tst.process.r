@@ -1,0 +1,4 @@
+fork 1
+nthreads 1
+sysexec 1
+

@@ -1,0 +1,2 @@
+nthreads 3
+

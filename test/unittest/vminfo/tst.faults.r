@@ -1,0 +1,4 @@
+as_fault
+kernel_asflt
+prot_fault
+
