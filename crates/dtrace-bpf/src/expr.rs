@@ -399,7 +399,7 @@ impl ProgGen<'_, '_> {
             Builtin::Vtimestamp => {
                 let off = self.g.inp.opts.task.sum_exec_runtime;
                 let off = off.ok_or_else(|| Self::no_task_btf("vtimestamp"))?;
-                self.read_task_field(off, 8)?;
+                self.read_task_field(off, 8);
                 self.a.emit(ldx(Size::DW, R0, R9, scratch::TMP as i16));
             }
             Builtin::Execname
@@ -476,10 +476,9 @@ impl ProgGen<'_, '_> {
 
     /// Reads `size` bytes at `task + off` (the probe's task) into
     /// scratch::TMP, which is zero where the read fails.
-    fn read_task_field(&mut self, off: u32, size: i32) -> R<()> {
+    fn read_task_field(&mut self, off: u32, size: i32) {
         self.current_task();
         self.read_at_r0(off, size);
-        Ok(())
     }
 
     /// Reads `size` bytes at `r0 + off` into scratch::TMP (zeroed first).

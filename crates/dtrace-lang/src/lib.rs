@@ -206,6 +206,9 @@ mod tests {
 
     use crate::error::Tag;
 
+    use crate::ir::{CKind, CStmt};
+    use crate::types::Type;
+
     #[test]
     fn pragma_values_are_found_before_compiling() {
         let src = b"#pragma D option quiet\n  #pragma D option cpcminoverflow=10\n#pragma D option cpcminoverflow=1000\nBEGIN {}\n";
@@ -217,8 +220,6 @@ mod tests {
         assert!(super::pragma_sets(src, "quiet"));
         assert!(!super::pragma_sets(src, "cpcmin"));
     }
-    use crate::ir::{CKind, CStmt};
-    use crate::types::Type;
 
     /// The constants `trace()` is given, in order, for a BEGIN clause.
     fn traced(src: &[u8], args: &[&[u8]]) -> Vec<(CKind, Type)> {

@@ -385,14 +385,14 @@ impl Dtrace {
         &self.probes
     }
 
-    /// Probes matching a description (for listing), creating on-demand
-    /// probes it names.
     /// Makes every provider's probes that are made only on first need
     /// (fbt's), so that they are listed.
     pub fn provide_all(&mut self) {
         self.probes.provide_all();
     }
 
+    /// Probes matching a description (for listing), creating on-demand
+    /// probes it names.
     pub fn match_probes(&mut self, desc: &ProbeDesc) -> Vec<u32> {
         self.probes.lookup(desc)
     }
