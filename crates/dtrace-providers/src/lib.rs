@@ -53,6 +53,9 @@ pub struct ArgDesc {
     /// The type `args[N]` has through a D library translator, if any
     /// (`psinfo_t *` for a `struct task_struct *`).
     pub xlate: Option<String>,
+    /// The D library's one-parameter inline that computes the argument
+    /// (of type `native`) from the probe's raw value, if any.
+    pub via: Option<String>,
 }
 
 impl ArgDesc {
@@ -62,6 +65,7 @@ impl ArgDesc {
             name: name.into(),
             user: false,
             xlate: None,
+            via: None,
         }
     }
 
@@ -378,9 +382,10 @@ impl Probes {
         Some(
             self.read_args(id)?
                 .into_iter()
-                .map(|a| match a.xlate {
-                    Some(x) => ProbeArg::translated(a.native, x),
-                    None => ProbeArg::new(a.native, a.user),
+                .map(|a| match (a.xlate, a.via) {
+                    (Some(x), _) => ProbeArg::translated(a.native, x),
+                    (None, Some(f)) => ProbeArg::computed(a.native, f),
+                    (None, None) => ProbeArg::new(a.native, a.user),
                 })
                 .collect(),
         )

@@ -12,6 +12,7 @@
 //! when @WORD [& MASK] | unless @WORD [& MASK]   (fires only if nonzero | zero)
 //! when @WORD == VALUE | unless @WORD == VALUE   (fires only if equal | not)
 //! arg NATIVE-TYPE @WORD [-> TRANSLATED-TYPE]    (args[N], in order)
+//! arg NATIVE-TYPE @WORD via INLINE              (computed by a D inline)
 //! arg NATIVE-TYPE =VALUE                        (a constant argument)
 //! task @WORD                                    (fires on behalf of that task)
 //! ```
@@ -21,7 +22,9 @@
 //! `TP_PROTO`) the argument is (`@none`: 0); `=VALUE` a constant (sysinfo's
 //! increment of 1); with `-> T`, `args[N]` is that value through the D
 //! library's translator to `T` (`psinfo_t *` from `struct task_struct
-//! *`). With `task @WORD` the probe fires on behalf of the task that
+//! *`). With `via INLINE`, `args[N]` is `INLINE[value]`, a one-parameter
+//! inline of the D library (proc's `exit` reason from the exiting task);
+//! `argN` stays the raw value. With `task @WORD` the probe fires on behalf of the task that
 //! hook argument points to: `curthread`, `pid`, `tid`, `execname`,
 //! `self->` variables and the rest are that task's (sched's `on-cpu`
 //! fires at `sched_switch` for the incoming thread). Probes are
@@ -172,10 +175,17 @@ impl TableProvider {
                     probe.task = Some(word);
                 }
                 "arg" => {
+                    let (rest, via) = match rest.split_once(" via ") {
+                        Some((d, f)) => (d.trim(), Some(f.trim().to_string())),
+                        None => (rest, None),
+                    };
                     let (decl, xlate) = match rest.split_once("->") {
                         Some((d, x)) => (d.trim(), Some(x.trim().to_string())),
                         None => (rest, None),
                     };
+                    if via.is_some() && xlate.is_some() {
+                        return Err(bad("arg: -> TYPE or via INLINE, not both"));
+                    }
                     let (native, word) = if let Some((native, v)) = decl.rsplit_once('=') {
                         let v: i64 = v.trim().parse().map_err(|_| bad("=VALUE: an integer"))?;
                         (native, RawWord::Const(v))
@@ -198,6 +208,7 @@ impl TableProvider {
                         .ok_or_else(|| bad("arg before any probe"))?;
                     let mut a = ArgDesc::new(native.trim(), "");
                     a.xlate = xlate;
+                    a.via = via;
                     probe.args.push((a, word));
                 }
                 _ => return Err(bad(&format!("unknown line: {}", line))),
@@ -326,6 +337,12 @@ mod tests {
         assert_eq!(p.probes[0].task, None);
         let p = TableProvider::parse("t", "provider t\nprobe on h\ntask @2\n").unwrap();
         assert_eq!(p.probes[0].task, Some(2));
+        let p = TableProvider::parse("t", "provider t\nprobe x h\narg int @0 via why\n").unwrap();
+        let a = &p.probes[0].args[0];
+        assert_eq!(
+            (a.0.native.as_str(), a.0.via.as_deref()),
+            ("int", Some("why"))
+        );
         for (text, want) in [
             ("provider t\narg int @0\n", "t:2: arg before any probe"),
             ("provider t\nprobe x\n", "t:2: probe NAME HOOK [HOOK ...]"),
@@ -338,6 +355,10 @@ mod tests {
                 "t:3: @WORD: a hook argument from 0 to 11",
             ),
             ("provider t\nbogus\n", "t:2: unknown line: bogus"),
+            (
+                "provider t\nprobe x h\narg int @0 -> a via b\n",
+                "t:3: arg: -> TYPE or via INLINE, not both",
+            ),
             ("provider t\ntask @2\n", "t:2: task before any probe"),
             (
                 "provider t\nprobe x h\ntask @none\n",

@@ -206,3 +206,20 @@ translator lwpsinfo_t < struct task_struct *T > {
 
 inline psinfo_t *curpsinfo = xlate<psinfo_t *>(curthread);
 inline lwpsinfo_t *curlwpsinfo = xlate<lwpsinfo_t *>(curthread);
+
+/*
+ * How a child ended, as waitid(2) reports it in si_code: proc:::exit's
+ * args[0]. The kernel keeps a task's wait status in exit_code: the
+ * signal that killed it in the low seven bits, 0x80 if it dumped core,
+ * the exit status above them.
+ */
+inline int CLD_EXITED = 1;
+inline int CLD_KILLED = 2;
+inline int CLD_DUMPED = 3;
+inline int CLD_TRAPPED = 4;
+inline int CLD_STOPPED = 5;
+inline int CLD_CONTINUED = 6;
+
+inline int __proc_exit_reason[struct task_struct *T] =
+    (T->exit_code & 0x7f) == 0 ? CLD_EXITED :
+    (T->exit_code & 0x80) ? CLD_DUMPED : CLD_KILLED;

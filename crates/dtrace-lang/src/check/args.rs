@@ -30,6 +30,10 @@ pub struct ProbeArg {
     /// (`psinfo_t *` for a `struct task_struct *`), if the provider
     /// translates it.
     pub xlate: Option<String>,
+    /// An inline of the D library with one parameter that computes the
+    /// argument from the probe's raw value (proc:::exit's reason from the
+    /// exiting task): `args[N]` and `argN` are its value, of its type.
+    pub via: Option<String>,
 }
 
 impl ProbeArg {
@@ -38,6 +42,7 @@ impl ProbeArg {
             native: native.into(),
             user,
             xlate: None,
+            via: None,
         }
     }
 
@@ -47,8 +52,30 @@ impl ProbeArg {
             native: native.into(),
             user: false,
             xlate: Some(xlate.into()),
+            via: None,
         }
     }
+
+    /// An argument computed by the D library's inline `via` from the
+    /// probe's raw value.
+    pub fn computed(native: impl Into<String>, via: impl Into<String>) -> ProbeArg {
+        ProbeArg {
+            native: native.into(),
+            user: false,
+            xlate: None,
+            via: Some(via.into()),
+        }
+    }
+}
+
+/// One argument as a clause sees it.
+#[derive(Clone, Debug)]
+pub(super) struct ArgInfo {
+    pub ty: Type,
+    /// An address in the traced process.
+    pub user: bool,
+    /// The inline that computes it from the raw value, if any.
+    pub via: Option<String>,
 }
 
 /// What the probes one description matches say of their arguments.
@@ -92,8 +119,8 @@ pub(super) enum ClauseArgs {
     Unknown(String),
     /// `args[]` may not be used; the description that says so.
     Unstable(String),
-    /// Typed arguments (type, user address) for each description.
-    Known(Vec<(String, Vec<(Type, bool)>)>),
+    /// Typed arguments for each description.
+    Known(Vec<(String, Vec<ArgInfo>)>),
 }
 
 /// How many `args[]` there are when nothing is known (as `arg0`..`arg9`).
@@ -135,7 +162,11 @@ impl Checker<'_> {
                                 .as_deref()
                                 .and_then(|x| self.translated_arg_type(&native, x))
                                 .unwrap_or(native);
-                            (ty, a.user)
+                            ArgInfo {
+                                ty,
+                                user: a.user,
+                                via: a.via.clone(),
+                            }
                         })
                         .collect();
                     known.push((d.to_string(), typed));
@@ -187,12 +218,15 @@ impl Checker<'_> {
     /// `args[idx]`, checked as DTrace's `dt_idcook_args` does.
     pub(super) fn args_index(&mut self, idx: &[Expr], line: u32) -> Result<CExpr, CompileError> {
         let n = self.args_number(idx, line)?;
-        let (ty, _) = self.args_type(n, line)?;
+        let ArgInfo { ty, via, .. } = self.args_type(n, line)?;
         let raw = CExpr {
             kind: CKind::Arg(n as u8),
             ty: int_ty(types::INT64),
             line,
         };
+        if let Some(f) = via {
+            return self.computed_arg(&f, raw, line);
+        }
         // A translated argument: its members are translated from the
         // native value when read.
         if matches!(ty, Type::Translated { .. }) {
@@ -219,6 +253,33 @@ impl Checker<'_> {
         })
     }
 
+    /// An argument the D library's one-parameter inline `f` computes from
+    /// the probe's raw value `raw`.
+    fn computed_arg(&mut self, f: &str, raw: CExpr, line: u32) -> Result<CExpr, CompileError> {
+        let Some(inl) = self
+            .syms
+            .inline_fns
+            .iter()
+            .find(|x| x.name == f && x.params.len() == 1)
+            .cloned()
+        else {
+            return Err(err(
+                Tag::D_IDENT_UNDEF,
+                line,
+                format!(
+                    "failed to resolve {}: the probe's argument needs this inline of the D library",
+                    f
+                ),
+            ));
+        };
+        let a = CExpr {
+            kind: CKind::Cast(Box::new(raw)),
+            ty: inl.params[0].0.clone(),
+            line,
+        };
+        self.expand_inline_fn(&inl, vec![a], line)
+    }
+
     /// `stringof(args[N])` where argument N is an address in the traced
     /// process: read with `copyinstr`. None for anything else.
     pub(super) fn user_arg_string(
@@ -233,7 +294,7 @@ impl Checker<'_> {
             return Ok(None);
         }
         let n = self.args_number(idx, line)?;
-        let (_, user) = self.args_type(n, line)?;
+        let user = self.args_type(n, line)?.user;
         if !user {
             return Ok(None);
         }
@@ -274,7 +335,7 @@ impl Checker<'_> {
 
     /// The type of argument `n` of the clause's probes, and whether it is
     /// an address in the traced process.
-    fn args_type(&mut self, n: i64, line: u32) -> Result<(Type, bool), CompileError> {
+    fn args_type(&mut self, n: i64, line: u32) -> Result<ArgInfo, CompileError> {
         self.resolve_clause_args();
         let out_of_range = |desc: &str| {
             err(
@@ -301,12 +362,16 @@ impl Checker<'_> {
                 if !(0..UNKNOWN_ARGS).contains(&n) {
                     return Err(out_of_range(d));
                 }
-                Ok((int_ty(types::INT64), false))
+                Ok(ArgInfo {
+                    ty: int_ty(types::INT64),
+                    user: false,
+                    via: None,
+                })
             }
             ClauseArgs::Known(descs) => {
                 // DTrace checks a clause once per description; this checker
                 // checks it once, so args[n] must mean the same in each.
-                let mut found: Option<(&str, &(Type, bool))> = None;
+                let mut found: Option<(&str, &ArgInfo)> = None;
                 for (d, args) in descs {
                     // At most ten arguments reach a clause, whatever is
                     // declared.
@@ -317,13 +382,15 @@ impl Checker<'_> {
                         .ok_or_else(|| out_of_range(d))?;
                     match found {
                         None => found = Some((d, a)),
-                        Some((d0, a0)) if !a0.0.same_as(&a.0) || a0.1 != a.1 => {
+                        Some((d0, a0))
+                            if !a0.ty.same_as(&a.ty) || a0.user != a.user || a0.via != a.via =>
+                        {
                             return Err(err(
                                 Tag::D_ARGS_MULTI,
                                 line,
                                 format!(
                                     "args[ ] may not be referenced because probe descriptions {} and {} give args[{}] different types ({} and {}): use a clause for each",
-                                    d0, d, n, a0.0, a.0
+                                    d0, d, n, a0.ty, a.ty
                                 ),
                             ));
                         }
@@ -382,6 +449,7 @@ mod tests {
                 ]),
                 ":::BEGIN" => known(&[]),
                 "syscall::open*:entry" => ArgTypes::Unstable,
+                "proc:::exit" => ArgTypes::Known(vec![ProbeArg::computed("int", "reason")]),
                 _ => ArgTypes::Unknown,
             }
         }
@@ -444,6 +512,24 @@ mod tests {
         // argN stay int64_t.
         assert_eq!(t[4].ty.to_string(), "int64_t");
         assert_eq!(t[4].kind, CKind::Arg(0));
+    }
+
+    #[test]
+    fn computed_arguments_are_their_inline() {
+        // args[0] is the inline's value for the raw argument; arg0 stays raw.
+        let t = traced(
+            "inline int reason[int64_t x] = x * 2; proc:::exit { trace(args[0]); trace(arg0); }",
+        );
+        assert_eq!(t[0].ty.to_string(), "int");
+        assert_ne!(t[0].kind, CKind::Arg(0));
+        assert_eq!(t[1].kind, CKind::Arg(0));
+        // Without the inline, args[0] cannot be computed.
+        let (tag, msg) = error("proc:::exit { trace(args[0]); }");
+        assert_eq!(tag, Tag::D_IDENT_UNDEF);
+        assert_eq!(
+            msg,
+            "failed to resolve reason: the probe's argument needs this inline of the D library"
+        );
     }
 
     #[test]

@@ -216,7 +216,7 @@ impl Checker<'_> {
         Ok(())
     }
 
-    fn expand_inline_fn(
+    pub(super) fn expand_inline_fn(
         &mut self,
         f: &InlineFn,
         args: Vec<CExpr>,
@@ -242,6 +242,14 @@ impl Checker<'_> {
         };
         if !ok {
             return Err(inline_incompat(&f.name, &f.ty, &v.ty, line));
+        }
+        // As a plain inline's, the value takes the declared type.
+        if f.ty.as_int().is_some() && !v.ty.same_as(&f.ty) {
+            return Ok(CExpr {
+                kind: CKind::Cast(Box::new(v)),
+                ty: f.ty.clone(),
+                line,
+            });
         }
         Ok(CExpr { line, ..v })
     }

@@ -1,0 +1,3 @@
+kill exited 1 1
+sleep killed 2 1
+
