@@ -64,6 +64,8 @@ pub(crate) struct Generator<'a> {
     pub(crate) m_drops: MapId,
     pub(crate) thread_maps: Vec<MapId>,
     pub(crate) array_maps: Vec<MapId>,
+    /// The stash map of each hook that keeps one, by the hook's name.
+    pub(crate) stash_maps: Vec<(String, MapId)>,
     pub(crate) array_keys: Vec<(Vec<KeyField>, u32)>,
     pub(crate) aggs: Vec<AggLayout>,
     pub(crate) globals: VarSlots,
@@ -99,6 +101,16 @@ impl<'a> Generator<'a> {
     fn add_map(&mut self, m: MapSpec) -> MapId {
         self.maps.push(m);
         MapId(self.maps.len() as u32 - 1)
+    }
+
+    /// The stash map of `hook` (made by `generate` for every hook a plan
+    /// stashes at or fires after).
+    pub(crate) fn stash_map(&self, hook: &str) -> Result<MapId, GenError> {
+        self.stash_maps
+            .iter()
+            .find(|(h, _)| h == hook)
+            .map(|(_, m)| *m)
+            .ok_or_else(|| GenError(format!("no stash program at {}", hook)))
     }
 
     /// Interns a NUL-terminated string in rodata; returns its offset.
@@ -157,6 +169,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         m_drops: MapId(0),
         thread_maps: Vec::new(),
         array_maps: Vec::new(),
+        stash_maps: Vec::new(),
         array_keys: Vec::new(),
         aggs: Vec::new(),
         globals: VarSlots::default(),
@@ -316,6 +329,29 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         });
         g.array_maps.push(id);
         g.array_keys.push((fields, ksize));
+    }
+
+    // Stashes: what a hook keeps for each thread (and key) until the
+    // probes that fire after it read it. Entries are overwritten, never
+    // deleted (several probes may read one), so the least recently used
+    // make way when the map is full.
+    for p in inp.plans {
+        let hook = match &p.context {
+            ArgContext::Stash { hook, .. } => hook,
+            ArgContext::RawArgs { after: Some(a), .. } => &a.hook,
+            _ => continue,
+        };
+        if g.stash_maps.iter().all(|(h, _)| h != hook) {
+            let id = g.add_map(map(
+                &format!("dt_stash_{}", g.stash_maps.len()),
+                MapRole::Stash(hook.clone()),
+                MapKind::LruHash,
+                16,
+                8 + 8 * u32::from(STASH_WORDS),
+                16384,
+            ));
+            g.stash_maps.push((hook.clone(), id));
+        }
     }
 
     // Aggregations: per-CPU hashes. String keys are as wide as the widest

@@ -55,8 +55,30 @@ pub enum ArgContext {
         words: Vec<RawWord>,
         guards: Vec<Guard>,
         task: Option<u8>,
+        /// The probe fires only after another hook, whose words a
+        /// [`ArgContext::Stash`] program kept for this thread; `$N` words
+        /// and guards read them.
+        after: Option<After>,
     },
+    /// A program that serves no probe: at its raw tracepoint it keeps the
+    /// time and the first `nwords` hook words for the current thread,
+    /// keyed also by hook word `key` (a lock's address), in the stash map
+    /// of `hook` (its own name), for the probes that fire `after` it
+    /// (lockstat's contention_begin, for the probes at contention_end).
+    Stash { hook: String, key: u8, nwords: u8 },
 }
+
+/// The hook a probe fires after (see [`ArgContext::Stash`]): the stash is
+/// looked up by the current thread and this hook's word `key`; a probe
+/// with none kept does not fire.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct After {
+    pub hook: String,
+    pub key: u8,
+}
+
+/// How many hook words a stash keeps at most.
+pub const STASH_WORDS: u8 = 4;
 
 /// Where a raw tracepoint probe's argument comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +88,11 @@ pub enum RawWord {
     /// A constant (sysinfo's increment of 1; 0 where the hook does not
     /// have the argument).
     Const(i64),
+    /// A word the stash kept at the hook this probe fires after (`$N`).
+    Stashed(u8),
+    /// The nanoseconds since the stash was kept (`$elapsed`: how long a
+    /// lock was waited for).
+    Elapsed,
 }
 
 /// A condition on a raw tracepoint's argument word: `word & mask`
@@ -73,6 +100,8 @@ pub enum RawWord {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Guard {
     pub word: u8,
+    /// The word is one the stash kept (`$N`), not the hook's.
+    pub stashed: bool,
     pub mask: u64,
     pub value: u64,
     pub eq: bool,
@@ -180,6 +209,8 @@ pub enum MapRole {
     Aggregation(AggId),
     /// Dispatch table of program `n`.
     Dispatch(usize),
+    /// The per-thread words kept at a hook (see [`ArgContext::Stash`]).
+    Stash(String),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -189,6 +220,8 @@ pub enum MapKind {
     PercpuHash,
     PercpuArray,
     Ringbuf,
+    /// A hash that evicts its least recently used entries when full.
+    LruHash,
 }
 
 #[derive(Clone, Debug)]

@@ -138,7 +138,10 @@ pub(crate) fn build(
         cur_action: 0,
         stack_exhausted: false,
     };
-    p.main(gate_off)?;
+    match &plan.context {
+        ArgContext::Stash { hook, key, nwords } => p.stash(hook, *key, *nwords)?,
+        _ => p.main(gate_off)?,
+    }
     if p.error_used {
         p.error_subprogram()?;
     }
@@ -220,12 +223,37 @@ impl ProgGen<'_, '_> {
         self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
         self.a.emit(mov64_reg(R9, R0));
 
+        if let ArgContext::RawArgs {
+            after: Some(after), ..
+        } = &self.plan.context
+        {
+            // Only after the hook whose stash this thread has, for this
+            // key: its time and words are copied to scratch.
+            let map = self.g.stash_map(&after.hook)?;
+            self.stash_key(after.key);
+            self.a.ld_map_fd(R1, map);
+            self.a.emit(mov64_reg(R2, FP));
+            self.a
+                .emit(alu64_imm(Alu::Add, R2, i32::from(stack::VALUE)));
+            self.a.emit(call(Helper::MapLookupElem));
+            self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
+            for i in 0..=i16::from(STASH_WORDS) {
+                self.a.emit(ldx(Size::DW, R1, R0, 8 * i));
+                self.a
+                    .emit(stx(Size::DW, R9, scratch::STASH as i16 + 8 * i, R1));
+            }
+        }
         if let ArgContext::RawArgs { guards, .. } = &self.plan.context {
             // A probe that is one case of its hook (proc:::exit is
             // sched_process_exit when the thread group dies with it).
             for g in guards.clone() {
-                self.a
-                    .emit(ldx(Size::DW, R1, R6, 8 * i16::from(g.word.min(11))));
+                if g.stashed {
+                    let at = scratch::STASH as i16 + 8 + 8 * i16::from(g.word.min(STASH_WORDS - 1));
+                    self.a.emit(ldx(Size::DW, R1, R9, at));
+                } else {
+                    self.a
+                        .emit(ldx(Size::DW, R1, R6, 8 * i16::from(g.word.min(11))));
+                }
                 crate::codegen::load_imm(&mut self.a, R2, g.mask as i64);
                 self.a.emit(alu64_reg(Alu::And, R1, R2));
                 crate::codegen::load_imm(&mut self.a, R2, g.value as i64);
@@ -284,6 +312,51 @@ impl ProgGen<'_, '_> {
             self.clause(ci, epid_src, ident, check, false, next)?;
             self.a.bind(next);
         }
+        self.a.bind(out);
+        self.a.emit(mov64_imm(R0, 0));
+        self.a.emit(exit());
+        Ok(())
+    }
+
+    /// The key of a stash entry at `stack::VALUE`: the current thread,
+    /// then hook word `word` of the context in R6 (R1-R5 clobbered).
+    fn stash_key(&mut self, word: u8) {
+        self.a.emit(call(Helper::GetCurrentPidTgid));
+        self.a.emit(stx(Size::DW, FP, stack::VALUE, R0));
+        self.a
+            .emit(ldx(Size::DW, R1, R6, 8 * i16::from(word.min(11))));
+        self.a.emit(stx(Size::DW, FP, stack::KEY, R1));
+    }
+
+    /// A stash program (see `ArgContext::Stash`): while tracing is
+    /// active, keeps the time and the hook's first `nwords` words for
+    /// this thread and key.
+    fn stash(&mut self, hook: &str, key: u8, nwords: u8) -> Result<(), GenError> {
+        let out = self.a.new_label();
+        let map = self.g.stash_map(hook)?;
+        self.a.emit(mov64_reg(R6, R1));
+        self.activity_check(out);
+        self.stash_key(key);
+        // The value below the key: the time, then the words.
+        let value = stack::SPILL - 8 * i16::from(STASH_WORDS);
+        self.a.emit(call(Helper::KtimeGetNs));
+        self.a.emit(stx(Size::DW, FP, value, R0));
+        for i in 0..i16::from(STASH_WORDS) {
+            if i < i16::from(nwords.min(12)) {
+                self.a.emit(ldx(Size::DW, R1, R6, 8 * i));
+                self.a.emit(stx(Size::DW, FP, value + 8 + 8 * i, R1));
+            } else {
+                self.a.emit(st_imm(Size::DW, FP, value + 8 + 8 * i, 0));
+            }
+        }
+        self.a.ld_map_fd(R1, map);
+        self.a.emit(mov64_reg(R2, FP));
+        self.a
+            .emit(alu64_imm(Alu::Add, R2, i32::from(stack::VALUE)));
+        self.a.emit(mov64_reg(R3, FP));
+        self.a.emit(alu64_imm(Alu::Add, R3, i32::from(value)));
+        self.a.emit(mov64_imm(R4, 0));
+        self.a.emit(call(Helper::MapUpdateElem));
         self.a.bind(out);
         self.a.emit(mov64_imm(R0, 0));
         self.a.emit(exit());
@@ -406,12 +479,24 @@ impl ProgGen<'_, '_> {
                         }
                         RawWord::Hook(_) => self.a.emit(mov64_imm(R1, 0)),
                         RawWord::Const(v) => crate::codegen::load_imm(&mut self.a, R1, v),
+                        RawWord::Stashed(w) => {
+                            let at =
+                                scratch::STASH as i16 + 8 + 8 * i16::from(w.min(STASH_WORDS - 1));
+                            self.a.emit(ldx(Size::DW, R1, R9, at));
+                        }
+                        RawWord::Elapsed => {
+                            self.a.emit(call(Helper::KtimeGetNs));
+                            self.a.emit(ldx(Size::DW, R1, R9, scratch::STASH as i16));
+                            self.a.emit(alu64_reg(Alu::Sub, R0, R1));
+                            self.a.emit(mov64_reg(R1, R0));
+                        }
                     }
                     self.store_arg(i as u32, R1);
                 }
                 self.zero_args(words.len().min(10) as u32);
             }
-            ArgContext::None => self.zero_args(0),
+            // A stash program serves no probe: it has no arguments.
+            ArgContext::None | ArgContext::Stash { .. } => self.zero_args(0),
             ArgContext::SyscallEnterTp { nargs } => {
                 let n = u32::from((*nargs).min(6));
                 for i in 0..n {

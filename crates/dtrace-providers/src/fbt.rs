@@ -261,6 +261,7 @@ impl Provider for Fbt {
                         words,
                         guards: Vec::new(),
                         task: None,
+                        after: None,
                     },
                     Phase::Normal,
                     e.enabling(table, 0),

@@ -15,7 +15,17 @@
 //! arg NATIVE-TYPE @WORD via INLINE              (computed by a D inline)
 //! arg NATIVE-TYPE =VALUE                        (a constant argument)
 //! task @WORD                                    (fires on behalf of that task)
+//! after HOOK @KEY                               (fires after HOOK, see below)
 //! ```
+//!
+//! With `after HOOK @KEY` a probe fires only if HOOK fired before it in
+//! the same thread with the same word `@KEY` (both hooks' argument KEY:
+//! lockstat's `contention_begin` then `contention_end` for one lock);
+//! `$N` (N < 4) is then HOOK's argument N as it was there, usable where
+//! `@N` is (`when $1 & 0x20`, `arg int $1`), and `$elapsed` the
+//! nanoseconds since (`arg uint64_t $elapsed`: how long the lock was
+//! waited for). One program at HOOK keeps those words for every probe
+//! of the provider that fires after it.
 //!
 //! A probe with several hooks fires on each of them (they must take
 //! the same arguments). `@WORD` is the index of the hook's argument (its
@@ -32,7 +42,7 @@
 
 use std::io;
 
-use dtrace_bpf::plan::{ArgContext, Guard, Phase, ProgKind, RawWord};
+use dtrace_bpf::plan::{After, ArgContext, Guard, Phase, ProgKind, RawWord, STASH_WORDS};
 
 use crate::{
     single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink, ProbeTable,
@@ -42,6 +52,7 @@ use crate::{
 /// The providers described by data, built into the binary.
 pub const TABLES: &[(&str, &str)] = &[
     ("io.tp", include_str!("../providers/io.tp")),
+    ("lockstat.tp", include_str!("../providers/lockstat.tp")),
     ("proc.tp", include_str!("../providers/proc.tp")),
     ("sched.tp", include_str!("../providers/sched.tp")),
     ("sysinfo.tp", include_str!("../providers/sysinfo.tp")),
@@ -59,6 +70,8 @@ pub struct TableProbe {
     pub guards: Vec<Guard>,
     /// The hook argument the probe's task is, if not the current one.
     pub task: Option<u8>,
+    /// The hook this probe fires after, and the key word.
+    pub after: Option<After>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,6 +139,7 @@ impl TableProvider {
                         args: Vec::new(),
                         guards: Vec::new(),
                         task: None,
+                        after: None,
                     });
                 }
                 "when" | "unless" => {
@@ -150,15 +164,26 @@ impl TableProvider {
                     } else {
                         (rest, u64::MAX, 0, false)
                     };
-                    let word =
-                        hook_word(w).ok_or_else(|| bad("@WORD: a hook argument from 0 to 11"))?;
+                    let (word, stashed) = match stash_word(w) {
+                        Some(n) => (n, true),
+                        None => (
+                            hook_word(w).ok_or_else(|| {
+                                bad("@WORD: a hook argument from 0 to 11 (or $N, N < 4)")
+                            })?,
+                            false,
+                        ),
+                    };
                     let probe = p
                         .probes
                         .last_mut()
                         .ok_or_else(|| bad("when or unless before any probe"))?;
+                    if stashed && probe.after.is_none() {
+                        return Err(bad("$N before an after line"));
+                    }
                     // `unless` negates the test.
                     probe.guards.push(Guard {
                         word,
+                        stashed,
                         mask,
                         value,
                         eq: eq == (key == "when"),
@@ -173,6 +198,25 @@ impl TableProvider {
                         .last_mut()
                         .ok_or_else(|| bad("task before any probe"))?;
                     probe.task = Some(word);
+                }
+                "after" => {
+                    let mut w = rest.split_whitespace();
+                    let (Some(hook), Some(key), None) =
+                        (w.next(), w.next().and_then(hook_word), w.next())
+                    else {
+                        return Err(bad("after HOOK @KEY"));
+                    };
+                    if key == NONE {
+                        return Err(bad("after HOOK @KEY"));
+                    }
+                    let probe = p
+                        .probes
+                        .last_mut()
+                        .ok_or_else(|| bad("after before any probe"))?;
+                    probe.after = Some(After {
+                        hook: hook.to_string(),
+                        key,
+                    });
                 }
                 "arg" => {
                     let (rest, via) = match rest.split_once(" via ") {
@@ -189,6 +233,19 @@ impl TableProvider {
                     let (native, word) = if let Some((native, v)) = decl.rsplit_once('=') {
                         let v: i64 = v.trim().parse().map_err(|_| bad("=VALUE: an integer"))?;
                         (native, RawWord::Const(v))
+                    } else if let Some((native, v)) = decl.rsplit_once('$') {
+                        let w = if v.trim() == "elapsed" {
+                            RawWord::Elapsed
+                        } else {
+                            RawWord::Stashed(
+                                stash_word(&format!("${}", v))
+                                    .ok_or_else(|| bad("$N: a kept word from 0 to 3"))?,
+                            )
+                        };
+                        if p.probes.last().is_some_and(|x| x.after.is_none()) {
+                            return Err(bad("$N before an after line"));
+                        }
+                        (native, w)
                     } else {
                         let (native, at) = decl
                             .rsplit_once('@')
@@ -217,8 +274,27 @@ impl TableProvider {
         if p.name.is_empty() {
             return Err(format!("{}: no provider line", file));
         }
+        // One stash program serves a hook: its probes must agree on the key.
+        for a in p.probes.iter().filter_map(|x| x.after.as_ref()) {
+            if p.probes
+                .iter()
+                .filter_map(|x| x.after.as_ref())
+                .any(|b| b.hook == a.hook && b.key != a.key)
+            {
+                return Err(format!(
+                    "{}: probes fire after {} with different keys",
+                    file, a.hook
+                ));
+            }
+        }
         Ok(p)
     }
+}
+
+/// `$N`, N the index of a word kept by the hook a probe fires after.
+fn stash_word(text: &str) -> Option<u8> {
+    let w = text.trim().strip_prefix('$')?.trim();
+    w.parse().ok().filter(|w| *w < STASH_WORDS)
 }
 
 /// `@N`, N a hook argument's index; `@none` is [`NONE`].
@@ -255,6 +331,52 @@ impl Provider for TableProvider {
     }
 
     fn plan(&self, table: &ProbeTable, enabled: &[Enabled], out: &mut Planned) -> io::Result<()> {
+        // A stash program at each hook an enabled probe fires after,
+        // keeping as many words as any of the provider's probes reads.
+        let mut stashes: Vec<&After> = Vec::new();
+        for e in enabled {
+            if let Some(a) = self
+                .probes
+                .get(e.local as usize)
+                .and_then(|p| p.after.as_ref())
+            {
+                if stashes.iter().all(|b| b.hook != a.hook) {
+                    stashes.push(a);
+                }
+            }
+        }
+        for a in stashes {
+            let nwords = self
+                .probes
+                .iter()
+                .filter(|p| p.after.as_ref().is_some_and(|b| b.hook == a.hook))
+                .flat_map(|p| {
+                    let guards = p.guards.iter().filter(|g| g.stashed).map(|g| g.word);
+                    let words = p.args.iter().filter_map(|(_, w)| match w {
+                        RawWord::Stashed(n) => Some(*n),
+                        _ => None,
+                    });
+                    guards.chain(words).map(|n| n + 1)
+                })
+                .max()
+                .unwrap_or(0);
+            out.programs.push(PlannedProgram {
+                plan: dtrace_bpf::plan::ProgramPlan {
+                    name: format!("dt_{}_keep_{}", self.name, a.hook),
+                    kind: ProgKind::RawTracepoint,
+                    context: ArgContext::Stash {
+                        hook: a.hook.clone(),
+                        key: a.key,
+                        nwords,
+                    },
+                    phase: Phase::Normal,
+                    probes: Vec::new(),
+                    dispatch: None,
+                    tick_gate: None,
+                },
+                attach: Attach::RawTracepoint(a.hook.clone()),
+            });
+        }
         for e in enabled {
             let Some(p) = self.probes.get(e.local as usize) else {
                 continue;
@@ -269,6 +391,7 @@ impl Provider for TableProvider {
                             words: p.args.iter().map(|(_, w)| *w).collect(),
                             guards: p.guards.clone(),
                             task: p.task,
+                            after: p.after.clone(),
                         },
                         Phase::Normal,
                         e.enabling(table, 0),
@@ -322,6 +445,7 @@ mod tests {
         .unwrap();
         let g = |word, mask, value, eq| Guard {
             word,
+            stashed: false,
             mask,
             value,
             eq,

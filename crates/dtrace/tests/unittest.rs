@@ -47,6 +47,9 @@
 //! kernel on fresh memory, `comm HEX` sets the process's name (its
 //! `task_struct` `comm`, up to 15 bytes given in hex: bytes a test reads
 //! back as floats or structs) and then makes one getppid call.
+//! `fixture NAME ARGS` runs the C program `test/fixtures/NAME.c`,
+//! compiled with the system's `cc` on first use, for events only C makes
+//! easily (`contend mutex`: kernel lock contention for lockstat).
 //!
 //! dtrace is pinned to CPU 0 so that the CPU column, BEGIN, END and
 //! every spawned trigger land on one known CPU.
@@ -263,7 +266,13 @@ fn check(bin: &str, spec: &Spec) -> Result<(), String> {
     for t in markers(text, "trigger") {
         args.push("-c".into());
         let first = t.split_whitespace().next().unwrap_or("");
-        if TRIGGERS.contains(&first) {
+        if first == "fixture" {
+            let mut w = t.split_whitespace().skip(1);
+            let name = w.next().ok_or("fixture: which one?")?;
+            let exe = fixture(name)?;
+            let rest: Vec<&str> = w.collect();
+            args.push(format!("{} {}", exe.display(), rest.join(" ")));
+        } else if TRIGGERS.contains(&first) {
             let me = std::env::current_exe().map_err(|e| format!("current_exe: {}", e))?;
             args.push(format!("{} {} {}", me.display(), TRIGGER_ARG, t));
         } else {
@@ -427,6 +436,45 @@ fn self_tests() -> Vec<Trial> {
             Ok(())
         }),
     ]
+}
+
+/// `test/fixtures/NAME.c` compiled (once, beside this executable).
+fn fixture(name: &str) -> Result<PathBuf, String> {
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(format!("fixture {}: not a fixture name", name));
+    }
+    let src = root().join("../fixtures").join(format!("{}.c", name));
+    let me = std::env::current_exe().map_err(|e| format!("current_exe: {}", e))?;
+    let dir = me
+        .parent()
+        .ok_or("current_exe has no directory")?
+        .join("fixtures");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {}", dir.display(), e))?;
+    let exe = dir.join(name);
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    if modified(&exe).is_some() && modified(&exe) >= modified(&src) {
+        return Ok(exe);
+    }
+    // Built under another name and renamed, so a reader never sees half.
+    let tmp = dir.join(format!("{}.{}", name, std::process::id()));
+    let out = Command::new("cc")
+        .args(["-O1", "-pthread", "-Wall", "-o"])
+        .arg(&tmp)
+        .arg(&src)
+        .output()
+        .map_err(|e| format!("cc (build-essential) for {}: {}", src.display(), e))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cc {}: {}",
+            src.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    std::fs::rename(&tmp, &exe).map_err(|e| format!("{}: {}", exe.display(), e))?;
+    Ok(exe)
 }
 
 const TRIGGER_ARG: &str = "--dtrace-test-trigger";

@@ -5,7 +5,8 @@
 //! model of the Dynamic Tracing Guide (`psinfo_t`, `lwpsinfo_t`,
 //! `curpsinfo`, `curlwpsinfo`), the io provider's `bufinfo_t`,
 //! `devinfo_t` and `fileinfo_t`/`fds[]`, and `cpuinfo_t`/`curcpu`, with
-//! their constants (`B_*`, `O_*`, `PR_*`, `S*`), and the `R_*` indices of
+//! their constants (`B_*`, `O_*`, `PR_*`, `S*`, `CLD_*`, lockstat's
+//! `RW_READER`/`RW_WRITER`), and the `R_*` indices of
 //! `uregs[]` (`regs.d`). Each file is
 //! compiled the first time a program names something it defines, so a
 //! program that uses none of it does not read the kernel's BTF at all.
@@ -158,6 +159,12 @@ pub(crate) const STANDARD: &[StdLib] = &[
             "TCP_STATE_CLOSING",
         ],
         providers: &["tcp"],
+    },
+    StdLib {
+        name: "lockstat.d",
+        text: include_str!("../dlib/lockstat.d"),
+        defines: &["RW_WRITER", "RW_READER", "__lockstat_rw"],
+        providers: &["lockstat"],
     },
     StdLib {
         name: "sched.d",

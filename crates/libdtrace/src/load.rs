@@ -159,6 +159,7 @@ pub(crate) fn start_with(
         let (ty, key, value, entries) = match m.kind {
             MapKind::Ringbuf => (MapType::Ringbuf, 0, 0, m.max_entries),
             MapKind::Hash => (MapType::Hash, m.key_size, m.value_size, m.max_entries),
+            MapKind::LruHash => (MapType::LruHash, m.key_size, m.value_size, m.max_entries),
             MapKind::Array => (MapType::Array, m.key_size, m.value_size, m.max_entries),
             MapKind::PercpuHash => (MapType::PercpuHash, m.key_size, m.value_size, m.max_entries),
             MapKind::PercpuArray => (

@@ -1,0 +1,3 @@
+adaptive-block contend slept 1
+a mutex
+

@@ -1,0 +1,2 @@
+rw-block contend slept 1 as writer
+

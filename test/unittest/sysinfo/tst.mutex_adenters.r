@@ -1,0 +1,2 @@
+mutex_adenters contend 1
+

@@ -1,0 +1,2 @@
+rw_wrfails contend 1
+
