@@ -93,6 +93,16 @@ pub enum RawWord {
     /// The nanoseconds since the stash was kept (`$elapsed`: how long a
     /// lock was waited for).
     Elapsed,
+    /// Read through the hook's argument word `word`, a kernel pointer:
+    /// the 8-byte value at `+ptr`, plus, with `add`, the unsigned
+    /// integer of `add.1` bytes at `+add.0` (an `sk_buff`'s `data`, or
+    /// its `head + network_header`: where a packet's IP header is). 0
+    /// where the memory cannot be read.
+    Load {
+        word: u8,
+        ptr: u32,
+        add: Option<(u32, u8)>,
+    },
 }
 
 /// A condition on a raw tracepoint's argument word: `word & mask`
@@ -187,6 +197,10 @@ pub struct ProgramPlan {
     /// tick-N: fire at most once per `period_ns` across all CPUs (the
     /// event is opened on every CPU, since idle CPUs may not tick).
     pub tick_gate: Option<u64>,
+    /// The provider's condition on the probe's arguments (see
+    /// `dtrace_lang::guard_expr`): the clauses run only if it is
+    /// nonzero; a fault while evaluating it is no firing, not an error.
+    pub guard: Option<dtrace_lang::ir::CExpr>,
 }
 
 /// Map roles, so the consumer knows what to do with each map.

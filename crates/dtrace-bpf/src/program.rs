@@ -263,6 +263,7 @@ impl ProgGen<'_, '_> {
         }
         let clauses = self.clause_list();
         let (uses_args, uses_errno) = self.uses(&clauses);
+        let uses_args = uses_args || self.plan.guard.is_some();
         let raw_ctx = matches!(
             self.plan.context,
             ArgContext::SyscallEnterRaw | ArgContext::SyscallExitRaw
@@ -301,6 +302,9 @@ impl ProgGen<'_, '_> {
         if uses_args || uses_errno {
             self.load_args(uses_errno);
         }
+        if let Some(guard) = self.plan.guard.clone() {
+            self.guard(&guard, out)?;
+        }
 
         // Clauses, in program order.
         let first = clauses.first().map(|c| c.0);
@@ -315,6 +319,29 @@ impl ProgGen<'_, '_> {
         self.a.bind(out);
         self.a.emit(mov64_imm(R0, 0));
         self.a.emit(exit());
+        Ok(())
+    }
+
+    /// The provider's condition on the arguments: on to the clauses if
+    /// it is nonzero, to `out` if it is zero or faults (a packet that is
+    /// not the probe's is not an error).
+    fn guard(&mut self, guard: &CExpr, out: Label) -> Result<(), GenError> {
+        let fault = self.a.new_label();
+        self.cx.fault_pred = fault;
+        self.cx.fault_body = fault;
+        self.cx.in_predicate = true;
+        self.cx.faulted = false;
+        self.bump = 0;
+        let t = self.eval_int(guard)?;
+        self.load_temp(t, R0);
+        self.free(t);
+        self.cx.in_predicate = false;
+        self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
+        let on = self.a.new_label();
+        self.a.ja_to(on);
+        self.a.bind(fault);
+        self.a.ja_to(out);
+        self.a.bind(on);
         Ok(())
     }
 
@@ -416,6 +443,28 @@ impl ProgGen<'_, '_> {
         self.a.emit(ldx(Size::DW, R6, FP, stack::CTX));
     }
 
+    /// R1 = the unsigned `size`-byte integer (1, 2, 4 or 8) at `off`
+    /// past the pointer in hook word `word`, read safely (0 if it cannot
+    /// be); R2-R5 clobbered.
+    fn load_through(&mut self, word: u8, off: u32, size: u8) {
+        let tmp = scratch::TMP as i16;
+        self.a.emit(st_imm(Size::DW, R9, tmp, 0));
+        self.a.emit(mov64_reg(R1, R9));
+        self.a.emit(alu64_imm(Alu::Add, R1, tmp as i32));
+        self.a.emit(mov64_imm(R2, i32::from(size.clamp(1, 8))));
+        self.a
+            .emit(ldx(Size::DW, R3, R6, 8 * i16::from(word.min(11))));
+        self.a.emit(alu64_imm(Alu::Add, R3, off as i32));
+        self.a.emit(call(Helper::ProbeReadKernel));
+        let width = match size {
+            1 => Size::B,
+            2 => Size::H,
+            4 => Size::W,
+            _ => Size::DW,
+        };
+        self.a.emit(ldx(width, R1, R9, tmp));
+    }
+
     fn store_arg(&mut self, i: u32, src: Reg) {
         self.a
             .emit(stx(Size::DW, R9, (scratch::ARGS + 8 * i) as i16, src));
@@ -483,6 +532,21 @@ impl ProgGen<'_, '_> {
                             let at =
                                 scratch::STASH as i16 + 8 + 8 * i16::from(w.min(STASH_WORDS - 1));
                             self.a.emit(ldx(Size::DW, R1, R9, at));
+                        }
+                        RawWord::Load { word, ptr, add } => {
+                            self.load_through(word, ptr, 8);
+                            if let Some((off, size)) = add {
+                                self.store_arg(i as u32, R1);
+                                self.load_through(word, off, size);
+                                self.a.emit(mov64_reg(R2, R1));
+                                self.a.emit(ldx(
+                                    Size::DW,
+                                    R1,
+                                    R9,
+                                    (scratch::ARGS + 8 * i as u32) as i16,
+                                ));
+                                self.a.emit(alu64_reg(Alu::Add, R1, R2));
+                            }
                         }
                         RawWord::Elapsed => {
                             self.a.emit(call(Helper::KtimeGetNs));

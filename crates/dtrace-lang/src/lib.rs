@@ -15,7 +15,9 @@ pub mod pdesc;
 pub mod printf;
 pub mod types;
 
-pub use check::{ArgTypes, Checked, MacroEnv, NoProbes, ProbeArg, ProbeContext, Symbols};
+pub use check::{
+    guard_expr, ArgTypes, Checked, MacroEnv, NoProbes, ProbeArg, ProbeContext, Symbols,
+};
 pub use error::{CompileError, Tag};
 
 /// The stack size of the thread compilation runs on (see `on_compile_stack`):

@@ -192,6 +192,14 @@ pub trait Provider: Send {
 
     /// Probe `local`'s arguments, or None if they cannot be told.
     fn args(&self, local: u32) -> Option<Vec<ArgDesc>>;
+    /// The conditions on its arguments a probe fires under, if its hook
+    /// serves others too: D library one-parameter inlines, each applied
+    /// to an `argN`, that must all be nonzero (the tcp provider's `send`
+    /// is a packet leaving whose protocol is TCP). libdtrace compiles
+    /// them into `ProgramPlan::guard`.
+    fn guard(&self, _local: u32) -> Vec<(String, u8)> {
+        Vec::new()
+    }
 
     /// Programs for its enabled probes (into `out`).
     fn plan(&self, table: &ProbeTable, enabled: &[Enabled], out: &mut Planned) -> io::Result<()>;
@@ -370,6 +378,17 @@ impl Probes {
         self.providers.get(p.provider)?.args(p.local)
     }
 
+    /// A probe's condition on its arguments (see `Provider::guard`).
+    pub fn probe_guard(&self, id: u32) -> Vec<(String, u8)> {
+        let Some(p) = self.get(id) else {
+            return Vec::new();
+        };
+        self.providers
+            .get(p.provider)
+            .map(|x| x.guard(p.local))
+            .unwrap_or_default()
+    }
+
     /// A probe's stability attributes.
     pub fn attributes(&self, id: u32) -> Option<Attributes> {
         let p = self.get(id)?;
@@ -528,6 +547,7 @@ pub(crate) fn single(
         probes: vec![enabling],
         dispatch: None,
         tick_gate,
+        guard: None,
     }
 }
 
@@ -598,6 +618,7 @@ pub(crate) fn dispatch_plan(
         probes,
         dispatch: Some(DispatchKey::SyscallNr),
         tick_gate: None,
+        guard: None,
     }
 }
 

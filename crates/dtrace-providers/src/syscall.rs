@@ -239,6 +239,7 @@ impl Syscall {
                     probes: vec![enabling],
                     dispatch: None,
                     tick_gate: None,
+                    guard: None,
                 },
                 attach: Attach::Tracepoint {
                     system: "syscalls".into(),

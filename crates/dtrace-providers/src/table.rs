@@ -16,7 +16,20 @@
 //! arg NATIVE-TYPE =VALUE                        (a constant argument)
 //! task @WORD                                    (fires on behalf of that task)
 //! after HOOK @KEY                               (fires after HOOK, see below)
+//! if INLINE argN                                (fires if INLINE[argN] != 0)
 //! ```
+//!
+//! An argument's `@WORD` may read through the hook's pointer argument:
+//! `@0:sk_buff->data` is the `data` member of the `struct sk_buff` hook
+//! argument 0 points to, `@0:sk_buff->head+network_header` its `head`
+//! plus its `network_header` (where a packet's IP header is, leaving
+//! and arriving); the offsets come from the kernel's BTF when the probe
+//! is enabled.
+//!
+//! `if` names a one-parameter inline of the D library, applied to the
+//! probe's argument N, that says whether this firing of the hook is the
+//! probe's (tcp's `send` is `net_dev_queue` for a TCP packet); a fault
+//! while it reads memory is no firing.
 //!
 //! With `after HOOK @KEY` a probe fires only if HOOK fired before it in
 //! the same thread with the same word `@KEY` (both hooks' argument KEY:
@@ -52,11 +65,13 @@ use crate::{
 /// The providers described by data, built into the binary.
 pub const TABLES: &[(&str, &str)] = &[
     ("io.tp", include_str!("../providers/io.tp")),
+    ("ip.tp", include_str!("../providers/ip.tp")),
     ("lockstat.tp", include_str!("../providers/lockstat.tp")),
     ("proc.tp", include_str!("../providers/proc.tp")),
     ("sched.tp", include_str!("../providers/sched.tp")),
     ("sysinfo.tp", include_str!("../providers/sysinfo.tp")),
     ("tcp.tp", include_str!("../providers/tcp.tp")),
+    ("udp.tp", include_str!("../providers/udp.tp")),
     ("vminfo.tp", include_str!("../providers/vminfo.tp")),
 ];
 
@@ -72,6 +87,84 @@ pub struct TableProbe {
     pub task: Option<u8>,
     /// The hook this probe fires after, and the key word.
     pub after: Option<After>,
+    /// The D library inlines that must hold of arguments.
+    pub cond: Vec<(String, u8)>,
+    /// Arguments read through a hook word, by argument index: their
+    /// `RawWord::Load` is made from BTF when the probe is planned.
+    pub loads: Vec<(usize, MemberLoad)>,
+}
+
+/// `@WORD:STRUCT->PTR[+ADD]`: see the module's description.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemberLoad {
+    pub word: u8,
+    pub strct: String,
+    pub ptr: String,
+    pub add: Option<String>,
+}
+
+impl MemberLoad {
+    fn parse(text: &str) -> Option<MemberLoad> {
+        let (w, rest) = text.trim().split_once(':')?;
+        let word = hook_word(w).filter(|w| *w != NONE)?;
+        let (strct, fields) = rest.split_once("->")?;
+        let (ptr, add) = match fields.split_once('+') {
+            Some((p, a)) => (p.trim(), Some(a.trim().to_string())),
+            None => (fields.trim(), None),
+        };
+        let ident = |s: &str| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        };
+        if !ident(strct.trim()) || !ident(ptr) || add.as_deref().is_some_and(|a| !ident(a)) {
+            return None;
+        }
+        Some(MemberLoad {
+            word,
+            strct: strct.trim().to_string(),
+            ptr: ptr.to_string(),
+            add,
+        })
+    }
+
+    /// The load, with its offsets from the kernel's BTF.
+    fn resolve(&self, btf: &dtrace_sys::btf::Btf) -> Result<RawWord, String> {
+        let missing = |m: &str| {
+            format!(
+                "the kernel's BTF has no member {} in struct {}",
+                m, self.strct
+            )
+        };
+        let (ptr, _) = btf
+            .member_path(&self.strct, &self.ptr)
+            .ok_or_else(|| missing(&self.ptr))?;
+        let add = match &self.add {
+            None => None,
+            Some(a) => {
+                let (off, ty) = btf.member_path(&self.strct, a).ok_or_else(|| missing(a))?;
+                let size = btf.size_of(ty).filter(|s| [1, 2, 4, 8].contains(s));
+                Some((off, size.ok_or_else(|| missing(a))? as u8))
+            }
+        };
+        Ok(RawWord::Load {
+            word: self.word,
+            ptr,
+            add,
+        })
+    }
+}
+
+/// The kernel's BTF, read the first time a probe needs an offset.
+fn kernel_btf() -> Result<&'static dtrace_sys::btf::Btf, String> {
+    static BTF: std::sync::OnceLock<Result<dtrace_sys::btf::Btf, String>> =
+        std::sync::OnceLock::new();
+    BTF.get_or_init(|| {
+        dtrace_sys::btf::Btf::load_vmlinux()
+            .map_err(|e| format!("cannot read the kernel's BTF: {}", e))
+    })
+    .as_ref()
+    .map_err(Clone::clone)
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -140,6 +233,8 @@ impl TableProvider {
                         guards: Vec::new(),
                         task: None,
                         after: None,
+                        cond: Vec::new(),
+                        loads: Vec::new(),
                     });
                 }
                 "when" | "unless" => {
@@ -199,6 +294,23 @@ impl TableProvider {
                         .ok_or_else(|| bad("task before any probe"))?;
                     probe.task = Some(word);
                 }
+                "if" => {
+                    let mut w = rest.split_whitespace();
+                    let inline = w.next();
+                    let arg = w
+                        .next()
+                        .and_then(|a| a.strip_prefix("arg"))
+                        .and_then(|n| n.parse::<u8>().ok())
+                        .filter(|n| *n < 10);
+                    let (Some(inline), Some(arg), None) = (inline, arg, w.next()) else {
+                        return Err(bad("if INLINE argN"));
+                    };
+                    let probe = p
+                        .probes
+                        .last_mut()
+                        .ok_or_else(|| bad("if before any probe"))?;
+                    probe.cond.push((inline.to_string(), arg));
+                }
                 "after" => {
                     let mut w = rest.split_whitespace();
                     let (Some(hook), Some(key), None) =
@@ -223,7 +335,7 @@ impl TableProvider {
                         Some((d, f)) => (d.trim(), Some(f.trim().to_string())),
                         None => (rest, None),
                     };
-                    let (decl, xlate) = match rest.split_once("->") {
+                    let (decl, xlate) = match rest.split_once(" -> ") {
                         Some((d, x)) => (d.trim(), Some(x.trim().to_string())),
                         None => (rest, None),
                     };
@@ -246,6 +358,17 @@ impl TableProvider {
                             return Err(bad("$N before an after line"));
                         }
                         (native, w)
+                    } else if let Some((native, at)) =
+                        decl.rsplit_once('@').filter(|(_, at)| at.contains("->"))
+                    {
+                        let load = MemberLoad::parse(&format!("@{}", at))
+                            .ok_or_else(|| bad("@WORD:STRUCT->MEMBER[+MEMBER]"))?;
+                        let probe = p
+                            .probes
+                            .last_mut()
+                            .ok_or_else(|| bad("arg before any probe"))?;
+                        probe.loads.push((probe.args.len(), load));
+                        (native, RawWord::Const(0))
                     } else {
                         let (native, at) = decl
                             .rsplit_once('@')
@@ -330,6 +453,13 @@ impl Provider for TableProvider {
         Some(p.args.iter().map(|(a, _)| a.clone()).collect())
     }
 
+    fn guard(&self, local: u32) -> Vec<(String, u8)> {
+        self.probes
+            .get(local as usize)
+            .map(|p| p.cond.clone())
+            .unwrap_or_default()
+    }
+
     fn plan(&self, table: &ProbeTable, enabled: &[Enabled], out: &mut Planned) -> io::Result<()> {
         // A stash program at each hook an enabled probe fires after,
         // keeping as many words as any of the provider's probes reads.
@@ -373,6 +503,7 @@ impl Provider for TableProvider {
                     probes: Vec::new(),
                     dispatch: None,
                     tick_gate: None,
+                    guard: None,
                 },
                 attach: Attach::RawTracepoint(a.hook.clone()),
             });
@@ -381,6 +512,21 @@ impl Provider for TableProvider {
             let Some(p) = self.probes.get(e.local as usize) else {
                 continue;
             };
+            // Arguments read through a hook word, offsets from BTF.
+            let mut words: Vec<RawWord> = p.args.iter().map(|(_, w)| *w).collect();
+            for (i, load) in &p.loads {
+                let w = kernel_btf()
+                    .and_then(|btf| load.resolve(btf))
+                    .map_err(|e| {
+                        io::Error::other(format!(
+                            "probe {}:vmlinux::{} cannot be enabled: {}",
+                            self.name, p.name, e
+                        ))
+                    })?;
+                if let Some(slot) = words.get_mut(*i) {
+                    *slot = w;
+                }
+            }
             // A program on each hook, serving the probe alike.
             for hook in &p.hooks {
                 out.programs.push(PlannedProgram {
@@ -388,7 +534,7 @@ impl Provider for TableProvider {
                         &format!("dt_{}_{}", self.name, p.name.replace('-', "_")),
                         ProgKind::RawTracepoint,
                         ArgContext::RawArgs {
-                            words: p.args.iter().map(|(_, w)| *w).collect(),
+                            words: words.clone(),
                             guards: p.guards.clone(),
                             task: p.task,
                             after: p.after.clone(),
@@ -461,6 +607,25 @@ mod tests {
         assert_eq!(p.probes[0].task, None);
         let p = TableProvider::parse("t", "provider t\nprobe on h\ntask @2\n").unwrap();
         assert_eq!(p.probes[0].task, Some(2));
+        let p = TableProvider::parse("t", "provider t\nprobe x h\nif is_it arg2\n").unwrap();
+        assert_eq!(p.probes[0].cond, vec![("is_it".to_string(), 2)]);
+        let p = TableProvider::parse(
+            "t",
+            "provider t\nprobe x h\narg int @1\narg void * @0:sk_buff->head+network_header\n",
+        )
+        .unwrap();
+        assert_eq!(
+            p.probes[0].loads,
+            vec![(
+                1,
+                MemberLoad {
+                    word: 0,
+                    strct: "sk_buff".into(),
+                    ptr: "head".into(),
+                    add: Some("network_header".into())
+                }
+            )]
+        );
         let p = TableProvider::parse("t", "provider t\nprobe x h\narg int @0 via why\n").unwrap();
         let a = &p.probes[0].args[0];
         assert_eq!(
@@ -479,6 +644,11 @@ mod tests {
                 "t:3: @WORD: a hook argument from 0 to 11",
             ),
             ("provider t\nbogus\n", "t:2: unknown line: bogus"),
+            ("provider t\nprobe x h\nif f @0\n", "t:3: if INLINE argN"),
+            (
+                "provider t\nprobe x h\narg int @0:->x\n",
+                "t:3: @WORD:STRUCT->MEMBER[+MEMBER]",
+            ),
             (
                 "provider t\nprobe x h\narg int @0 -> a via b\n",
                 "t:3: arg: -> TYPE or via INLINE, not both",

@@ -39,7 +39,9 @@
 //! events a test waits for are made by a process the test controls:
 //! `getpid N` makes N getpid calls, `open PATH` opens a path, `exit N`
 //! exits with status N, `tcp PORT` makes a loopback connection to a
-//! listener on PORT, `threads N` starts and joins N threads, `fsync
+//! listener on PORT, `refused PORT` tries to connect to PORT where
+//! nothing listens, `udp PORT` sends one 5-byte datagram to a loopback
+//! receiver on PORT from a connected socket, `threads N` starts and joins N threads, `fsync
 //! PATH` writes 64 KiB to a new file, syncs
 //! it and removes it, `spawn CMD ARGS` runs a child command and waits
 //! for it, `signal` has a child `kill` send SIGUSR1 to a child `sleep`,
@@ -479,7 +481,8 @@ fn fixture(name: &str) -> Result<PathBuf, String> {
 
 const TRIGGER_ARG: &str = "--dtrace-test-trigger";
 const TRIGGERS: &[&str] = &[
-    "getpid", "open", "read", "exit", "comm", "spawn", "signal", "fsync", "threads", "tcp", "fault",
+    "getpid", "open", "read", "exit", "comm", "spawn", "signal", "fsync", "threads", "tcp", "udp",
+    "refused", "fault",
 ];
 
 /// Trigger mode: make the events a test asked for, then exit.
@@ -540,6 +543,38 @@ fn trigger(args: &[String]) -> i32 {
             let c = TcpStream::connect(("127.0.0.1", port));
             let a = l.accept();
             i32::from(c.is_err() || a.is_err())
+        }
+        (Some("refused"), Some(port)) => {
+            // A loopback connection to PORT, where nothing listens:
+            // refused (any other outcome is a failure).
+            let Ok(port) = port.parse::<u16>() else {
+                return 2;
+            };
+            match std::net::TcpStream::connect(("127.0.0.1", port)) {
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => 0,
+                _ => 1,
+            }
+        }
+        (Some("udp"), Some(port)) => {
+            // One datagram of 5 bytes from a socket connected to a
+            // loopback receiver on PORT, and its receipt.
+            use std::net::UdpSocket;
+            let Ok(port) = port.parse::<u16>() else {
+                return 2;
+            };
+            let (Ok(r), Ok(s)) = (
+                UdpSocket::bind(("127.0.0.1", port)),
+                UdpSocket::bind(("127.0.0.1", 0)),
+            ) else {
+                return 1;
+            };
+            if s.connect(("127.0.0.1", port)).is_err() {
+                return 1;
+            }
+            let sent = s.send(b"hello");
+            let mut buf = [0u8; 16];
+            let got = r.recv(&mut buf);
+            i32::from(sent.is_err() || got.is_err())
         }
         (Some("fault"), None) => {
             // Fresh anonymous memory (calloc maps it untouched): reading a

@@ -49,9 +49,10 @@ typedef struct tcplsinfo {
 
 /*
  * Ports: the local one in host order; the remote one swapped from network
- * order. tcps_state is the tcp probes' args[6], the new state: the socket
- * still holds the old one when its state-change tracepoint fires (so, as
- * in DTrace for Linux, it means something only in tcp probes).
+ * order. tcps_state is the state-change probes' args[6], the new state:
+ * the socket still holds the old one when its state-change tracepoint
+ * fires; the send and receive probes have no args[6] (0, never a Linux
+ * state), and there it is the socket's state.
  */
 translator tcpsinfo_t < struct sock *S > {
 	tcps_addr = (uintptr_t)S;
@@ -59,7 +60,7 @@ translator tcpsinfo_t < struct sock *S > {
 	tcps_lport = S->__sk_common.skc_num;
 	tcps_rport = ((S->__sk_common.skc_dport & 0xff) << 8) |
 	    ((S->__sk_common.skc_dport >> 8) & 0xff);
-	tcps_state = arg6;
+	tcps_state = arg6 != 0 ? arg6 : S->__sk_common.skc_state;
 	tcps_suna = ((struct tcp_sock *)S)->snd_una;
 	tcps_snxt = ((struct tcp_sock *)S)->snd_nxt;
 	tcps_rnxt = ((struct tcp_sock *)S)->rcv_nxt;
@@ -71,3 +72,7 @@ translator tcpsinfo_t < struct sock *S > {
 translator tcplsinfo_t < int I > {
 	tcps_state = I;
 };
+
+/* tcp:::send and receive: the socket of a packet (none on arrival). */
+inline tcpsinfo_t *__tcpsinfo_skb[struct sk_buff *S] =
+    xlate<tcpsinfo_t *>(S->sk);

@@ -50,7 +50,28 @@ pub(crate) fn generate(
     dt: &Dtrace,
     btf: bool,
 ) -> Result<(dtrace_providers::Planned, Generated, usize), Error> {
-    let planned = dtrace_providers::plan(&dt.probes, &dt.enablings)?;
+    let mut planned = dtrace_providers::plan(&dt.probes, &dt.enablings)?;
+    // A probe that is one case of its hook has the provider's condition,
+    // a D library inline, compiled into its program (against a copy of
+    // the symbols, which the code generator then uses).
+    let mut guard_syms: Option<dtrace_lang::Symbols> = None;
+    for p in &mut planned.programs {
+        let [e] = p.plan.probes.as_slice() else {
+            continue;
+        };
+        let conds = dt.probes.probe_guard(e.probe.id);
+        if conds.is_empty() {
+            continue;
+        }
+        let syms = guard_syms.get_or_insert_with(|| dt.syms.clone());
+        let g = dtrace_lang::guard_expr(syms, &conds).map_err(|err| {
+            Error::Enable(format!(
+                "probe {}:{}:{}:{} cannot be enabled: {}",
+                e.probe.provider, e.probe.module, e.probe.function, e.probe.name, err.msg
+            ))
+        })?;
+        p.plan.guard = Some(g);
+    }
     // Arrays indexed by CPU number need one more entry than the highest
     // possible CPU.
     let ncpus = dtrace_sys::cpus::cpu_id_limit()
@@ -99,7 +120,7 @@ pub(crate) fn generate(
     }
     let plans: Vec<_> = planned.programs.iter().map(|p| p.plan.clone()).collect();
     let input = dtrace_bpf::Input {
-        syms: &dt.syms,
+        syms: guard_syms.as_ref().unwrap_or(&dt.syms),
         clauses: &dt.clauses,
         plans: &plans,
         error_clauses: &planned.error_clauses,
@@ -512,6 +533,7 @@ mod tests {
                 .collect(),
             dispatch: None,
             tick_gate: None,
+            guard: None,
         }
     }
 

@@ -255,7 +255,12 @@ impl Checker<'_> {
 
     /// An argument the D library's one-parameter inline `f` computes from
     /// the probe's raw value `raw`.
-    fn computed_arg(&mut self, f: &str, raw: CExpr, line: u32) -> Result<CExpr, CompileError> {
+    pub(super) fn computed_arg(
+        &mut self,
+        f: &str,
+        raw: CExpr,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
         let Some(inl) = self
             .syms
             .inline_fns

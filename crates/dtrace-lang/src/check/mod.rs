@@ -1152,6 +1152,47 @@ fn builtin(name: &str) -> Option<(Builtin, Type)> {
     })
 }
 
+/// A provider's condition for a probe to fire: D library one-parameter
+/// inlines, each applied to one of the probe's `argN`, all nonzero (the
+/// tcp provider's `send` is a packet the inlines say is IP, then TCP).
+/// Checked outside any clause; `&&` of them, so a later one reads only
+/// what an earlier one allowed.
+pub fn guard_expr(syms: &mut Symbols, conds: &[(String, u8)]) -> Result<CExpr, CompileError> {
+    let env = MacroEnv::default();
+    let mut next = 0;
+    let mut none = NoProbes;
+    let mut c = Checker::new(syms, &env, &mut next, &mut none);
+    let mut all: Option<CExpr> = None;
+    for (inline, arg) in conds {
+        let raw = CExpr {
+            kind: CKind::Arg((*arg).min(9)),
+            ty: int_ty(types::INT64),
+            line: 0,
+        };
+        let v = c.computed_arg(inline, raw, 0)?;
+        if !v.ty.is_scalar() {
+            return Err(err(
+                Tag::D_PRED_SCALAR,
+                0,
+                format!("the condition {} is of type {}, not a scalar", inline, v.ty),
+            ));
+        }
+        all = Some(match all {
+            None => v,
+            Some(a) => CExpr {
+                kind: CKind::Logical(LogOp::And, Box::new(a), Box::new(v)),
+                ty: int_ty(types::INT),
+                line: 0,
+            },
+        });
+    }
+    Ok(all.unwrap_or(CExpr {
+        kind: CKind::Int(1),
+        ty: int_ty(types::INT),
+        line: 0,
+    }))
+}
+
 /// Checks a parsed program against `syms` (updated in place).
 pub fn check(
     prog: &ast::Program,

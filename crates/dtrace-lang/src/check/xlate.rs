@@ -244,7 +244,11 @@ impl Checker<'_> {
             return Err(inline_incompat(&f.name, &f.ty, &v.ty, line));
         }
         // As a plain inline's, the value takes the declared type.
-        if f.ty.as_int().is_some() && !v.ty.same_as(&f.ty) {
+        // (An integer's: a translation or a pointer is kept as it is.)
+        if matches!(f.ty.resolved(), Type::Int(_))
+            && !matches!(v.ty, Type::Translated { .. })
+            && !v.ty.same_as(&f.ty)
+        {
             return Ok(CExpr {
                 kind: CKind::Cast(Box::new(v)),
                 ty: f.ty.clone(),

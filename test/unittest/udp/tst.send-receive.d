@@ -1,0 +1,22 @@
+/* @@trigger: udp 47126 */
+#pragma D option quiet
+
+/*
+ * The target sends one 5-byte datagram from a socket connected to its
+ * own receiver on port 47126: udp:::send with the sending socket, then
+ * udp:::receive, each with the UDP header (8 bytes and the data).
+ */
+udp:::send,
+udp:::receive
+/args[4]->udp_dport == 47126/
+{
+	printf("%s length %d ipv%d payload %d\n", probename,
+	    args[4]->udp_length, args[2]->ip_ver, args[2]->ip_plength);
+}
+
+udp:::send
+/args[4]->udp_dport == 47126/
+{
+	printf("from a socket connected to port %d, its own port %d\n",
+	    args[3]->udps_rport, args[3]->udps_lport == args[4]->udp_sport);
+}
