@@ -41,7 +41,8 @@
 //! exits with status N, `tcp PORT` makes a loopback connection to a
 //! listener on PORT, `refused PORT` tries to connect to PORT where
 //! nothing listens, `udp PORT` sends one 5-byte datagram to a loopback
-//! receiver on PORT from a connected socket, `threads N` starts and joins N threads, `fsync
+//! receiver on PORT from a connected socket (`udp6 PORT`: over IPv6),
+//! `threads N` starts and joins N threads, `fsync
 //! PATH` writes 64 KiB to a new file, syncs
 //! it and removes it, `spawn CMD ARGS` runs a child command and waits
 //! for it, `signal` has a child `kill` send SIGUSR1 to a child `sleep`,
@@ -482,7 +483,7 @@ fn fixture(name: &str) -> Result<PathBuf, String> {
 const TRIGGER_ARG: &str = "--dtrace-test-trigger";
 const TRIGGERS: &[&str] = &[
     "getpid", "open", "read", "exit", "comm", "spawn", "signal", "fsync", "threads", "tcp", "udp",
-    "refused", "fault",
+    "refused", "udp6", "fault",
 ];
 
 /// Trigger mode: make the events a test asked for, then exit.
@@ -555,20 +556,19 @@ fn trigger(args: &[String]) -> i32 {
                 _ => 1,
             }
         }
-        (Some("udp"), Some(port)) => {
+        (Some(v @ ("udp" | "udp6")), Some(port)) => {
             // One datagram of 5 bytes from a socket connected to a
-            // loopback receiver on PORT, and its receipt.
+            // loopback receiver on PORT (IPv4, or IPv6 for udp6), and
+            // its receipt.
             use std::net::UdpSocket;
             let Ok(port) = port.parse::<u16>() else {
                 return 2;
             };
-            let (Ok(r), Ok(s)) = (
-                UdpSocket::bind(("127.0.0.1", port)),
-                UdpSocket::bind(("127.0.0.1", 0)),
-            ) else {
+            let lo = if v == "udp" { "127.0.0.1" } else { "::1" };
+            let (Ok(r), Ok(s)) = (UdpSocket::bind((lo, port)), UdpSocket::bind((lo, 0))) else {
                 return 1;
             };
-            if s.connect(("127.0.0.1", port)).is_err() {
+            if s.connect((lo, port)).is_err() {
                 return 1;
             }
             let sent = s.send(b"hello");

@@ -1,10 +1,10 @@
 /*
  * The network providers' packet types, as the Dynamic Tracing Guide
  * describes them, translated from Linux's struct sk_buff and the IP,
- * TCP and UDP headers it holds: pktinfo_t, csinfo_t, ipinfo_t, ifinfo_t
- * (ip, tcp and udp probes), tcpinfo_t (tcp), udpinfo_t and udpsinfo_t
- * (udp), and the inlines the providers' tables use to find the headers
- * and tell the protocols apart.
+ * TCP and UDP headers it holds: pktinfo_t, csinfo_t, ipinfo_t, ifinfo_t,
+ * ipv4info_t, ipv6info_t (ip, tcp and udp probes), tcpinfo_t (tcp),
+ * udpinfo_t and udpsinfo_t (udp), and the inlines the providers' tables
+ * use to find the headers and tell the protocols apart.
  *
  * Where the probes fire: a packet leaving is seen as it is queued to its
  * device (net:net_dev_queue), its IP header at head + network_header; a
@@ -78,6 +78,45 @@ typedef struct udpsinfo {
 	string	udps_raddr;	/* not defined: needs inet_ntop */
 } udpsinfo_t;
 
+typedef uint32_t ipaddr_t;
+
+typedef struct ipv4info {
+	uint8_t	ipv4_ver;	/* 4 */
+	uint8_t	ipv4_ihl;	/* header length in bytes */
+	uint8_t	ipv4_tos;	/* type of service */
+	uint16_t ipv4_length;	/* total length */
+	uint16_t ipv4_ident;	/* identification */
+	uint8_t	ipv4_flags;	/* IPH_DF, IPH_MF */
+	uint16_t ipv4_offset;	/* fragment offset in bytes */
+	uint8_t	ipv4_ttl;	/* time to live */
+	uint8_t	ipv4_protocol;	/* next protocol */
+	string	ipv4_protostr;	/* its name: "TCP", "UDP", "ICMP" ... */
+	uint16_t ipv4_checksum;
+	ipaddr_t ipv4_src;	/* source address, network order */
+	ipaddr_t ipv4_dst;	/* destination address, network order */
+	string	ipv4_saddr;	/* not defined: needs inet_ntop */
+	string	ipv4_daddr;	/* not defined: needs inet_ntop */
+	uintptr_t ipv4_hdr;	/* the struct iphdr */
+} ipv4info_t;
+
+typedef struct ipv6info {
+	uint8_t	ipv6_ver;	/* 6 */
+	uint8_t	ipv6_tclass;	/* traffic class */
+	uint32_t ipv6_flow;	/* flow label */
+	uint16_t ipv6_plen;	/* payload length */
+	uint8_t	ipv6_nexthdr;	/* next header protocol */
+	string	ipv6_nextstr;	/* its name */
+	uint8_t	ipv6_hlim;	/* hop limit */
+	uintptr_t ipv6_src;	/* the source address (struct in6_addr) */
+	uintptr_t ipv6_dst;	/* the destination address */
+	string	ipv6_saddr;	/* not defined: needs inet_ntop */
+	string	ipv6_daddr;	/* not defined: needs inet_ntop */
+	uintptr_t ipv6_hdr;	/* the struct ipv6hdr */
+} ipv6info_t;
+
+inline uint8_t IPH_DF = 0x2;
+inline uint8_t IPH_MF = 0x1;
+
 inline uint8_t TH_FIN = 0x01;
 inline uint8_t TH_SYN = 0x02;
 inline uint8_t TH_RST = 0x04;
@@ -109,6 +148,54 @@ translator ipinfo_t < struct iphdr *I > {
 	    __ntohs[I->tot_len] - (I->ihl << 2) :
 	    __ntohs[((struct ipv6hdr *)I)->payload_len];
 };
+
+/* An IP protocol's name, as Solaris's ipv4_protostr gives it. */
+inline string __ip_protostr[int P] = P == 6 ? "TCP" : P == 17 ? "UDP" :
+    P == 1 ? "ICMP" : P == 58 ? "ICMPV6" : P == 2 ? "IGMP" :
+    P == 132 ? "SCTP" : P == 0 ? "HOPOPTS" : P == 43 ? "ROUTING" :
+    P == 44 ? "FRAGMENT" : P == 50 ? "ESP" : P == 51 ? "AH" :
+    P == 59 ? "NONE" : P == 60 ? "DSTOPTS" : "<unknown>";
+
+/*
+ * args[4] and args[5] of the ip probes: the header as IPv4 or as IPv6;
+ * the other version's is a translation of address 0, which cannot be
+ * read (Solaris gives NULL).
+ */
+translator ipv4info_t < struct iphdr *I > {
+	ipv4_ver = I->version;
+	ipv4_ihl = I->ihl << 2;
+	ipv4_tos = I->tos;
+	ipv4_length = __ntohs[I->tot_len];
+	ipv4_ident = __ntohs[I->id];
+	ipv4_flags = (__ntohs[I->frag_off] >> 13) & 0x3;
+	ipv4_offset = (__ntohs[I->frag_off] & 0x1fff) << 3;
+	ipv4_ttl = I->ttl;
+	ipv4_protocol = I->protocol;
+	ipv4_protostr = __ip_protostr[I->protocol];
+	ipv4_checksum = __ntohs[I->check];
+	ipv4_src = I->saddr;
+	ipv4_dst = I->daddr;
+	ipv4_hdr = (uintptr_t)I;
+};
+
+translator ipv6info_t < struct ipv6hdr *I > {
+	ipv6_ver = I->version;
+	ipv6_tclass = (I->priority << 4) | (I->flow_lbl[0] >> 4);
+	ipv6_flow = ((I->flow_lbl[0] & 0xf) << 16) | (I->flow_lbl[1] << 8) |
+	    I->flow_lbl[2];
+	ipv6_plen = __ntohs[I->payload_len];
+	ipv6_nexthdr = I->nexthdr;
+	ipv6_nextstr = __ip_protostr[I->nexthdr];
+	ipv6_hlim = I->hop_limit;
+	ipv6_src = (uintptr_t)&I->saddr;
+	ipv6_dst = (uintptr_t)&I->daddr;
+	ipv6_hdr = (uintptr_t)I;
+};
+
+inline ipv4info_t *__ipv4info_ip[struct iphdr *I] =
+    xlate<ipv4info_t *>((struct iphdr *)(I->version == 4 ? (uintptr_t)I : 0));
+inline ipv6info_t *__ipv6info_ip[struct iphdr *I] =
+    xlate<ipv6info_t *>((struct ipv6hdr *)(I->version == 6 ? (uintptr_t)I : 0));
 
 translator ifinfo_t < struct sk_buff *S > {
 	if_name = S->dev->name;
