@@ -1,7 +1,8 @@
 //! Providers described by data: a provider whose probes are kernel
 //! (raw) tracepoints is a file under `providers/` (`proc.tp`,
 //! `sched.tp`), read by this one implementation of `Provider`. Adding
-//! such a provider is adding its file to [`TABLES`].
+//! such a provider is adding its file: `build.rs` lists every file there
+//! in [`TABLES`].
 //!
 //! The format, a line each (`#` starts a comment):
 //!
@@ -62,18 +63,9 @@ use crate::{
     Provider,
 };
 
-/// The providers described by data, built into the binary.
-pub const TABLES: &[(&str, &str)] = &[
-    ("io.tp", include_str!("../providers/io.tp")),
-    ("ip.tp", include_str!("../providers/ip.tp")),
-    ("lockstat.tp", include_str!("../providers/lockstat.tp")),
-    ("proc.tp", include_str!("../providers/proc.tp")),
-    ("sched.tp", include_str!("../providers/sched.tp")),
-    ("sysinfo.tp", include_str!("../providers/sysinfo.tp")),
-    ("tcp.tp", include_str!("../providers/tcp.tp")),
-    ("udp.tp", include_str!("../providers/udp.tp")),
-    ("vminfo.tp", include_str!("../providers/vminfo.tp")),
-];
+/// The providers described by data, built into the binary: every
+/// `providers/*.tp` file, in name order (listed by `build.rs`).
+pub const TABLES: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/tables.rs"));
 
 /// A probe: its name, the raw tracepoints it fires on, its arguments
 /// (description and where each comes from).
