@@ -126,11 +126,6 @@ inline uint8_t TH_URG = 0x20;
 inline uint8_t TH_ECE = 0x40;
 inline uint8_t TH_CWR = 0x80;
 
-/* Network order to host order. */
-inline uint16_t __ntohs[uint16_t X] = ((X & 0xff) << 8) | ((X >> 8) & 0xff);
-inline uint32_t __ntohl[uint32_t X] = ((X & 0xff) << 24) | ((X & 0xff00) << 8) |
-    ((X >> 8) & 0xff00) | ((X >> 24) & 0xff);
-
 translator pktinfo_t < struct sk_buff *S > {
 	pkt_addr = (uintptr_t)S;
 };
@@ -145,8 +140,8 @@ translator csinfo_t < struct sk_buff *S > {
 translator ipinfo_t < struct iphdr *I > {
 	ip_ver = I->version;
 	ip_plength = I->version == 4 ?
-	    __ntohs[I->tot_len] - (I->ihl << 2) :
-	    __ntohs[((struct ipv6hdr *)I)->payload_len];
+	    ntohs(I->tot_len) - (I->ihl << 2) :
+	    ntohs(((struct ipv6hdr *)I)->payload_len);
 };
 
 /* An IP protocol's name, as Solaris's ipv4_protostr gives it. */
@@ -165,14 +160,14 @@ translator ipv4info_t < struct iphdr *I > {
 	ipv4_ver = I->version;
 	ipv4_ihl = I->ihl << 2;
 	ipv4_tos = I->tos;
-	ipv4_length = __ntohs[I->tot_len];
-	ipv4_ident = __ntohs[I->id];
-	ipv4_flags = (__ntohs[I->frag_off] >> 13) & 0x3;
-	ipv4_offset = (__ntohs[I->frag_off] & 0x1fff) << 3;
+	ipv4_length = ntohs(I->tot_len);
+	ipv4_ident = ntohs(I->id);
+	ipv4_flags = (ntohs(I->frag_off) >> 13) & 0x3;
+	ipv4_offset = (ntohs(I->frag_off) & 0x1fff) << 3;
 	ipv4_ttl = I->ttl;
 	ipv4_protocol = I->protocol;
 	ipv4_protostr = __ip_protostr[I->protocol];
-	ipv4_checksum = __ntohs[I->check];
+	ipv4_checksum = ntohs(I->check);
 	ipv4_src = I->saddr;
 	ipv4_dst = I->daddr;
 	ipv4_hdr = (uintptr_t)I;
@@ -183,7 +178,7 @@ translator ipv6info_t < struct ipv6hdr *I > {
 	ipv6_tclass = (I->priority << 4) | (I->flow_lbl[0] >> 4);
 	ipv6_flow = ((I->flow_lbl[0] & 0xf) << 16) | (I->flow_lbl[1] << 8) |
 	    I->flow_lbl[2];
-	ipv6_plen = __ntohs[I->payload_len];
+	ipv6_plen = ntohs(I->payload_len);
 	ipv6_nexthdr = I->nexthdr;
 	ipv6_nextstr = __ip_protostr[I->nexthdr];
 	ipv6_hlim = I->hop_limit;
@@ -205,30 +200,30 @@ translator ifinfo_t < struct sk_buff *S > {
 };
 
 translator tcpinfo_t < struct tcphdr *T > {
-	tcp_sport = __ntohs[T->source];
-	tcp_dport = __ntohs[T->dest];
-	tcp_seq = __ntohl[T->seq];
-	tcp_ack = __ntohl[T->ack_seq];
+	tcp_sport = ntohs(T->source);
+	tcp_dport = ntohs(T->dest);
+	tcp_seq = ntohl(T->seq);
+	tcp_ack = ntohl(T->ack_seq);
 	tcp_offset = T->doff << 2;
 	tcp_flags = ((uint8_t *)T)[13];
-	tcp_window = __ntohs[T->window];
-	tcp_checksum = __ntohs[T->check];
-	tcp_urgent = __ntohs[T->urg_ptr];
+	tcp_window = ntohs(T->window);
+	tcp_checksum = ntohs(T->check);
+	tcp_urgent = ntohs(T->urg_ptr);
 	tcp_hdr = (uintptr_t)T;
 };
 
 translator udpinfo_t < struct udphdr *U > {
-	udp_sport = __ntohs[U->source];
-	udp_dport = __ntohs[U->dest];
-	udp_length = __ntohs[U->len];
-	udp_checksum = __ntohs[U->check];
+	udp_sport = ntohs(U->source);
+	udp_dport = ntohs(U->dest);
+	udp_length = ntohs(U->len);
+	udp_checksum = ntohs(U->check);
 	udp_hdr = (uintptr_t)U;
 };
 
 translator udpsinfo_t < struct sock *S > {
 	udps_addr = (uintptr_t)S;
 	udps_lport = S->__sk_common.skc_num;
-	udps_rport = __ntohs[S->__sk_common.skc_dport];
+	udps_rport = ntohs(S->__sk_common.skc_dport);
 };
 
 /*
@@ -264,10 +259,10 @@ struct __dtrace_tcp_refusal {
 	uint8_t __syn;
 };
 translator tcpinfo_t < struct __dtrace_tcp_refusal *R > {
-	tcp_sport = __ntohs[((struct tcphdr *)R)->dest];
-	tcp_dport = __ntohs[((struct tcphdr *)R)->source];
+	tcp_sport = ntohs(((struct tcphdr *)R)->dest);
+	tcp_dport = ntohs(((struct tcphdr *)R)->source);
 	tcp_seq = 0;
-	tcp_ack = __ntohl[((struct tcphdr *)R)->seq] + 1;
+	tcp_ack = ntohl(((struct tcphdr *)R)->seq) + 1;
 	tcp_offset = 20;
 	tcp_flags = TH_RST | TH_ACK;
 	tcp_window = 0;

@@ -48,8 +48,8 @@ typedef struct tcplsinfo {
 } tcplsinfo_t;
 
 /*
- * Ports: the local one in host order; the remote one swapped from network
- * order. tcps_state is the state-change probes' args[6], the new state:
+ * Ports: the local one in host order; the remote one converted from
+ * network order. tcps_state is the state-change probes' args[6], the new state:
  * the socket still holds the old one when its state-change tracepoint
  * fires; the send and receive probes have no args[6] (0, never a Linux
  * state), and there it is the socket's state.
@@ -58,8 +58,7 @@ translator tcpsinfo_t < struct sock *S > {
 	tcps_addr = (uintptr_t)S;
 	tcps_local = S->__sk_common.skc_rcv_saddr == S->__sk_common.skc_daddr;
 	tcps_lport = S->__sk_common.skc_num;
-	tcps_rport = ((S->__sk_common.skc_dport & 0xff) << 8) |
-	    ((S->__sk_common.skc_dport >> 8) & 0xff);
+	tcps_rport = ntohs(S->__sk_common.skc_dport);
 	tcps_state = arg6 != 0 ? arg6 : S->__sk_common.skc_state;
 	tcps_suna = ((struct tcp_sock *)S)->snd_una;
 	tcps_snxt = ((struct tcp_sock *)S)->snd_nxt;

@@ -189,8 +189,6 @@ pub(crate) const STANDARD: &[StdLib] = &[
             "TH_URG",
             "TH_ECE",
             "TH_CWR",
-            "__ntohs",
-            "__ntohl",
             "__ip_proto",
             "__ip_l4",
             "__ip_is_ip",

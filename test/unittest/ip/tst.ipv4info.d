@@ -9,7 +9,7 @@
  */
 ip:::send
 /args[2]->ip_ver == 4 && args[4]->ipv4_protocol == IPPROTO_UDP &&
-    __ntohs[((struct udphdr *)(arg2 + 20))->dest] == 47128/
+    ntohs(((struct udphdr *)(arg2 + 20))->dest) == 47128/
 {
 	printf("v%d ihl %d length %d protocol %d %s src %x dst %x hdr %d\n",
 	    args[4]->ipv4_ver, args[4]->ipv4_ihl, args[4]->ipv4_length,

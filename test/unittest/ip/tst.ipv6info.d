@@ -11,7 +11,7 @@
 ip:::send,
 ip:::receive
 /args[2]->ip_ver == 6 && args[5]->ipv6_nexthdr == IPPROTO_UDP &&
-    __ntohs[((struct udphdr *)(arg2 + 40))->dest] == 47129/
+    ntohs(((struct udphdr *)(arg2 + 40))->dest) == 47129/
 {
 	printf("%s v%d payload %d %d next %s loopback %d %d\n", probename,
 	    args[5]->ipv6_ver, args[2]->ip_plength, args[5]->ipv6_plen,

@@ -10,7 +10,7 @@
 ip:::send,
 ip:::receive
 /args[2]->ip_ver == 4 && ((struct iphdr *)arg2)->protocol == IPPROTO_UDP &&
-    __ntohs[((struct udphdr *)(arg2 + 20))->dest] == 47125/
+    ntohs(((struct udphdr *)(arg2 + 20))->dest) == 47125/
 {
 	printf("%s ipv%d payload %d on %s local %d\n", probename,
 	    args[2]->ip_ver, args[2]->ip_plength, args[3]->if_name,

@@ -166,6 +166,9 @@ subroutines! {
     subr_copyinstr,
     subr_strlen,
     subr_d_path,
+    subr_swap16,
+    subr_swap32,
+    subr_swap64,
 }
 
 pub(super) const FUNCS: &[FuncDef] = &[
@@ -288,12 +291,24 @@ pub(super) const FUNCS: &[FuncDef] = &[
     row("lltostr", Subroutine, "string(int64_t)", NotYet),
     row("toupper", Subroutine, "string(const char *)", NotYet),
     row("tolower", Subroutine, "string(const char *)", NotYet),
-    row("htons", Subroutine, "uint16_t(uint16_t)", NotYet),
-    row("htonl", Subroutine, "uint32_t(uint32_t)", NotYet),
-    row("htonll", Subroutine, "uint64_t(uint64_t)", NotYet),
-    row("ntohs", Subroutine, "uint16_t(uint16_t)", NotYet),
-    row("ntohl", Subroutine, "uint32_t(uint32_t)", NotYet),
-    row("ntohll", Subroutine, "uint64_t(uint64_t)", NotYet),
+    // Network order is big-endian; this host's (x86-64) is not: each
+    // converts by swapping bytes.
+    row("htons", Subroutine, "uint16_t(uint16_t)", Subr(subr_swap16)),
+    row("htonl", Subroutine, "uint32_t(uint32_t)", Subr(subr_swap32)),
+    row(
+        "htonll",
+        Subroutine,
+        "uint64_t(uint64_t)",
+        Subr(subr_swap64),
+    ),
+    row("ntohs", Subroutine, "uint16_t(uint16_t)", Subr(subr_swap16)),
+    row("ntohl", Subroutine, "uint32_t(uint32_t)", Subr(subr_swap32)),
+    row(
+        "ntohll",
+        Subroutine,
+        "uint64_t(uint64_t)",
+        Subr(subr_swap64),
+    ),
     row("inet_ntoa", Subroutine, "string(ipaddr_t *)", NotYet),
     row(
         "inet_ntoa6",

@@ -739,6 +739,97 @@ impl Checker<'_> {
         self.expr(&e)
     }
 
+    /// `ntohs`/`htons`: the low two bytes swapped.
+    pub(super) fn subr_swap16(
+        &mut self,
+        args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        self.byte_swap(args, types::UINT16, line)
+    }
+
+    /// `ntohl`/`htonl`: the low four bytes reversed.
+    pub(super) fn subr_swap32(
+        &mut self,
+        args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        self.byte_swap(args, types::UINT32, line)
+    }
+
+    /// `ntohll`/`htonll`: the eight bytes reversed.
+    pub(super) fn subr_swap64(
+        &mut self,
+        args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        self.byte_swap(args, types::UINT64, line)
+    }
+
+    /// The argument, converted to `ty`, with its bytes in the other order:
+    /// an OR of each byte shifted to its mirrored place (a constant is
+    /// swapped now).
+    fn byte_swap(
+        &mut self,
+        mut args: Vec<CExpr>,
+        ty: IntType,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        if args.len() != 1 {
+            return Err(self.proto_len(ty.name, args.len(), "1", line));
+        }
+        let x = args.remove(0);
+        let n = ty.size;
+        if let CKind::Int(v) = x.kind {
+            let v = (v as u64) & (u64::MAX >> (64 - 8 * n));
+            let swapped = v.swap_bytes() >> (64 - 8 * n);
+            return Ok(CExpr {
+                kind: CKind::Int(swapped as i64),
+                ty: int_ty(ty),
+                line,
+            });
+        }
+        let u64t = int_ty(types::UINT64);
+        let mk = |kind: CKind| CExpr {
+            kind,
+            ty: u64t.clone(),
+            line,
+        };
+        let int = |v: i64| mk(CKind::Int(v));
+        let x = mk(CKind::Cast(Box::new(CExpr {
+            kind: CKind::Cast(Box::new(x)),
+            ty: int_ty(ty),
+            line,
+        })));
+        let mut out: Option<CExpr> = None;
+        for i in 0..n {
+            let byte = mk(CKind::Arith(
+                ArithOp::And,
+                Box::new(mk(CKind::Arith(
+                    ArithOp::Shr,
+                    Box::new(x.clone()),
+                    Box::new(int(i64::from(8 * i))),
+                ))),
+                Box::new(int(0xff)),
+            ));
+            let placed = mk(CKind::Arith(
+                ArithOp::Shl,
+                Box::new(byte),
+                Box::new(int(i64::from(8 * (n - 1 - i)))),
+            ));
+            out = Some(match out {
+                None => placed,
+                Some(o) => mk(CKind::Arith(ArithOp::Or, Box::new(o), Box::new(placed))),
+            });
+        }
+        let out = out.unwrap_or_else(|| int(0));
+        Ok(CExpr {
+            kind: CKind::Cast(Box::new(out)),
+            ty: int_ty(ty),
+            line,
+        })
+    }
+
     pub(super) fn subr_strlen(
         &mut self,
         mut args: Vec<CExpr>,

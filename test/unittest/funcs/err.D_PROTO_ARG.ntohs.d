@@ -1,0 +1,5 @@
+/* ntohs() takes an integer, not a string. */
+BEGIN
+{
+	trace(ntohs("80"));
+}

@@ -1,0 +1,5 @@
+/* htonl() takes one argument. */
+BEGIN
+{
+	trace(htonl(1, 2));
+}
