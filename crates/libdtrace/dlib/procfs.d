@@ -223,3 +223,14 @@ inline int CLD_CONTINUED = 6;
 inline int __proc_exit_reason[struct task_struct *T] =
     (T->exit_code & 0x7f) == 0 ? CLD_EXITED :
     (T->exit_code & 0x80) ? CLD_DUMPED : CLD_KILLED;
+
+/*
+ * proc:::exec and exec-failure, on the system call hooks: execve (59)
+ * and execveat (322) on x86-64; the path is execve's first argument and
+ * execveat's second; a failed call returns the negated error number.
+ */
+inline int __proc_is_exec[long N] = N == 59 || N == 322;
+inline int __proc_regs_exec[struct pt_regs *R] = __proc_is_exec[R->orig_ax];
+inline string __proc_exec_path[struct pt_regs *R] =
+    copyinstr(R->orig_ax == 59 ? R->di : R->si);
+inline int __proc_errno[long R] = -R;

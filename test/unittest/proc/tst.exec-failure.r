@@ -1,0 +1,3 @@
+exec /nonexistent/program (system call 1)
+exec-failure 2
+
