@@ -234,3 +234,17 @@ inline int __proc_regs_exec[struct pt_regs *R] = __proc_is_exec[R->orig_ax];
 inline string __proc_exec_path[struct pt_regs *R] =
     copyinstr(R->orig_ax == 59 ? R->di : R->si);
 inline int __proc_errno[long R] = -R;
+
+/*
+ * proc:::start, lwp-start and signal-clear, on the system call return
+ * hook: a new task's first return is from clone (56), fork (57), vfork
+ * (58) or clone3 (435), with 0; a process's first thread has its
+ * process's id. rt_sigtimedwait (128) returns the signal it took.
+ */
+inline int __proc_regs_fork[struct pt_regs *R] = R->orig_ax == 56 ||
+    R->orig_ax == 57 || R->orig_ax == 58 || R->orig_ax == 435;
+inline int __proc_new_process[struct pt_regs *R] =
+    curthread->pid == curthread->tgid;
+inline int __proc_new_thread[struct pt_regs *R] =
+    curthread->pid != curthread->tgid;
+inline int __proc_regs_sigwait[struct pt_regs *R] = R->orig_ax == 128;

@@ -1,0 +1,3 @@
+signal-send 10
+signal-clear 10
+

@@ -1,0 +1,2 @@
+lwp-start 1 2
+
