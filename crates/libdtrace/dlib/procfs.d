@@ -248,3 +248,31 @@ inline int __proc_new_process[struct pt_regs *R] =
 inline int __proc_new_thread[struct pt_regs *R] =
     curthread->pid != curthread->tgid;
 inline int __proc_regs_sigwait[struct pt_regs *R] = R->orig_ax == 128;
+
+/*
+ * proc:::fault's faults, as Solaris numbers them, from the signal and
+ * si_code the kernel's trap handler sends (a siginfo pointer of 0 or 1
+ * is the kernel's "no information" or "privileged" mark: no fault).
+ */
+inline int FLTILL = 1;
+inline int FLTPRIV = 2;
+inline int FLTBPT = 3;
+inline int FLTTRACE = 4;
+inline int FLTACCESS = 5;
+inline int FLTBOUNDS = 6;
+inline int FLTIOVF = 7;
+inline int FLTIZDIV = 8;
+inline int FLTFPE = 9;
+inline int FLTSTACK = 10;
+inline int FLTPAGE = 11;
+inline int FLTWATCH = 12;
+inline int FLTCPCOVF = 13;
+
+inline int __proc_fault[struct kernel_siginfo *I] =
+    (uintptr_t)I <= 1 || I->si_code <= 0 || I->si_code == 0x80 ? 0 :
+    I->si_signo == 4 ? (I->si_code == 5 || I->si_code == 6 ? FLTPRIV : FLTILL) :
+    I->si_signo == 5 ? (I->si_code == 1 ? FLTBPT : FLTTRACE) :
+    I->si_signo == 7 ? FLTACCESS :
+    I->si_signo == 8 ? (I->si_code == 1 ? FLTIZDIV :
+	I->si_code == 2 ? FLTIOVF : FLTFPE) :
+    I->si_signo == 11 ? (I->si_code == 1 ? FLTBOUNDS : FLTACCESS) : 0;

@@ -1,0 +1,3 @@
+fault FLTBOUNDS signal 11 at 0
+exit killed
+
