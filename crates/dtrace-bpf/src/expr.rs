@@ -220,7 +220,11 @@ impl ProgGen<'_, '_> {
                 self.a.emit(call(Helper::ThisCpuPtr));
                 Ok(self.int_result(R0))
             }
-            CKind::Str(_) | CKind::Copyinstr(..) | CKind::KernelString(_) | CKind::DPath(..) => {
+            CKind::Str(_)
+            | CKind::Copyinstr(..)
+            | CKind::KernelString(_)
+            | CKind::DPath(..)
+            | CKind::InetNtop(..) => {
                 Err(GenError("internal error: string used as an integer".into()))
             }
         }
@@ -1277,6 +1281,7 @@ impl ProgGen<'_, '_> {
             }
             CKind::Assign(lv, None, rhs) => self.assign_str(lv, rhs),
             CKind::DPath(p, o) => self.d_path(p, o),
+            CKind::InetNtop(af, addr, mode) => self.inet_ntop(af, addr, *mode),
             _ => Err(GenError(
                 "internal error: expression is not a string".into(),
             )),

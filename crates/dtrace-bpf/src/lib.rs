@@ -15,6 +15,7 @@ pub mod asm;
 pub mod codegen;
 mod dpath;
 mod expr;
+mod inet;
 pub mod insn;
 pub mod layout;
 pub mod plan;

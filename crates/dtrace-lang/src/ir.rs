@@ -173,6 +173,16 @@ pub enum LValue {
     },
 }
 
+/// How `CKind::InetNtop` writes an IPv4-mapped or -compatible address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InetMode {
+    /// `inet_ntop` and `inet_ntoa`: an IPv4-mapped or -compatible IPv6
+    /// address as `::ffff:a.b.c.d` or `::a.b.c.d`.
+    Ntop,
+    /// `inet_ntoa6`: such an address as its dotted quad alone.
+    Ntoa6,
+}
+
 /// Byte offsets of the kernel's VFS structures a path walk reads, from
 /// its BTF.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -222,6 +232,9 @@ pub enum CKind {
     /// `d_path(p)`: the path name of the `struct path` at address `p`,
     /// walked up its dentries and mounts (a string).
     DPath(Box<CExpr>, DPathOffsets),
+    /// `inet_ntop(af, addr)`, `inet_ntoa(addr)` (af `AF_INET`),
+    /// `inet_ntoa6(addr)` (af `AF_INET6`): the address at `addr` as text.
+    InetNtop(Box<CExpr>, Box<CExpr>, InetMode),
     /// The bits of a `float` or `double` as a signed 64-bit integer that
     /// orders as the number does (for comparisons: sign-magnitude turned
     /// into two's complement).
@@ -346,6 +359,7 @@ impl CExpr {
             | CKind::Strlen(a)
             | CKind::Deref(a) => f(a),
             CKind::Arith(_, a, b)
+            | CKind::InetNtop(a, b, _)
             | CKind::Cmp(_, a, b, _)
             | CKind::StrCmp(_, a, b)
             | CKind::Logical(_, a, b) => {

@@ -152,6 +152,7 @@ const TYPEDEFS: &[IntType] = &[
     GID_T,
     PROCESSORID_T,
     IntType::new(4, true, "zoneid_t"),
+    IntType::new(4, false, "ipaddr_t"),
     IntType::new(4, true, "projid_t"),
     IntType::new(4, true, "taskid_t"),
     IntType::new(4, true, "psetid_t"),

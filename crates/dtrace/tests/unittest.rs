@@ -42,7 +42,8 @@
 //! listener on PORT, `refused PORT` tries to connect to PORT where
 //! nothing listens, `udp PORT` sends one 5-byte datagram to a loopback
 //! receiver on PORT from a connected socket (`udp6 PORT`: over IPv6),
-//! `threads N` starts and joins N threads, `fsync
+//! `udpsend PORT HEX...` sends a datagram of each HEX's bytes the same
+//! way, one after another, `threads N` starts and joins N threads, `fsync
 //! PATH` writes 64 KiB to a new file, syncs
 //! it and removes it, `spawn CMD ARGS` runs a child command and waits
 //! for it, `signal` has a child `kill` send SIGUSR1 to a child `sleep`,
@@ -483,7 +484,7 @@ fn fixture(name: &str) -> Result<PathBuf, String> {
 const TRIGGER_ARG: &str = "--dtrace-test-trigger";
 const TRIGGERS: &[&str] = &[
     "getpid", "open", "read", "exit", "comm", "spawn", "signal", "fsync", "threads", "tcp", "udp",
-    "refused", "udp6", "fault",
+    "refused", "udp6", "udpsend", "fault",
 ];
 
 /// Trigger mode: make the events a test asked for, then exit.
@@ -544,6 +545,38 @@ fn trigger(args: &[String]) -> i32 {
             let c = TcpStream::connect(("127.0.0.1", port));
             let a = l.accept();
             i32::from(c.is_err() || a.is_err())
+        }
+        (Some("udpsend"), Some(port)) => {
+            // A datagram per HEX argument, its bytes those, to a loopback
+            // receiver on PORT, each received before the next is sent.
+            use std::net::UdpSocket;
+            let Ok(port) = port.parse::<u16>() else {
+                return 2;
+            };
+            let (Ok(r), Ok(s)) = (
+                UdpSocket::bind(("127.0.0.1", port)),
+                UdpSocket::bind(("127.0.0.1", 0)),
+            ) else {
+                return 1;
+            };
+            if s.connect(("127.0.0.1", port)).is_err() {
+                return 1;
+            }
+            for hex in &args[2..] {
+                let bytes: Option<Vec<u8>> = (0..hex.len())
+                    .step_by(2)
+                    .map(|i| {
+                        hex.get(i..i + 2)
+                            .and_then(|b| u8::from_str_radix(b, 16).ok())
+                    })
+                    .collect();
+                let Some(bytes) = bytes else { return 2 };
+                let mut buf = [0u8; 64];
+                if s.send(&bytes).is_err() || r.recv(&mut buf).is_err() {
+                    return 1;
+                }
+            }
+            0
         }
         (Some("refused"), Some(port)) => {
             // A loopback connection to PORT, where nothing listens:

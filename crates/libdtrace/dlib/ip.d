@@ -14,11 +14,10 @@
  * cs_addr is 0, and the tcp and udp probes' socket arguments cannot be
  * read). The providers' tables give the IP header's address as the
  * probes' arg2 for either direction; the other translations start from
- * it. Header fields are converted to host order.
- * Addresses as strings (ip_saddr, ip_daddr, udps_laddr, udps_raddr)
- * need inet_ntop and are not defined yet; nor is cs_pid (the packet
- * does not say which process it is for): a script reading one gets the
- * translator's "does not define conversion" error.
+ * it. Header fields are converted to host order; addresses as strings
+ * are written as inet_ntop writes them. cs_pid is not defined (the
+ * packet does not say which process it is for): a script reading it
+ * gets the translator's "does not define conversion" error.
  */
 
 inline int IPPROTO_TCP = 6;
@@ -38,8 +37,8 @@ typedef struct csinfo {
 typedef struct ipinfo {
 	uint8_t	ip_ver;		/* 4 or 6 */
 	uint32_t ip_plength;	/* payload length: after the IP header */
-	string	ip_saddr;	/* not defined: needs inet_ntop */
-	string	ip_daddr;	/* not defined: needs inet_ntop */
+	string	ip_saddr;	/* source address, as inet_ntop writes it */
+	string	ip_daddr;	/* destination address */
 } ipinfo_t;
 
 typedef struct ifinfo {
@@ -74,11 +73,13 @@ typedef struct udpsinfo {
 	uintptr_t udps_addr;	/* the struct sock */
 	uint16_t udps_lport;
 	uint16_t udps_rport;
-	string	udps_laddr;	/* not defined: needs inet_ntop */
-	string	udps_raddr;	/* not defined: needs inet_ntop */
+	string	udps_laddr;	/* local address, as inet_ntop writes it */
+	string	udps_raddr;	/* remote address */
 } udpsinfo_t;
 
-typedef uint32_t ipaddr_t;
+/* Address families, as Linux numbers them (for inet_ntop). */
+inline int AF_INET = 2;
+inline int AF_INET6 = 10;
 
 typedef struct ipv4info {
 	uint8_t	ipv4_ver;	/* 4 */
@@ -94,8 +95,8 @@ typedef struct ipv4info {
 	uint16_t ipv4_checksum;
 	ipaddr_t ipv4_src;	/* source address, network order */
 	ipaddr_t ipv4_dst;	/* destination address, network order */
-	string	ipv4_saddr;	/* not defined: needs inet_ntop */
-	string	ipv4_daddr;	/* not defined: needs inet_ntop */
+	string	ipv4_saddr;	/* source address, dotted quad */
+	string	ipv4_daddr;	/* destination address, dotted quad */
 	uintptr_t ipv4_hdr;	/* the struct iphdr */
 } ipv4info_t;
 
@@ -109,8 +110,8 @@ typedef struct ipv6info {
 	uint8_t	ipv6_hlim;	/* hop limit */
 	uintptr_t ipv6_src;	/* the source address (struct in6_addr) */
 	uintptr_t ipv6_dst;	/* the destination address */
-	string	ipv6_saddr;	/* not defined: needs inet_ntop */
-	string	ipv6_daddr;	/* not defined: needs inet_ntop */
+	string	ipv6_saddr;	/* source address, as inet_ntop writes it */
+	string	ipv6_daddr;	/* destination address */
 	uintptr_t ipv6_hdr;	/* the struct ipv6hdr */
 } ipv6info_t;
 
@@ -139,6 +140,10 @@ translator csinfo_t < struct sk_buff *S > {
 /* From the IP header, version 4 or 6 (both start with the version). */
 translator ipinfo_t < struct iphdr *I > {
 	ip_ver = I->version;
+	ip_saddr = I->version == 4 ? inet_ntoa(&I->saddr) :
+	    inet_ntop(AF_INET6, &((struct ipv6hdr *)I)->saddr);
+	ip_daddr = I->version == 4 ? inet_ntoa(&I->daddr) :
+	    inet_ntop(AF_INET6, &((struct ipv6hdr *)I)->daddr);
 	ip_plength = I->version == 4 ?
 	    ntohs(I->tot_len) - (I->ihl << 2) :
 	    ntohs(((struct ipv6hdr *)I)->payload_len);
@@ -170,6 +175,8 @@ translator ipv4info_t < struct iphdr *I > {
 	ipv4_checksum = ntohs(I->check);
 	ipv4_src = I->saddr;
 	ipv4_dst = I->daddr;
+	ipv4_saddr = inet_ntoa(&I->saddr);
+	ipv4_daddr = inet_ntoa(&I->daddr);
 	ipv4_hdr = (uintptr_t)I;
 };
 
@@ -184,6 +191,8 @@ translator ipv6info_t < struct ipv6hdr *I > {
 	ipv6_hlim = I->hop_limit;
 	ipv6_src = (uintptr_t)&I->saddr;
 	ipv6_dst = (uintptr_t)&I->daddr;
+	ipv6_saddr = inet_ntop(AF_INET6, &I->saddr);
+	ipv6_daddr = inet_ntop(AF_INET6, &I->daddr);
 	ipv6_hdr = (uintptr_t)I;
 };
 
@@ -224,6 +233,12 @@ translator udpsinfo_t < struct sock *S > {
 	udps_addr = (uintptr_t)S;
 	udps_lport = S->__sk_common.skc_num;
 	udps_rport = ntohs(S->__sk_common.skc_dport);
+	udps_laddr = S->__sk_common.skc_family == AF_INET ?
+	    inet_ntoa(&S->__sk_common.skc_rcv_saddr) :
+	    inet_ntop(AF_INET6, &S->__sk_common.skc_v6_rcv_saddr);
+	udps_raddr = S->__sk_common.skc_family == AF_INET ?
+	    inet_ntoa(&S->__sk_common.skc_daddr) :
+	    inet_ntop(AF_INET6, &S->__sk_common.skc_v6_daddr);
 };
 
 /*

@@ -6,11 +6,11 @@
  * tcplsinfo_t, from an int: the previous state of a state change.
  *
  * The TCP_STATE_* values are Linux's own state numbers (which DTrace for
- * Linux also uses). Addresses as strings (tcps_laddr, tcps_raddr) need
- * inet_ntop and are not defined yet, nor are the members the Guide takes
- * from Solaris's TCP control block that Linux does not keep
- * (tcps_active, tcps_rto...): a script reading one gets the translator's
- * "does not define conversion" error.
+ * Linux also uses). Addresses (tcps_laddr, tcps_raddr) are written as
+ * inet_ntop writes them (AF_INET 2, AF_INET6 10). The members the Guide
+ * takes from Solaris's TCP control block that Linux does not keep
+ * (tcps_active, tcps_rto...) are not defined: a script reading one gets
+ * the translator's "does not define conversion" error.
  */
 
 inline int TCP_STATE_IDLE = 0;
@@ -31,8 +31,8 @@ typedef struct tcpsinfo {
 	int	tcps_local;	/* 1 if both ends have one IPv4 address */
 	uint16_t tcps_lport;	/* local port */
 	uint16_t tcps_rport;	/* remote port */
-	string	tcps_laddr;	/* not defined: needs inet_ntop */
-	string	tcps_raddr;	/* not defined: needs inet_ntop */
+	string	tcps_laddr;	/* local address, as inet_ntop writes it */
+	string	tcps_raddr;	/* remote address */
 	int	tcps_state;	/* TCP_STATE_* */
 	uint32_t tcps_iss;	/* not defined: Linux keeps no initial sequence */
 	uint32_t tcps_suna;	/* oldest unacknowledged sequence number */
@@ -59,6 +59,12 @@ translator tcpsinfo_t < struct sock *S > {
 	tcps_local = S->__sk_common.skc_rcv_saddr == S->__sk_common.skc_daddr;
 	tcps_lport = S->__sk_common.skc_num;
 	tcps_rport = ntohs(S->__sk_common.skc_dport);
+	tcps_laddr = S->__sk_common.skc_family == 2 ?
+	    inet_ntoa(&S->__sk_common.skc_rcv_saddr) :
+	    inet_ntop(10, &S->__sk_common.skc_v6_rcv_saddr);
+	tcps_raddr = S->__sk_common.skc_family == 2 ?
+	    inet_ntoa(&S->__sk_common.skc_daddr) :
+	    inet_ntop(10, &S->__sk_common.skc_v6_daddr);
 	tcps_state = arg6 != 0 ? arg6 : S->__sk_common.skc_state;
 	tcps_suna = ((struct tcp_sock *)S)->snd_una;
 	tcps_snxt = ((struct tcp_sock *)S)->snd_nxt;

@@ -15,4 +15,6 @@ ip:::send
 	    args[4]->ipv4_ver, args[4]->ipv4_ihl, args[4]->ipv4_length,
 	    args[4]->ipv4_protocol, args[4]->ipv4_protostr,
 	    args[4]->ipv4_src, args[4]->ipv4_dst, args[4]->ipv4_hdr == arg2);
+	printf("%s -> %s, %s -> %s\n", args[4]->ipv4_saddr, args[4]->ipv4_daddr,
+	    args[2]->ip_saddr, args[2]->ip_daddr);
 }

@@ -12,8 +12,8 @@ tcp:::receive
 /(args[4]->tcp_sport == 47124 || args[4]->tcp_dport == 47124) &&
     (args[4]->tcp_flags & TH_SYN)/
 {
-	printf("%s ipv%d %s to the %s, header only %d, socket %d\n",
-	    probename, args[2]->ip_ver,
+	printf("%s ipv%d %s -> %s %s to the %s, header only %d, socket %d\n",
+	    probename, args[2]->ip_ver, args[2]->ip_saddr, args[2]->ip_daddr,
 	    (args[4]->tcp_flags & TH_ACK) ? "SYN-ACK" : "SYN",
 	    args[4]->tcp_dport == 47124 ? "listener" : "client",
 	    args[4]->tcp_offset == args[2]->ip_plength, args[1]->cs_addr != 0);
@@ -22,7 +22,7 @@ tcp:::receive
 tcp:::send
 /args[4]->tcp_dport == 47124 && (args[4]->tcp_flags & TH_SYN)/
 {
-	printf("the client's socket: remote port %d, state %s\n",
-	    args[3]->tcps_rport,
+	printf("the client's socket: %s to %s:%d, state %s\n",
+	    args[3]->tcps_laddr, args[3]->tcps_raddr, args[3]->tcps_rport,
 	    args[3]->tcps_state == TCP_STATE_SYN_SENT ? "SYN_SENT" : "other");
 }

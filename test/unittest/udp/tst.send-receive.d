@@ -19,4 +19,5 @@ udp:::send
 {
 	printf("from a socket connected to port %d, its own port %d\n",
 	    args[3]->udps_rport, args[3]->udps_lport == args[4]->udp_sport);
+	printf("from %s to %s\n", args[3]->udps_laddr, args[3]->udps_raddr);
 }

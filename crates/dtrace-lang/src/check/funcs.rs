@@ -169,6 +169,9 @@ subroutines! {
     subr_swap16,
     subr_swap32,
     subr_swap64,
+    subr_inet_ntoa,
+    subr_inet_ntoa6,
+    subr_inet_ntop,
 }
 
 pub(super) const FUNCS: &[FuncDef] = &[
@@ -309,14 +312,24 @@ pub(super) const FUNCS: &[FuncDef] = &[
         "uint64_t(uint64_t)",
         Subr(subr_swap64),
     ),
-    row("inet_ntoa", Subroutine, "string(ipaddr_t *)", NotYet),
+    row(
+        "inet_ntoa",
+        Subroutine,
+        "string(ipaddr_t *)",
+        Subr(subr_inet_ntoa),
+    ),
     row(
         "inet_ntoa6",
         Subroutine,
         "string(struct in6_addr *, [int])",
-        NotYet,
+        Subr(subr_inet_ntoa6),
     ),
-    row("inet_ntop", Subroutine, "string(int, void *)", NotYet),
+    row(
+        "inet_ntop",
+        Subroutine,
+        "string(int, void *)",
+        Subr(subr_inet_ntop),
+    ),
     row("rand", Subroutine, "int()", NotYet),
     row("progenyof", Subroutine, "int(pid_t)", NotYet),
     row(

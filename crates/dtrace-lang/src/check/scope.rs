@@ -739,6 +739,68 @@ impl Checker<'_> {
         self.expr(&e)
     }
 
+    /// `inet_ntoa(addr)`: the IPv4 address at `addr` as a dotted quad.
+    pub(super) fn subr_inet_ntoa(
+        &mut self,
+        args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        self.inet(2, args, crate::ir::InetMode::Ntop, line)
+    }
+
+    /// `inet_ntoa6(addr)`: the IPv6 address at `addr` as text (an
+    /// IPv4-mapped one as its dotted quad).
+    pub(super) fn subr_inet_ntoa6(
+        &mut self,
+        args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        self.inet(10, args, crate::ir::InetMode::Ntoa6, line)
+    }
+
+    /// `inet_ntop(af, addr)`: the address at `addr`, of family `af`
+    /// (`AF_INET`, `AF_INET6`), as text.
+    pub(super) fn subr_inet_ntop(
+        &mut self,
+        mut args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        if args.len() != 2 {
+            return Err(self.proto_len("inet_ntop", args.len(), "2", line));
+        }
+        let addr = args.remove(1);
+        let af = args.remove(0);
+        Ok(CExpr {
+            kind: CKind::InetNtop(Box::new(af), Box::new(addr), crate::ir::InetMode::Ntop),
+            ty: Type::String,
+            line,
+        })
+    }
+
+    /// An address of family `af` (Linux's number) as text.
+    fn inet(
+        &mut self,
+        af: i64,
+        mut args: Vec<CExpr>,
+        mode: crate::ir::InetMode,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        if args.is_empty() {
+            return Err(self.proto_len("inet_ntoa", 0, "1", line));
+        }
+        let addr = args.remove(0);
+        let family = CExpr {
+            kind: CKind::Int(af),
+            ty: int_ty(types::INT),
+            line,
+        };
+        Ok(CExpr {
+            kind: CKind::InetNtop(Box::new(family), Box::new(addr), mode),
+            ty: Type::String,
+            line,
+        })
+    }
+
     /// `ntohs`/`htons`: the low two bytes swapped.
     pub(super) fn subr_swap16(
         &mut self,
