@@ -43,7 +43,8 @@
 //! nothing listens, `udp PORT` sends one 5-byte datagram to a loopback
 //! receiver on PORT from a connected socket (`udp6 PORT`: over IPv6),
 //! `udpsend PORT HEX...` sends a datagram of each HEX's bytes the same
-//! way, one after another, `threads N` starts and joins N threads, `fsync
+//! way, one after another, `yield N` calls sched_yield N times,
+//! `threads N` starts and joins N threads, `fsync
 //! PATH` writes 64 KiB to a new file, syncs
 //! it and removes it, `spawn CMD ARGS` runs a child command and waits
 //! for it, `signal` has a child `kill` send SIGUSR1 to a child `sleep`,
@@ -484,7 +485,7 @@ fn fixture(name: &str) -> Result<PathBuf, String> {
 const TRIGGER_ARG: &str = "--dtrace-test-trigger";
 const TRIGGERS: &[&str] = &[
     "getpid", "open", "read", "exit", "comm", "spawn", "signal", "fsync", "threads", "tcp", "udp",
-    "refused", "udp6", "udpsend", "fault",
+    "refused", "udp6", "udpsend", "yield", "fault",
 ];
 
 /// Trigger mode: make the events a test asked for, then exit.
@@ -575,6 +576,15 @@ fn trigger(args: &[String]) -> i32 {
                 if s.send(&bytes).is_err() || r.recv(&mut buf).is_err() {
                     return 1;
                 }
+            }
+            0
+        }
+        (Some("yield"), n) => {
+            // N sched_yield(2) calls: on a CPU with nothing else to run,
+            // the scheduler keeps this thread.
+            let n: u64 = n.and_then(|n| n.parse().ok()).unwrap_or(1);
+            for _ in 0..n {
+                std::thread::yield_now();
             }
             0
         }

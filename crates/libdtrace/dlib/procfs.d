@@ -276,3 +276,6 @@ inline int __proc_fault[struct kernel_siginfo *I] =
     I->si_signo == 8 ? (I->si_code == 1 ? FLTIZDIV :
 	I->si_code == 2 ? FLTIOVF : FLTFPE) :
     I->si_signo == 11 ? (I->si_code == 1 ? FLTBOUNDS : FLTACCESS) : 0;
+
+/* sched:::surrender: a CPU other than the one the probe fires on. */
+inline int __sched_remote[int C] = C != cpu;

@@ -86,6 +86,7 @@ pub(crate) const STANDARD: &[StdLib] = &[
             "__proc_new_thread",
             "__proc_regs_sigwait",
             "__proc_fault",
+            "__sched_remote",
             "FLTILL",
             "FLTPRIV",
             "FLTBPT",
