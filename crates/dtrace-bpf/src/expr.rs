@@ -224,7 +224,9 @@ impl ProgGen<'_, '_> {
             | CKind::Copyinstr(..)
             | CKind::KernelString(_)
             | CKind::DPath(..)
-            | CKind::InetNtop(..) => {
+            | CKind::InetNtop(..)
+            | CKind::Strjoin(..)
+            | CKind::Lltostr(_) => {
                 Err(GenError("internal error: string used as an integer".into()))
             }
         }
@@ -1282,6 +1284,8 @@ impl ProgGen<'_, '_> {
             CKind::Assign(lv, None, rhs) => self.assign_str(lv, rhs),
             CKind::DPath(p, o) => self.d_path(p, o),
             CKind::InetNtop(af, addr, mode) => self.inet_ntop(af, addr, *mode),
+            CKind::Strjoin(a, b) => self.strjoin(a, b),
+            CKind::Lltostr(v) => self.lltostr(v),
             _ => Err(GenError(
                 "internal error: expression is not a string".into(),
             )),

@@ -20,5 +20,6 @@ pub mod insn;
 pub mod layout;
 pub mod plan;
 mod program;
+mod strings;
 
 pub use codegen::{generate, GenError, Input};

@@ -235,6 +235,10 @@ pub enum CKind {
     /// `inet_ntop(af, addr)`, `inet_ntoa(addr)` (af `AF_INET`),
     /// `inet_ntoa6(addr)` (af `AF_INET6`): the address at `addr` as text.
     InetNtop(Box<CExpr>, Box<CExpr>, InetMode),
+    /// `strjoin(a, b)`: the two strings as one.
+    Strjoin(Box<CExpr>, Box<CExpr>),
+    /// `lltostr(v)`: the integer in decimal.
+    Lltostr(Box<CExpr>),
     /// The bits of a `float` or `double` as a signed 64-bit integer that
     /// orders as the number does (for comparisons: sign-magnitude turned
     /// into two's complement).
@@ -355,11 +359,13 @@ impl CExpr {
             | CKind::Cast(a)
             | CKind::FloatOrder(a)
             | CKind::DPath(a, _)
+            | CKind::Lltostr(a)
             | CKind::KernelString(a)
             | CKind::Strlen(a)
             | CKind::Deref(a) => f(a),
             CKind::Arith(_, a, b)
             | CKind::InetNtop(a, b, _)
+            | CKind::Strjoin(a, b)
             | CKind::Cmp(_, a, b, _)
             | CKind::StrCmp(_, a, b)
             | CKind::Logical(_, a, b) => {

@@ -172,6 +172,8 @@ subroutines! {
     subr_inet_ntoa,
     subr_inet_ntoa6,
     subr_inet_ntop,
+    subr_strjoin,
+    subr_lltostr,
 }
 
 pub(super) const FUNCS: &[FuncDef] = &[
@@ -257,7 +259,7 @@ pub(super) const FUNCS: &[FuncDef] = &[
         "strjoin",
         Subroutine,
         "string(const char *, const char *)",
-        NotYet,
+        Subr(subr_strjoin),
     ),
     row(
         "substr",
@@ -291,7 +293,7 @@ pub(super) const FUNCS: &[FuncDef] = &[
         "string(const char *, const char *)",
         NotYet,
     ),
-    row("lltostr", Subroutine, "string(int64_t)", NotYet),
+    row("lltostr", Subroutine, "string(int64_t)", Subr(subr_lltostr)),
     row("toupper", Subroutine, "string(const char *)", NotYet),
     row("tolower", Subroutine, "string(const char *)", NotYet),
     // Network order is big-endian; this host's (x86-64) is not: each

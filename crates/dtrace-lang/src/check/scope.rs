@@ -739,6 +739,81 @@ impl Checker<'_> {
         self.expr(&e)
     }
 
+    /// A string argument: a `string` as it is, a `char *` or `char []` the
+    /// string at that address.
+    fn string_arg(s: CExpr) -> CExpr {
+        if s.ty.is_string() {
+            return s;
+        }
+        let ty = Type::ptr(s.ty.pointee().cloned().unwrap_or(Type::Void));
+        let line = s.line;
+        CExpr {
+            kind: CKind::KernelString(Box::new(CExpr { ty, ..s })),
+            ty: Type::String,
+            line,
+        }
+    }
+
+    /// `strjoin(a, b)`: one string of the two (constants joined now, as
+    /// long as the result fits `strsize`).
+    pub(super) fn subr_strjoin(
+        &mut self,
+        mut args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        if args.len() != 2 {
+            return Err(self.proto_len("strjoin", args.len(), "2", line));
+        }
+        let b = Self::string_arg(args.remove(1));
+        let a = Self::string_arg(args.remove(0));
+        if let (CKind::Str(x), CKind::Str(y)) = (&a.kind, &b.kind) {
+            let end = |v: &Vec<u8>| v.iter().position(|&c| c == 0).unwrap_or(v.len());
+            let mut j = x[..end(x)].to_vec();
+            j.extend_from_slice(&y[..end(y)]);
+            if (j.len() as u64) < u64::from(self.syms.types.strsize) {
+                return Ok(CExpr {
+                    kind: CKind::Str(j),
+                    ty: Type::String,
+                    line,
+                });
+            }
+        }
+        Ok(CExpr {
+            kind: CKind::Strjoin(Box::new(a), Box::new(b)),
+            ty: Type::String,
+            line,
+        })
+    }
+
+    /// `lltostr(v)`: the integer in decimal (a constant now).
+    pub(super) fn subr_lltostr(
+        &mut self,
+        mut args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        if args.len() != 1 {
+            return Err(self.proto_len("lltostr", args.len(), "1", line));
+        }
+        let v = args.remove(0);
+        if let CKind::Int(n) = v.kind {
+            return Ok(CExpr {
+                kind: CKind::Str(n.to_string().into_bytes()),
+                ty: Type::String,
+                line,
+            });
+        }
+        let v = CExpr {
+            kind: CKind::Cast(Box::new(v)),
+            ty: int_ty(types::INT64),
+            line,
+        };
+        Ok(CExpr {
+            kind: CKind::Lltostr(Box::new(v)),
+            ty: Type::String,
+            line,
+        })
+    }
+
     /// `inet_ntoa(addr)`: the IPv4 address at `addr` as a dotted quad.
     pub(super) fn subr_inet_ntoa(
         &mut self,

@@ -1,0 +1,5 @@
+/* strjoin() takes strings, not integers. */
+BEGIN
+{
+	trace(strjoin("a", 1));
+}

@@ -1,0 +1,5 @@
+/* lltostr() takes one integer. */
+BEGIN
+{
+	trace(lltostr());
+}

@@ -1,0 +1,3 @@
+abcd|name-x|getppid|syscall:entry
+nameentry 1
+
