@@ -488,6 +488,17 @@ const TRIGGERS: &[&str] = &[
     "refused", "udp6", "udpsend", "yield", "fault",
 ];
 
+/// The bytes a string of hexadecimal digit pairs gives, if it is one.
+fn hex_bytes(hex: &str) -> Option<Vec<u8>> {
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| {
+            hex.get(i..i + 2)
+                .and_then(|b| u8::from_str_radix(b, 16).ok())
+        })
+        .collect()
+}
+
 /// Trigger mode: make the events a test asked for, then exit.
 fn trigger(args: &[String]) -> i32 {
     match (args.first().map(String::as_str), args.get(1)) {
@@ -564,14 +575,9 @@ fn trigger(args: &[String]) -> i32 {
                 return 1;
             }
             for hex in &args[2..] {
-                let bytes: Option<Vec<u8>> = (0..hex.len())
-                    .step_by(2)
-                    .map(|i| {
-                        hex.get(i..i + 2)
-                            .and_then(|b| u8::from_str_radix(b, 16).ok())
-                    })
-                    .collect();
-                let Some(bytes) = bytes else { return 2 };
+                let Some(bytes) = hex_bytes(hex) else {
+                    return 2;
+                };
                 let mut buf = [0u8; 64];
                 if s.send(&bytes).is_err() || r.recv(&mut buf).is_err() {
                     return 1;
@@ -656,14 +662,9 @@ fn trigger(args: &[String]) -> i32 {
             i32::from(!sent.is_ok_and(|s| s.success()))
         }
         (Some("comm"), Some(hex)) => {
-            let bytes: Option<Vec<u8>> = (0..hex.len())
-                .step_by(2)
-                .map(|i| {
-                    hex.get(i..i + 2)
-                        .and_then(|b| u8::from_str_radix(b, 16).ok())
-                })
-                .collect();
-            let Some(bytes) = bytes else { return 2 };
+            let Some(bytes) = hex_bytes(hex) else {
+                return 2;
+            };
             // Writing /proc/self/comm renames this (single-threaded)
             // process; the kernel keeps at most 15 bytes.
             if std::fs::write("/proc/self/comm", &bytes).is_err() {
