@@ -4,14 +4,18 @@
 /*
  * The target sends one 5-byte datagram from a socket connected to its
  * own receiver on port 47126: udp:::send with the sending socket, then
- * udp:::receive, each with the UDP header (8 bytes and the data).
+ * udp:::receive, each with the UDP header (8 bytes and the data); a
+ * translated pointer compares as the one it is translated from, so
+ * args[3] != NULL says whether the packet has a socket (not yet, on
+ * arrival).
  */
 udp:::send,
 udp:::receive
 /args[4]->udp_dport == 47126/
 {
-	printf("%s length %d ipv%d payload %d\n", probename,
-	    args[4]->udp_length, args[2]->ip_ver, args[2]->ip_plength);
+	printf("%s length %d ipv%d payload %d socket %d\n", probename,
+	    args[4]->udp_length, args[2]->ip_ver, args[2]->ip_plength,
+	    args[3] != NULL);
 }
 
 udp:::send

@@ -861,6 +861,26 @@ impl<'a> Checker<'a> {
                     BinOp::Gt => CmpOp::Gt,
                     _ => CmpOp::Ge,
                 };
+                // A translated pointer compares as the pointer it is
+                // translated from (`args[3] != NULL`: whether a packet
+                // has a socket).
+                let as_input = |v: CExpr| match v.ty {
+                    Type::Translated { ptr: true, .. } => CExpr {
+                        ty: int_ty(types::UINTPTR_T),
+                        ..v
+                    },
+                    _ => v,
+                };
+                let translated = |t: &Type| matches!(t, Type::Translated { ptr: true, .. });
+                if translated(&l.ty) || translated(&r.ty) {
+                    let ok = |t: &Type| translated(t) || t.pointee().is_some() || t.is_int();
+                    if ok(&l.ty) && ok(&r.ty) {
+                        return Ok(mk(
+                            CKind::Cmp(cop, Box::new(as_input(l)), Box::new(as_input(r)), false),
+                            int_ty(types::INT),
+                        ));
+                    }
+                }
                 match (&l.ty, &r.ty) {
                     (Type::String, Type::String) => Ok(fold(mk(
                         CKind::StrCmp(cop, Box::new(l), Box::new(r)),
