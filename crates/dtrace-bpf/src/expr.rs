@@ -226,6 +226,8 @@ impl ProgGen<'_, '_> {
             | CKind::DPath(..)
             | CKind::InetNtop(..)
             | CKind::Strjoin(..)
+            | CKind::Substr(..)
+            | CKind::PathPart(..)
             | CKind::Lltostr(_) => {
                 Err(GenError("internal error: string used as an integer".into()))
             }
@@ -1286,6 +1288,8 @@ impl ProgGen<'_, '_> {
             CKind::InetNtop(af, addr, mode) => self.inet_ntop(af, addr, *mode),
             CKind::Strjoin(a, b) => self.strjoin(a, b),
             CKind::Lltostr(v) => self.lltostr(v),
+            CKind::Substr(s, i, n) => self.substr(s, i, n.as_deref()),
+            CKind::PathPart(s, dir) => self.base_dir_name(s, *dir),
             _ => Err(GenError(
                 "internal error: expression is not a string".into(),
             )),

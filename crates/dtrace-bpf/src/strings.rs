@@ -1,4 +1,5 @@
-//! String subroutines, generated: `strjoin()` and `lltostr()`.
+//! String subroutines, generated: `strjoin()`, `lltostr()`,
+//! `substr()`, `basename()` and `dirname()`.
 //!
 //! Each builds its result in a scratch buffer of twice `strsize`: a
 //! write that starts below `strsize` and is at most `strsize` long stays
@@ -129,5 +130,252 @@ impl ProgGen<'_, '_> {
         self.a.emit(call(Helper::ProbeReadKernelStr));
         self.ptr(R1, R9, out);
         Ok((self.int_result(R1), LLTOSTR_LEN + 4))
+    }
+
+    /// `substr(s, index, [length])`: the string is copied to scratch (its
+    /// length known), the index and length are worked out as DTrace does
+    /// (a negative index counts from the end; a negative length leaves
+    /// that many characters off the end; what falls outside is cut), and
+    /// that part copied out.
+    pub(crate) fn substr(
+        &mut self,
+        s: &CExpr,
+        index: &CExpr,
+        len: Option<&CExpr>,
+    ) -> R<(Temp, u32)> {
+        let cap = self.g.caps.strsize.max(2);
+        let src = self.alloc_buf(cap);
+        let out = self.alloc_buf(cap);
+        let st = self.alloc_buf(24);
+        let (slen, idx, rem) = (st, st + 8, st + 16);
+        let (ps, cs) = self.eval_str(s)?;
+        self.ptr(R1, R9, src);
+        self.a.emit(mov64_imm(R2, cs.min(cap) as i32));
+        self.load_temp(ps, R3);
+        self.free(ps);
+        self.a.emit(call(Helper::ProbeReadKernelStr));
+        let read = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sgt, R0, 0, read);
+        self.st_imm_at(R9, src, 0);
+        self.a.emit(mov64_imm(R0, 1));
+        self.a.bind(read);
+        self.a.emit(alu64_imm(Alu::Sub, R0, 1));
+        self.stx_at(R9, slen, R0, Size::DW);
+        let ti = self.eval_int(index)?;
+        self.load_temp(ti, R0);
+        self.free(ti);
+        self.stx_at(R9, idx, R0, Size::DW);
+        match len {
+            Some(n) => {
+                let tn = self.eval_int(n)?;
+                self.load_temp(tn, R0);
+                self.free(tn);
+            }
+            None => self.a.emit(mov64_imm(R0, cap as i32)),
+        }
+        self.stx_at(R9, rem, R0, Size::DW);
+        // R1 index, R2 remaining, R3 the string's length.
+        self.ldx_at(R1, R9, idx, Size::DW);
+        self.ldx_at(R2, R9, rem, Size::DW);
+        self.ldx_at(R3, R9, slen, Size::DW);
+        let placed = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sge, R1, 0, placed);
+        // From the end; a start before the beginning shortens the part.
+        self.a.emit(alu64_reg(Alu::Add, R1, R3));
+        self.a.jmp_imm_to(Cond::Sge, R1, 0, placed);
+        self.a.emit(mov64_reg(R4, R1));
+        self.a.emit(alu64_reg(Alu::Add, R4, R2));
+        self.a.jmp_imm_to(Cond::Sle, R4, 0, placed);
+        self.a.emit(alu64_reg(Alu::Add, R2, R1));
+        self.a.emit(mov64_imm(R1, 0));
+        self.a.bind(placed);
+        let nothing = self.a.new_label();
+        let cut = self.a.new_label();
+        self.a.jmp_reg_to(Cond::Sge, R1, R3, nothing);
+        self.a.jmp_imm_to(Cond::Slt, R1, 0, nothing);
+        let non_negative = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sge, R2, 0, non_negative);
+        // A negative length: that many off the end.
+        self.a.emit(alu64_reg(Alu::Add, R2, R3));
+        self.a.emit(alu64_reg(Alu::Sub, R2, R1));
+        self.a.ja_to(cut);
+        self.a.bind(non_negative);
+        self.a.emit(mov64_reg(R4, R1));
+        self.a.emit(alu64_reg(Alu::Add, R4, R2));
+        self.a.jmp_imm_to(Cond::Sle, R4, cap as i32, cut);
+        self.a.emit(mov64_imm(R2, cap as i32));
+        self.a.emit(alu64_reg(Alu::Sub, R2, R1));
+        self.a.ja_to(cut);
+        self.a.bind(nothing);
+        self.a.emit(mov64_imm(R2, 0));
+        self.a.emit(mov64_imm(R1, 0));
+        self.a.bind(cut);
+        // Bounds the verifier can see: 0 <= index < strsize, and
+        // 0 <= remaining < strsize.
+        let lo = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sge, R2, 0, lo);
+        self.a.emit(mov64_imm(R2, 0));
+        self.a.bind(lo);
+        let hi = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sle, R2, (cap - 1) as i32, hi);
+        self.a.emit(mov64_imm(R2, (cap - 1) as i32));
+        self.a.bind(hi);
+        let ilo = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sge, R1, 0, ilo);
+        self.a.emit(mov64_imm(R1, 0));
+        self.a.bind(ilo);
+        let ihi = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sle, R1, (cap - 1) as i32, ihi);
+        self.a.emit(mov64_imm(R1, (cap - 1) as i32));
+        self.a.bind(ihi);
+        // Copy `remaining` characters from src + index, and the NUL.
+        self.ptr(R3, R9, src);
+        self.a.emit(alu64_reg(Alu::Add, R3, R1));
+        self.a.emit(alu64_imm(Alu::Add, R2, 1));
+        self.ptr(R1, R9, out);
+        self.a.emit(call(Helper::ProbeReadKernelStr));
+        self.ptr(R1, R9, out);
+        Ok((self.int_result(R1), cap))
+    }
+
+    /// `basename(s)` (`dir` false) or `dirname(s)` (`dir` true), as
+    /// DTrace finds them: from the end, past trailing slashes (the last
+    /// character of the base name), then to the slash before the base
+    /// name (its first), then past the slashes before it (the last of
+    /// the directory name). An empty string is ".", one of slashes "/",
+    /// a name without a slash has the directory ".". The scans are
+    /// loops over the copy in scratch, one character a step (bounded by
+    /// `strsize`, which the verifier follows).
+    pub(crate) fn base_dir_name(&mut self, s: &CExpr, dir: bool) -> R<(Temp, u32)> {
+        let cap = self.g.caps.strsize.max(2);
+        let src = self.alloc_buf(cap);
+        let out = self.alloc_buf(cap);
+        let st = self.alloc_buf(32);
+        let (lastbase, firstbase, lastdir) = (st, st + 8, st + 16);
+        let (ps, cs) = self.eval_str(s)?;
+        self.ptr(R1, R9, src);
+        self.a.emit(mov64_imm(R2, cs.min(cap) as i32));
+        self.load_temp(ps, R3);
+        self.free(ps);
+        self.a.emit(call(Helper::ProbeReadKernelStr));
+        // R3: the length; an empty string is ".".
+        let nonempty = self.a.new_label();
+        let sized = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sgt, R0, 1, nonempty);
+        self.ptr(R1, R9, src);
+        self.a.emit(st_imm(Size::H, R1, 0, i32::from(b'.')));
+        self.a.emit(mov64_imm(R3, 1));
+        self.a.ja_to(sized);
+        self.a.bind(nonempty);
+        self.a.emit(mov64_reg(R3, R0));
+        self.a.emit(alu64_imm(Alu::Sub, R3, 1));
+        self.a.jmp_imm_to(Cond::Sle, R3, (cap - 1) as i32, sized);
+        self.a.emit(mov64_imm(R3, (cap - 1) as i32));
+        self.a.bind(sized);
+        // R4: the position, from the last character back.
+        self.a.emit(mov64_reg(R4, R3));
+        self.a.emit(alu64_imm(Alu::Sub, R4, 1));
+        self.scan(src, cap, true);
+        self.stx_at(R9, lastbase, R4, Size::DW);
+        self.scan(src, cap, false);
+        // The first character of the base name follows the slash (-1:
+        // there is none).
+        let none = self.a.new_label();
+        let stored = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Slt, R4, 0, none);
+        self.a.emit(mov64_reg(R1, R4));
+        self.a.emit(alu64_imm(Alu::Add, R1, 1));
+        self.stx_at(R9, firstbase, R1, Size::DW);
+        self.a.ja_to(stored);
+        self.a.bind(none);
+        self.a.emit(mov64_imm(R1, -1));
+        self.stx_at(R9, firstbase, R1, Size::DW);
+        self.a.bind(stored);
+        self.scan(src, cap, true);
+        self.stx_at(R9, lastdir, R4, Size::DW);
+
+        // Only slashes: "/" either way.
+        let some = self.a.new_label();
+        self.ldx_at(R1, R9, lastbase, Size::DW);
+        self.a.jmp_imm_to(Cond::Sge, R1, 0, some);
+        for slot in [lastbase, firstbase, lastdir] {
+            self.st_imm_at(R9, slot, 0);
+        }
+        self.a.bind(some);
+        // A name without a slash: its directory is ".", its base all.
+        let slashed = self.a.new_label();
+        self.ldx_at(R1, R9, firstbase, Size::DW);
+        self.a.jmp_imm_to(Cond::Sge, R1, 0, slashed);
+        if dir {
+            self.ptr(R1, R9, src);
+            self.a.emit(st_imm(Size::H, R1, 0, i32::from(b'.')));
+            self.st_imm_at(R9, lastdir, 0);
+        } else {
+            self.st_imm_at(R9, firstbase, 0);
+        }
+        self.a.bind(slashed);
+        // R1 the start, R2 the end (inclusive).
+        if dir {
+            self.a.emit(mov64_imm(R1, 0));
+            self.ldx_at(R2, R9, lastdir, Size::DW);
+            let set = self.a.new_label();
+            self.a.jmp_imm_to(Cond::Sge, R2, 0, set);
+            self.a.emit(mov64_imm(R2, 0));
+            self.a.bind(set);
+        } else {
+            self.ldx_at(R1, R9, firstbase, Size::DW);
+            self.ldx_at(R2, R9, lastbase, Size::DW);
+        }
+        // Bounds the verifier can see: 0 <= start < strsize, and the
+        // count end - start + 1 in 1..strsize - 1.
+        let s_lo = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sge, R1, 0, s_lo);
+        self.a.emit(mov64_imm(R1, 0));
+        self.a.bind(s_lo);
+        let s_hi = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sle, R1, (cap - 1) as i32, s_hi);
+        self.a.emit(mov64_imm(R1, (cap - 1) as i32));
+        self.a.bind(s_hi);
+        self.a.emit(alu64_reg(Alu::Sub, R2, R1));
+        self.a.emit(alu64_imm(Alu::Add, R2, 1));
+        let n_lo = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sge, R2, 1, n_lo);
+        self.a.emit(mov64_imm(R2, 1));
+        self.a.bind(n_lo);
+        let n_hi = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sle, R2, (cap - 1) as i32, n_hi);
+        self.a.emit(mov64_imm(R2, (cap - 1) as i32));
+        self.a.bind(n_hi);
+        // That many characters, then the NUL.
+        self.ptr(R3, R9, src);
+        self.a.emit(alu64_reg(Alu::Add, R3, R1));
+        self.a.emit(alu64_imm(Alu::Add, R2, 1));
+        self.ptr(R1, R9, out);
+        self.a.emit(call(Helper::ProbeReadKernelStr));
+        self.ptr(R1, R9, out);
+        Ok((self.int_result(R1), cap))
+    }
+
+    /// Moves R4 back from where it is while it is at a character that
+    /// is (`slashes`) or is not a '/'; stops at -1. R0 and R5 used. The
+    /// verifier follows each step: with `strsize` 4096 two scans in one
+    /// clause can pass its limit of 8192 pending branches, and the
+    /// program is refused with its message (bpf_loop would lift that).
+    /// Positions past `strsize` cannot occur; the compare keeps the
+    /// verifier sure of it.
+    fn scan(&mut self, src: u32, cap: u32, slashes: bool) {
+        let head = self.a.new_label();
+        let out = self.a.new_label();
+        self.a.bind(head);
+        // One unsigned compare: -1 (done) is above any position too.
+        self.a.jmp_imm_to(Cond::Gt, R4, (cap - 1) as i32, out);
+        self.ptr(R5, R9, src);
+        self.a.emit(alu64_reg(Alu::Add, R5, R4));
+        self.a.emit(ldx(Size::B, R0, R5, 0));
+        let cond = if slashes { Cond::Ne } else { Cond::Eq };
+        self.a.jmp_imm_to(cond, R0, i32::from(b'/'), out);
+        self.a.emit(alu64_imm(Alu::Sub, R4, 1));
+        self.a.ja_to(head);
+        self.a.bind(out);
     }
 }

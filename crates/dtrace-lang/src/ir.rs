@@ -239,6 +239,10 @@ pub enum CKind {
     Strjoin(Box<CExpr>, Box<CExpr>),
     /// `lltostr(v)`: the integer in decimal.
     Lltostr(Box<CExpr>),
+    /// `substr(s, index, [length])`: part of a string, as DTrace cuts it.
+    Substr(Box<CExpr>, Box<CExpr>, Option<Box<CExpr>>),
+    /// `basename(s)` (false) or `dirname(s)` (true).
+    PathPart(Box<CExpr>, bool),
     /// The bits of a `float` or `double` as a signed 64-bit integer that
     /// orders as the number does (for comparisons: sign-magnitude turned
     /// into two's complement).
@@ -360,6 +364,7 @@ impl CExpr {
             | CKind::FloatOrder(a)
             | CKind::DPath(a, _)
             | CKind::Lltostr(a)
+            | CKind::PathPart(a, _)
             | CKind::KernelString(a)
             | CKind::Strlen(a)
             | CKind::Deref(a) => f(a),
@@ -385,6 +390,13 @@ impl CExpr {
             CKind::IncDec { target, .. } => target.for_each_key(f),
             CKind::Copyinstr(a, n) => {
                 f(a);
+                if let Some(n) = n {
+                    f(n);
+                }
+            }
+            CKind::Substr(s, i, n) => {
+                f(s);
+                f(i);
                 if let Some(n) = n {
                     f(n);
                 }

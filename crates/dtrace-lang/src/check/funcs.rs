@@ -174,6 +174,9 @@ subroutines! {
     subr_inet_ntop,
     subr_strjoin,
     subr_lltostr,
+    subr_substr,
+    subr_basename,
+    subr_dirname,
 }
 
 pub(super) const FUNCS: &[FuncDef] = &[
@@ -253,8 +256,18 @@ pub(super) const FUNCS: &[FuncDef] = &[
     ),
     row("alloca", Subroutine, "void *(size_t)", NotYet),
     row("bcopy", Subroutine, "void(void *, void *, size_t)", NotYet),
-    row("basename", Subroutine, "string(const char *)", NotYet),
-    row("dirname", Subroutine, "string(const char *)", NotYet),
+    row(
+        "basename",
+        Subroutine,
+        "string(const char *)",
+        Subr(subr_basename),
+    ),
+    row(
+        "dirname",
+        Subroutine,
+        "string(const char *)",
+        Subr(subr_dirname),
+    ),
     row(
         "strjoin",
         Subroutine,
@@ -265,7 +278,7 @@ pub(super) const FUNCS: &[FuncDef] = &[
         "substr",
         Subroutine,
         "string(const char *, int, [int])",
-        NotYet,
+        Subr(subr_substr),
     ),
     row(
         "index",

@@ -785,6 +785,66 @@ impl Checker<'_> {
         })
     }
 
+    /// `basename(s)`: the last component of a path.
+    pub(super) fn subr_basename(
+        &mut self,
+        args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        self.path_part("basename", args, false, line)
+    }
+
+    /// `dirname(s)`: all of a path but its last component.
+    pub(super) fn subr_dirname(
+        &mut self,
+        args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        self.path_part("dirname", args, true, line)
+    }
+
+    fn path_part(
+        &mut self,
+        name: &str,
+        mut args: Vec<CExpr>,
+        dir: bool,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        if args.len() != 1 {
+            return Err(self.proto_len(name, args.len(), "1", line));
+        }
+        let s = Self::string_arg(args.remove(0));
+        Ok(CExpr {
+            kind: CKind::PathPart(Box::new(s), dir),
+            ty: Type::String,
+            line,
+        })
+    }
+
+    /// `substr(s, index, [length])`: part of `s`.
+    pub(super) fn subr_substr(
+        &mut self,
+        mut args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        if !(2..=3).contains(&args.len()) {
+            return Err(self.proto_len("substr", args.len(), "2 or 3", line));
+        }
+        let as64 = |v: CExpr| CExpr {
+            kind: CKind::Cast(Box::new(v)),
+            ty: int_ty(types::INT64),
+            line,
+        };
+        let n = (args.len() == 3).then(|| Box::new(as64(args.remove(2))));
+        let i = as64(args.remove(1));
+        let s = Self::string_arg(args.remove(0));
+        Ok(CExpr {
+            kind: CKind::Substr(Box::new(s), Box::new(i), n),
+            ty: Type::String,
+            line,
+        })
+    }
+
     /// `lltostr(v)`: the integer in decimal (a constant now).
     pub(super) fn subr_lltostr(
         &mut self,

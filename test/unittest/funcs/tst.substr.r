@@ -1,0 +1,2 @@
+ell|llo|llo|he||ell|hello|
+
