@@ -25,13 +25,8 @@ impl ProgGen<'_, '_> {
         let cap = self.g.caps.strsize.max(2);
         let buf = self.alloc_buf(2 * cap);
         let len = self.alloc_buf(8);
-        let (pa, ca) = self.eval_str(a)?;
         // a, NUL included: R0 bytes (at least 1 once an error is 1).
-        self.ptr(R1, R9, buf);
-        self.a.emit(mov64_imm(R2, ca.min(cap) as i32));
-        self.load_temp(pa, R3);
-        self.free(pa);
-        self.a.emit(call(Helper::ProbeReadKernelStr));
+        self.read_str(a, buf, cap)?;
         let ok = self.a.new_label();
         self.a.jmp_imm_to(Cond::Sgt, R0, 0, ok);
         self.a.emit(mov64_imm(R0, 1));
@@ -148,12 +143,7 @@ impl ProgGen<'_, '_> {
         let out = self.alloc_buf(cap);
         let st = self.alloc_buf(24);
         let (slen, idx, rem) = (st, st + 8, st + 16);
-        let (ps, cs) = self.eval_str(s)?;
-        self.ptr(R1, R9, src);
-        self.a.emit(mov64_imm(R2, cs.min(cap) as i32));
-        self.load_temp(ps, R3);
-        self.free(ps);
-        self.a.emit(call(Helper::ProbeReadKernelStr));
+        self.read_str(s, src, cap)?;
         let read = self.a.new_label();
         self.a.jmp_imm_to(Cond::Sgt, R0, 0, read);
         self.st_imm_at(R9, src, 0);
@@ -212,30 +202,46 @@ impl ProgGen<'_, '_> {
         self.a.bind(cut);
         // Bounds the verifier can see: 0 <= index < strsize, and
         // 0 <= remaining < strsize.
-        let lo = self.a.new_label();
-        self.a.jmp_imm_to(Cond::Sge, R2, 0, lo);
-        self.a.emit(mov64_imm(R2, 0));
-        self.a.bind(lo);
-        let hi = self.a.new_label();
-        self.a.jmp_imm_to(Cond::Sle, R2, (cap - 1) as i32, hi);
-        self.a.emit(mov64_imm(R2, (cap - 1) as i32));
-        self.a.bind(hi);
-        let ilo = self.a.new_label();
-        self.a.jmp_imm_to(Cond::Sge, R1, 0, ilo);
-        self.a.emit(mov64_imm(R1, 0));
-        self.a.bind(ilo);
-        let ihi = self.a.new_label();
-        self.a.jmp_imm_to(Cond::Sle, R1, (cap - 1) as i32, ihi);
-        self.a.emit(mov64_imm(R1, (cap - 1) as i32));
-        self.a.bind(ihi);
-        // Copy `remaining` characters from src + index, and the NUL.
+        self.clamp(R2, 0, cap - 1);
+        self.clamp(R1, 0, cap - 1);
+        Ok(self.copy_part(src, out, cap))
+    }
+
+    /// The string `s` copied to `src` (at most `cap` bytes, the NUL
+    /// included); R0 is what the copy returned (its length and the NUL,
+    /// or a negative error).
+    fn read_str(&mut self, s: &CExpr, src: u32, cap: u32) -> R<()> {
+        let (ps, cs) = self.eval_str(s)?;
+        self.ptr(R1, R9, src);
+        self.a.emit(mov64_imm(R2, cs.min(cap) as i32));
+        self.load_temp(ps, R3);
+        self.free(ps);
+        self.a.emit(call(Helper::ProbeReadKernelStr));
+        Ok(())
+    }
+
+    /// `reg = min(max(reg, lo), hi)`, signed: bounds the verifier sees.
+    fn clamp(&mut self, reg: Reg, lo: u32, hi: u32) {
+        let above = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sge, reg, lo as i32, above);
+        self.a.emit(mov64_imm(reg, lo as i32));
+        self.a.bind(above);
+        let below = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sle, reg, hi as i32, below);
+        self.a.emit(mov64_imm(reg, hi as i32));
+        self.a.bind(below);
+    }
+
+    /// The R2 characters at `src` + R1 (both clamped below `cap`), and a
+    /// NUL, copied to `out`: the result string.
+    fn copy_part(&mut self, src: u32, out: u32, cap: u32) -> (Temp, u32) {
         self.ptr(R3, R9, src);
         self.a.emit(alu64_reg(Alu::Add, R3, R1));
         self.a.emit(alu64_imm(Alu::Add, R2, 1));
         self.ptr(R1, R9, out);
         self.a.emit(call(Helper::ProbeReadKernelStr));
         self.ptr(R1, R9, out);
-        Ok((self.int_result(R1), cap))
+        (self.int_result(R1), cap)
     }
 
     /// `basename(s)` (`dir` false) or `dirname(s)` (`dir` true), as
@@ -252,12 +258,7 @@ impl ProgGen<'_, '_> {
         let out = self.alloc_buf(cap);
         let st = self.alloc_buf(32);
         let (lastbase, firstbase, lastdir) = (st, st + 8, st + 16);
-        let (ps, cs) = self.eval_str(s)?;
-        self.ptr(R1, R9, src);
-        self.a.emit(mov64_imm(R2, cs.min(cap) as i32));
-        self.load_temp(ps, R3);
-        self.free(ps);
-        self.a.emit(call(Helper::ProbeReadKernelStr));
+        self.read_str(s, src, cap)?;
         // R3: the length; an empty string is ".".
         let nonempty = self.a.new_label();
         let sized = self.a.new_label();
@@ -328,32 +329,11 @@ impl ProgGen<'_, '_> {
         }
         // Bounds the verifier can see: 0 <= start < strsize, and the
         // count end - start + 1 in 1..strsize - 1.
-        let s_lo = self.a.new_label();
-        self.a.jmp_imm_to(Cond::Sge, R1, 0, s_lo);
-        self.a.emit(mov64_imm(R1, 0));
-        self.a.bind(s_lo);
-        let s_hi = self.a.new_label();
-        self.a.jmp_imm_to(Cond::Sle, R1, (cap - 1) as i32, s_hi);
-        self.a.emit(mov64_imm(R1, (cap - 1) as i32));
-        self.a.bind(s_hi);
+        self.clamp(R1, 0, cap - 1);
         self.a.emit(alu64_reg(Alu::Sub, R2, R1));
         self.a.emit(alu64_imm(Alu::Add, R2, 1));
-        let n_lo = self.a.new_label();
-        self.a.jmp_imm_to(Cond::Sge, R2, 1, n_lo);
-        self.a.emit(mov64_imm(R2, 1));
-        self.a.bind(n_lo);
-        let n_hi = self.a.new_label();
-        self.a.jmp_imm_to(Cond::Sle, R2, (cap - 1) as i32, n_hi);
-        self.a.emit(mov64_imm(R2, (cap - 1) as i32));
-        self.a.bind(n_hi);
-        // That many characters, then the NUL.
-        self.ptr(R3, R9, src);
-        self.a.emit(alu64_reg(Alu::Add, R3, R1));
-        self.a.emit(alu64_imm(Alu::Add, R2, 1));
-        self.ptr(R1, R9, out);
-        self.a.emit(call(Helper::ProbeReadKernelStr));
-        self.ptr(R1, R9, out);
-        Ok((self.int_result(R1), cap))
+        self.clamp(R2, 1, cap - 1);
+        Ok(self.copy_part(src, out, cap))
     }
 
     /// Moves R4 back from where it is while it is at a character that
