@@ -228,6 +228,7 @@ impl ProgGen<'_, '_> {
             | CKind::Strjoin(..)
             | CKind::Substr(..)
             | CKind::PathPart(..)
+            | CKind::Case(..)
             | CKind::Lltostr(_) => {
                 Err(GenError("internal error: string used as an integer".into()))
             }
@@ -1290,6 +1291,7 @@ impl ProgGen<'_, '_> {
             CKind::Lltostr(v) => self.lltostr(v),
             CKind::Substr(s, i, n) => self.substr(s, i, n.as_deref()),
             CKind::PathPart(s, dir) => self.base_dir_name(s, *dir),
+            CKind::Case(s, upper) => self.change_case(s, *upper),
             _ => Err(GenError(
                 "internal error: expression is not a string".into(),
             )),

@@ -1,5 +1,5 @@
 //! String subroutines, generated: `strjoin()`, `lltostr()`,
-//! `substr()`, `basename()` and `dirname()`.
+//! `substr()`, `basename()`, `dirname()`, `toupper()` and `tolower()`.
 //!
 //! Each builds its result in a scratch buffer of twice `strsize`: a
 //! write that starts below `strsize` and is at most `strsize` long stays
@@ -205,6 +205,43 @@ impl ProgGen<'_, '_> {
         self.clamp(R2, 0, cap - 1);
         self.clamp(R1, 0, cap - 1);
         Ok(self.copy_part(src, out, cap))
+    }
+
+    /// `toupper(s)` (`upper`) or `tolower(s)`: the string copied, each
+    /// letter of the other case moved by 32. Every byte of the buffer is
+    /// converted, unrolled and without a branch (so the verifier's
+    /// branch limit does not bound `strsize`); what follows the NUL does
+    /// not matter.
+    pub(crate) fn change_case(&mut self, s: &CExpr, upper: bool) -> R<(Temp, u32)> {
+        let cap = self.g.caps.strsize.max(2);
+        let buf = self.alloc_buf(cap);
+        self.read_str(s, buf, cap)?;
+        let ok = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sgt, R0, 0, ok);
+        self.st_imm_at(R9, buf, 0);
+        self.a.bind(ok);
+        let first = if upper { b'a' } else { b'A' };
+        for i in 0..cap - 1 {
+            // R1 = c - first; in 0..25 (a letter to change) iff R1 >= 0
+            // and R1 - 26 < 0: R2 = those two sign bits combined.
+            self.ldx_at(R0, R9, buf + i, Size::B);
+            self.a.emit(mov64_reg(R1, R0));
+            self.a.emit(alu64_imm(Alu::Sub, R1, i32::from(first)));
+            self.a.emit(mov64_reg(R2, R1));
+            self.a.emit(alu64_imm(Alu::Sub, R2, 26));
+            self.a.emit(alu64_imm(Alu::Rsh, R2, 63));
+            self.a.emit(alu64_imm(Alu::Rsh, R1, 63));
+            self.a.emit(alu64_imm(Alu::Xor, R1, 1));
+            self.a.emit(alu64_reg(Alu::And, R2, R1));
+            self.a.emit(alu64_imm(Alu::Lsh, R2, 5));
+            let op = if upper { Alu::Sub } else { Alu::Add };
+            self.a.emit(alu64_reg(op, R0, R2));
+            self.stx_at(R9, buf + i, R0, Size::B);
+        }
+        self.ptr(R1, R9, buf + cap - 1);
+        self.a.emit(st_imm(Size::B, R1, 0, 0));
+        self.ptr(R1, R9, buf);
+        Ok((self.int_result(R1), cap))
     }
 
     /// The string `s` copied to `src` (at most `cap` bytes, the NUL

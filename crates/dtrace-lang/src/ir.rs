@@ -243,6 +243,8 @@ pub enum CKind {
     Substr(Box<CExpr>, Box<CExpr>, Option<Box<CExpr>>),
     /// `basename(s)` (false) or `dirname(s)` (true).
     PathPart(Box<CExpr>, bool),
+    /// `toupper(s)` (true) or `tolower(s)` (false).
+    Case(Box<CExpr>, bool),
     /// The bits of a `float` or `double` as a signed 64-bit integer that
     /// orders as the number does (for comparisons: sign-magnitude turned
     /// into two's complement).
@@ -365,6 +367,7 @@ impl CExpr {
             | CKind::DPath(a, _)
             | CKind::Lltostr(a)
             | CKind::PathPart(a, _)
+            | CKind::Case(a, _)
             | CKind::KernelString(a)
             | CKind::Strlen(a)
             | CKind::Deref(a) => f(a),

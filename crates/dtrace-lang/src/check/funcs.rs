@@ -177,6 +177,8 @@ subroutines! {
     subr_substr,
     subr_basename,
     subr_dirname,
+    subr_toupper,
+    subr_tolower,
 }
 
 pub(super) const FUNCS: &[FuncDef] = &[
@@ -307,8 +309,18 @@ pub(super) const FUNCS: &[FuncDef] = &[
         NotYet,
     ),
     row("lltostr", Subroutine, "string(int64_t)", Subr(subr_lltostr)),
-    row("toupper", Subroutine, "string(const char *)", NotYet),
-    row("tolower", Subroutine, "string(const char *)", NotYet),
+    row(
+        "toupper",
+        Subroutine,
+        "string(const char *)",
+        Subr(subr_toupper),
+    ),
+    row(
+        "tolower",
+        Subroutine,
+        "string(const char *)",
+        Subr(subr_tolower),
+    ),
     // Network order is big-endian; this host's (x86-64) is not: each
     // converts by swapping bytes.
     row("htons", Subroutine, "uint16_t(uint16_t)", Subr(subr_swap16)),

@@ -785,6 +785,55 @@ impl Checker<'_> {
         })
     }
 
+    /// `toupper(s)`: the string with its lower-case letters upper-case
+    /// (a constant now).
+    pub(super) fn subr_toupper(
+        &mut self,
+        args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        self.case("toupper", args, true, line)
+    }
+
+    /// `tolower(s)`: the string with its upper-case letters lower-case.
+    pub(super) fn subr_tolower(
+        &mut self,
+        args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        self.case("tolower", args, false, line)
+    }
+
+    fn case(
+        &mut self,
+        name: &str,
+        mut args: Vec<CExpr>,
+        upper: bool,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        if args.len() != 1 {
+            return Err(self.proto_len(name, args.len(), "1", line));
+        }
+        let s = Self::string_arg(args.remove(0));
+        if let CKind::Str(b) = &s.kind {
+            let b = if upper {
+                b.to_ascii_uppercase()
+            } else {
+                b.to_ascii_lowercase()
+            };
+            return Ok(CExpr {
+                kind: CKind::Str(b),
+                ty: Type::String,
+                line,
+            });
+        }
+        Ok(CExpr {
+            kind: CKind::Case(Box::new(s), upper),
+            ty: Type::String,
+            line,
+        })
+    }
+
     /// `basename(s)`: the last component of a path.
     pub(super) fn subr_basename(
         &mut self,
