@@ -223,42 +223,37 @@ impl ProgGen<'_, '_> {
         self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
         self.a.emit(mov64_reg(R9, R0));
 
-        if let ArgContext::RawArgs {
-            after: Some(after), ..
-        } = &self.plan.context
-        {
-            // Only after the hook whose stash this thread has, for this
-            // key: its time and words are copied to scratch.
-            let map = self.g.stash_map(&after.hook)?;
-            self.stash_key(after.key);
-            self.a.ld_map_fd(R1, map);
-            self.a.emit(mov64_reg(R2, FP));
-            self.a
-                .emit(alu64_imm(Alu::Add, R2, i32::from(stack::VALUE)));
-            self.a.emit(call(Helper::MapLookupElem));
-            self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
-            for i in 0..=i16::from(STASH_WORDS) {
-                self.a.emit(ldx(Size::DW, R1, R0, 8 * i));
-                self.a
-                    .emit(stx(Size::DW, R9, scratch::STASH as i16 + 8 * i, R1));
-            }
-        }
-        if let ArgContext::RawArgs { guards, .. } = &self.plan.context {
+        if let ArgContext::RawArgs { guards, after, .. } = &self.plan.context {
+            let (guards, after) = (guards.clone(), after.clone());
             // A probe that is one case of its hook (proc:::exit is
-            // sched_process_exit when the thread group dies with it).
-            for g in guards.clone() {
-                if g.stashed {
-                    let at = scratch::STASH as i16 + 8 + 8 * i16::from(g.word.min(STASH_WORDS - 1));
-                    self.a.emit(ldx(Size::DW, R1, R9, at));
-                } else {
+            // sched_process_exit when the thread group dies with it): the
+            // hook's own words first, as they cost nothing to test.
+            for g in guards.iter().filter(|g| !g.stashed) {
+                self.a
+                    .emit(ldx(Size::DW, R1, R6, 8 * i16::from(g.word.min(11))));
+                self.guard_word(g, out);
+            }
+            if let Some(after) = after {
+                // Only after the hook whose stash this thread has, for
+                // this key: its time and words are copied to scratch.
+                let map = self.g.stash_map(&after.hook)?;
+                self.stash_key(after.key);
+                self.a.ld_map_fd(R1, map);
+                self.a.emit(mov64_reg(R2, FP));
+                self.a
+                    .emit(alu64_imm(Alu::Add, R2, i32::from(stack::VALUE)));
+                self.a.emit(call(Helper::MapLookupElem));
+                self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
+                for i in 0..=i16::from(STASH_WORDS) {
+                    self.a.emit(ldx(Size::DW, R1, R0, 8 * i));
                     self.a
-                        .emit(ldx(Size::DW, R1, R6, 8 * i16::from(g.word.min(11))));
+                        .emit(stx(Size::DW, R9, scratch::STASH as i16 + 8 * i, R1));
                 }
-                crate::codegen::load_imm(&mut self.a, R2, g.mask as i64);
-                self.a.emit(alu64_reg(Alu::And, R1, R2));
-                crate::codegen::load_imm(&mut self.a, R2, g.value as i64);
-                let cond = if g.eq { Cond::Ne } else { Cond::Eq };
-                self.a.jmp_reg_to(cond, R1, R2, out);
+            }
+            for g in guards.iter().filter(|g| g.stashed) {
+                let at = scratch::STASH as i16 + 8 + 8 * i16::from(g.word.min(STASH_WORDS - 1));
+                self.a.emit(ldx(Size::DW, R1, R9, at));
+                self.guard_word(g, out);
             }
         }
         let clauses = self.clause_list();
@@ -320,6 +315,15 @@ impl ProgGen<'_, '_> {
         self.a.emit(mov64_imm(R0, 0));
         self.a.emit(exit());
         Ok(())
+    }
+
+    /// Jumps to `out` unless the word in R1 passes guard `g`.
+    fn guard_word(&mut self, g: &Guard, out: Label) {
+        crate::codegen::load_imm(&mut self.a, R2, g.mask as i64);
+        self.a.emit(alu64_reg(Alu::And, R1, R2));
+        crate::codegen::load_imm(&mut self.a, R2, g.value as i64);
+        let cond = if g.eq { Cond::Ne } else { Cond::Eq };
+        self.a.jmp_reg_to(cond, R1, R2, out);
     }
 
     /// The provider's condition on the arguments: on to the clauses if
@@ -532,6 +536,18 @@ impl ProgGen<'_, '_> {
                             let at =
                                 scratch::STASH as i16 + 8 + 8 * i16::from(w.min(STASH_WORDS - 1));
                             self.a.emit(ldx(Size::DW, R1, R9, at));
+                        }
+                        // A read already made for an earlier argument (tcp's
+                        // IP header is args[2]'s and args[4]'s word) is
+                        // copied, not made again.
+                        RawWord::Load { .. } if words[..i].contains(&w) => {
+                            let j = words[..i].iter().position(|x| *x == w).unwrap_or(0);
+                            self.a.emit(ldx(
+                                Size::DW,
+                                R1,
+                                R9,
+                                (scratch::ARGS + 8 * j as u32) as i16,
+                            ));
                         }
                         RawWord::Load { word, ptr, add } => {
                             self.load_through(word, ptr, 8);

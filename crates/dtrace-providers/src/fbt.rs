@@ -79,8 +79,8 @@ impl Fbt {
 
     fn funcs(&self) -> &Result<Vec<FbtFunc>, String> {
         self.funcs.get_or_init(|| {
-            let btf = Btf::load_vmlinux()
-                .map_err(|e| format!("the kernel's BTF cannot be read: {}", e))?;
+            let btf =
+                Btf::vmlinux().map_err(|e| format!("the kernel's BTF cannot be read: {}", e))?;
             allowed(&btf)?;
             Ok(functions(&btf))
         })

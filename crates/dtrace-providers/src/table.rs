@@ -147,16 +147,9 @@ impl MemberLoad {
     }
 }
 
-/// The kernel's BTF, read the first time a probe needs an offset.
-fn kernel_btf() -> Result<&'static dtrace_sys::btf::Btf, String> {
-    static BTF: std::sync::OnceLock<Result<dtrace_sys::btf::Btf, String>> =
-        std::sync::OnceLock::new();
-    BTF.get_or_init(|| {
-        dtrace_sys::btf::Btf::load_vmlinux()
-            .map_err(|e| format!("cannot read the kernel's BTF: {}", e))
-    })
-    .as_ref()
-    .map_err(Clone::clone)
+/// The kernel's BTF (the process's shared parse).
+fn kernel_btf() -> Result<std::sync::Arc<dtrace_sys::btf::Btf>, String> {
+    dtrace_sys::btf::Btf::vmlinux().map_err(|e| format!("cannot read the kernel's BTF: {}", e))
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -508,7 +501,7 @@ impl Provider for TableProvider {
             let mut words: Vec<RawWord> = p.args.iter().map(|(_, w)| *w).collect();
             for (i, load) in &p.loads {
                 let w = kernel_btf()
-                    .and_then(|btf| load.resolve(btf))
+                    .and_then(|btf| load.resolve(&btf))
                     .map_err(|e| {
                         io::Error::other(format!(
                             "probe {}:vmlinux::{} cannot be enabled: {}",

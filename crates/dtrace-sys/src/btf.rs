@@ -418,6 +418,22 @@ impl Btf {
         Btf::parse(&std::fs::read(Path::new(SYSFS_BTF).join("vmlinux"))?)
     }
 
+    /// The kernel's BTF, parsed once per process and shared: the checker's
+    /// kernel types, the task offsets, fbt and the provider tables all
+    /// read it, and a parse of its megabytes costs tens of milliseconds.
+    pub fn vmlinux() -> io::Result<Arc<Btf>> {
+        static VMLINUX: std::sync::OnceLock<Result<Arc<Btf>, (io::ErrorKind, String)>> =
+            std::sync::OnceLock::new();
+        VMLINUX
+            .get_or_init(|| {
+                Btf::load_vmlinux()
+                    .map(Arc::new)
+                    .map_err(|e| (e.kind(), e.to_string()))
+            })
+            .clone()
+            .map_err(|(kind, msg)| io::Error::new(kind, msg))
+    }
+
     /// Reads and parses `/sys/kernel/btf/<name>`, a module's split BTF
     /// over `base` (vmlinux).
     pub fn load_module(name: &str, base: Arc<Btf>) -> io::Result<Btf> {
@@ -1096,9 +1112,13 @@ pub struct KernelTypes {
 }
 
 impl KernelTypes {
-    /// Loads vmlinux BTF from /sys/kernel/btf.
+    /// The kernel's types: vmlinux BTF (shared, see [`Btf::vmlinux`])
+    /// and its modules' from /sys/kernel/btf.
     pub fn load() -> io::Result<KernelTypes> {
-        KernelTypes::load_from(Path::new(SYSFS_BTF))
+        Ok(KernelTypes::with_vmlinux(
+            Path::new(SYSFS_BTF),
+            Btf::vmlinux()?,
+        ))
     }
 
     /// As `load`, from another directory laid out like /sys/kernel/btf.

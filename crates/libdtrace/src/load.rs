@@ -104,7 +104,7 @@ pub(crate) fn generate(
         });
     }
     if needs_btf && btf {
-        if let Ok(btf) = dtrace_sys::btf::Btf::load_vmlinux() {
+        if let Ok(btf) = dtrace_sys::btf::Btf::vmlinux() {
             let at = |s: &str, path: &str| btf.member_path(s, path).map(|x| x.0);
             opts.task = dtrace_bpf::plan::TaskOffsets {
                 real_parent: at("task_struct", "real_parent"),

@@ -1092,15 +1092,7 @@ impl Checker<'_> {
             return Ok(mk(CKind::Int(n as i64), size_t));
         }
         // A `char *` or `char []` is the string at that address.
-        let s = if s.ty.is_string() {
-            s
-        } else {
-            let ty = Type::ptr(s.ty.pointee().cloned().unwrap_or(Type::Void));
-            mk(
-                CKind::KernelString(Box::new(CExpr { ty, ..s })),
-                Type::String,
-            )
-        };
+        let s = Self::string_arg(s);
         Ok(mk(CKind::Strlen(Box::new(s)), size_t))
     }
 }
