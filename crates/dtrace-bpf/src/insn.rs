@@ -157,12 +157,15 @@ pub enum Helper {
     MapUpdateElem = 2,
     MapDeleteElem = 3,
     KtimeGetNs = 5,
+    GetPrandomU32 = 7,
     GetSmpProcessorId = 8,
     GetCurrentPidTgid = 14,
     GetCurrentUidGid = 15,
     GetCurrentComm = 16,
     GetCurrentTask = 35,
+    ProbeWriteUser = 36,
     GetStack = 67,
+    SendSignal = 109,
     ProbeReadUser = 112,
     ProbeReadKernel = 113,
     ProbeReadUserStr = 114,
@@ -372,6 +375,20 @@ impl Insn {
 pub fn call(helper: Helper) -> Insn {
     Insn::new(BPF_JMP | CALL, R0, R0, 0, helper as i32)
 }
+
+/// A call of a kernel function (kfunc) by its BTF id in vmlinux.
+pub fn kfunc_call(btf_id: u32) -> Insn {
+    Insn::new(
+        BPF_JMP | CALL,
+        R0,
+        Reg(BPF_PSEUDO_KFUNC_CALL),
+        0,
+        btf_id as i32,
+    )
+}
+
+/// `src_reg` of a call that names a kfunc.
+pub const BPF_PSEUDO_KFUNC_CALL: u8 = 2;
 
 pub fn exit() -> Insn {
     Insn::new(BPF_JMP | EXIT, R0, R0, 0, 0)

@@ -238,7 +238,15 @@ impl LayoutBuilder<'_> {
     fn stmts(&mut self, stmts: &[CStmt], cond: bool) {
         for s in stmts {
             match s {
-                CStmt::Eval(..) | CStmt::AggUpdate { .. } => {}
+                CStmt::Eval(..)
+                | CStmt::AggUpdate { .. }
+                | CStmt::Raise(..)
+                | CStmt::Chill(..)
+                | CStmt::Copyout { .. } => {}
+                CStmt::Ftruncate(a) => {
+                    let f = self.flag(cond);
+                    self.push(ActionLayout::Ftruncate, cond, *a, f);
+                }
                 CStmt::Trace(e, a) => {
                     let f = self.flag(cond);
                     let v = self.value(e);
@@ -248,6 +256,7 @@ impl LayoutBuilder<'_> {
                     format,
                     args,
                     action,
+                    kind,
                 } => {
                     let f = self.flag(cond);
                     let vals = args.iter().map(|a| self.value(a)).collect();
@@ -255,6 +264,7 @@ impl LayoutBuilder<'_> {
                         ActionLayout::Printf {
                             format: format.clone(),
                             args: vals,
+                            kind: *kind,
                         },
                         cond,
                         *action,

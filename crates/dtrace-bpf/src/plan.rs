@@ -3,7 +3,7 @@
 //! hook's context yields probe arguments), map specifications, and the
 //! record layouts the consumer needs to decode the principal buffer.
 
-use dtrace_lang::ir::{AggFunc, AggId};
+use dtrace_lang::ir::{AggFunc, AggId, PrintfKind};
 use dtrace_lang::printf::Format;
 use dtrace_lang::types::Type;
 
@@ -291,11 +291,15 @@ pub enum Value {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ActionLayout {
     Trace(Value),
+    /// printf(), system() and freopen(): the format and its values.
     Printf {
         format: Format,
         args: Vec<Value>,
+        kind: PrintfKind,
     },
     Exit(Value),
+    /// ftruncate() of the output file.
+    Ftruncate,
     Printa {
         format: Option<Format>,
         aggs: Vec<AggId>,
@@ -410,6 +414,17 @@ pub struct GenOptions {
     /// records are submitted with `BPF_RB_NO_WAKEUP` and the consumer
     /// reads the buffer at its `switchrate`.
     pub wakeup: bool,
+    /// The BTF ids of the kernel's number iterator, which chill() turns
+    /// on; `None` where the kernel has none.
+    pub iter_num: Option<IterNumKfuncs>,
+}
+
+/// `bpf_iter_num_new`, `_next` and `_destroy`, by BTF id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IterNumKfuncs {
+    pub new: u32,
+    pub next: u32,
+    pub destroy: u32,
 }
 
 /// Where a task's facts are in the kernel's `task_struct` (and its
@@ -439,6 +454,7 @@ impl Default for GenOptions {
             ncpus: 1,
             only_cpu: None,
             wakeup: true,
+            iter_num: None,
         }
     }
 }

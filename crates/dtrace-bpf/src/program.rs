@@ -53,6 +53,19 @@ pub(crate) struct ClauseCx {
 /// `bpf_ringbuf_submit` flag: do not wake the consumer.
 const BPF_RB_NO_WAKEUP: i32 = 1;
 
+/// The highest signal number Linux has.
+const MAX_SIGNAL: i32 = 64;
+const EINVAL: i32 = 22;
+/// The longest chill(), in nanoseconds (DTrace's `dtrace_chill_max`).
+pub const CHILL_MAX: i64 = 500_000_000;
+/// The most turns a `bpf_iter_num` iterator may be given (the kernel's
+/// `BPF_MAX_LOOPS`), and how many such runs chill() may make.
+const BPF_MAX_LOOPS: i32 = 8 * 1024 * 1024;
+const CHILL_ROUNDS: i32 = 64;
+/// The scratch buffer copyout() gathers its bytes in holds at least this
+/// many (or `strsize`, if larger).
+const COPYOUT_MIN: u32 = 256;
+
 pub(crate) struct ProgGen<'g, 'a> {
     pub(crate) g: &'g mut Generator<'a>,
     pub(crate) a: Asm,
@@ -966,7 +979,7 @@ impl ProgGen<'_, '_> {
                 self.mark_ran(&act);
                 self.exit_activity();
             }
-            CStmt::Printa { action, .. } | CStmt::Clear(_, action) => {
+            CStmt::Printa { action, .. } | CStmt::Clear(_, action) | CStmt::Ftruncate(action) => {
                 self.cur_action = *action;
                 let act = self.next_layout()?;
                 self.mark_ran(&act);
@@ -989,6 +1002,24 @@ impl ProgGen<'_, '_> {
                 self.cur_action = *action;
                 self.agg_update(*agg, keys, value.as_ref(), incr.as_ref())?;
             }
+            CStmt::Raise(sig, action) => {
+                self.cur_action = *action;
+                self.raise(sig)?;
+            }
+            CStmt::Chill(ns, action) => {
+                self.cur_action = *action;
+                self.chill(ns)?;
+            }
+            CStmt::Copyout {
+                src,
+                addr,
+                len,
+                string,
+                action,
+            } => {
+                self.cur_action = *action;
+                self.copyout(src, addr, len, *string)?;
+            }
             CStmt::If { cond, then, els } => {
                 let t = self.eval_int(cond)?;
                 self.load_temp(t, R0);
@@ -1003,6 +1034,172 @@ impl ProgGen<'_, '_> {
                 self.a.bind(l_end);
             }
         }
+        Ok(())
+    }
+
+    /// raise(sig): `bpf_send_signal` to the current process. A signal
+    /// number the kernel refuses is DTrace's illegal operation.
+    fn raise(&mut self, sig: &CExpr) -> Result<(), GenError> {
+        let t = self.eval_int(sig)?;
+        self.load_temp(t, R1);
+        self.free(t);
+        let ok = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Gt, R1, MAX_SIGNAL, ok);
+        self.a.emit(call(Helper::SendSignal));
+        let done = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Ne, R0, -EINVAL, done);
+        self.a.bind(ok);
+        let act = self.cur_action;
+        self.fault(fault::ILLOP, None, act);
+        self.a.bind(done);
+        Ok(())
+    }
+
+    /// chill(ns): spins until `ns` nanoseconds have passed, on the
+    /// kernel's open-coded number iterator (`bpf_iter_num_*`, which the
+    /// verifier checks once however many times it turns). More than
+    /// [`CHILL_MAX`] at once is DTrace's illegal operation.
+    fn chill(&mut self, ns: &CExpr) -> Result<(), GenError> {
+        let Some(k) = self.g.inp.opts.iter_num else {
+            return Err(GenError(
+                "chill( ) needs the kernel's bpf_iter_num kfuncs (Linux 6.4 or later)".into(),
+            ));
+        };
+        let t = self.eval_int(ns)?;
+        self.load_temp(t, R1);
+        let too_long = self.a.new_label();
+        let done = self.a.new_label();
+        load_imm(&mut self.a, R2, CHILL_MAX);
+        self.a.jmp_reg_to(Cond::Gt, R1, R2, too_long);
+        // The deadline, in the temporary.
+        self.store_temp(t, R1);
+        self.a.emit(call(Helper::KtimeGetNs));
+        self.load_temp(t, R1);
+        self.a.emit(alu64_reg(Alu::Add, R1, R0));
+        let deadline = self.alloc_stack();
+        self.store_temp(deadline, R1);
+        self.free(t);
+        // Two iterators, one inside the other: one turns at most
+        // BPF_MAX_LOOPS times, which a short wait may not outlast.
+        let outer = self.alloc_stack();
+        let inner = self.alloc_stack();
+        let (Temp::Stack(o), Temp::Stack(i)) = (outer, inner) else {
+            unreachable!("alloc_stack gives stack slots")
+        };
+        let iter = |g: &mut Self, slot: i16| {
+            g.a.emit(mov64_reg(R1, FP));
+            g.a.emit(alu64_imm(Alu::Add, R1, i32::from(slot)));
+        };
+        iter(self, o);
+        self.a.emit(mov64_imm(R2, 0));
+        self.a.emit(mov64_imm(R3, CHILL_ROUNDS));
+        self.a.emit(kfunc_call(k.new));
+        let outer_top = self.a.new_label();
+        let outer_end = self.a.new_label();
+        let inner_top = self.a.new_label();
+        let inner_end = self.a.new_label();
+        self.a.bind(outer_top);
+        iter(self, o);
+        self.a.emit(kfunc_call(k.next));
+        self.a.jmp_imm_to(Cond::Eq, R0, 0, outer_end);
+        iter(self, i);
+        self.a.emit(mov64_imm(R2, 0));
+        self.a.emit(mov64_imm(R3, BPF_MAX_LOOPS));
+        self.a.emit(kfunc_call(k.new));
+        self.a.bind(inner_top);
+        iter(self, i);
+        self.a.emit(kfunc_call(k.next));
+        self.a.jmp_imm_to(Cond::Eq, R0, 0, inner_end);
+        self.a.emit(call(Helper::KtimeGetNs));
+        self.load_temp(deadline, R1);
+        self.a.jmp_reg_to(Cond::Lt, R0, R1, inner_top);
+        // Past the deadline: both iterators end.
+        iter(self, i);
+        self.a.emit(kfunc_call(k.destroy));
+        self.a.ja_to(outer_end);
+        self.a.bind(inner_end);
+        iter(self, i);
+        self.a.emit(kfunc_call(k.destroy));
+        self.a.ja_to(outer_top);
+        self.a.bind(outer_end);
+        iter(self, o);
+        self.a.emit(kfunc_call(k.destroy));
+        self.free(inner);
+        self.free(outer);
+        self.free(deadline);
+        self.a.ja_to(done);
+        self.a.bind(too_long);
+        let act = self.cur_action;
+        self.fault(fault::ILLOP, None, act);
+        self.a.bind(done);
+        Ok(())
+    }
+
+    /// copyout(src, addr, len) and copyoutstr(str, addr, maxlen): the
+    /// bytes (or the string and its NUL, at most `maxlen`) are gathered in
+    /// scratch, then `bpf_probe_write_user` writes them at `addr`. An
+    /// address the process has not mapped writable is a bad address.
+    fn copyout(
+        &mut self,
+        src: &CExpr,
+        addr: &CExpr,
+        len: &CExpr,
+        string: bool,
+    ) -> Result<(), GenError> {
+        let cap = self.g.inp.opts.strsize.max(COPYOUT_MIN);
+        let buf = self.alloc_buf(cap);
+        let skip = self.a.new_label();
+        let tn = self.eval_int(len)?;
+        let tl = if string {
+            let (p, c) = self.eval_str(src)?;
+            self.ptr(R1, R9, buf);
+            self.a.emit(mov64_imm(R2, cap.min(c).max(1) as i32));
+            self.load_temp(p, R3);
+            self.free(p);
+            self.a.emit(call(Helper::ProbeReadKernelStr));
+            // The string's length with its NUL, or at most maxlen.
+            self.load_temp(tn, R1);
+            let shorter = self.a.new_label();
+            self.a.jmp_reg_to(Cond::Sle, R0, R1, shorter);
+            self.a.emit(mov64_reg(R0, R1));
+            self.a.bind(shorter);
+            self.store_temp(tn, R0);
+            tn
+        } else {
+            let ts = self.eval_int(src)?;
+            self.load_temp(tn, R2);
+            let fits = self.a.new_label();
+            self.a.jmp_imm_to(Cond::Le, R2, cap as i32, fits);
+            let act = self.cur_action;
+            self.fault(fault::NOSCRATCH, None, act);
+            self.a.bind(fits);
+            self.a.jmp_imm_to(Cond::Sle, R2, 0, skip);
+            self.ptr(R1, R9, buf);
+            self.load_temp(ts, R3);
+            self.a.emit(call(Helper::ProbeReadKernel));
+            self.check_read(ts);
+            self.free(ts);
+            tn
+        };
+        let ta = self.eval_int(addr)?;
+        self.load_temp(tl, R3);
+        self.free(tl);
+        self.a.jmp_imm_to(Cond::Sle, R3, 0, skip);
+        let fits = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Le, R3, cap as i32, fits);
+        self.a.emit(mov64_imm(R3, cap as i32));
+        self.a.bind(fits);
+        self.load_temp(ta, R1);
+        self.ptr(R2, R9, buf);
+        self.a.emit(call(Helper::ProbeWriteUser));
+        let ok = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sge, R0, 0, ok);
+        self.load_temp(ta, R1);
+        let act = self.cur_action;
+        self.fault(fault::BADADDR, Some(R1), act);
+        self.a.bind(ok);
+        self.free(ta);
+        self.a.bind(skip);
         Ok(())
     }
 
@@ -1071,6 +1268,15 @@ impl ProgGen<'_, '_> {
         }
         self.frame.next_slot -= 8;
         Temp::Stack(s)
+    }
+
+    /// A temporary that is always a stack slot (for what must be in
+    /// memory, such as an iterator's state).
+    pub(crate) fn alloc_stack(&mut self) -> Temp {
+        let regs = std::mem::take(&mut self.frame.free_regs);
+        let t = self.alloc();
+        self.frame.free_regs = regs;
+        t
     }
 
     pub(crate) fn free(&mut self, t: Temp) {

@@ -276,6 +276,18 @@ pub enum CKind {
     Build(Vec<(u32, u32, CExpr)>),
 }
 
+/// What the consumer does with a formatted string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrintfKind {
+    /// Prints it.
+    Printf,
+    /// Runs it as a shell command (`system()`).
+    System,
+    /// Sends later output to the file it names, or back to the original
+    /// output when it is empty (`freopen()`).
+    Freopen,
+}
+
 /// The "action number" DTrace reports in runtime errors: the 1-based index
 /// of the record the statement begins with.
 pub type ActionIndex = u32;
@@ -285,12 +297,31 @@ pub enum CStmt {
     /// An expression evaluated for its side effects.
     Eval(CExpr, ActionIndex),
     Trace(CExpr, ActionIndex),
+    /// printf(), and the actions formatted like it: system() and
+    /// freopen().
     Printf {
         format: Format,
         args: Vec<CExpr>,
         action: ActionIndex,
+        kind: PrintfKind,
     },
     Exit(CExpr, ActionIndex),
+    /// raise(sig), and stop() as raise(SIGSTOP): a signal to the current
+    /// process, sent in the probe.
+    Raise(CExpr, ActionIndex),
+    /// chill(ns): a busy wait of `ns` nanoseconds in the probe.
+    Chill(CExpr, ActionIndex),
+    /// copyout(src, addr, len) and copyoutstr(str, addr, maxlen): writes
+    /// to the current process's memory.
+    Copyout {
+        src: CExpr,
+        addr: CExpr,
+        len: CExpr,
+        string: bool,
+        action: ActionIndex,
+    },
+    /// ftruncate(): the consumer truncates its output file.
+    Ftruncate(ActionIndex),
     AggUpdate {
         agg: AggId,
         keys: Vec<CExpr>,
@@ -319,9 +350,24 @@ impl CStmt {
     /// the consumer (so the clause must emit a record).
     pub fn records(&self) -> bool {
         match self {
-            CStmt::Eval(..) | CStmt::AggUpdate { .. } => false,
+            CStmt::Eval(..)
+            | CStmt::AggUpdate { .. }
+            | CStmt::Raise(..)
+            | CStmt::Chill(..)
+            | CStmt::Copyout { .. } => false,
             CStmt::If { then, els, .. } => then.iter().chain(els).any(|s| s.records()),
             _ => true,
+        }
+    }
+
+    /// True for a destructive action (one that needs `-w`).
+    pub fn destructive(&self) -> bool {
+        match self {
+            CStmt::Printf { kind, .. } => *kind != PrintfKind::Printf,
+            CStmt::Raise(..) | CStmt::Chill(..) | CStmt::Copyout { .. } | CStmt::Ftruncate(_) => {
+                true
+            }
+            _ => false,
         }
     }
 }
@@ -342,6 +388,13 @@ pub struct CClause {
 impl CClause {
     pub fn records(&self) -> bool {
         self.default_action || self.stmts.iter().any(|s| s.records())
+    }
+
+    /// True if the clause has a destructive action anywhere.
+    pub fn destructive(&self) -> bool {
+        let mut any = false;
+        visit_stmts(&self.stmts, &mut |s| any |= s.destructive());
+        any
     }
 }
 
@@ -434,7 +487,17 @@ impl CStmt {
     /// those of nested statements).
     pub fn for_each_expr<'a>(&'a self, f: &mut dyn FnMut(&'a CExpr)) {
         match self {
-            CStmt::Eval(e, _) | CStmt::Trace(e, _) | CStmt::Exit(e, _) => f(e),
+            CStmt::Eval(e, _)
+            | CStmt::Trace(e, _)
+            | CStmt::Exit(e, _)
+            | CStmt::Raise(e, _)
+            | CStmt::Chill(e, _) => f(e),
+            CStmt::Copyout { src, addr, len, .. } => {
+                f(src);
+                f(addr);
+                f(len);
+            }
+            CStmt::Ftruncate(_) => {}
             CStmt::Printf { args, .. } => args.iter().for_each(f),
             CStmt::AggUpdate {
                 keys, value, incr, ..
@@ -468,7 +531,11 @@ impl CStmt {
             | CStmt::AggUpdate { .. }
             | CStmt::Printa { .. }
             | CStmt::Clear(..)
-            | CStmt::Trunc(..) => (&[], &[]),
+            | CStmt::Trunc(..)
+            | CStmt::Raise(..)
+            | CStmt::Chill(..)
+            | CStmt::Copyout { .. }
+            | CStmt::Ftruncate(_) => (&[], &[]),
         };
         a.iter().chain(b)
     }

@@ -174,6 +174,13 @@ impl<'a> Lexer<'a> {
                 Some(c) if c.is_ascii_whitespace() => {
                     self.bump();
                 }
+                Some(b'#') if self.line_marker_here().is_some() => {
+                    let n = self.line_marker_here().unwrap_or(self.line);
+                    while self.peek().is_some_and(|c| c != b'\n') {
+                        self.pos += 1;
+                    }
+                    self.next_line_is(n);
+                }
                 Some(b'/') if self.peek_at(1) == Some(b'*') => {
                     let start = self.line;
                     self.pos += 2;
@@ -235,6 +242,40 @@ impl<'a> Lexer<'a> {
             self.bump();
         }
         (String::from_utf8_lossy(&s).into_owned(), line)
+    }
+
+    /// At the start of a line holding a line marker (`# N "file" flags`
+    /// as cpp writes them, or `#line N ["file"]`), anywhere in a
+    /// program: the line number it gives the next line.
+    fn line_marker_here(&self) -> Option<u32> {
+        if self.pos > 0 && self.src.get(self.pos - 1) != Some(&b'\n') {
+            return None;
+        }
+        let end = self.src[self.pos..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(self.src.len(), |e| self.pos + e);
+        let text = std::str::from_utf8(&self.src[self.pos + 1..end]).ok()?;
+        let mut words = text.split_whitespace();
+        let mut w = words.next()?;
+        if w == "line" {
+            w = words.next()?;
+        }
+        let n = w.parse::<u32>().ok()?;
+        match words.next() {
+            None => Some(n),
+            Some(f) if f.starts_with('"') => Some(n),
+            Some(_) => None,
+        }
+    }
+
+    /// After a line marker (`# N "file"`, `#line N`): the line that
+    /// follows the directive is line `n`.
+    pub fn next_line_is(&mut self, n: u32) {
+        if self.peek() == Some(b'\n') {
+            self.pos += 1;
+        }
+        self.line = n;
     }
 
     /// Reads a probe description token if one starts here (outer mode).

@@ -467,9 +467,24 @@ impl<'a> Parser<'a> {
         let mut words = text.split_whitespace();
         match words.next() {
             Some("pragma") => {}
-            // cpp's line markers and empty directives are harmless.
-            Some("line") | None => return Ok(None),
-            Some(w) if w.chars().all(|c| c.is_ascii_digit()) => return Ok(None),
+            None => return Ok(None),
+            // Line markers (cpp's `# N "file" flags`, and `#line N
+            // ["file"]`): the next line is line N, so that messages name
+            // the line of the file it came from.
+            Some(w) if w == "line" || w.chars().all(|c| c.is_ascii_digit()) => {
+                let n = if w == "line" { words.next() } else { Some(w) };
+                match n.and_then(|n| n.parse::<u32>().ok()) {
+                    Some(n) => self.lex.next_line_is(n),
+                    None => {
+                        return Err(CompileError::new(
+                            Tag::D_PRAGCTL_INVAL,
+                            line,
+                            "invalid control directive: #line",
+                        ))
+                    }
+                }
+                return Ok(None);
+            }
             Some(w) => {
                 return Err(CompileError::new(
                     Tag::D_PRAGCTL_INVAL,

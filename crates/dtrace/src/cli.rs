@@ -148,6 +148,8 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
     };
     let mut p = lexopt::Parser::from_args(args.iter().cloned());
     let usage_err = |e: lexopt::Error| CliError::Usage(Some(e.to_string()));
+    // The last of -D, -U, -I, -H and -X given: each needs -C.
+    let mut cpp_only: Option<char> = None;
     loop {
         let arg = match p.next() {
             Ok(Some(a)) => a,
@@ -238,13 +240,24 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
                     "-G (generate an object file for static probes) is not supported yet".into(),
                 ))
             }
-            Short(c @ ('C' | 'H' | 'D' | 'U' | 'I')) => {
-                if matches!(c, 'D' | 'U' | 'I') {
-                    let _ = p.value();
-                }
-                return Err(CliError::Fatal(
-                    "the C preprocessor (-C, -D, -U, -I, -H) is not supported".into(),
-                ));
+            Short('C') => cmd.options.push(CliOption::flag("cpp", "-C")),
+            Short('H') => {
+                cmd.options.push(CliOption::flag("cpphdrs", "-H"));
+                cpp_only = Some('H');
+            }
+            Short(c @ ('D' | 'U' | 'I')) => {
+                let v = os(p.value().map_err(usage_err)?);
+                let name = match c {
+                    'D' => "define",
+                    'U' => "undef",
+                    _ => "incdir",
+                };
+                cmd.options.push(CliOption {
+                    name: name.into(),
+                    written: format!("-{} {}", c, v),
+                    value: Some(v),
+                });
+                cpp_only = Some(c);
             }
             Short('a') | Short('A') => {
                 return Err(CliError::Fatal(
@@ -258,12 +271,12 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
             }
             Short('X') => {
                 let v = os(p.value().map_err(usage_err)?);
-                let why = if matches!(v.as_str(), "a" | "c" | "s" | "t") {
-                    "the C preprocessor (-C) is not supported"
-                } else {
-                    "Invalid value for specified option"
-                };
-                return Err(CliError::Fatal(format!("failed to set -X {}: {}", v, why)));
+                cmd.options.push(CliOption {
+                    name: "stdc".into(),
+                    written: format!("-X {}", v),
+                    value: Some(v),
+                });
+                cpp_only = Some('X');
             }
             Short('L') => {
                 let dir = os(p.value().map_err(usage_err)?);
@@ -276,6 +289,14 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
             Value(v) => cmd.args.push(v),
             Short(c) => return Err(CliError::Usage(Some(format!("illegal option -- {}", c)))),
             Long(l) => return Err(CliError::Usage(Some(format!("illegal option -- -{}", l)))),
+        }
+    }
+    if let Some(c) = cpp_only {
+        if !cmd.options.iter().any(|o| o.name == "cpp") {
+            return Err(CliError::Fatal(format!(
+                "-{} applies to the C preprocessor, which runs only with -C",
+                c
+            )));
         }
     }
     if cmd.verbose && cmd.mode != Mode::List {

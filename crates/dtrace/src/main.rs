@@ -402,6 +402,9 @@ fn run(cmd: Cmd) -> u8 {
     dt.handle_err(|e| note!("dtrace: {}", e.msg));
     dt.handle_drop(|d| note!("dtrace: {}", d.msg));
     let failure = sink.failure();
+    if let Ok(f) = sink.try_clone_file() {
+        dt.set_output_file(f);
+    }
     let mut out = io::BufWriter::new(sink);
     let mut chew = Chew {
         quiet,

@@ -55,6 +55,11 @@ impl Sink {
         self.wake = Some(wake);
     }
 
+    /// A duplicate of the descriptor (for ftruncate()).
+    pub fn try_clone_file(&self) -> io::Result<File> {
+        self.file.try_clone()
+    }
+
     pub fn failure(&self) -> Failure {
         self.failure.clone()
     }

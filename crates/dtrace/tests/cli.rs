@@ -856,6 +856,7 @@ fn main() {
         kernel_variables_are_read_or_refused_with_the_reason: true,
         records_larger_than_the_buffer_are_refused: true,
         fbt_traces_or_says_why: true,
+        copyout_writes_or_says_why: true,
     ];
     let trials = tests
         .iter()
@@ -870,6 +871,49 @@ fn main() {
         })
         .collect();
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// copyout() and copyoutstr() rewrite what a process writes, where the
+/// kernel lets BPF write user memory; where it does not (a locked-down
+/// kernel, as on our test machines), dtrace says so and enables nothing.
+fn copyout_writes_or_says_why() {
+    let _g = serial();
+    for (prog, want) in [
+        (
+            "syscall::write:entry /pid == $target/ { copyoutstr(\"HELLO\", arg1, 5); }",
+            "HELLO, world\n",
+        ),
+        (
+            "syscall::write:entry /pid == $target/ { copyout((void *)curthread->comm, arg1, 4); }",
+            "echo, world\n",
+        ),
+    ] {
+        let before = ours();
+        let o = run(&["-wqn", prog, "-c", "/bin/echo hello, world"]);
+        let err = text(&o.stderr);
+        if err.contains("cannot run on this system") {
+            assert_eq!(o.status.code(), Some(1));
+            assert!(
+                err.starts_with(
+                    "dtrace: could not enable tracing: copyout( ) and copyoutstr( ) cannot run \
+                     on this system: the kernel withholds BPF writes to user memory"
+                ),
+                "{}",
+                err
+            );
+            assert_released(before, "a refused copyout");
+        } else {
+            assert_eq!(o.status.code(), Some(0), "{}", err);
+            assert_eq!(text(&o.stdout).trim_end_matches('\n'), want.trim_end());
+        }
+        // Without -w: refused before anything is loaded.
+        let o = run(&["-qn", prog, "-c", "/bin/echo hello, world"]);
+        assert_failed(
+            &o,
+            1,
+            "dtrace: could not enable tracing: Destructive actions not allowed\n",
+        );
+    }
 }
 
 /// A file in the temporary directory whose name is `name` (bytes, not

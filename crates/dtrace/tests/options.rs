@@ -272,6 +272,78 @@ const DEMOS: &[(&str, Demo)] = &[
         let big = dtrace(&["-q", "-n", prog, "-c", &getpids(3000)]);
         check(!text(&big.stderr).contains("drop"), "default: drops", &big)
     }),
+    ("cpp", || {
+        let o = dtrace(&[
+            "-x",
+            "cpp",
+            "-x",
+            "define=V=3",
+            "-qn",
+            "BEGIN { trace(V); exit(0); }",
+        ]);
+        check(text(&o.stdout) == "3\n", "not preprocessed", &o)
+    }),
+    ("define", || {
+        let o = dtrace(&[
+            "-C",
+            "-x",
+            "define=V",
+            "-qn",
+            "BEGIN { trace(V); exit(0); }",
+        ]);
+        check(text(&o.stdout) == "1\n", "not defined", &o)
+    }),
+    ("undef", || {
+        let prog = "BEGIN {\n#ifdef __linux\ntrace(1);\n#else\ntrace(0);\n#endif\nexit(0); }";
+        let o = dtrace(&["-C", "-x", "undef=__linux", "-qn", prog]);
+        check(text(&o.stdout) == "0\n", "still defined", &o)
+    }),
+    ("incdir", || {
+        let dir = std::env::temp_dir().join(format!("dtrace-incdir-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = std::fs::write(dir.join("v.h"), "#define V 7\n");
+        let inc = format!("incdir={}", dir.display());
+        let prog = "#include <v.h>\nBEGIN { trace(V); exit(0); }";
+        let o = dtrace(&["-C", "-x", &inc, "-qn", prog]);
+        let _ = std::fs::remove_dir_all(&dir);
+        check(text(&o.stdout) == "7\n", "not included", &o)
+    }),
+    ("cpphdrs", || {
+        let prog = "#include <stdint.h>\nBEGIN { exit(0); }";
+        let o = dtrace(&["-C", "-x", "cpphdrs", "-qn", prog]);
+        check(text(&o.stderr).contains("stdint.h"), "no header list", &o)
+    }),
+    ("cpppath", || {
+        let o = dtrace(&[
+            "-C",
+            "-x",
+            "cpppath=/nonexistent/cpp",
+            "-qn",
+            "BEGIN { exit(0); }",
+        ]);
+        check(
+            text(&o.stderr).contains("failed to run the C preprocessor /nonexistent/cpp"),
+            "not the path given",
+            &o,
+        )?;
+        let o = dtrace(&[
+            "-C",
+            "-x",
+            "cpppath=/usr/bin/cpp",
+            "-qn",
+            "BEGIN { trace(V + 0); exit(0); }",
+            "-DV=2",
+        ]);
+        check(text(&o.stdout) == "2\n", "not run", &o)
+    }),
+    ("stdc", || {
+        let prog =
+            "BEGIN {\n#ifdef __STRICT_ANSI__\ntrace(1);\n#else\ntrace(0);\n#endif\nexit(0); }";
+        let strict = dtrace(&["-C", "-x", "stdc=c", "-qn", prog]);
+        check(text(&strict.stdout) == "1\n", "not strict", &strict)?;
+        let o = dtrace(&["-C", "-qn", prog]);
+        check(text(&o.stdout) == "0\n", "strict by default", &o)
+    }),
     ("errtags", || {
         let o = dtrace(&["-x", "errtags", "-n", "BEGIN { x = ; }"]);
         check(text(&o.stderr).contains("[D_SYNTAX]"), "no tag", &o)

@@ -7,6 +7,7 @@ use std::io::Write;
 use std::rc::Rc;
 
 use dtrace_bpf::plan::{ActionLayout, ClauseLayout, Value, ERROR_EPID, RECORD_HEADER};
+use dtrace_lang::ir::PrintfKind;
 use dtrace_lang::pdesc::ProbeDesc;
 
 use crate::aggregate;
@@ -22,6 +23,12 @@ pub enum RecKind {
     Printa,
     Clear,
     Trunc,
+    /// system(): the formatted command is run.
+    System,
+    /// freopen(): output goes to the file named (or back).
+    Freopen,
+    /// ftruncate(): the output file is emptied.
+    Ftruncate,
 }
 
 /// A record description (`dtrace_recdesc_t`).
@@ -356,7 +363,15 @@ fn consume_one(
         .map(|a| {
             let (kind, (offset, size)) = match &a.action {
                 ActionLayout::Trace(v) => (RecKind::Trace, value_extent(v)),
-                ActionLayout::Printf { .. } => (RecKind::Printf, (RECORD_HEADER, 0)),
+                ActionLayout::Printf { kind, .. } => (
+                    match kind {
+                        PrintfKind::Printf => RecKind::Printf,
+                        PrintfKind::System => RecKind::System,
+                        PrintfKind::Freopen => RecKind::Freopen,
+                    },
+                    (RECORD_HEADER, 0),
+                ),
+                ActionLayout::Ftruncate => (RecKind::Ftruncate, (0, 0)),
                 ActionLayout::Exit(v) => (RecKind::Exit, value_extent(v)),
                 ActionLayout::Printa { .. } => (RecKind::Printa, (0, 0)),
                 ActionLayout::Clear(_) => (RecKind::Clear, (0, 0)),
@@ -419,7 +434,7 @@ fn consume_one(
         let mut text = Vec::new();
         match &a.action {
             ActionLayout::Trace(v) => trace_output(&mut text, trace_arg(v, rec), quiet),
-            ActionLayout::Printf { format, args } => {
+            ActionLayout::Printf { format, args, kind } => {
                 let vals: Vec<Arg> = args.iter().map(|v| value_arg(v, rec)).collect();
                 if let Some(w) = format::star_too_wide(format, &vals) {
                     let what = format!(
@@ -431,6 +446,26 @@ fn consume_one(
                     continue;
                 }
                 text = format::format(format, &vals, None);
+                match kind {
+                    PrintfKind::Printf => {}
+                    PrintfKind::System => {
+                        dt.flush_output(out)?;
+                        run_system(&text);
+                        continue;
+                    }
+                    PrintfKind::Freopen => {
+                        dt.flush_output(out)?;
+                        if let Err(why) = dt.freopen(&text) {
+                            report_error(dt, pd.epid, a.index, 3, 0, &why);
+                        }
+                        continue;
+                    }
+                }
+            }
+            ActionLayout::Ftruncate => {
+                dt.flush_output(out)?;
+                dt.truncate_output();
+                continue;
             }
             ActionLayout::Exit(_) => {}
             ActionLayout::Printa { format, aggs } => {
@@ -485,6 +520,19 @@ fn handle_error_record(dt: &mut Dtrace, rec: &[u8]) {
 
 /// Reports a runtime error of enabled probe `epid` in DTrace's words:
 /// `what` happened in `action` (0: the predicate).
+/// system(): runs the command with the shell, as system(3) does, and
+/// waits for it. What it prints goes where dtrace's standard output goes,
+/// after everything printed before it. Its status is its own business.
+fn run_system(cmd: &[u8]) {
+    use std::os::unix::ffi::OsStrExt;
+    let end = cmd.iter().position(|&b| b == 0).unwrap_or(cmd.len());
+    let cmd = std::ffi::OsStr::from_bytes(&cmd[..end]);
+    let _ = std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(cmd)
+        .status();
+}
+
 fn report_error(dt: &mut Dtrace, epid: u32, action: u32, fault: u64, addr: u64, what: &str) {
     let desc = dt.epid(epid);
     let probe_id = desc.map(|d| d.probe).unwrap_or(0);

@@ -6,8 +6,8 @@
 //! `curpsinfo`, `curlwpsinfo`), the io provider's `bufinfo_t`,
 //! `devinfo_t` and `fileinfo_t`/`fds[]`, and `cpuinfo_t`/`curcpu`, with
 //! their constants (`B_*`, `O_*`, `PR_*`, `S*`, `CLD_*`, lockstat's
-//! `RW_READER`/`RW_WRITER`), and the `R_*` indices of
-//! `uregs[]` (`regs.d`). Each file is
+//! `RW_READER`/`RW_WRITER`), the `R_*` indices of
+//! `uregs[]` (`regs.d`) and the `SIG*` signal numbers (`signal.d`). Each file is
 //! compiled the first time a program names something it defines, so a
 //! program that uses none of it does not read the kernel's BTF at all.
 //! `-xsyslibdir=DIR` replaces the standard library with the `*.d` files of
@@ -157,6 +157,49 @@ pub(crate) const STANDARD: &[StdLib] = &[
             "R_RSP", "R_SS", "R_DS", "R_ES", "R_FS", "R_GS", "R_TRAPNO", "R_EAX", "R_EBX", "R_ECX",
             "R_EDX", "R_ESI", "R_EDI", "R_EBP", "R_ESP", "R_EIP", "R_EFL", "R_PC", "R_SP", "R_FP",
             "R_PS", "R_R0", "R_R1",
+        ],
+        providers: &[],
+    },
+    StdLib {
+        name: "signal.d",
+        text: include_str!("../dlib/signal.d"),
+        defines: &[
+            "SIGHUP",
+            "SIGINT",
+            "SIGQUIT",
+            "SIGILL",
+            "SIGTRAP",
+            "SIGABRT",
+            "SIGIOT",
+            "SIGBUS",
+            "SIGFPE",
+            "SIGKILL",
+            "SIGUSR1",
+            "SIGSEGV",
+            "SIGUSR2",
+            "SIGPIPE",
+            "SIGALRM",
+            "SIGTERM",
+            "SIGSTKFLT",
+            "SIGCHLD",
+            "SIGCLD",
+            "SIGCONT",
+            "SIGSTOP",
+            "SIGTSTP",
+            "SIGTTIN",
+            "SIGTTOU",
+            "SIGURG",
+            "SIGXCPU",
+            "SIGXFSZ",
+            "SIGVTALRM",
+            "SIGPROF",
+            "SIGWINCH",
+            "SIGIO",
+            "SIGPOLL",
+            "SIGPWR",
+            "SIGSYS",
+            "SIGRTMIN",
+            "SIGRTMAX",
         ],
         providers: &[],
     },

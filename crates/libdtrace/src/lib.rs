@@ -17,6 +17,7 @@
 
 pub mod aggregate;
 mod consume;
+pub mod cpp;
 mod dlib;
 pub mod format;
 mod ktypes;
@@ -64,6 +65,8 @@ pub enum Error {
     Io(io::Error),
     /// A D library could not be loaded.
     Library(String),
+    /// The C preprocessor (`-C`) could not be run, or failed.
+    Preprocessor(String),
     /// The set-up was abandoned because the caller asked (see
     /// [`Dtrace::go_until`]); nothing of it is left in the kernel.
     Cancelled,
@@ -96,7 +99,7 @@ impl fmt::Display for Error {
             }
             Error::Io(e) => write!(f, "{}", e),
             Error::Cancelled => write!(f, "set-up cancelled"),
-            Error::Library(m) => write!(f, "{}", m),
+            Error::Library(m) | Error::Preprocessor(m) => write!(f, "{}", m),
         }
     }
 }
@@ -258,6 +261,13 @@ pub struct Dtrace {
     /// Per-EPID record layout and probe description, shared rather than
     /// rebuilt for every record consumed.
     pub(crate) epid_cache: Vec<Option<consume::EpidInfo>>,
+    /// `-D`, `-U` and `-I` for the C preprocessor, in order.
+    cpp_args: Vec<cpp::CppArg>,
+    /// Where freopen() sent output, until `freopen("")`.
+    redirect: Option<std::fs::File>,
+    /// The file behind the output the caller passes to `work`, for
+    /// ftruncate() (see [`Dtrace::set_output_file`]).
+    output_file: Option<std::fs::File>,
 }
 
 impl Dtrace {
@@ -318,6 +328,9 @@ impl Dtrace {
             flow_last_epid: None,
             drops_seen: Vec::new(),
             epid_cache: Vec::new(),
+            cpp_args: Vec::new(),
+            redirect: None,
+            output_file: None,
         }
     }
 
@@ -342,6 +355,14 @@ impl Dtrace {
             return Err(fail(OptionError::TracingActive));
         }
         self.opts.set(name, value).map_err(fail)?;
+        if let Some(v) = value {
+            match name {
+                "define" => self.cpp_args.push(cpp::CppArg::Define(v.into())),
+                "undef" => self.cpp_args.push(cpp::CppArg::Undef(v.into())),
+                "incdir" => self.cpp_args.push(cpp::CppArg::Include(v.into())),
+                _ => {}
+            }
+        }
         if name == "libdir" {
             if let Some(v) = value {
                 self.lib_dirs.push(v.into());
@@ -431,6 +452,12 @@ impl Dtrace {
                 align_program_spec(text, kind)
             }
             _ => text.to_vec(),
+        };
+        // `-C`: the C preprocessor first.
+        let text = if self.opts.flag("cpp") {
+            cpp::preprocess(&self.opts, &self.cpp_args, &text)?
+        } else {
+            text
         };
         self.load_libraries(&text)?;
         // A provider's option set by a pragma rules how the program's
@@ -782,12 +809,71 @@ impl Dtrace {
         if bytes.is_empty() {
             return Ok(());
         }
-        match &mut self.buf_handler {
-            Some(h) => {
+        match (&mut self.buf_handler, &mut self.redirect) {
+            (Some(h), _) => {
                 h(bytes);
                 Ok(())
             }
-            None => out.write_all(bytes),
+            (None, Some(f)) => f.write_all(bytes),
+            (None, None) => out.write_all(bytes),
+        }
+    }
+
+    /// Names the file behind the output given to [`work`](Self::work)
+    /// (standard output or `-o`'s file, duplicated), which ftruncate()
+    /// empties. Without it, ftruncate() empties only a freopen()ed file.
+    pub fn set_output_file(&mut self, f: std::fs::File) {
+        self.output_file = Some(f);
+    }
+
+    /// Writes out what is pending, before an action that acts outside
+    /// the output stream (system(), freopen(), ftruncate()).
+    pub(crate) fn flush_output(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        match &mut self.redirect {
+            Some(f) => f.flush(),
+            None => out.flush(),
+        }
+    }
+
+    /// freopen(): later output goes to `name` (appended to, created if
+    /// need be), or back to the original output if `name` is empty.
+    pub(crate) fn freopen(&mut self, name: &[u8]) -> Result<(), String> {
+        use std::os::unix::ffi::OsStrExt;
+        let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+        let name = &name[..end];
+        if name.is_empty() {
+            self.redirect = None;
+            return Ok(());
+        }
+        let path = std::ffi::OsStr::from_bytes(name);
+        match std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
+            Ok(f) => {
+                self.redirect = Some(f);
+                Ok(())
+            }
+            Err(e) => Err(format!(
+                "couldn't freopen() \"{}\": {}",
+                String::from_utf8_lossy(name),
+                io_reason(&e)
+            )),
+        }
+    }
+
+    /// ftruncate(): empties the output file (a freopen()ed one, or the
+    /// one named by [`set_output_file`](Self::set_output_file)), as
+    /// ftruncate(2) does; output that is not a regular file is left be.
+    pub(crate) fn truncate_output(&mut self) {
+        use std::io::Seek;
+        let f = match (&mut self.redirect, &mut self.output_file) {
+            (Some(f), _) | (None, Some(f)) => f,
+            (None, None) => return,
+        };
+        if f.metadata().is_ok_and(|m| m.is_file()) && f.set_len(0).is_ok() {
+            let _ = f.seek(io::SeekFrom::Start(0));
         }
     }
 
@@ -1031,5 +1117,14 @@ mod tests {
             align_program_spec(b"syscall{@a[probefunc] = count()}", SpecKind::Provider),
             b"syscall:::{@a[probefunc] = count()}"
         );
+    }
+}
+
+/// An I/O error as strerror(3) words it, without Rust's "(os error N)".
+pub(crate) fn io_reason(e: &io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
     }
 }

@@ -118,6 +118,24 @@ pub(crate) fn generate(
             };
         }
     }
+    let mut chills = false;
+    for c in &dt.clauses {
+        dtrace_lang::ir::visit_stmts(&c.stmts, &mut |s| {
+            chills |= matches!(s, dtrace_lang::ir::CStmt::Chill(..));
+        });
+    }
+    if chills {
+        if let Ok(btf) = dtrace_sys::btf::Btf::vmlinux() {
+            let id = |n: &str| btf.find_func(n);
+            if let (Some(new), Some(next), Some(destroy)) = (
+                id("bpf_iter_num_new"),
+                id("bpf_iter_num_next"),
+                id("bpf_iter_num_destroy"),
+            ) {
+                opts.iter_num = Some(dtrace_bpf::plan::IterNumKfuncs { new, next, destroy });
+            }
+        }
+    }
     let plans: Vec<_> = planned.programs.iter().map(|p| p.plan.clone()).collect();
     let input = dtrace_bpf::Input {
         syms: guard_syms.as_ref().unwrap_or(&dt.syms),
@@ -170,6 +188,15 @@ pub(crate) fn start_with(
         }
     };
     check()?;
+    // Destructive actions run only when the user has said so (`-w`).
+    if !dt.opts.flag("destructive")
+        && dt
+            .enablings
+            .iter()
+            .any(|e| dt.clauses.get(e.clause).is_some_and(|c| c.destructive()))
+    {
+        return Err(Error::Enable("Destructive actions not allowed".into()));
+    }
     let (planned, mut gen, _) = generate(dt, true)?;
     fits_buffer(dt, &gen)?;
 
@@ -438,9 +465,20 @@ fn load_error(
         } else {
             String::new()
         };
+        let reason = e.verifier_reason().unwrap_or("no reason given");
+        if reason.contains("bpf_probe_write_user") {
+            // The helper is withheld from every program when the kernel
+            // is locked down (integrity or confidentiality).
+            return Error::Enable(format!(
+                "copyout( ) and copyoutstr( ) cannot run on this system: the kernel withholds \
+                 BPF writes to user memory (bpf_probe_write_user), as it does when locked down \
+                 (see /sys/kernel/security/lockdown); refused for {}",
+                program_probes(plan)
+            ));
+        }
         return Error::Refused {
             program: program_probes(plan),
-            reason: e.verifier_reason().unwrap_or("no reason given").to_string(),
+            reason: reason.to_string(),
             detail,
         };
     }

@@ -159,7 +159,19 @@ const OPTIONS: &[OptDef] = &[
         name: "cpp",
         kind: OptKind::Bool,
         default: 0,
-        support: Support::Refused("the C preprocessor (-C) is not supported"),
+        support: Support::Honoured,
+    },
+    OptDef {
+        name: "cpphdrs",
+        kind: OptKind::Bool,
+        default: 0,
+        support: Support::Honoured,
+    },
+    OptDef {
+        name: "cpppath",
+        kind: OptKind::Text,
+        default: 0,
+        support: Support::Honoured,
     },
     OptDef {
         name: "cpu",
@@ -170,6 +182,12 @@ const OPTIONS: &[OptDef] = &[
     OptDef {
         name: "defaultargs",
         kind: OptKind::Bool,
+        default: 0,
+        support: Support::Honoured,
+    },
+    OptDef {
+        name: "define",
+        kind: OptKind::Text,
         default: 0,
         support: Support::Honoured,
     },
@@ -214,6 +232,12 @@ const OPTIONS: &[OptDef] = &[
         kind: OptKind::Bool,
         default: 0,
         support: Support::Refused("anonymous tracing is not supported"),
+    },
+    OptDef {
+        name: "incdir",
+        kind: OptKind::Text,
+        default: 0,
+        support: Support::Honoured,
     },
     OptDef {
         name: "jstackframes",
@@ -290,6 +314,12 @@ const OPTIONS: &[OptDef] = &[
         support: Support::Honoured,
     },
     OptDef {
+        name: "stdc",
+        kind: OptKind::Enum(&["a", "c", "s", "t"]),
+        default: 0,
+        support: Support::Honoured,
+    },
+    OptDef {
         name: "strsize",
         kind: OptKind::Size,
         default: 256,
@@ -303,6 +333,12 @@ const OPTIONS: &[OptDef] = &[
     },
     OptDef {
         name: "syslibdir",
+        kind: OptKind::Text,
+        default: 0,
+        support: Support::Honoured,
+    },
+    OptDef {
+        name: "undef",
         kind: OptKind::Text,
         default: 0,
         support: Support::Honoured,
@@ -548,8 +584,8 @@ mod tests {
         let e = o.set("nspec", Some("4")).unwrap_err();
         assert_eq!(e.to_string(), "speculations are not supported");
         assert_eq!(o.get("nspec"), 1);
-        assert!(o.set("cpp", None).is_err());
-        assert_eq!(o.get("cpp"), 0);
+        assert!(o.set("grabanon", None).is_err());
+        assert_eq!(o.get("grabanon"), 0);
     }
 
     #[test]

@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Linux's SIGSTOP, which stop() sends.
+const SIGSTOP: i64 = 19;
+
 impl Checker<'_> {
     pub(super) fn proto_len(&self, name: &str, got: usize, want: &str, line: u32) -> CompileError {
         err(
@@ -113,40 +116,168 @@ impl Checker<'_> {
     }
 
     pub(super) fn act_printf(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
+        self.printf_like("printf", PrintfKind::Printf, args, line)
+    }
+
+    pub(super) fn act_system(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
+        self.printf_like("system", PrintfKind::System, args, line)
+    }
+
+    pub(super) fn act_freopen(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
+        self.printf_like("freopen", PrintfKind::Freopen, args, line)
+    }
+
+    /// printf() and the actions that format as it does: a string
+    /// constant, then arguments that fit its conversions.
+    fn printf_like(
+        &mut self,
+        name: &str,
+        kind: PrintfKind,
+        args: &[Expr],
+        line: u32,
+    ) -> Result<CStmt, CompileError> {
         // The prototype's type first (`printf(1)`), then the constant.
         if !matches!(args[0].kind, ExprKind::Str(_)) {
             let v = self.expr(&args[0])?;
-            if let Some(f) = funcs::lookup("printf") {
+            if let Some(f) = funcs::lookup(name) {
                 self.check_arg(f, 0, &v, line)?;
             }
             return Err(err(
                 Tag::D_PRINTF_ARG_FMT,
                 line,
                 format!(
-                    "printf( ) argument #1 is incompatible with prototype:\n\tprototype: string constant\n\t argument: {}",
-                    v.ty
+                    "{}( ) argument #1 is incompatible with prototype:\n\tprototype: string constant\n\t argument: {}",
+                    name, v.ty
                 ),
             ));
         }
-        let format = self.format_arg("printf", &args[0])?;
+        let format = self.format_arg(name, &args[0])?;
         let mut cargs = Vec::new();
         for a in &args[1..] {
             if matches!(a.kind, ExprKind::Agg { .. }) {
                 return Err(err(
                     Tag::D_PRINTF_ARG_TYPE,
                     a.line,
-                    "printf( ) may not be applied to an aggregation",
+                    format!("{}( ) may not be applied to an aggregation", name),
                 ));
             }
             cargs.push(self.expr(a)?);
         }
-        self.check_format("printf", &format, &cargs, 1, line)?;
+        self.check_format(name, &format, &cargs, 1, line)?;
         let action = self.next_action(cargs.len() as u32);
         Ok(CStmt::Printf {
             format,
             args: cargs,
             action,
+            kind,
         })
+    }
+
+    pub(super) fn act_raise(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
+        let v = match funcs::lookup("raise") {
+            Some(f) => self.typed_arg(f, 0, &args[0], line)?,
+            None => self.expr(&args[0])?,
+        };
+        let a = self.next_action(1);
+        Ok(CStmt::Raise(v, a))
+    }
+
+    pub(super) fn act_stop(&mut self, _args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
+        // The process stops as SIGSTOP stops it, when it next returns to
+        // user space; SIGCONT (`prun`, `kill -CONT`) resumes it.
+        let sig = CExpr {
+            kind: CKind::Int(SIGSTOP),
+            ty: Type::Int(types::INT),
+            line,
+        };
+        let a = self.next_action(1);
+        Ok(CStmt::Raise(sig, a))
+    }
+
+    pub(super) fn act_chill(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
+        let v = match funcs::lookup("chill") {
+            Some(f) => self.typed_arg(f, 0, &args[0], line)?,
+            None => self.expr(&args[0])?,
+        };
+        let a = self.next_action(1);
+        Ok(CStmt::Chill(v, a))
+    }
+
+    pub(super) fn act_copyout(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
+        self.copyout_like("copyout", false, args, line)
+    }
+
+    pub(super) fn act_copyoutstr(
+        &mut self,
+        args: &[Expr],
+        line: u32,
+    ) -> Result<CStmt, CompileError> {
+        self.copyout_like("copyoutstr", true, args, line)
+    }
+
+    fn copyout_like(
+        &mut self,
+        name: &str,
+        string: bool,
+        args: &[Expr],
+        line: u32,
+    ) -> Result<CStmt, CompileError> {
+        let f = funcs::lookup(name).ok_or_else(|| err(Tag::D_UNKNOWN, line, "no prototype"))?;
+        let src = if string {
+            // Any string: a constant, a variable, a subroutine's result.
+            let v = self.expr(&args[0])?;
+            if !v.ty.is_string() {
+                self.check_arg(f, 0, &v, line)?;
+            }
+            v
+        } else {
+            self.typed_arg(f, 0, &args[0], line)?
+        };
+        let addr = self.typed_arg(f, 1, &args[1], line)?;
+        let len = self.typed_arg(f, 2, &args[2], line)?;
+        let action = self.next_action(1);
+        Ok(CStmt::Copyout {
+            src,
+            addr,
+            len,
+            string,
+            action,
+        })
+    }
+
+    pub(super) fn act_ftruncate(
+        &mut self,
+        _args: &[Expr],
+        _line: u32,
+    ) -> Result<CStmt, CompileError> {
+        let a = self.next_action(1);
+        Ok(CStmt::Ftruncate(a))
+    }
+
+    /// panic() and breakpoint(): Solaris stops the whole system in them;
+    /// a Linux tracer may not, so they are refused when compiled.
+    pub(super) fn act_panic(&mut self, _args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
+        self.act_refused("panic", line)
+    }
+
+    pub(super) fn act_breakpoint(
+        &mut self,
+        _args: &[Expr],
+        line: u32,
+    ) -> Result<CStmt, CompileError> {
+        self.act_refused("breakpoint", line)
+    }
+
+    fn act_refused(&mut self, name: &str, line: u32) -> Result<CStmt, CompileError> {
+        let why = match name {
+            "panic" => "a BPF program cannot crash the kernel",
+            _ => "Linux has no kernel debugger for a BPF program to stop in",
+        };
+        Err(err(
+            Tag::D_NOTSUP,
+            line,
+            format!("{}( ) is not supported on Linux: {}", name, why),
+        ))
     }
 
     pub(super) fn act_exit(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {

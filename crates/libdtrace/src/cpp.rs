@@ -1,0 +1,154 @@
+//! The C preprocessor (`-C`): a program's text is run through the
+//! system's `cpp` before it is compiled, as DTrace does.
+//!
+//! cpp is given DTrace's predefined names (`__SUNW_D`, `__SUNW_D_64`,
+//! `__SUNW_D_VERSION`, and the system's `__linux`, `__unix`,
+//! `__x86_64`), the ISO C conformance of `-X` (see [`arguments`]), then the `-D`, `-U` and
+//! `-I` options in the order given, and `-H` to list included files. Its
+//! output keeps line markers (`# N "file"`), which the lexer follows, so
+//! that errors name the line of the file a construct came from. An
+//! interpreter line (`#!/usr/sbin/dtrace -Cs`), which cpp would refuse, is
+//! blanked first, keeping the line count.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use crate::options::Options;
+use crate::Error;
+
+/// One `-D`, `-U` or `-I`, as given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CppArg {
+    Define(String),
+    Undef(String),
+    Include(String),
+}
+
+/// The preprocessor run when `cpppath` is not set: `cpp` on `PATH`.
+pub const DEFAULT_CPP: &str = "cpp";
+
+/// The D version `__SUNW_D_VERSION` gives: 1.13.0 as DTrace encodes
+/// versions (major << 24 | minor << 12 | micro).
+const D_VERSION: &str = "0x0100d000";
+
+/// The arguments cpp is run with, before the program (read from standard
+/// input).
+pub fn arguments(opts: &Options, args: &[CppArg]) -> Vec<String> {
+    let mut v: Vec<String> = [
+        "-D__linux",
+        "-D__unix",
+        "-D__x86_64",
+        "-D__SUNW_D=1",
+        "-D__SUNW_D_64",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    v.push(format!("-D__SUNW_D_VERSION={}", D_VERSION));
+    // -X: a (the default) and t are ISO C with extensions, c is strictly
+    // conforming ISO C (GNU cpp then defines __STRICT_ANSI__), s is K&R
+    // C, GNU cpp's traditional mode. (GNU cpp will not have __STDC__
+    // redefined without a warning, so it keeps its own.)
+    match opts.get("stdc") {
+        1 => v.push("-std=c17".into()),
+        2 => v.push("-traditional-cpp".into()),
+        _ => {}
+    }
+    for a in args {
+        v.push(match a {
+            CppArg::Define(d) => format!("-D{}", d),
+            CppArg::Undef(u) => format!("-U{}", u),
+            CppArg::Include(i) => format!("-I{}", i),
+        });
+    }
+    if opts.flag("cpphdrs") {
+        v.push("-H".into());
+    }
+    v.push("-".into());
+    v
+}
+
+/// Blanks an interpreter line (`#!...`), which cpp would refuse.
+fn without_interpreter_line(text: &[u8]) -> Vec<u8> {
+    if !text.starts_with(b"#!") {
+        return text.to_vec();
+    }
+    let end = text.iter().position(|&c| c == b'\n').unwrap_or(text.len());
+    text[end..].to_vec()
+}
+
+/// Runs the program's text through cpp; its messages (errors, `-H`'s
+/// list) go to standard error, as cpp writes them.
+pub fn preprocess(opts: &Options, args: &[CppArg], text: &[u8]) -> Result<Vec<u8>, Error> {
+    let cpp = opts.text("cpppath").unwrap_or(DEFAULT_CPP).to_string();
+    let mut child = Command::new(&cpp)
+        .args(arguments(opts, args))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| {
+            Error::Preprocessor(format!(
+                "failed to run the C preprocessor {}: {} (install cpp, or name one with -xcpppath)",
+                cpp,
+                crate::io_reason(&e)
+            ))
+        })?;
+    let input = without_interpreter_line(text);
+    // Written from a thread: cpp may fill its output pipe before it has
+    // read all of its input.
+    let mut stdin = child.stdin.take();
+    let writer = std::thread::spawn(move || {
+        if let Some(s) = stdin.as_mut() {
+            let _ = s.write_all(&input);
+        }
+    });
+    let out = child.wait_with_output().map_err(|e| {
+        Error::Preprocessor(format!(
+            "failed to run the C preprocessor {}: {}",
+            cpp,
+            crate::io_reason(&e)
+        ))
+    })?;
+    let _ = writer.join();
+    if !out.status.success() {
+        return Err(Error::Preprocessor(
+            "Preprocessor failed to process input program".into(),
+        ));
+    }
+    Ok(out.stdout)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_follow_the_options_in_order() {
+        let mut o = Options::default();
+        o.set("stdc", Some("c")).unwrap();
+        o.set("cpphdrs", None).unwrap();
+        let a = arguments(
+            &o,
+            &[
+                CppArg::Define("VAL=5".into()),
+                CppArg::Undef("__linux".into()),
+                CppArg::Include("/tmp".into()),
+            ],
+        );
+        let tail: Vec<&str> = a.iter().map(String::as_str).skip(6).collect();
+        assert_eq!(
+            tail,
+            ["-std=c17", "-DVAL=5", "-U__linux", "-I/tmp", "-H", "-"]
+        );
+    }
+
+    #[test]
+    fn an_interpreter_line_is_blanked_keeping_the_line_count() {
+        assert_eq!(
+            without_interpreter_line(b"#!/usr/sbin/dtrace -Cs\nBEGIN\n"),
+            b"\nBEGIN\n"
+        );
+        assert_eq!(without_interpreter_line(b"BEGIN\n"), b"BEGIN\n");
+    }
+}

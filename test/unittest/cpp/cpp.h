@@ -1,0 +1,2 @@
+/* Included by the cpp tests. */
+#define GREETING "hello from cpp.h"

@@ -1,0 +1,1 @@
+dtrace: -D applies to the C preprocessor, which runs only with -C

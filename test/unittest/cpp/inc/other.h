@@ -1,0 +1,2 @@
+/* Found through -I inc. */
+#define OTHER 42

@@ -1,0 +1,1 @@
+dtrace: could not enable tracing: Destructive actions not allowed

@@ -1,0 +1,4 @@
+next clause
+
+-- @@stderr --
+dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): illegal operation in action #1

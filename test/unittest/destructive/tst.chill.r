@@ -1,0 +1,3 @@
+chilled
+resumed
+

@@ -1,0 +1,3 @@
+back
+kept
+

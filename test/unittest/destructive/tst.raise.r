@@ -1,0 +1,2 @@
+SIGUSR1 caught
+

@@ -1,0 +1,3 @@
+stopped
+resumed
+

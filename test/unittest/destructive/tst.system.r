@@ -1,0 +1,4 @@
+before
+system 42
+after
+
