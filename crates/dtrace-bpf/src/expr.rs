@@ -214,6 +214,24 @@ impl ProgGen<'_, '_> {
                 self.store_temp(tp, R1);
                 Ok(tp)
             }
+            CKind::Rand => {
+                // A non-negative int, as DTrace's are.
+                self.a.emit(call(Helper::GetPrandomU32));
+                self.a.emit(alu64_imm(Alu::And, R0, i32::MAX));
+                Ok(self.int_result(R0))
+            }
+            CKind::Progenyof(pid) => self.progenyof(pid),
+            CKind::Strtoll(s, base) => self.strtoll(s, base.as_deref()),
+            CKind::StrAddr(s) => Ok(self.eval_str(s)?.0),
+            CKind::StrSearch {
+                hay,
+                needle,
+                pos,
+                mode: mode @ (SearchMode::Index | SearchMode::Rindex),
+            } => Ok(self.str_search(hay, needle, pos.as_deref(), *mode)?.0),
+            CKind::StrSearch { .. } => {
+                Err(GenError("internal error: string used as an integer".into()))
+            }
             CKind::PerCpuAddr(var) => {
                 // This CPU's copy of the variable.
                 self.a.ld_btf_id(R1, *var);
@@ -1292,6 +1310,12 @@ impl ProgGen<'_, '_> {
             CKind::Substr(s, i, n) => self.substr(s, i, n.as_deref()),
             CKind::PathPart(s, dir) => self.base_dir_name(s, *dir),
             CKind::Case(s, upper) => self.change_case(s, *upper),
+            CKind::StrSearch {
+                hay,
+                needle,
+                pos,
+                mode,
+            } => self.str_search(hay, needle, pos.as_deref(), *mode),
             _ => Err(GenError(
                 "internal error: expression is not a string".into(),
             )),

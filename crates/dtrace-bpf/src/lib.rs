@@ -20,6 +20,7 @@ pub mod insn;
 pub mod layout;
 pub mod plan;
 mod program;
+mod search;
 mod strings;
 
 pub use codegen::{generate, GenError, Input};

@@ -245,6 +245,26 @@ pub enum CKind {
     PathPart(Box<CExpr>, bool),
     /// `toupper(s)` (true) or `tolower(s)` (false).
     Case(Box<CExpr>, bool),
+    /// `strchr(s, c)`, `strrchr(s, c)` (a character), `strstr(s, t)`,
+    /// `index(s, t [, pos])`, `rindex(s, t [, pos])` (a string): where
+    /// the one is in the other, as a string (the rest of `s` from there,
+    /// NULL if nowhere) or an index (-1 if nowhere).
+    StrSearch {
+        hay: Box<CExpr>,
+        needle: Box<CExpr>,
+        pos: Option<Box<CExpr>>,
+        mode: SearchMode,
+    },
+    /// A string's address, for comparing it with NULL (`strchr(s, c) !=
+    /// NULL`): a string that is not NULL is never at address 0.
+    StrAddr(Box<CExpr>),
+    /// `rand()`: a pseudo-random integer.
+    Rand,
+    /// `strtoll(s [, base])`: the number a string begins with.
+    Strtoll(Box<CExpr>, Option<Box<CExpr>>),
+    /// `progenyof(pid)`: whether the current process is `pid` or descends
+    /// from it (walking `real_parent`).
+    Progenyof(Box<CExpr>),
     /// The bits of a `float` or `double` as a signed 64-bit integer that
     /// orders as the number does (for comparisons: sign-magnitude turned
     /// into two's complement).
@@ -274,6 +294,16 @@ pub enum CKind {
     /// are zero. Like every by-reference value, it evaluates to the
     /// address of its bytes.
     Build(Vec<(u32, u32, CExpr)>),
+}
+
+/// Which search [`CKind::StrSearch`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchMode {
+    Strchr,
+    Strrchr,
+    Strstr,
+    Index,
+    Rindex,
 }
 
 /// What the consumer does with a formatted string.
@@ -412,7 +442,23 @@ impl CExpr {
             | CKind::Builtin(_)
             | CKind::Arg(_)
             | CKind::Var(_)
+            | CKind::Rand
             | CKind::PerCpuAddr(_) => {}
+            CKind::Strtoll(a, b) => {
+                f(a);
+                if let Some(b) = b {
+                    f(b);
+                }
+            }
+            CKind::StrSearch {
+                hay, needle, pos, ..
+            } => {
+                f(hay);
+                f(needle);
+                if let Some(p) = pos {
+                    f(p);
+                }
+            }
             CKind::Elem(_, keys) => keys.iter().for_each(f),
             CKind::Unary(_, a)
             | CKind::Cast(a)
@@ -421,6 +467,8 @@ impl CExpr {
             | CKind::Lltostr(a)
             | CKind::PathPart(a, _)
             | CKind::Case(a, _)
+            | CKind::StrAddr(a)
+            | CKind::Progenyof(a)
             | CKind::KernelString(a)
             | CKind::Strlen(a)
             | CKind::Deref(a) => f(a),

@@ -34,6 +34,8 @@ pub struct Cmd {
     pub pids: Vec<i32>,
     pub output: Option<OsString>,
     pub exit_after_compile: bool,
+    /// `-S`: show the programs made (BPF instructions).
+    pub show_programs: bool,
     /// Script arguments: `$1`, `$2`, ..., as given: their bytes reach D
     /// strings unchanged.
     pub args: Vec<OsString>,
@@ -108,7 +110,7 @@ pub fn usage() -> String {
      \t-P  enable or list probes matching the specified provider name\n\
      \t-q  set quiet mode (only output explicitly traced data)\n\
      \t-s  enable or list probes according to the specified D script\n\
-     \t-S  print D compiler intermediate code\n\
+     \t-S  print D compiler intermediate code (BPF instructions)\n\
      \t-U  undefine symbol when invoking preprocessor\n\
      \t-v  set verbose mode (report stability attributes, arguments)\n\
      \t-V  report DTrace API version\n\
@@ -144,6 +146,7 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
         pids: Vec::new(),
         output: None,
         exit_after_compile: false,
+        show_programs: false,
         args: Vec::new(),
     };
     let mut p = lexopt::Parser::from_args(args.iter().cloned());
@@ -264,11 +267,7 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
                     "anonymous tracing (-a, -A) is not supported".into(),
                 ))
             }
-            Short('S') => {
-                return Err(CliError::Fatal(
-                    "-S is not supported: programs compile to BPF, not DIF".into(),
-                ))
-            }
+            Short('S') => cmd.show_programs = true,
             Short('X') => {
                 let v = os(p.value().map_err(usage_err)?);
                 cmd.options.push(CliOption {

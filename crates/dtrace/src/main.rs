@@ -131,6 +131,18 @@ impl Consumer for Chew {
     }
 }
 
+/// `-S`: the BPF programs of the enabled probes, on standard error (where
+/// DTrace shows its DIF); the exit status if they cannot be made.
+fn show_programs(dt: &Dtrace) -> Option<u8> {
+    match dt.programs_text() {
+        Ok(text) => {
+            output::note(format_args!("{}", text));
+            None
+        }
+        Err(e) => Some(fatal(e)),
+    }
+}
+
 /// The output file (`-o`) or standard output, and its name for messages.
 fn open_output(cmd: &Cmd) -> Result<(output::Sink, String), u8> {
     let opened = match &cmd.output {
@@ -355,6 +367,15 @@ fn run(cmd: Cmd) -> u8 {
         }
     }
     if cmd.exit_after_compile {
+        // -S with -e: the programs are shown, nothing is enabled.
+        if cmd.show_programs {
+            for (_, p) in &programs {
+                if let Err(e) = dt.exec(p) {
+                    return fatal(e);
+                }
+            }
+            return show_programs(&dt).unwrap_or(E_SUCCESS);
+        }
         return E_SUCCESS;
     }
 
@@ -378,6 +399,11 @@ fn run(cmd: Cmd) -> u8 {
                 }
             }
             Err(e) => return fatal(e),
+        }
+    }
+    if cmd.show_programs {
+        if let Some(code) = show_programs(&dt) {
+            return code;
         }
     }
     if dt.options().flag("destructive") && !quiet {

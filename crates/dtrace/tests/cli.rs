@@ -857,6 +857,7 @@ fn main() {
         records_larger_than_the_buffer_are_refused: true,
         fbt_traces_or_says_why: true,
         copyout_writes_or_says_why: true,
+        dash_s_shows_the_bpf_programs: true,
     ];
     let trials = tests
         .iter()
@@ -871,6 +872,27 @@ fn main() {
         })
         .collect();
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// -S shows each program made for the enabled probes, on standard error,
+/// with -e (nothing enabled) and without it (then tracing goes on).
+fn dash_s_shows_the_bpf_programs() {
+    let _g = serial();
+    let o = run(&["-S", "-e", "-n", "syscall::getpid:entry { exit(0); }"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(
+        err.starts_with("BPF program ")
+            && err.contains("for syscall:vmlinux:getpid:entry:\n")
+            && err.contains("   0: ")
+            && err.contains("exit"),
+        "{}",
+        err
+    );
+    assert!(o.stdout.is_empty());
+    let o = run(&["-S", "-qn", "BEGIN { trace(7); exit(0); }"]);
+    assert_eq!(text(&o.stdout), "7\n");
+    assert!(text(&o.stderr).starts_with("BPF program dt_BEGIN ("));
 }
 
 /// copyout() and copyoutstr() rewrite what a process writes, where the

@@ -702,6 +702,13 @@ impl Dtrace {
         Ok(ProgramInfo { matches: n })
     }
 
+    /// The BPF programs [`go`](Self::go) would load for the probes
+    /// enabled so far, disassembled (dtrace(1M)'s `-S`; DTrace shows its
+    /// DIF there).
+    pub fn programs_text(&self) -> Result<String, Error> {
+        load::programs_text(self)
+    }
+
     /// Starts tracing: builds, loads and attaches every enabled probe's
     /// program, then fires BEGIN.
     pub fn go(&mut self) -> Result<(), Error> {

@@ -98,7 +98,10 @@ pub(crate) fn generate(
     });
     for c in &dt.clauses {
         dtrace_bpf::codegen::visit_clause_exprs(c, &mut |e| {
-            if matches!(e.kind, CKind::Builtin(Builtin::Ppid | Builtin::Vtimestamp)) {
+            if matches!(
+                e.kind,
+                CKind::Builtin(Builtin::Ppid | Builtin::Vtimestamp) | CKind::Progenyof(_)
+            ) {
                 needs_btf = true;
             }
         });
@@ -118,13 +121,21 @@ pub(crate) fn generate(
             };
         }
     }
-    let mut chills = false;
+    // chill(), the string searches and progenyof() loop on the kernel's
+    // number iterator.
+    let mut iterates = false;
     for c in &dt.clauses {
         dtrace_lang::ir::visit_stmts(&c.stmts, &mut |s| {
-            chills |= matches!(s, dtrace_lang::ir::CStmt::Chill(..));
+            iterates |= matches!(s, dtrace_lang::ir::CStmt::Chill(..));
+        });
+        dtrace_bpf::codegen::visit_clause_exprs(c, &mut |e| {
+            iterates |= matches!(
+                e.kind,
+                CKind::StrSearch { .. } | CKind::Progenyof(_) | CKind::Strtoll(..)
+            );
         });
     }
-    if chills {
+    if iterates {
         if let Ok(btf) = dtrace_sys::btf::Btf::vmlinux() {
             let id = |n: &str| btf.find_func(n);
             if let (Some(new), Some(next), Some(destroy)) = (
@@ -436,6 +447,32 @@ fn begin_end_cpu(dt: &Dtrace) -> Option<u32> {
 
 /// The probes a program serves, for messages: the first one's full name,
 /// and how many more there are.
+/// The BPF programs the enabled probes would be given, as text (`-S`):
+/// for each, its name, the probes it serves, and its instructions.
+pub(crate) fn programs_text(dt: &Dtrace) -> Result<String, Error> {
+    let (planned, gen, _) = generate(dt, true)?;
+    let mut s = String::new();
+    for p in &gen.programs {
+        let plan = &planned.programs[p.plan].plan;
+        let probes: Vec<String> = plan
+            .probes
+            .iter()
+            .map(|e| {
+                let d = &e.probe;
+                format!("{}:{}:{}:{}", d.provider, d.module, d.function, d.name)
+            })
+            .collect();
+        s.push_str(&format!(
+            "BPF program {} ({} instructions) for {}:\n{}\n",
+            plan.name,
+            p.code.insns.len(),
+            probes.join(", "),
+            p.code.disassemble()
+        ));
+    }
+    Ok(s)
+}
+
 fn program_probes(plan: &dtrace_bpf::plan::ProgramPlan) -> String {
     let Some(first) = plan.probes.first() else {
         return format!("'{}'", plan.name);

@@ -189,6 +189,16 @@ subroutines! {
     subr_dirname,
     subr_toupper,
     subr_tolower,
+    subr_strchr,
+    subr_strrchr,
+    subr_strstr,
+    subr_index,
+    subr_rindex,
+    subr_rand,
+    subr_getmajor,
+    subr_getminor,
+    subr_progenyof,
+    subr_strtoll,
 }
 
 pub(super) const FUNCS: &[FuncDef] = &[
@@ -301,21 +311,31 @@ pub(super) const FUNCS: &[FuncDef] = &[
         "index",
         Subroutine,
         "int(const char *, const char *, [int])",
-        NotYet,
+        Subr(subr_index),
     ),
     row(
         "rindex",
         Subroutine,
         "int(const char *, const char *, [int])",
-        NotYet,
+        Subr(subr_rindex),
     ),
-    row("strchr", Subroutine, "string(const char *, char)", NotYet),
-    row("strrchr", Subroutine, "string(const char *, char)", NotYet),
+    row(
+        "strchr",
+        Subroutine,
+        "string(const char *, char)",
+        Subr(subr_strchr),
+    ),
+    row(
+        "strrchr",
+        Subroutine,
+        "string(const char *, char)",
+        Subr(subr_strrchr),
+    ),
     row(
         "strstr",
         Subroutine,
         "string(const char *, const char *)",
-        NotYet,
+        Subr(subr_strstr),
     ),
     row(
         "strtok",
@@ -372,19 +392,19 @@ pub(super) const FUNCS: &[FuncDef] = &[
         "string(int, void *)",
         Subr(subr_inet_ntop),
     ),
-    row("rand", Subroutine, "int()", NotYet),
-    row("progenyof", Subroutine, "int(pid_t)", NotYet),
+    row("rand", Subroutine, "int()", Subr(subr_rand)),
+    row("progenyof", Subroutine, "int(pid_t)", Subr(subr_progenyof)),
     row(
         "getmajor",
         Subroutine,
         "vmlinux`dev_t(vmlinux`dev_t)",
-        NotYet,
+        Subr(subr_getmajor),
     ),
     row(
         "getminor",
         Subroutine,
         "vmlinux`dev_t(vmlinux`dev_t)",
-        NotYet,
+        Subr(subr_getminor),
     ),
     row(
         "ddi_pathname",
@@ -454,7 +474,7 @@ pub(super) const FUNCS: &[FuncDef] = &[
         "strtoll",
         Subroutine,
         "int64_t(const char *, [int])",
-        NotYet,
+        Subr(subr_strtoll),
     ),
 ];
 

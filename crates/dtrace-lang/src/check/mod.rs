@@ -15,6 +15,7 @@ mod funcs;
 mod place;
 mod regs;
 mod scope;
+mod subrs;
 mod xlate;
 
 pub use fold::{cmp_holds, convert_const, parse_c_integer};
@@ -880,6 +881,34 @@ impl<'a> Checker<'a> {
                             int_ty(types::INT),
                         ));
                     }
+                }
+                // A string compares with NULL by its address (a string
+                // subroutine's result may be NULL: `strchr(s, c) != NULL`).
+                let null = |v: &CExpr| {
+                    matches!(v.kind, CKind::Int(0)) && (v.ty.is_int() || v.ty.pointee().is_some())
+                };
+                if matches!(cop, CmpOp::Eq | CmpOp::Ne)
+                    && ((l.ty.is_string() && null(&r)) || (r.ty.is_string() && null(&l)))
+                {
+                    let addr = |v: CExpr| {
+                        if v.ty.is_string() {
+                            let line = v.line;
+                            CExpr {
+                                kind: CKind::StrAddr(Box::new(v)),
+                                ty: int_ty(types::UINTPTR_T),
+                                line,
+                            }
+                        } else {
+                            CExpr {
+                                ty: int_ty(types::UINTPTR_T),
+                                ..v
+                            }
+                        }
+                    };
+                    return Ok(mk(
+                        CKind::Cmp(cop, Box::new(addr(l)), Box::new(addr(r)), false),
+                        int_ty(types::INT),
+                    ));
                 }
                 match (&l.ty, &r.ty) {
                     (Type::String, Type::String) => Ok(fold(mk(

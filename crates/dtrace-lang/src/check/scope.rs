@@ -741,7 +741,7 @@ impl Checker<'_> {
 
     /// A string argument: a `string` as it is, a `char *` or `char []` the
     /// string at that address.
-    fn string_arg(s: CExpr) -> CExpr {
+    pub(super) fn string_arg(s: CExpr) -> CExpr {
         if s.ty.is_string() {
             return s;
         }

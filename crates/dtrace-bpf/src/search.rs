@@ -1,0 +1,526 @@
+//! String searches, generated: `strchr()`, `strrchr()`, `strstr()`,
+//! `index()` and `rindex()`, with DTrace's results and its (Perl's)
+//! position rules; `strtoll()`; and `progenyof()`.
+//!
+//! The loops turn on the kernel's open-coded number iterator
+//! (`bpf_iter_num_*` kfuncs), which the verifier checks once however
+//! many times it turns, so a search costs the same to verify at any
+//! `strsize`. What a loop carries from one turn to the next lives in
+//! scratch, where the verifier tracks no values, and every index is
+//! bounded again before it is used, so each turn looks the same to it.
+
+use dtrace_lang::ir::{CExpr, SearchMode};
+
+use crate::asm::Label;
+use crate::codegen::{GenError, Temp};
+use crate::insn::*;
+use crate::plan::IterNumKfuncs;
+use crate::program::ProgGen;
+
+type R<T> = Result<T, GenError>;
+
+/// Scratch words of a search: the haystack's length, the needle's, the
+/// position found, the first position, how many to try, the character
+/// (or the position being tried).
+const LEN: u32 = 0;
+const SUBLEN: u32 = 8;
+const FOUND: u32 = 16;
+const START: u32 = 24;
+const COUNT: u32 = 32;
+const CH: u32 = 40;
+const WORDS: u32 = 48;
+
+/// The deepest `progenyof()` climbs (pid 1 is reached long before).
+const PROGENY_DEPTH: i32 = 64;
+
+/// An open-coded iterator's loop, as emitted: where each turn starts and
+/// where the loop is left once the iterator is done.
+struct IterLoop {
+    slot: i16,
+    temp: Temp,
+    top: Label,
+    done: Label,
+}
+
+impl ProgGen<'_, '_> {
+    fn iter_kfuncs(&self, what: &str) -> R<IterNumKfuncs> {
+        self.g.inp.opts.iter_num.ok_or_else(|| {
+            GenError(format!(
+                "{}( ) needs the kernel's bpf_iter_num kfuncs (Linux 6.4 or later)",
+                what
+            ))
+        })
+    }
+
+    fn iter_ptr(&mut self, slot: i16) {
+        self.a.emit(mov64_reg(R1, FP));
+        self.a.emit(alu64_imm(Alu::Add, R1, i32::from(slot)));
+    }
+
+    /// Starts an iterator over `0..count` (count in scratch at `count`),
+    /// and the loop's head: each turn leaves its number in R0 (a u32 the
+    /// verifier knows nothing of); when the numbers run out the code
+    /// jumps to `done`, with the iterator still to be ended.
+    fn iter_open(&mut self, k: IterNumKfuncs, count: u32) -> IterLoop {
+        let temp = self.alloc_stack();
+        let Temp::Stack(slot) = temp else {
+            unreachable!("alloc_stack gives a stack slot")
+        };
+        self.iter_ptr(slot);
+        self.a.emit(mov64_imm(R2, 0));
+        self.ldx_at(R3, R9, count, Size::DW);
+        self.a.emit(kfunc_call(k.new));
+        let top = self.a.new_label();
+        let done = self.a.new_label();
+        self.a.bind(top);
+        self.iter_ptr(slot);
+        self.a.emit(kfunc_call(k.next));
+        self.a.jmp_imm_to(Cond::Eq, R0, 0, done);
+        self.a.emit(ldx(Size::W, R0, R0, 0));
+        IterLoop {
+            slot,
+            temp,
+            top,
+            done,
+        }
+    }
+
+    /// Ends an iterator (on every way out of its loop).
+    fn iter_close(&mut self, k: IterNumKfuncs, l: &IterLoop) {
+        self.iter_ptr(l.slot);
+        self.a.emit(kfunc_call(k.destroy));
+    }
+
+    /// `reg` = a byte of the scratch buffer at `buf`, at the index in
+    /// `idx` (which must be below `cap`, or `out` is taken).
+    fn byte_at(&mut self, reg: Reg, buf: u32, idx: Reg, cap: u32, out: Label) {
+        self.a.jmp_imm_to(Cond::Ge, idx, cap as i32, out);
+        self.ptr(reg, R9, buf);
+        self.a.emit(alu64_reg(Alu::Add, reg, idx));
+        self.a.emit(ldx(Size::B, reg, reg, 0));
+    }
+
+    /// Copies a string into a scratch buffer and keeps its length (the
+    /// characters before its NUL; 0 if it cannot be read) at `len`.
+    fn search_operand(&mut self, s: &CExpr, buf: u32, cap: u32, len: u32) -> R<()> {
+        let (p, c) = self.eval_str(s)?;
+        self.ptr(R1, R9, buf);
+        self.a.emit(mov64_imm(R2, c.min(cap).max(1) as i32));
+        self.load_temp(p, R3);
+        self.free(p);
+        self.a.emit(call(Helper::ProbeReadKernelStr));
+        self.a.emit(alu64_imm(Alu::Sub, R0, 1));
+        let ok = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sge, R0, 0, ok);
+        self.a.emit(mov64_imm(R0, 0));
+        self.st_imm_byte(buf);
+        self.a.bind(ok);
+        self.stx_at(R9, len, R0, Size::DW);
+        Ok(())
+    }
+
+    fn st_imm_byte(&mut self, buf: u32) {
+        self.ptr(R1, R9, buf);
+        self.a.emit(st_imm(Size::B, R1, 0, 0));
+    }
+
+    /// A search's result: an index (R0 = FOUND, -1 if none) for index()
+    /// and rindex(), else the rest of the haystack from FOUND (0, NULL,
+    /// if none) with the haystack's capacity.
+    fn search_result(&mut self, st: u32, hay: u32, cap: u32, string: bool) -> (Temp, u32) {
+        self.ldx_at(R0, R9, st + FOUND, Size::DW);
+        if !string {
+            return (self.int_result(R0), 0);
+        }
+        let none = self.a.new_label();
+        let end = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Slt, R0, 0, none);
+        self.a.jmp_imm_to(Cond::Ge, R0, cap as i32, none);
+        self.ptr(R1, R9, hay);
+        self.a.emit(alu64_reg(Alu::Add, R1, R0));
+        self.a.ja_to(end);
+        self.a.bind(none);
+        self.a.emit(mov64_imm(R1, 0));
+        self.a.bind(end);
+        (self.int_result(R1), cap)
+    }
+
+    /// strchr(), strrchr(), strstr(), index(), rindex() (see
+    /// [`SearchMode`]).
+    pub(crate) fn str_search(
+        &mut self,
+        hay: &CExpr,
+        needle: &CExpr,
+        pos: Option<&CExpr>,
+        mode: SearchMode,
+    ) -> R<(Temp, u32)> {
+        let name = match mode {
+            SearchMode::Strchr => "strchr",
+            SearchMode::Strrchr => "strrchr",
+            SearchMode::Strstr => "strstr",
+            SearchMode::Index => "index",
+            SearchMode::Rindex => "rindex",
+        };
+        let k = self.iter_kfuncs(name)?;
+        let cap = self.g.caps.strsize.max(2);
+        let st = self.alloc_buf(WORDS);
+        let h = self.alloc_buf(cap);
+        let string = !matches!(mode, SearchMode::Index | SearchMode::Rindex);
+        self.st_imm_at(R9, st + FOUND, -1);
+        if matches!(mode, SearchMode::Strchr | SearchMode::Strrchr) {
+            let t = self.eval_int(needle)?;
+            self.load_temp(t, R1);
+            self.free(t);
+            self.a.emit(alu64_imm(Alu::And, R1, 0xff));
+            self.stx_at(R9, st + CH, R1, Size::DW);
+            self.search_operand(hay, h, cap, st + LEN)?;
+            self.chr_scan(k, st, h, cap, mode == SearchMode::Strchr);
+            return Ok(self.search_result(st, h, cap, true));
+        }
+        let n = self.alloc_buf(cap);
+        let tp = match pos {
+            Some(p) => Some(self.eval_int(p)?),
+            None => None,
+        };
+        self.search_operand(hay, h, cap, st + LEN)?;
+        self.search_operand(needle, n, cap, st + SUBLEN)?;
+        let finish = self.a.new_label();
+        // Both empty: strstr() gives the (empty) haystack, index() and
+        // rindex() 0, whatever the position.
+        let not_both = self.a.new_label();
+        self.ldx_at(R1, R9, st + LEN, Size::DW);
+        self.ldx_at(R2, R9, st + SUBLEN, Size::DW);
+        self.a.emit(alu64_reg(Alu::Or, R1, R2));
+        self.a.jmp_imm_to(Cond::Ne, R1, 0, not_both);
+        self.st_imm_at(R9, st + FOUND, 0);
+        self.a.ja_to(finish);
+        self.a.bind(not_both);
+        // The first position and how many: forward from START for
+        // strstr() and index(), backward for rindex().
+        self.ldx_at(R1, R9, st + LEN, Size::DW);
+        match (mode, tp) {
+            (SearchMode::Rindex, None) => self.stx_at(R9, st + START, R1, Size::DW),
+            (SearchMode::Rindex, Some(t)) => {
+                self.load_temp(t, R2);
+                self.free(t);
+                let nonneg = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Sge, R2, 0, nonneg);
+                // Before the start: only "" is found (at 0).
+                self.empty_needle_at(st, Some(0));
+                self.a.ja_to(finish);
+                self.a.bind(nonneg);
+                let within = self.a.new_label();
+                self.a.jmp_reg_to(Cond::Sle, R2, R1, within);
+                self.a.emit(mov64_reg(R2, R1));
+                self.a.bind(within);
+                self.stx_at(R9, st + START, R2, Size::DW);
+            }
+            (_, None) => self.st_imm_at(R9, st + START, 0),
+            (_, Some(t)) => {
+                self.load_temp(t, R2);
+                self.free(t);
+                let nonneg = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Sge, R2, 0, nonneg);
+                self.a.emit(mov64_imm(R2, 0));
+                self.a.bind(nonneg);
+                let inside = self.a.new_label();
+                self.a.jmp_reg_to(Cond::Slt, R2, R1, inside);
+                // At or past the end: only "" is found (at the end).
+                self.empty_needle_at(st, None);
+                self.a.ja_to(finish);
+                self.a.bind(inside);
+                self.stx_at(R9, st + START, R2, Size::DW);
+            }
+        }
+        // COUNT: len - start forward, start + 1 backward.
+        self.ldx_at(R2, R9, st + START, Size::DW);
+        if mode == SearchMode::Rindex {
+            self.a.emit(alu64_imm(Alu::Add, R2, 1));
+            self.stx_at(R9, st + COUNT, R2, Size::DW);
+        } else {
+            self.ldx_at(R1, R9, st + LEN, Size::DW);
+            self.a.emit(alu64_reg(Alu::Sub, R1, R2));
+            self.stx_at(R9, st + COUNT, R1, Size::DW);
+        }
+        self.substring_scan(k, st, h, n, cap, mode == SearchMode::Rindex);
+        self.a.bind(finish);
+        Ok(self.search_result(st, h, cap, string))
+    }
+
+    /// FOUND = `at` (or LEN if `None`) if the needle is empty.
+    fn empty_needle_at(&mut self, st: u32, at: Option<i32>) {
+        let skip = self.a.new_label();
+        self.ldx_at(R3, R9, st + SUBLEN, Size::DW);
+        self.a.jmp_imm_to(Cond::Ne, R3, 0, skip);
+        match at {
+            Some(v) => self.st_imm_at(R9, st + FOUND, v),
+            None => {
+                self.ldx_at(R3, R9, st + LEN, Size::DW);
+                self.stx_at(R9, st + FOUND, R3, Size::DW);
+            }
+        }
+        self.a.bind(skip);
+    }
+
+    /// strchr()/strrchr(): every position up to and including the NUL,
+    /// FOUND the first (or last) that holds the character.
+    fn chr_scan(&mut self, k: IterNumKfuncs, st: u32, h: u32, cap: u32, first: bool) {
+        self.ldx_at(R1, R9, st + LEN, Size::DW);
+        self.a.emit(alu64_imm(Alu::Add, R1, 1));
+        self.stx_at(R9, st + COUNT, R1, Size::DW);
+        let l = self.iter_open(k, st + COUNT);
+        let out = self.a.new_label();
+        // R4: the position.
+        self.a.emit(mov64_reg(R4, R0));
+        self.byte_at(R1, h, R4, cap, out);
+        self.ldx_at(R2, R9, st + CH, Size::DW);
+        self.a.jmp_reg_to(Cond::Ne, R1, R2, l.top);
+        self.stx_at(R9, st + FOUND, R4, Size::DW);
+        if first {
+            self.a.ja_to(out);
+        } else {
+            self.a.ja_to(l.top);
+        }
+        self.a.bind(l.done);
+        self.a.bind(out);
+        self.iter_close(k, &l);
+        self.free(l.temp);
+    }
+
+    /// strstr()/index()/rindex(): COUNT positions from START (down if
+    /// `back`), FOUND the first where the needle is.
+    fn substring_scan(&mut self, k: IterNumKfuncs, st: u32, h: u32, n: u32, cap: u32, back: bool) {
+        let outer = self.iter_open(k, st + COUNT);
+        let out = self.a.new_label();
+        // The position: START + i (or START - i).
+        self.ldx_at(R1, R9, st + START, Size::DW);
+        if back {
+            self.a.emit(alu64_reg(Alu::Sub, R1, R0));
+        } else {
+            self.a.emit(alu64_reg(Alu::Add, R1, R0));
+        }
+        // No room left for the needle: not here.
+        self.ldx_at(R2, R9, st + SUBLEN, Size::DW);
+        self.a.emit(alu64_reg(Alu::Add, R2, R1));
+        self.ldx_at(R3, R9, st + LEN, Size::DW);
+        self.a.jmp_reg_to(Cond::Sgt, R2, R3, outer.top);
+        self.stx_at(R9, st + CH, R1, Size::DW);
+        // Compare: the needle's characters one by one (R4 the index in
+        // the needle, R3 in the haystack; r6 and r7 hold the frame's
+        // temporaries, so they are not used here).
+        let inner = self.iter_open(k, st + SUBLEN);
+        let differ = self.a.new_label();
+        self.a.emit(mov64_reg(R4, R0));
+        self.byte_at(R2, n, R4, cap, differ);
+        self.ldx_at(R3, R9, st + CH, Size::DW);
+        self.a.emit(alu64_reg(Alu::Add, R3, R4));
+        self.byte_at(R1, h, R3, cap, differ);
+        self.a.jmp_reg_to(Cond::Eq, R1, R2, inner.top);
+        self.a.bind(differ);
+        self.iter_close(k, &inner);
+        self.a.ja_to(outer.top);
+        // Every character matched: found.
+        self.a.bind(inner.done);
+        self.iter_close(k, &inner);
+        self.free(inner.temp);
+        self.ldx_at(R1, R9, st + CH, Size::DW);
+        self.stx_at(R9, st + FOUND, R1, Size::DW);
+        self.a.bind(outer.done);
+        self.a.bind(out);
+        self.iter_close(k, &outer);
+        self.free(outer.temp);
+    }
+
+    /// progenyof(pid): climbs from the current task by `real_parent`
+    /// until a task of process `pid` (1) or the top (0).
+    pub(crate) fn progenyof(&mut self, pid: &CExpr) -> R<Temp> {
+        let o = self.g.inp.opts.task;
+        let (Some(parent), Some(tgid)) = (o.real_parent, o.tgid) else {
+            return Err(GenError(
+                "progenyof( ) needs the kernel's BTF (task_struct's real_parent and tgid)".into(),
+            ));
+        };
+        let k = self.iter_kfuncs("progenyof")?;
+        let st = self.alloc_buf(WORDS);
+        let t = self.eval_int(pid)?;
+        self.load_temp(t, R1);
+        self.free(t);
+        self.stx_at(R9, st + CH, R1, Size::DW);
+        self.st_imm_at(R9, st + FOUND, 0);
+        self.a.emit(call(Helper::GetCurrentTask));
+        self.stx_at(R9, st + START, R0, Size::DW);
+        self.st_imm_at(R9, st + COUNT, PROGENY_DEPTH);
+        let l = self.iter_open(k, st + COUNT);
+        let out = self.a.new_label();
+        // This task's process id.
+        self.ldx_at(R3, R9, st + START, Size::DW);
+        self.a.emit(alu64_imm(Alu::Add, R3, tgid as i32));
+        self.ptr(R1, R9, st + LEN);
+        self.a.emit(mov64_imm(R2, 4));
+        self.a.emit(call(Helper::ProbeReadKernel));
+        self.a.jmp_imm_to(Cond::Ne, R0, 0, out);
+        self.ldx_at(R1, R9, st + LEN, Size::W);
+        self.ldx_at(R2, R9, st + CH, Size::W);
+        let other = self.a.new_label();
+        self.a.jmp_reg_to(Cond::Ne, R1, R2, other);
+        self.st_imm_at(R9, st + FOUND, 1);
+        self.a.ja_to(out);
+        self.a.bind(other);
+        // Its parent; the top is its own parent.
+        self.ldx_at(R3, R9, st + START, Size::DW);
+        self.a.emit(alu64_imm(Alu::Add, R3, parent as i32));
+        self.ptr(R1, R9, st + SUBLEN);
+        self.a.emit(mov64_imm(R2, 8));
+        self.a.emit(call(Helper::ProbeReadKernel));
+        self.a.jmp_imm_to(Cond::Ne, R0, 0, out);
+        self.ldx_at(R1, R9, st + SUBLEN, Size::DW);
+        self.ldx_at(R2, R9, st + START, Size::DW);
+        self.a.jmp_reg_to(Cond::Eq, R1, R2, out);
+        self.a.jmp_imm_to(Cond::Eq, R1, 0, out);
+        self.stx_at(R9, st + START, R1, Size::DW);
+        self.a.ja_to(l.top);
+        self.a.bind(l.done);
+        self.a.bind(out);
+        self.iter_close(k, &l);
+        self.free(l.temp);
+        self.ldx_at(R0, R9, st + FOUND, Size::DW);
+        Ok(self.int_result(R0))
+    }
+
+    /// strtoll(s [, base]): as DTrace reads a number: blanks (spaces and
+    /// tabs) skipped, a sign, with base 16 a `0x` before a hex digit,
+    /// then the digits of the base (0-9, then a-z or A-Z) up to the
+    /// first that is not one. A base outside 2..36 is an illegal
+    /// operation.
+    pub(crate) fn strtoll(&mut self, s: &CExpr, base: Option<&CExpr>) -> R<Temp> {
+        let k = self.iter_kfuncs("strtoll")?;
+        let cap = self.g.caps.strsize.max(2);
+        let st = self.alloc_buf(WORDS);
+        let h = self.alloc_buf(cap);
+        let (val, neg, b) = (st + START, st + SUBLEN, st + CH);
+        match base {
+            Some(e) => {
+                let t = self.eval_int(e)?;
+                self.load_temp(t, R1);
+                self.free(t);
+                let ok = self.a.new_label();
+                let bad = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Sle, R1, 1, bad);
+                self.a.jmp_imm_to(Cond::Sle, R1, MAX_BASE, ok);
+                self.a.bind(bad);
+                let act = self.cur_action;
+                self.fault(crate::plan::fault::ILLOP, None, act);
+                self.a.bind(ok);
+                self.stx_at(R9, b, R1, Size::DW);
+            }
+            None => self.st_imm_at(R9, b, 10),
+        }
+        self.st_imm_at(R9, val, 0);
+        self.st_imm_at(R9, neg, 0);
+        self.search_operand(s, h, cap, st + LEN)?;
+        // The first character that is not a blank.
+        self.ldx_at(R1, R9, st + LEN, Size::DW);
+        self.stx_at(R9, st + FOUND, R1, Size::DW);
+        self.stx_at(R9, st + COUNT, R1, Size::DW);
+        let l = self.iter_open(k, st + COUNT);
+        let out = self.a.new_label();
+        self.a.emit(mov64_reg(R4, R0));
+        self.byte_at(R1, h, R4, cap, out);
+        self.a.jmp_imm_to(Cond::Eq, R1, i32::from(b' '), l.top);
+        self.a.jmp_imm_to(Cond::Eq, R1, i32::from(b'\t'), l.top);
+        self.stx_at(R9, st + FOUND, R4, Size::DW);
+        self.a.bind(l.done);
+        self.a.bind(out);
+        self.iter_close(k, &l);
+        self.free(l.temp);
+        // A sign.
+        let done = self.a.new_label();
+        self.ldx_at(R4, R9, st + FOUND, Size::DW);
+        self.byte_at(R1, h, R4, cap, done);
+        let unsigned = self.a.new_label();
+        let minus = self.a.new_label();
+        let skip = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Eq, R1, i32::from(b'-'), minus);
+        self.a.jmp_imm_to(Cond::Ne, R1, i32::from(b'+'), unsigned);
+        self.a.ja_to(skip);
+        self.a.bind(minus);
+        self.st_imm_at(R9, neg, 1);
+        self.a.bind(skip);
+        self.a.emit(alu64_imm(Alu::Add, R4, 1));
+        self.stx_at(R9, st + FOUND, R4, Size::DW);
+        self.a.bind(unsigned);
+        // Base 16: a "0x" or "0X" before a hex digit.
+        let digits = self.a.new_label();
+        self.ldx_at(R1, R9, b, Size::DW);
+        self.a.jmp_imm_to(Cond::Ne, R1, 16, digits);
+        self.ldx_at(R4, R9, st + FOUND, Size::DW);
+        self.byte_at(R1, h, R4, cap, digits);
+        self.a.jmp_imm_to(Cond::Ne, R1, i32::from(b'0'), digits);
+        self.a.emit(alu64_imm(Alu::Add, R4, 1));
+        self.byte_at(R1, h, R4, cap, digits);
+        self.a.emit(alu64_imm(Alu::Or, R1, 0x20));
+        self.a.jmp_imm_to(Cond::Ne, R1, i32::from(b'x'), digits);
+        self.a.emit(alu64_imm(Alu::Add, R4, 1));
+        self.byte_at(R1, h, R4, cap, digits);
+        self.digit_value(R1, digits);
+        self.a.jmp_imm_to(Cond::Ge, R1, 16, digits);
+        self.stx_at(R9, st + FOUND, R4, Size::DW);
+        // The digits, from FOUND to the end at most.
+        self.a.bind(digits);
+        self.ldx_at(R1, R9, st + LEN, Size::DW);
+        self.ldx_at(R2, R9, st + FOUND, Size::DW);
+        self.a.jmp_reg_to(Cond::Sge, R2, R1, done);
+        self.a.emit(alu64_reg(Alu::Sub, R1, R2));
+        self.stx_at(R9, st + COUNT, R1, Size::DW);
+        let l = self.iter_open(k, st + COUNT);
+        let stop = self.a.new_label();
+        self.ldx_at(R4, R9, st + FOUND, Size::DW);
+        self.a.emit(alu64_reg(Alu::Add, R4, R0));
+        self.byte_at(R1, h, R4, cap, stop);
+        self.digit_value(R1, stop);
+        self.ldx_at(R2, R9, b, Size::DW);
+        self.a.jmp_reg_to(Cond::Ge, R1, R2, stop);
+        self.ldx_at(R3, R9, val, Size::DW);
+        self.a.emit(alu64_reg(Alu::Mul, R3, R2));
+        self.a.emit(alu64_reg(Alu::Add, R3, R1));
+        self.stx_at(R9, val, R3, Size::DW);
+        self.a.ja_to(l.top);
+        self.a.bind(l.done);
+        self.a.bind(stop);
+        self.iter_close(k, &l);
+        self.free(l.temp);
+        self.a.bind(done);
+        self.ldx_at(R0, R9, val, Size::DW);
+        self.ldx_at(R1, R9, neg, Size::DW);
+        let positive = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Eq, R1, 0, positive);
+        self.a.emit(neg64(R0));
+        self.a.bind(positive);
+        Ok(self.int_result(R0))
+    }
+
+    /// `reg` (a character) becomes its digit value: 0-9, then a-z or
+    /// A-Z as 10-35; anything else leaves for `other`.
+    fn digit_value(&mut self, reg: Reg, other: Label) {
+        let letter = self.a.new_label();
+        let done = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Lt, reg, i32::from(b'0'), other);
+        self.a.jmp_imm_to(Cond::Gt, reg, i32::from(b'9'), letter);
+        self.a.emit(alu64_imm(Alu::Sub, reg, i32::from(b'0')));
+        self.a.ja_to(done);
+        self.a.bind(letter);
+        // Upper case to lower case: 'A'..'Z' | 0x20 is 'a'..'z'.
+        let lower = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Lt, reg, i32::from(b'A'), other);
+        self.a.jmp_imm_to(Cond::Gt, reg, i32::from(b'Z'), lower);
+        self.a.emit(alu64_imm(Alu::Or, reg, 0x20));
+        self.a.bind(lower);
+        self.a.jmp_imm_to(Cond::Lt, reg, i32::from(b'a'), other);
+        self.a.jmp_imm_to(Cond::Gt, reg, i32::from(b'z'), other);
+        self.a.emit(alu64_imm(Alu::Sub, reg, i32::from(b'a') - 10));
+        self.a.bind(done);
+    }
+}
+
+/// The largest base strtoll() takes: ten digits and 26 letters.
+const MAX_BASE: i32 = 36;

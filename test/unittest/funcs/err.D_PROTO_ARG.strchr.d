@@ -1,0 +1,4 @@
+BEGIN
+{
+	strchr("abc", "b");
+}

@@ -1,0 +1,2 @@
+varies non-negative
+

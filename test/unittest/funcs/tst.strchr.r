@@ -1,0 +1,5 @@
+[yfooeyfoo] [yfoo]
+[fooeyfooeyfoo] [foo]
+[] [eyfoo]
+1 0 0
+

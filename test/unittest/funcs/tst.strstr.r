@@ -1,0 +1,3 @@
+[eyfooeyfoo] [fooeyfooeyfoo] [fooeyfooeyfoo]
+[] 1 1
+
