@@ -73,6 +73,9 @@ pub(crate) struct Generator<'a> {
     pub(crate) clause_layouts: Vec<ClauseLayout>,
     /// Start of the temporary area in scratch.
     pub(crate) temp_base: u32,
+    /// Where the clauses' `alloca()` space is in scratch (see
+    /// `memory.rs`), if a clause uses it.
+    pub(crate) alloca_at: Option<u32>,
     /// Largest temporary area any clause needed.
     pub(crate) temp_max: u32,
     pub(crate) zero_at: u32,
@@ -176,6 +179,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         locals: VarSlots::default(),
         clause_layouts: Vec::new(),
         temp_base: 0,
+        alloca_at: None,
         temp_max: 0,
         zero_at: 0,
         empty_at: 0,
@@ -268,6 +272,10 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     ));
     g.locals = layout::var_slots(&inp.syms.locals, scratch::FIXED_END, strsize, types);
     g.temp_base = scratch::FIXED_END + g.locals.size;
+    if inp.clauses.iter().any(crate::memory::uses_scratch_memory) {
+        g.alloca_at = Some(g.temp_base);
+        g.temp_base += crate::memory::REGION_SIZE;
+    }
     let cpus = opts.ncpus.max(1);
     g.m_scratch = g.add_map(map(
         "dt_scratch",

@@ -48,6 +48,11 @@ impl ProgGen<'_, '_> {
             let (t, _) = self.eval_str(e)?;
             Ok(Some(t))
         } else if e.ty == Type::Void {
+            match &e.kind {
+                CKind::Copyinto(a, n, d) => self.copy_into(a, n, d, true)?,
+                CKind::Bcopy(src, d, n) => self.copy_into(src, n, d, false)?,
+                _ => {}
+            }
             Ok(None)
         } else {
             Ok(Some(self.eval_int(e)?))
@@ -214,6 +219,11 @@ impl ProgGen<'_, '_> {
                 self.store_temp(tp, R1);
                 Ok(tp)
             }
+            CKind::Alloca(n) => self.alloca(n),
+            CKind::Copyin(a, n) => self.copyin(a, n),
+            CKind::Copyinto(..) | CKind::Bcopy(..) => Err(GenError(
+                "internal error: a void subroutine used as a value".into(),
+            )),
             CKind::Rand => {
                 // A non-negative int, as DTrace's are.
                 self.a.emit(call(Helper::GetPrandomU32));
@@ -622,6 +632,7 @@ impl ProgGen<'_, '_> {
     /// The declared type of what an lvalue names.
     fn lvalue_type(&self, lv: &LValue) -> Type {
         match lv {
+            LValue::Mem { ty, .. } => ty.clone(),
             LValue::Var(v) => self.g.inp.syms.var(*v).ty.clone(),
             LValue::Elem(arr, _) => self.g.inp.syms.arrays[*arr].value.clone(),
             LValue::Field { ty, .. } => ty.clone(),
@@ -634,6 +645,9 @@ impl ProgGen<'_, '_> {
     /// map is full, the drop is counted and the write goes to scratch).
     fn storage_ptr(&mut self, lv: &LValue, key: Option<u32>, limit: u32) -> R<Temp> {
         match lv {
+            LValue::Mem { .. } => Err(GenError(
+                "internal error: a store to memory reached a variable's path".into(),
+            )),
             LValue::Var(VarRef::Global(i)) => {
                 let off = self.g.globals.slots[*i].0;
                 let gm = self.g.m_globals;
@@ -793,6 +807,11 @@ impl ProgGen<'_, '_> {
         let key = self.lvalue_key(lv)?;
         let src = self.eval_int(rhs)?;
         match lv {
+            LValue::Mem { .. } => {
+                return Err(GenError(
+                    "internal error: a store to memory reached a variable's path".into(),
+                ))
+            }
             LValue::Field {
                 base,
                 offset,
@@ -911,6 +930,9 @@ impl ProgGen<'_, '_> {
     /// offset, computed before the value is evaluated.
     fn lvalue_key(&mut self, lv: &LValue) -> R<Option<u32>> {
         match lv {
+            LValue::Mem { .. } => Err(GenError(
+                "internal error: a store to memory reached a variable's path".into(),
+            )),
             LValue::Elem(arr, keys) => Ok(Some(self.array_key(*arr, keys)?)),
             LValue::Var(_) => Ok(None),
             LValue::Field { base, .. } => self.lvalue_key(base),
@@ -943,6 +965,9 @@ impl ProgGen<'_, '_> {
     /// (through `at`, from `field_at`, for a member).
     fn load_lvalue(&mut self, lv: &LValue, key: Option<u32>, at: Option<Temp>) -> R<Temp> {
         match lv {
+            LValue::Mem { .. } => Err(GenError(
+                "internal error: a store to memory reached a variable's path".into(),
+            )),
             LValue::Var(v) => self.load_var(*v),
             LValue::Elem(arr, _) => {
                 let map = self.g.array_maps[*arr];
@@ -977,6 +1002,11 @@ impl ProgGen<'_, '_> {
     /// Dynamic variables are deleted when zero is stored, as in DTrace.
     fn store_int(&mut self, lv: &LValue, key: Option<u32>, t: Temp, at: Option<Temp>) -> R<()> {
         match lv {
+            LValue::Mem { .. } => {
+                return Err(GenError(
+                    "internal error: a store to memory reached a variable's path".into(),
+                ))
+            }
             LValue::Var(VarRef::Global(i)) => {
                 let off = self.g.globals.slots[*i].0;
                 let gm = self.g.m_globals;
@@ -1089,6 +1119,27 @@ impl ProgGen<'_, '_> {
             let (t, _) = self.assign_str(lv, rhs)?;
             return Ok(t);
         }
+        if let LValue::Mem { addr, ty: mty } = lv {
+            let tv = self.eval_int(rhs)?;
+            if let Some(op) = op {
+                let old = self.eval_int(&CExpr {
+                    kind: CKind::Deref(addr.clone()),
+                    ty: mty.clone(),
+                    line: rhs.line,
+                })?;
+                self.load_temp(old, R1);
+                self.load_temp(tv, R2);
+                self.free(old);
+                let signed = mty.as_int().map(|t| t.signed).unwrap_or(false);
+                self.arith(op, signed)?;
+                self.store_temp(tv, R1);
+            }
+            self.load_temp(tv, R1);
+            normalize(&mut self.a, R1, ty);
+            self.store_temp(tv, R1);
+            self.store_mem(addr, mty, tv)?;
+            return Ok(tv);
+        }
         let key = self.lvalue_key(lv)?;
         let tv = self.eval_int(rhs)?;
         let at = self.field_at(lv, key)?;
@@ -1112,6 +1163,26 @@ impl ProgGen<'_, '_> {
     }
 
     fn incdec(&mut self, lv: &LValue, pre: bool, delta: i64, ty: &Type) -> R<Temp> {
+        if let LValue::Mem { addr, ty: mty } = lv {
+            let old = self.eval_int(&CExpr {
+                kind: CKind::Deref(addr.clone()),
+                ty: mty.clone(),
+                line: addr.line,
+            })?;
+            let new = self.alloc();
+            self.load_temp(old, R1);
+            self.a.emit(alu64_imm(Alu::Add, R1, delta as i32));
+            normalize(&mut self.a, R1, ty);
+            self.store_temp(new, R1);
+            self.store_mem(addr, mty, new)?;
+            return if pre {
+                self.free(old);
+                Ok(new)
+            } else {
+                self.free(new);
+                Ok(old)
+            };
+        }
         let key = self.lvalue_key(lv)?;
         let at = self.field_at(lv, key)?;
         let old = self.load_lvalue(lv, key, at)?;
@@ -1136,6 +1207,9 @@ impl ProgGen<'_, '_> {
     fn assign_str(&mut self, lv: &LValue, rhs: &CExpr) -> R<(Temp, u32)> {
         let strsize = self.g.caps.strsize;
         match lv {
+            LValue::Mem { .. } => Err(GenError(
+                "internal error: a store to memory reached a variable's path".into(),
+            )),
             LValue::Var(VarRef::Global(i)) => {
                 let off = self.g.globals.slots[*i].0;
                 self.eval_str_into(rhs, Dst::Global(off), strsize)?;

@@ -18,6 +18,7 @@ mod expr;
 mod inet;
 pub mod insn;
 pub mod layout;
+mod memory;
 pub mod plan;
 mod program;
 mod search;

@@ -699,6 +699,10 @@ impl ProgGen<'_, '_> {
             has_errno: self.cx.has_errno && !in_error,
         };
         self.bump = 0;
+        // alloca() space lasts for the clause.
+        if let Some(at) = self.g.alloca_at {
+            self.st_imm_at(R9, at, 0);
+        }
         if let Some(pred) = &c.predicate {
             self.cx.in_predicate = true;
             let t = self.eval_int(pred)?;

@@ -171,6 +171,14 @@ pub enum LValue {
         bits: Option<(u64, u32)>,
         limit: u32,
     },
+    /// A scalar of type `ty` in memory, at the address `addr` (`*p = v`,
+    /// `p->m = v`, `p[i] = v`): only scratch memory that `alloca()` or
+    /// `copyin()` gave may be written; any other address is an invalid
+    /// address when the store runs.
+    Mem {
+        addr: Box<CExpr>,
+        ty: Type,
+    },
 }
 
 /// How `CKind::InetNtop` writes an IPv4-mapped or -compatible address.
@@ -260,6 +268,18 @@ pub enum CKind {
     StrAddr(Box<CExpr>),
     /// `rand()`: a pseudo-random integer.
     Rand,
+    /// `alloca(size)`: `size` bytes of the clause's scratch space, zeroed
+    /// (a `void *`).
+    Alloca(Box<CExpr>),
+    /// `copyin(addr, size)`: `size` bytes of the current process's memory
+    /// at `addr`, copied into scratch space (a `void *`).
+    Copyin(Box<CExpr>, Box<CExpr>),
+    /// `copyinto(addr, size, dest)`: the same into scratch space that
+    /// `dest` points to (void).
+    Copyinto(Box<CExpr>, Box<CExpr>, Box<CExpr>),
+    /// `bcopy(src, dest, size)`: `size` bytes from `src` (any readable
+    /// address) into scratch space at `dest` (void).
+    Bcopy(Box<CExpr>, Box<CExpr>, Box<CExpr>),
     /// `strtoll(s [, base])`: the number a string begins with.
     Strtoll(Box<CExpr>, Option<Box<CExpr>>),
     /// `progenyof(pid)`: whether the current process is `pid` or descends
@@ -444,6 +464,15 @@ impl CExpr {
             | CKind::Var(_)
             | CKind::Rand
             | CKind::PerCpuAddr(_) => {}
+            CKind::Copyin(a, b) => {
+                f(a);
+                f(b);
+            }
+            CKind::Copyinto(a, b, c) | CKind::Bcopy(a, b, c) => {
+                f(a);
+                f(b);
+                f(c);
+            }
             CKind::Strtoll(a, b) => {
                 f(a);
                 if let Some(b) = b {
@@ -469,6 +498,7 @@ impl CExpr {
             | CKind::Case(a, _)
             | CKind::StrAddr(a)
             | CKind::Progenyof(a)
+            | CKind::Alloca(a)
             | CKind::KernelString(a)
             | CKind::Strlen(a)
             | CKind::Deref(a) => f(a),
@@ -526,6 +556,7 @@ impl LValue {
                 base.for_each_key(f);
                 f(offset);
             }
+            LValue::Mem { addr, .. } => f(addr),
         }
     }
 }

@@ -199,6 +199,10 @@ subroutines! {
     subr_getminor,
     subr_progenyof,
     subr_strtoll,
+    subr_alloca,
+    subr_copyin,
+    subr_copyinto,
+    subr_bcopy,
 }
 
 pub(super) const FUNCS: &[FuncDef] = &[
@@ -262,12 +266,17 @@ pub(super) const FUNCS: &[FuncDef] = &[
     row("breakpoint", Action, "void()", Act(act_breakpoint)),
     row("panic", Action, "void()", Act(act_panic)),
     row("chill", Action, "void(int)", Act(act_chill)),
-    row("copyin", Subroutine, "void *(uintptr_t, size_t)", NotYet),
+    row(
+        "copyin",
+        Subroutine,
+        "void *(uintptr_t, size_t)",
+        Subr(subr_copyin),
+    ),
     row(
         "copyinto",
         Subroutine,
         "void(uintptr_t, size_t, void *)",
-        NotYet,
+        Subr(subr_copyinto),
     ),
     row(
         "copyout",
@@ -281,8 +290,13 @@ pub(super) const FUNCS: &[FuncDef] = &[
         "void(char *, uintptr_t, size_t)",
         Act(act_copyoutstr),
     ),
-    row("alloca", Subroutine, "void *(size_t)", NotYet),
-    row("bcopy", Subroutine, "void(void *, void *, size_t)", NotYet),
+    row("alloca", Subroutine, "void *(size_t)", Subr(subr_alloca)),
+    row(
+        "bcopy",
+        Subroutine,
+        "void(void *, void *, size_t)",
+        Subr(subr_bcopy),
+    ),
     row(
         "basename",
         Subroutine,

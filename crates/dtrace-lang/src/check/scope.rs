@@ -259,6 +259,11 @@ impl Checker<'_> {
                     ty,
                 ))
             }
+            ExprKind::Unary(ast::UnOp::Deref, _) | ExprKind::Arrow(..) => {
+                self.mem_lvalue(e, line, op)
+            }
+            ExprKind::Member(..) => self.mem_lvalue(e, line, op),
+            ExprKind::Index(base, _) if self.names_pointer(base) => self.mem_lvalue(e, line, op),
             ExprKind::Index(base, idx) => {
                 let thread_name;
                 let name = match &base.kind {
@@ -350,6 +355,52 @@ impl Checker<'_> {
         }
     }
 
+    /// A store into memory: the place `e` reads, a scalar (see
+    /// `LValue::Mem`).
+    fn mem_lvalue(
+        &mut self,
+        e: &Expr,
+        line: u32,
+        op: &str,
+    ) -> Result<(LValue, Type), CompileError> {
+        let v = self.expr(e)?;
+        match v.kind {
+            CKind::Deref(addr) if v.ty.is_scalar() && !v.ty.is_by_ref() => Ok((
+                LValue::Mem {
+                    addr,
+                    ty: v.ty.clone(),
+                },
+                v.ty,
+            )),
+            _ => Err(err(
+                Tag::D_OP_LVAL,
+                line,
+                format!("operator {} requires a modifiable lvalue as an operand", op),
+            )),
+        }
+    }
+
+    /// True if `e` is a variable holding a pointer (so `e[i]` is memory,
+    /// not an associative array).
+    fn names_pointer(&self, e: &Expr) -> bool {
+        let ty = match &e.kind {
+            ExprKind::Ident(n) => {
+                Symbols::find(&self.syms.globals, n).map(|i| &self.syms.globals[i].ty)
+            }
+            ExprKind::SelfVar(n) => {
+                Symbols::find(&self.syms.threads, n).map(|i| &self.syms.threads[i].ty)
+            }
+            ExprKind::ThisVar(n) => self
+                .syms
+                .locals
+                .iter()
+                .find(|v| &v.name == n)
+                .map(|v| &v.ty),
+            _ => None,
+        };
+        ty.is_some_and(|t| t.pointee().is_some())
+    }
+
     /// True if `e` is a member or element inside a D variable of struct,
     /// union or array type (which may be assigned to, as in DTrace).
     pub(super) fn is_var_object(&self, e: &Expr) -> bool {
@@ -396,7 +447,7 @@ impl Checker<'_> {
         match lv {
             LValue::Var(v) => self.syms.var(*v).ty.clone(),
             LValue::Elem(a, _) => self.syms.arrays[*a].value.clone(),
-            LValue::Field { ty, .. } => ty.clone(),
+            LValue::Field { ty, .. } | LValue::Mem { ty, .. } => ty.clone(),
         }
     }
 

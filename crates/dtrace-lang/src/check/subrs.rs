@@ -1,5 +1,6 @@
 //! Subroutines that search strings (`strchr`, `strrchr`, `strstr`,
-//! `index`, `rindex`), `strtoll`, and `rand`, `getmajor`, `getminor` and
+//! `index`, `rindex`), `strtoll`, the scratch-memory ones (`alloca`,
+//! `copyin`, `copyinto`, `bcopy`), and `rand`, `getmajor`, `getminor` and
 //! `progenyof`: their checks and lowerings.
 
 use super::*;
@@ -119,6 +120,68 @@ impl Checker<'_> {
         Ok(CExpr {
             kind: CKind::Strtoll(Box::new(s), base),
             ty: int_ty(types::INT64),
+            line,
+        })
+    }
+
+    /// `alloca(size)`: scratch space for the rest of the clause.
+    pub(super) fn subr_alloca(
+        &mut self,
+        mut args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let n = args.remove(0);
+        Ok(CExpr {
+            kind: CKind::Alloca(Box::new(n)),
+            ty: Type::ptr(Type::Void),
+            line,
+        })
+    }
+
+    /// `copyin(addr, size)`: user memory copied into scratch space.
+    pub(super) fn subr_copyin(
+        &mut self,
+        mut args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let n = args.remove(1);
+        let a = args.remove(0);
+        Ok(CExpr {
+            kind: CKind::Copyin(Box::new(a), Box::new(n)),
+            ty: Type::ptr(Type::Void),
+            line,
+        })
+    }
+
+    /// `copyinto(addr, size, dest)`: user memory copied into scratch
+    /// space at `dest`.
+    pub(super) fn subr_copyinto(
+        &mut self,
+        mut args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let d = args.remove(2);
+        let n = args.remove(1);
+        let a = args.remove(0);
+        Ok(CExpr {
+            kind: CKind::Copyinto(Box::new(a), Box::new(n), Box::new(d)),
+            ty: Type::Void,
+            line,
+        })
+    }
+
+    /// `bcopy(src, dest, size)`: memory copied into scratch space.
+    pub(super) fn subr_bcopy(
+        &mut self,
+        mut args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let n = args.remove(2);
+        let d = args.remove(1);
+        let src = args.remove(0);
+        Ok(CExpr {
+            kind: CKind::Bcopy(Box::new(src), Box::new(d), Box::new(n)),
+            ty: Type::Void,
             line,
         })
     }

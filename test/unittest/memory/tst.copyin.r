@@ -1,0 +1,3 @@
+hello, world
+104111 hello, world
+
