@@ -76,6 +76,12 @@ pub(crate) struct Generator<'a> {
     /// Where the clauses' `alloca()` space is in scratch (see
     /// `memory.rs`), if a clause uses it.
     pub(crate) alloca_at: Option<u32>,
+    /// Where strtok() keeps its string and place (a word, then `strsize`
+    /// bytes), if a clause uses it.
+    pub(crate) strtok_at: Option<u32>,
+    /// Where chill() keeps the start of its interval and the time chilled
+    /// in it (two words), if a clause chills.
+    pub(crate) chill_at: Option<u32>,
     /// Largest temporary area any clause needed.
     pub(crate) temp_max: u32,
     pub(crate) zero_at: u32,
@@ -180,6 +186,8 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         clause_layouts: Vec::new(),
         temp_base: 0,
         alloca_at: None,
+        strtok_at: None,
+        chill_at: None,
         temp_max: 0,
         zero_at: 0,
         empty_at: 0,
@@ -275,6 +283,22 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     if inp.clauses.iter().any(crate::memory::uses_scratch_memory) {
         g.alloca_at = Some(g.temp_base);
         g.temp_base += crate::memory::REGION_SIZE;
+    }
+    let mut strtok = false;
+    for c in inp.clauses {
+        visit_clause_exprs(c, &mut |e| strtok |= matches!(e.kind, CKind::Strtok { .. }));
+    }
+    if strtok {
+        g.strtok_at = Some(g.temp_base);
+        g.temp_base += 8 + layout::round8(strsize.max(2));
+    }
+    let mut chills = false;
+    for c in inp.clauses {
+        visit_stmts(&c.stmts, &mut |s| chills |= matches!(s, CStmt::Chill(..)));
+    }
+    if chills {
+        g.chill_at = Some(g.temp_base);
+        g.temp_base += 16;
     }
     let cpus = opts.ncpus.max(1);
     g.m_scratch = g.add_map(map(

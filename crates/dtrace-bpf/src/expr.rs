@@ -239,7 +239,7 @@ impl ProgGen<'_, '_> {
                 pos,
                 mode: mode @ (SearchMode::Index | SearchMode::Rindex),
             } => Ok(self.str_search(hay, needle, pos.as_deref(), *mode)?.0),
-            CKind::StrSearch { .. } => {
+            CKind::StrSearch { .. } | CKind::Cleanpath(_) | CKind::Strtok { .. } => {
                 Err(GenError("internal error: string used as an integer".into()))
             }
             CKind::PerCpuAddr(var) => {
@@ -1390,6 +1390,8 @@ impl ProgGen<'_, '_> {
                 pos,
                 mode,
             } => self.str_search(hay, needle, pos.as_deref(), *mode),
+            CKind::Cleanpath(s) => self.cleanpath(s),
+            CKind::Strtok { s, delims, again } => self.strtok(s, delims, *again),
             _ => Err(GenError(
                 "internal error: expression is not a string".into(),
             )),

@@ -58,6 +58,8 @@ const MAX_SIGNAL: i32 = 64;
 const EINVAL: i32 = 22;
 /// The longest chill(), in nanoseconds (DTrace's `dtrace_chill_max`).
 pub const CHILL_MAX: i64 = 500_000_000;
+/// The period over which chill() time is limited (`dtrace_chill_interval`).
+pub const CHILL_INTERVAL: i64 = 1_000_000_000;
 /// The most turns a `bpf_iter_num` iterator may be given (the kernel's
 /// `BPF_MAX_LOOPS`), and how many such runs chill() may make.
 const BPF_MAX_LOOPS: i32 = 8 * 1024 * 1024;
@@ -235,6 +237,10 @@ impl ProgGen<'_, '_> {
         self.a.emit(call(Helper::MapLookupElem));
         self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
         self.a.emit(mov64_reg(R9, R0));
+        // strtok()'s saved place lasts for one probe firing.
+        if let Some(at) = self.g.strtok_at {
+            self.st_imm_at(R9, at, -1);
+        }
 
         if let ArgContext::RawArgs { guards, after, .. } = &self.plan.context {
             let (guards, after) = (guards.clone(), after.clone());
@@ -1062,7 +1068,8 @@ impl ProgGen<'_, '_> {
     /// chill(ns): spins until `ns` nanoseconds have passed, on the
     /// kernel's open-coded number iterator (`bpf_iter_num_*`, which the
     /// verifier checks once however many times it turns). More than
-    /// [`CHILL_MAX`] at once is DTrace's illegal operation.
+    /// [`CHILL_MAX`] at once, or in one [`CHILL_INTERVAL`] on a CPU, is
+    /// DTrace's illegal operation.
     fn chill(&mut self, ns: &CExpr) -> Result<(), GenError> {
         let Some(k) = self.g.inp.opts.iter_num else {
             return Err(GenError(
@@ -1075,9 +1082,29 @@ impl ProgGen<'_, '_> {
         let done = self.a.new_label();
         load_imm(&mut self.a, R2, CHILL_MAX);
         self.a.jmp_reg_to(Cond::Gt, R1, R2, too_long);
-        // The deadline, in the temporary.
         self.store_temp(t, R1);
         self.a.emit(call(Helper::KtimeGetNs));
+        // DTrace's limit: at most CHILL_MAX of chill() on a CPU in each
+        // CHILL_INTERVAL (its start and the time chilled in it are kept in
+        // the CPU's scratch element, which outlives the firing).
+        if let Some(at) = self.g.chill_at {
+            let same = self.a.new_label();
+            self.ldx_at(R1, R9, at, Size::DW);
+            self.a.emit(mov64_reg(R2, R0));
+            self.a.emit(alu64_reg(Alu::Sub, R2, R1));
+            load_imm(&mut self.a, R3, CHILL_INTERVAL);
+            self.a.jmp_reg_to(Cond::Lt, R2, R3, same);
+            self.stx_at(R9, at, R0, Size::DW);
+            self.st_imm_at(R9, at + 8, 0);
+            self.a.bind(same);
+            self.ldx_at(R2, R9, at + 8, Size::DW);
+            self.load_temp(t, R1);
+            self.a.emit(alu64_reg(Alu::Add, R2, R1));
+            load_imm(&mut self.a, R3, CHILL_MAX);
+            self.a.jmp_reg_to(Cond::Gt, R2, R3, too_long);
+            self.stx_at(R9, at + 8, R2, Size::DW);
+        }
+        // The deadline, in the temporary.
         self.load_temp(t, R1);
         self.a.emit(alu64_reg(Alu::Add, R1, R0));
         let deadline = self.alloc_stack();

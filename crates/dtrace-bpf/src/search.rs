@@ -1,6 +1,7 @@
 //! String searches, generated: `strchr()`, `strrchr()`, `strstr()`,
 //! `index()` and `rindex()`, with DTrace's results and its (Perl's)
-//! position rules; `strtoll()`; and `progenyof()`.
+//! position rules; `strtoll()`, `cleanpath()`, `strtok()`; and
+//! `progenyof()`.
 //!
 //! The loops turn on the kernel's open-coded number iterator
 //! (`bpf_iter_num_*` kfuncs), which the verifier checks once however
@@ -28,7 +29,10 @@ const FOUND: u32 = 16;
 const START: u32 = 24;
 const COUNT: u32 = 32;
 const CH: u32 = 40;
-const WORDS: u32 = 48;
+/// cleanpath()'s state and output index.
+const STATE: u32 = 48;
+const J: u32 = 56;
+const WORDS: u32 = 64;
 
 /// The deepest `progenyof()` climbs (pid 1 is reached long before).
 const PROGENY_DEPTH: i32 = 64;
@@ -519,6 +523,288 @@ impl ProgGen<'_, '_> {
         self.a.jmp_imm_to(Cond::Gt, reg, i32::from(b'z'), other);
         self.a.emit(alu64_imm(Alu::Sub, reg, i32::from(b'a') - 10));
         self.a.bind(done);
+    }
+
+    /// `out[J] = byte` (R2) if there is room below `cap - 1`, then J+1.
+    fn emit_byte(&mut self, st: u32, out: u32, cap: u32) {
+        let full = self.a.new_label();
+        self.ldx_at(R1, R9, st + J, Size::DW);
+        self.a.jmp_imm_to(Cond::Ge, R1, (cap - 1) as i32, full);
+        self.ptr(R3, R9, out);
+        self.a.emit(alu64_reg(Alu::Add, R3, R1));
+        self.a.emit(stx(Size::B, R3, 0, R2));
+        self.a.emit(alu64_imm(Alu::Add, R1, 1));
+        self.stx_at(R9, st + J, R1, Size::DW);
+        self.a.bind(full);
+    }
+
+    fn emit_const(&mut self, st: u32, out: u32, cap: u32, bytes: &[u8]) {
+        for &b in bytes {
+            self.a.emit(mov64_imm(R2, i32::from(b)));
+            self.emit_byte(st, out, cap);
+        }
+    }
+
+    fn emit_char(&mut self, st: u32, out: u32, cap: u32) {
+        self.ldx_at(R2, R9, st + CH, Size::DW);
+        self.emit_byte(st, out, cap);
+    }
+
+    /// cleanpath(s): the path with `//`, `/./` and `/../` (and a final
+    /// `/.` or `/..`) resolved as DTrace resolves them, character by
+    /// character: a state (0 plain, 1 after `/`, 2 after `/.`, 3 after
+    /// `/..`) and the output index J, kept in scratch; `..` backs J up
+    /// to the previous `/` of the output.
+    pub(crate) fn cleanpath(&mut self, s: &CExpr) -> R<(Temp, u32)> {
+        let k = self.iter_kfuncs("cleanpath")?;
+        let cap = self.g.caps.strsize.max(8);
+        let st = self.alloc_buf(WORDS);
+        let h = self.alloc_buf(cap);
+        let out = self.alloc_buf(cap);
+        self.search_operand(s, h, cap, st + LEN)?;
+        self.st_imm_at(R9, st + STATE, 0);
+        self.st_imm_at(R9, st + J, 0);
+        self.ldx_at(R1, R9, st + LEN, Size::DW);
+        self.a.emit(alu64_imm(Alu::Add, R1, 1));
+        self.stx_at(R9, st + COUNT, R1, Size::DW);
+        let l = self.iter_open(k, st + COUNT);
+        let end = self.a.new_label();
+        self.a.emit(mov64_reg(R4, R0));
+        self.byte_at(R1, h, R4, cap, end);
+        self.stx_at(R9, st + CH, R1, Size::DW);
+        // No room for another "/..c" and its NUL: stop, as DTrace does.
+        self.ldx_at(R1, R9, st + J, Size::DW);
+        self.a.emit(alu64_imm(Alu::Add, R1, 5));
+        self.a.jmp_imm_to(Cond::Ge, R1, cap as i32, end);
+        let [s1, s2, s3] = [(); 3].map(|_| self.a.new_label());
+        self.ldx_at(R1, R9, st + STATE, Size::DW);
+        self.a.jmp_imm_to(Cond::Eq, R1, 1, s1);
+        self.a.jmp_imm_to(Cond::Eq, R1, 2, s2);
+        self.a.jmp_imm_to(Cond::Eq, R1, 3, s3);
+        let slash = b'/' as i32;
+        let dot = b'.' as i32;
+        let set_state = |g: &mut Self, v: i32| g.st_imm_at(R9, st + STATE, v);
+        let char_is = |g: &mut Self, c: i32, to: Label| {
+            g.ldx_at(R1, R9, st + CH, Size::DW);
+            g.a.jmp_imm_to(Cond::Eq, R1, c, to);
+        };
+        // Plain: a slash starts a component; anything else is kept.
+        let to_s1 = self.a.new_label();
+        char_is(self, slash, to_s1);
+        self.emit_char(st, out, cap);
+        char_is(self, 0, end);
+        self.a.ja_to(l.top);
+        self.a.bind(to_s1);
+        set_state(self, 1);
+        self.a.ja_to(l.top);
+        // After "/": another slash is dropped; a dot may begin "." or
+        // "..".
+        self.a.bind(s1);
+        char_is(self, slash, l.top);
+        let to_s2 = self.a.new_label();
+        char_is(self, dot, to_s2);
+        self.emit_const(st, out, cap, b"/");
+        self.emit_char(st, out, cap);
+        set_state(self, 0);
+        char_is(self, 0, end);
+        self.a.ja_to(l.top);
+        self.a.bind(to_s2);
+        set_state(self, 2);
+        self.a.ja_to(l.top);
+        // After "/.": "/./" is dropped.
+        self.a.bind(s2);
+        char_is(self, slash, to_s1);
+        let to_s3 = self.a.new_label();
+        char_is(self, dot, to_s3);
+        self.emit_const(st, out, cap, b"/.");
+        self.emit_char(st, out, cap);
+        set_state(self, 0);
+        char_is(self, 0, end);
+        self.a.ja_to(l.top);
+        self.a.bind(to_s3);
+        set_state(self, 3);
+        self.a.ja_to(l.top);
+        // After "/..": "/../" or a final "/.." goes back a component;
+        // "/..x" is kept.
+        self.a.bind(s3);
+        let back = self.a.new_label();
+        char_is(self, slash, back);
+        char_is(self, 0, back);
+        self.emit_const(st, out, cap, b"/..");
+        self.emit_char(st, out, cap);
+        set_state(self, 0);
+        self.a.ja_to(l.top);
+        self.a.bind(back);
+        self.back_up(k, st, out, cap);
+        // The slash is read again (a new component); at the end, J moves
+        // past the slash backed up to, which the NUL then replaces.
+        set_state(self, 1);
+        let at_end = self.a.new_label();
+        char_is(self, 0, at_end);
+        self.a.ja_to(l.top);
+        self.a.bind(at_end);
+        self.ldx_at(R1, R9, st + J, Size::DW);
+        self.a.emit(alu64_imm(Alu::Add, R1, 1));
+        self.stx_at(R9, st + J, R1, Size::DW);
+        self.a.bind(l.done);
+        self.a.bind(end);
+        self.iter_close(k, &l);
+        self.free(l.temp);
+        // The NUL.
+        self.ldx_at(R1, R9, st + J, Size::DW);
+        let ok = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Lt, R1, cap as i32, ok);
+        self.a.emit(mov64_imm(R1, (cap - 1) as i32));
+        self.a.bind(ok);
+        self.ptr(R3, R9, out);
+        self.a.emit(alu64_reg(Alu::Add, R3, R1));
+        self.a.emit(st_imm(Size::B, R3, 0, 0));
+        self.ptr(R1, R9, out);
+        Ok((self.int_result(R1), cap))
+    }
+
+    /// `while (j != 0 && out[--j] != '/')`, J in scratch.
+    fn back_up(&mut self, k: IterNumKfuncs, st: u32, out: u32, cap: u32) {
+        self.ldx_at(R1, R9, st + J, Size::DW);
+        self.stx_at(R9, st + FOUND, R1, Size::DW);
+        let l = self.iter_open(k, st + FOUND);
+        let stop = self.a.new_label();
+        self.ldx_at(R4, R9, st + J, Size::DW);
+        self.a.jmp_imm_to(Cond::Eq, R4, 0, stop);
+        self.a.emit(alu64_imm(Alu::Sub, R4, 1));
+        self.stx_at(R9, st + J, R4, Size::DW);
+        self.byte_at(R1, out, R4, cap, stop);
+        self.a.jmp_imm_to(Cond::Ne, R1, i32::from(b'/'), l.top);
+        self.a.bind(l.done);
+        self.a.bind(stop);
+        self.iter_close(k, &l);
+        self.free(l.temp);
+    }
+
+    /// strtok(s, delims): the next token of `s` (of the string kept from
+    /// the last call in this probe firing when `s` is NULL, `again`), or
+    /// NULL when only delimiters are left. The string and the position
+    /// are kept in the `strtok` region of scratch (`tok_at`: the position,
+    /// -1 once done, then the string).
+    pub(crate) fn strtok(&mut self, s: &CExpr, delims: &CExpr, again: bool) -> R<(Temp, u32)> {
+        let k = self.iter_kfuncs("strtok")?;
+        let tok_at = self.g.strtok_at.ok_or_else(|| {
+            GenError("internal error: strtok( ) without its scratch region".into())
+        })?;
+        let cap = self.g.caps.strsize.max(2);
+        let (pos, saved) = (tok_at, tok_at + 8);
+        let st = self.alloc_buf(WORDS);
+        let map = self.alloc_buf(32);
+        let d = self.alloc_buf(cap);
+        let out = self.alloc_buf(cap);
+        let null = self.a.new_label();
+        let finish = self.a.new_label();
+        if !again {
+            // A new string: kept, from its start.
+            self.search_operand(s, saved, cap, st + LEN)?;
+            self.st_imm_at(R9, pos, 0);
+        }
+        self.ldx_at(R1, R9, pos, Size::DW);
+        self.a.jmp_imm_to(Cond::Slt, R1, 0, null);
+        // The delimiters as a 256-bit map.
+        for w in 0..4 {
+            self.st_imm_at(R9, map + 8 * w, 0);
+        }
+        self.search_operand(delims, d, cap, st + SUBLEN)?;
+        self.ldx_at(R1, R9, st + SUBLEN, Size::DW);
+        self.stx_at(R9, st + COUNT, R1, Size::DW);
+        let l = self.iter_open(k, st + COUNT);
+        let mapped = self.a.new_label();
+        self.a.emit(mov64_reg(R4, R0));
+        self.byte_at(R1, d, R4, cap, mapped);
+        self.set_map_bit(map);
+        self.a.ja_to(l.top);
+        self.a.bind(l.done);
+        self.a.bind(mapped);
+        self.iter_close(k, &l);
+        self.free(l.temp);
+        // Past the delimiters: the token starts at FOUND, or there is
+        // none.
+        self.st_imm_at(R9, st + COUNT, cap as i32);
+        self.ldx_at(R1, R9, pos, Size::DW);
+        self.stx_at(R9, st + FOUND, R1, Size::DW);
+        let l = self.iter_open(k, st + COUNT);
+        let started = self.a.new_label();
+        self.ldx_at(R4, R9, st + FOUND, Size::DW);
+        self.byte_at(R1, saved, R4, cap, started);
+        self.a.jmp_imm_to(Cond::Eq, R1, 0, started);
+        self.map_bit(map);
+        self.a.jmp_imm_to(Cond::Eq, R1, 0, started);
+        self.ldx_at(R4, R9, st + FOUND, Size::DW);
+        self.a.emit(alu64_imm(Alu::Add, R4, 1));
+        self.stx_at(R9, st + FOUND, R4, Size::DW);
+        self.a.ja_to(l.top);
+        self.a.bind(l.done);
+        self.a.bind(started);
+        self.iter_close(k, &l);
+        self.free(l.temp);
+        self.ldx_at(R4, R9, st + FOUND, Size::DW);
+        self.byte_at(R1, saved, R4, cap, null);
+        self.a.jmp_imm_to(Cond::Eq, R1, 0, null);
+        // The token: up to the next delimiter or the end.
+        self.st_imm_at(R9, st + J, 0);
+        let l = self.iter_open(k, st + COUNT);
+        let ended = self.a.new_label();
+        self.ldx_at(R4, R9, st + FOUND, Size::DW);
+        self.byte_at(R1, saved, R4, cap, ended);
+        self.a.jmp_imm_to(Cond::Eq, R1, 0, ended);
+        self.stx_at(R9, st + CH, R1, Size::DW);
+        self.map_bit(map);
+        self.a.jmp_imm_to(Cond::Ne, R1, 0, ended);
+        self.emit_char(st, out, cap);
+        self.ldx_at(R4, R9, st + FOUND, Size::DW);
+        self.a.emit(alu64_imm(Alu::Add, R4, 1));
+        self.stx_at(R9, st + FOUND, R4, Size::DW);
+        self.a.ja_to(l.top);
+        self.a.bind(l.done);
+        self.a.bind(ended);
+        self.iter_close(k, &l);
+        self.free(l.temp);
+        self.ldx_at(R1, R9, st + FOUND, Size::DW);
+        self.stx_at(R9, pos, R1, Size::DW);
+        self.a.emit(mov64_imm(R2, 0));
+        self.emit_byte(st, out, cap + 1);
+        self.ptr(R1, R9, out);
+        self.a.ja_to(finish);
+        self.a.bind(null);
+        self.st_imm_at(R9, pos, -1);
+        self.a.emit(mov64_imm(R1, 0));
+        self.a.bind(finish);
+        Ok((self.int_result(R1), cap))
+    }
+
+    /// Sets the bit of character R1 in the 32-byte map at `map`.
+    fn set_map_bit(&mut self, map: u32) {
+        self.a.emit(mov64_reg(R2, R1));
+        self.a.emit(alu64_imm(Alu::Rsh, R2, 3));
+        self.a.emit(alu64_imm(Alu::And, R2, 31));
+        self.ptr(R3, R9, map);
+        self.a.emit(alu64_reg(Alu::Add, R3, R2));
+        self.a.emit(alu64_imm(Alu::And, R1, 7));
+        self.a.emit(mov64_imm(R2, 1));
+        self.a.emit(alu64_reg(Alu::Lsh, R2, R1));
+        self.a.emit(ldx(Size::B, R1, R3, 0));
+        self.a.emit(alu64_reg(Alu::Or, R1, R2));
+        self.a.emit(stx(Size::B, R3, 0, R1));
+    }
+
+    /// R1 = the bit of character R1 in the map at `map` (0 or not).
+    fn map_bit(&mut self, map: u32) {
+        self.a.emit(mov64_reg(R2, R1));
+        self.a.emit(alu64_imm(Alu::Rsh, R2, 3));
+        self.a.emit(alu64_imm(Alu::And, R2, 31));
+        self.ptr(R3, R9, map);
+        self.a.emit(alu64_reg(Alu::Add, R3, R2));
+        self.a.emit(ldx(Size::B, R3, R3, 0));
+        self.a.emit(alu64_imm(Alu::And, R1, 7));
+        self.a.emit(alu64_reg(Alu::Rsh, R3, R1));
+        self.a.emit(alu64_imm(Alu::And, R3, 1));
+        self.a.emit(mov64_reg(R1, R3));
     }
 }
 

@@ -280,6 +280,15 @@ pub enum CKind {
     /// `bcopy(src, dest, size)`: `size` bytes from `src` (any readable
     /// address) into scratch space at `dest` (void).
     Bcopy(Box<CExpr>, Box<CExpr>, Box<CExpr>),
+    /// `cleanpath(s)`: the path with `//`, `/./` and `/../` resolved.
+    Cleanpath(Box<CExpr>),
+    /// `strtok(s, delims)`: the next token; `again` when `s` is NULL
+    /// (continue the string of the last call in this probe firing).
+    Strtok {
+        s: Box<CExpr>,
+        delims: Box<CExpr>,
+        again: bool,
+    },
     /// `strtoll(s [, base])`: the number a string begins with.
     Strtoll(Box<CExpr>, Option<Box<CExpr>>),
     /// `progenyof(pid)`: whether the current process is `pid` or descends
@@ -464,7 +473,10 @@ impl CExpr {
             | CKind::Var(_)
             | CKind::Rand
             | CKind::PerCpuAddr(_) => {}
-            CKind::Copyin(a, b) => {
+            CKind::Copyin(a, b)
+            | CKind::Strtok {
+                s: a, delims: b, ..
+            } => {
                 f(a);
                 f(b);
             }
@@ -499,6 +511,7 @@ impl CExpr {
             | CKind::StrAddr(a)
             | CKind::Progenyof(a)
             | CKind::Alloca(a)
+            | CKind::Cleanpath(a)
             | CKind::KernelString(a)
             | CKind::Strlen(a)
             | CKind::Deref(a) => f(a),

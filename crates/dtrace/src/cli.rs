@@ -264,7 +264,10 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
             }
             Short('a') | Short('A') => {
                 return Err(CliError::Fatal(
-                    "anonymous tracing (-a, -A) is not supported".into(),
+                    "anonymous tracing (-a, -A) is not supported on Linux: there is no DTrace \
+                     driver to keep enablings from boot until a consumer claims them (run dtrace \
+                     itself from an early boot service instead)"
+                        .into(),
                 ))
             }
             Short('S') => cmd.show_programs = true,

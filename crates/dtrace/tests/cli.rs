@@ -210,6 +210,42 @@ fn bad_options() {
         1,
         "dtrace: failed to grab pid 999999999: No such process\n",
     );
+    // Anonymous tracing has no driver to live in on Linux.
+    for flag in ["-a", "-A"] {
+        let o = run(&[flag, "-n", "BEGIN"]);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(text(&o.stderr)
+            .starts_with("dtrace: anonymous tracing (-a, -A) is not supported on Linux: "));
+    }
+    // The preprocessor's options need -C; -32 is refused.
+    for (args, msg) in [
+        (
+            &["-I", "/tmp"][..],
+            "dtrace: -I applies to the C preprocessor, which runs only with -C\n",
+        ),
+        (
+            &["-H"][..],
+            "dtrace: -H applies to the C preprocessor, which runs only with -C\n",
+        ),
+        (
+            &["-X", "c"][..],
+            "dtrace: -X applies to the C preprocessor, which runs only with -C\n",
+        ),
+        (
+            &["-32"][..],
+            "dtrace: -32 is not supported: D programs are 64-bit on this system\n",
+        ),
+    ] {
+        let mut a = args.to_vec();
+        a.extend(["-n", "BEGIN"]);
+        assert_failed(&run(&a), 1, msg);
+    }
+    let o = run(&["-C", "-X", "z", "-n", "BEGIN"]);
+    assert_failed(
+        &o,
+        1,
+        "dtrace: failed to set -X z: Invalid value for specified option\n",
+    );
 }
 
 fn listing() {
@@ -858,6 +894,7 @@ fn main() {
         fbt_traces_or_says_why: true,
         copyout_writes_or_says_why: true,
         dash_s_shows_the_bpf_programs: true,
+        interpreter_files_with_options: true,
     ];
     let trials = tests
         .iter()
@@ -872,6 +909,29 @@ fn main() {
         })
         .collect();
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// A script whose first line is `#!dtrace -Cqs` runs as a command: the
+/// kernel passes the options as one argument, then the script, then the
+/// command's arguments ($1, $$2).
+fn interpreter_files_with_options() {
+    use std::os::unix::fs::PermissionsExt;
+    let _g = serial();
+    let path = std::env::temp_dir().join(format!("dtrace-interp-{}.d", std::process::id()));
+    let script = format!(
+        "#!{} -Cqs\n#define TWICE(x) ((x) * 2)\nBEGIN\n{{\n\tprintf(\"%d %s\\n\", TWICE($1), $$2);\n\texit(0);\n}}\n",
+        env!("CARGO_BIN_EXE_dtrace")
+    );
+    std::fs::write(&path, script).expect("write script");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let o = Command::new(&path)
+        .args(["21", "word"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run script");
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "42 word\n\n");
 }
 
 /// -S shows each program made for the enabled probes, on standard error,

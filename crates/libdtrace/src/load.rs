@@ -131,7 +131,11 @@ pub(crate) fn generate(
         dtrace_bpf::codegen::visit_clause_exprs(c, &mut |e| {
             iterates |= matches!(
                 e.kind,
-                CKind::StrSearch { .. } | CKind::Progenyof(_) | CKind::Strtoll(..)
+                CKind::StrSearch { .. }
+                    | CKind::Progenyof(_)
+                    | CKind::Strtoll(..)
+                    | CKind::Cleanpath(_)
+                    | CKind::Strtok { .. }
             );
         });
     }

@@ -34,6 +34,9 @@ pub(super) enum Lowering {
     Agg,
     /// Known to D, not yet supported here.
     NotYet,
+    /// Known to D, and refused on Linux for the reason given (Solaris
+    /// structures Linux does not have).
+    Unsupported(&'static str),
 }
 
 pub(super) struct FuncDef {
@@ -203,6 +206,15 @@ subroutines! {
     subr_copyin,
     subr_copyinto,
     subr_bcopy,
+    subr_cleanpath,
+    subr_strtok,
+    subr_mutex_owned,
+    subr_mutex_owner,
+    subr_mutex_type_adaptive,
+    subr_mutex_type_spin,
+    subr_rw_read_held,
+    subr_rw_write_held,
+    subr_rw_iswriter,
 }
 
 pub(super) const FUNCS: &[FuncDef] = &[
@@ -355,7 +367,7 @@ pub(super) const FUNCS: &[FuncDef] = &[
         "strtok",
         Subroutine,
         "string(const char *, const char *)",
-        NotYet,
+        Subr(subr_strtok),
     ),
     row("lltostr", Subroutine, "string(int64_t)", Subr(subr_lltostr)),
     row(
@@ -424,48 +436,68 @@ pub(super) const FUNCS: &[FuncDef] = &[
         "ddi_pathname",
         Subroutine,
         "string(void *, int64_t)",
-        NotYet,
+        Unsupported("it names a Solaris device-tree node (dev_info_t), which Linux does not have"),
     ),
     row(
         "mutex_owned",
         Subroutine,
         "int(vmlinux`struct mutex *)",
-        NotYet,
+        Subr(subr_mutex_owned),
     ),
     row(
         "mutex_owner",
         Subroutine,
         "vmlinux`struct task_struct *(vmlinux`struct mutex *)",
-        NotYet,
+        Subr(subr_mutex_owner),
     ),
     row(
         "mutex_type_adaptive",
         Subroutine,
         "int(vmlinux`struct mutex *)",
-        NotYet,
+        Subr(subr_mutex_type_adaptive),
     ),
     row(
         "mutex_type_spin",
         Subroutine,
         "int(vmlinux`struct mutex *)",
-        NotYet,
+        Subr(subr_mutex_type_spin),
     ),
     row(
         "rw_read_held",
         Subroutine,
         "int(vmlinux`rwlock_t *)",
-        NotYet,
+        Subr(subr_rw_read_held),
     ),
     row(
         "rw_write_held",
         Subroutine,
         "int(vmlinux`rwlock_t *)",
-        NotYet,
+        Subr(subr_rw_write_held),
     ),
-    row("rw_iswriter", Subroutine, "int(vmlinux`rwlock_t *)", NotYet),
-    row("cleanpath", Subroutine, "string(const char *)", NotYet),
-    row("msgsize", Subroutine, "size_t(mblk_t *)", NotYet),
-    row("msgdsize", Subroutine, "size_t(mblk_t *)", NotYet),
+    row(
+        "rw_iswriter",
+        Subroutine,
+        "int(vmlinux`rwlock_t *)",
+        Subr(subr_rw_iswriter),
+    ),
+    row(
+        "cleanpath",
+        Subroutine,
+        "string(const char *)",
+        Subr(subr_cleanpath),
+    ),
+    row(
+        "msgsize",
+        Subroutine,
+        "size_t(mblk_t *)",
+        Unsupported("it measures a STREAMS message (mblk_t), which Linux does not have"),
+    ),
+    row(
+        "msgdsize",
+        Subroutine,
+        "size_t(mblk_t *)",
+        Unsupported("it measures a STREAMS message (mblk_t), which Linux does not have"),
+    ),
     row(
         "setopt",
         Action,
@@ -641,6 +673,11 @@ impl Checker<'_> {
                 Tag::D_NOTSUP,
                 line,
                 format!("{}( ) is not yet supported", f.name),
+            ),
+            (Unsupported(why), _) => err(
+                Tag::D_NOTSUP,
+                line,
+                format!("{}( ) is not supported on Linux: {}", f.name, why),
             ),
             (_, Action) => err(
                 Tag::D_ACT_SPEC,

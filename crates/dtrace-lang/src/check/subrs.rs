@@ -186,6 +186,50 @@ impl Checker<'_> {
         })
     }
 
+    /// `cleanpath(s)`: `s` with `//`, `/./` and `/../` resolved.
+    pub(super) fn subr_cleanpath(
+        &mut self,
+        mut args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let s = Self::string_arg(args.remove(0));
+        Ok(CExpr {
+            kind: CKind::Cleanpath(Box::new(s)),
+            ty: Type::String,
+            line,
+        })
+    }
+
+    /// `strtok(s, delims)`: the first token of `s`, or with `s` NULL the
+    /// next one of the string of the last call.
+    pub(super) fn subr_strtok(
+        &mut self,
+        mut args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let delims = Self::string_arg(args.remove(1));
+        let s = args.remove(0);
+        let again = matches!(s.kind, CKind::Int(0)) && !s.ty.is_string();
+        let s = if again {
+            CExpr {
+                kind: CKind::Str(Vec::new()),
+                ty: Type::String,
+                line,
+            }
+        } else {
+            Self::string_arg(s)
+        };
+        Ok(CExpr {
+            kind: CKind::Strtok {
+                s: Box::new(s),
+                delims: Box::new(delims),
+                again,
+            },
+            ty: Type::String,
+            line,
+        })
+    }
+
     /// `rand()`: a pseudo-random integer (the kernel's `prandom`).
     pub(super) fn subr_rand(
         &mut self,
@@ -261,7 +305,236 @@ impl Checker<'_> {
             line,
         })
     }
+
+    /// The kernel word a lock subroutine reads: the integer of type
+    /// `ty` at `path` (members, through anonymous ones) in the object
+    /// `p` points to, offsets from the kernel's BTF.
+    fn lock_word(
+        &mut self,
+        name: &str,
+        p: CExpr,
+        path: &[&str],
+        ty: IntType,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let mut off = 0u64;
+        let mut cur = p.ty.pointee().cloned().unwrap_or(Type::Void);
+        for m in path {
+            let found = match cur.resolved() {
+                Type::Record(r) => {
+                    let r = r.clone();
+                    self.syms.types.member(&r, m)
+                }
+                _ => None,
+            };
+            let Some(f) = found else {
+                return Err(err(
+                    Tag::D_NOTSUP,
+                    line,
+                    format!(
+                        "{}( ) is not supported here: the kernel's BTF has no {} in {}",
+                        name, m, cur
+                    ),
+                ));
+            };
+            off += f.bit_offset / 8;
+            cur = f.ty;
+        }
+        let uptr = int_ty(types::UINTPTR_T);
+        let addr = CExpr {
+            kind: CKind::Arith(
+                ArithOp::Add,
+                Box::new(CExpr {
+                    kind: CKind::Cast(Box::new(p)),
+                    ty: uptr.clone(),
+                    line,
+                }),
+                Box::new(CExpr {
+                    kind: CKind::Int(off as i64),
+                    ty: uptr.clone(),
+                    line,
+                }),
+            ),
+            ty: uptr,
+            line,
+        };
+        Ok(CExpr {
+            kind: CKind::Deref(Box::new(addr)),
+            ty: Type::Int(ty),
+            line,
+        })
+    }
+
+    /// `(word & mask) op value`, an int.
+    fn masked_test(word: CExpr, mask: i64, op: CmpOp, value: i64, line: u32) -> CExpr {
+        let ty = word.ty.clone();
+        let masked = CExpr {
+            kind: CKind::Arith(
+                ArithOp::And,
+                Box::new(word),
+                Box::new(CExpr {
+                    kind: CKind::Int(mask),
+                    ty: ty.clone(),
+                    line,
+                }),
+            ),
+            ty: ty.clone(),
+            line,
+        };
+        CExpr {
+            kind: CKind::Cmp(
+                op,
+                Box::new(masked),
+                Box::new(CExpr {
+                    kind: CKind::Int(value),
+                    ty,
+                    line,
+                }),
+                false,
+            ),
+            ty: int_ty(types::INT),
+            line,
+        }
+    }
+
+    /// `mutex_owned(m)`: whether a task holds the kernel mutex (its
+    /// `owner` word, less the flag bits, is not 0).
+    pub(super) fn subr_mutex_owned(
+        &mut self,
+        mut args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let w = self.lock_word(
+            "mutex_owned",
+            args.remove(0),
+            &["owner"],
+            types::UINT64,
+            line,
+        )?;
+        Ok(Self::masked_test(w, !MUTEX_FLAGS, CmpOp::Ne, 0, line))
+    }
+
+    /// `mutex_owner(m)`: the task holding the kernel mutex, or NULL.
+    pub(super) fn subr_mutex_owner(
+        &mut self,
+        mut args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let w = self.lock_word(
+            "mutex_owner",
+            args.remove(0),
+            &["owner"],
+            types::UINT64,
+            line,
+        )?;
+        let task = self
+            .syms
+            .types
+            .tagged(TagKind::Struct, "task_struct", Some("vmlinux"))
+            .map(Type::ptr)
+            .unwrap_or_else(|| Type::ptr(Type::Void));
+        let ty = w.ty.clone();
+        Ok(CExpr {
+            kind: CKind::Cast(Box::new(CExpr {
+                kind: CKind::Arith(
+                    ArithOp::And,
+                    Box::new(w),
+                    Box::new(CExpr {
+                        kind: CKind::Int(!MUTEX_FLAGS),
+                        ty: ty.clone(),
+                        line,
+                    }),
+                ),
+                ty,
+                line,
+            })),
+            ty: task,
+            line,
+        })
+    }
+
+    /// `mutex_type_adaptive(m)`: 1. Every Linux mutex is adaptive: it
+    /// spins while its owner runs, then sleeps.
+    pub(super) fn subr_mutex_type_adaptive(
+        &mut self,
+        args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        self.lock_constant(args, 1, line)
+    }
+
+    /// `mutex_type_spin(m)`: 0. A Linux mutex is never a spin lock (those
+    /// are `spinlock_t`).
+    pub(super) fn subr_mutex_type_spin(
+        &mut self,
+        args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        self.lock_constant(args, 0, line)
+    }
+
+    fn lock_constant(
+        &mut self,
+        _args: Vec<CExpr>,
+        v: i64,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        Ok(CExpr {
+            kind: CKind::Int(v),
+            ty: int_ty(types::INT),
+            line,
+        })
+    }
+
+    /// `rw_read_held(rw)`: whether readers hold the kernel rwlock (the
+    /// reader count of its `cnts`, above bit 9, is not 0).
+    pub(super) fn subr_rw_read_held(
+        &mut self,
+        mut args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let w = self.rw_word("rw_read_held", args.remove(0), line)?;
+        Ok(Self::masked_test(w, !QRW_WMASK, CmpOp::Ne, 0, line))
+    }
+
+    /// `rw_write_held(rw)`: whether a writer holds the kernel rwlock (its
+    /// `cnts` low byte is `_QW_LOCKED`).
+    pub(super) fn subr_rw_write_held(
+        &mut self,
+        mut args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let w = self.rw_word("rw_write_held", args.remove(0), line)?;
+        Ok(Self::masked_test(
+            w,
+            QRW_LOCKED,
+            CmpOp::Eq,
+            QRW_LOCKED,
+            line,
+        ))
+    }
+
+    /// `rw_iswriter(rw)`: whether a writer holds or waits for the kernel
+    /// rwlock (`_QW_LOCKED` or `_QW_WAITING` in its `cnts`).
+    pub(super) fn subr_rw_iswriter(
+        &mut self,
+        mut args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let w = self.rw_word("rw_iswriter", args.remove(0), line)?;
+        Ok(Self::masked_test(w, QRW_WMASK, CmpOp::Ne, 0, line))
+    }
+
+    fn rw_word(&mut self, name: &str, p: CExpr, line: u32) -> Result<CExpr, CompileError> {
+        self.lock_word(name, p, &["raw_lock", "cnts"], types::UINT32, line)
+    }
 }
 
 /// The kernel's `MINORBITS`: a `dev_t`'s minor number is its low 20 bits.
 const DEV_MINORBITS: i64 = 20;
+/// The flag bits of a kernel mutex's `owner` word (`MUTEX_FLAGS`).
+const MUTEX_FLAGS: i64 = 0x07;
+/// A queued rwlock's `cnts`: `_QW_LOCKED`, and `_QW_WMASK` (locked or
+/// waiting writer); readers are counted above.
+const QRW_LOCKED: i64 = 0xff;
+const QRW_WMASK: i64 = 0x1ff;

@@ -1,0 +1,4 @@
+BEGIN
+{
+	ddi_pathname(0, 0);
+}

@@ -1,0 +1,4 @@
+[/foo/baz] [/foo/bar/baz/] [/]
+[/foo/..bar/.x] [/c] []
+[/foo/] [/x]
+
