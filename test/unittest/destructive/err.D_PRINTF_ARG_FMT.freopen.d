@@ -1,0 +1,7 @@
+/*
+ * freopen() takes a format string constant first.
+ */
+BEGIN
+{
+	freopen(1);
+}

@@ -1,0 +1,7 @@
+/*
+ * chill() takes a number of nanoseconds.
+ */
+BEGIN
+{
+	chill("1s");
+}

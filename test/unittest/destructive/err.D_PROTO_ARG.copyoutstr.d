@@ -1,0 +1,7 @@
+/*
+ * copyoutstr() writes at an address, not a string.
+ */
+BEGIN
+{
+	copyoutstr("x", "y", 1);
+}

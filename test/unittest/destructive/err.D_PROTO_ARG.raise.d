@@ -1,0 +1,7 @@
+/*
+ * raise() takes a signal number.
+ */
+BEGIN
+{
+	raise("SIGUSR1");
+}

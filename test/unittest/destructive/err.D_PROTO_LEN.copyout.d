@@ -1,0 +1,7 @@
+/*
+ * copyout() takes a source, an address and a size.
+ */
+BEGIN
+{
+	copyout(0, 0);
+}

@@ -1,0 +1,7 @@
+/*
+ * ftruncate() takes no argument.
+ */
+BEGIN
+{
+	ftruncate(1);
+}

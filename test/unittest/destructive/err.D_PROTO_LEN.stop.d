@@ -1,0 +1,7 @@
+/*
+ * stop() takes no argument.
+ */
+BEGIN
+{
+	stop(1);
+}

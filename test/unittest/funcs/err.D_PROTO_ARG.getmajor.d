@@ -1,0 +1,7 @@
+/*
+ * getmajor() takes a device number.
+ */
+BEGIN
+{
+	getmajor("8:1");
+}

@@ -1,0 +1,7 @@
+/*
+ * mutex_owned() takes a pointer to a kernel mutex.
+ */
+BEGIN
+{
+	mutex_owned(1);
+}

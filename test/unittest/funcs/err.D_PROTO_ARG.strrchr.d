@@ -1,0 +1,7 @@
+/*
+ * strrchr() looks for a character, not a string.
+ */
+BEGIN
+{
+	strrchr("abc", "c");
+}

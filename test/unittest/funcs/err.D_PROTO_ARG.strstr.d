@@ -1,0 +1,7 @@
+/*
+ * strstr() searches a string.
+ */
+BEGIN
+{
+	strstr(1, "a");
+}

@@ -1,0 +1,7 @@
+/*
+ * strtoll() takes its base as an integer.
+ */
+BEGIN
+{
+	strtoll("12", "10");
+}

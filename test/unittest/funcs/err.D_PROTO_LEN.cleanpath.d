@@ -1,0 +1,7 @@
+/*
+ * cleanpath() takes a path.
+ */
+BEGIN
+{
+	cleanpath();
+}

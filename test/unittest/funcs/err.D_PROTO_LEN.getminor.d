@@ -1,0 +1,7 @@
+/*
+ * getminor() takes a device number.
+ */
+BEGIN
+{
+	getminor();
+}

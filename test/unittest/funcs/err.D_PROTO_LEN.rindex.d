@@ -1,0 +1,7 @@
+/*
+ * rindex() takes at most three arguments.
+ */
+BEGIN
+{
+	rindex("a", "b", 1, 2);
+}

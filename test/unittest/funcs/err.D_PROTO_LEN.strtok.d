@@ -1,0 +1,7 @@
+/*
+ * strtok() takes a string and its delimiters.
+ */
+BEGIN
+{
+	strtok("a");
+}

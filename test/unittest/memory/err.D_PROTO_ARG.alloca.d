@@ -1,0 +1,7 @@
+/*
+ * alloca() takes a size.
+ */
+BEGIN
+{
+	alloca("x");
+}

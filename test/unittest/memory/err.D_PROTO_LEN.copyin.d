@@ -1,0 +1,7 @@
+/*
+ * copyin() takes an address and a size.
+ */
+BEGIN
+{
+	copyin(0);
+}
