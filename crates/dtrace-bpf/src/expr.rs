@@ -239,7 +239,10 @@ impl ProgGen<'_, '_> {
                 pos,
                 mode: mode @ (SearchMode::Index | SearchMode::Rindex),
             } => Ok(self.str_search(hay, needle, pos.as_deref(), *mode)?.0),
-            CKind::StrSearch { .. } | CKind::Cleanpath(_) | CKind::Strtok { .. } => {
+            CKind::StrSearch { .. }
+            | CKind::Cleanpath(_)
+            | CKind::Json(..)
+            | CKind::Strtok { .. } => {
                 Err(GenError("internal error: string used as an integer".into()))
             }
             CKind::PerCpuAddr(var) => {
@@ -1391,6 +1394,7 @@ impl ProgGen<'_, '_> {
                 mode,
             } => self.str_search(hay, needle, pos.as_deref(), *mode),
             CKind::Cleanpath(s) => self.cleanpath(s),
+            CKind::Json(d, sel) => self.json(d, sel),
             CKind::Strtok { s, delims, again } => self.strtok(s, delims, *again),
             _ => Err(GenError(
                 "internal error: expression is not a string".into(),

@@ -17,6 +17,7 @@ mod dpath;
 mod expr;
 mod inet;
 pub mod insn;
+mod json;
 pub mod layout;
 mod memory;
 pub mod plan;

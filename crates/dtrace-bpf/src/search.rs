@@ -39,15 +39,15 @@ const PROGENY_DEPTH: i32 = 64;
 
 /// An open-coded iterator's loop, as emitted: where each turn starts and
 /// where the loop is left once the iterator is done.
-struct IterLoop {
+pub(crate) struct IterLoop {
     slot: i16,
-    temp: Temp,
-    top: Label,
-    done: Label,
+    pub(crate) temp: Temp,
+    pub(crate) top: Label,
+    pub(crate) done: Label,
 }
 
 impl ProgGen<'_, '_> {
-    fn iter_kfuncs(&self, what: &str) -> R<IterNumKfuncs> {
+    pub(crate) fn iter_kfuncs(&self, what: &str) -> R<IterNumKfuncs> {
         self.g.inp.opts.iter_num.ok_or_else(|| {
             GenError(format!(
                 "{}( ) needs the kernel's bpf_iter_num kfuncs (Linux 6.4 or later)",
@@ -65,7 +65,7 @@ impl ProgGen<'_, '_> {
     /// and the loop's head: each turn leaves its number in R0 (a u32 the
     /// verifier knows nothing of); when the numbers run out the code
     /// jumps to `done`, with the iterator still to be ended.
-    fn iter_open(&mut self, k: IterNumKfuncs, count: u32) -> IterLoop {
+    pub(crate) fn iter_open(&mut self, k: IterNumKfuncs, count: u32) -> IterLoop {
         let temp = self.alloc_stack();
         let Temp::Stack(slot) = temp else {
             unreachable!("alloc_stack gives a stack slot")
@@ -90,14 +90,14 @@ impl ProgGen<'_, '_> {
     }
 
     /// Ends an iterator (on every way out of its loop).
-    fn iter_close(&mut self, k: IterNumKfuncs, l: &IterLoop) {
+    pub(crate) fn iter_close(&mut self, k: IterNumKfuncs, l: &IterLoop) {
         self.iter_ptr(l.slot);
         self.a.emit(kfunc_call(k.destroy));
     }
 
     /// `reg` = a byte of the scratch buffer at `buf`, at the index in
     /// `idx` (which must be below `cap`, or `out` is taken).
-    fn byte_at(&mut self, reg: Reg, buf: u32, idx: Reg, cap: u32, out: Label) {
+    pub(crate) fn byte_at(&mut self, reg: Reg, buf: u32, idx: Reg, cap: u32, out: Label) {
         self.a.jmp_imm_to(Cond::Ge, idx, cap as i32, out);
         self.ptr(reg, R9, buf);
         self.a.emit(alu64_reg(Alu::Add, reg, idx));
@@ -106,7 +106,7 @@ impl ProgGen<'_, '_> {
 
     /// Copies a string into a scratch buffer and keeps its length (the
     /// characters before its NUL; 0 if it cannot be read) at `len`.
-    fn search_operand(&mut self, s: &CExpr, buf: u32, cap: u32, len: u32) -> R<()> {
+    pub(crate) fn search_operand(&mut self, s: &CExpr, buf: u32, cap: u32, len: u32) -> R<()> {
         let (p, c) = self.eval_str(s)?;
         self.ptr(R1, R9, buf);
         self.a.emit(mov64_imm(R2, c.min(cap).max(1) as i32));

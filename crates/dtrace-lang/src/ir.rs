@@ -280,6 +280,9 @@ pub enum CKind {
     /// `bcopy(src, dest, size)`: `size` bytes from `src` (any readable
     /// address) into scratch space at `dest` (void).
     Bcopy(Box<CExpr>, Box<CExpr>, Box<CExpr>),
+    /// `json(document, selector)`: the value the selector names in a JSON
+    /// document, as text (NULL if none).
+    Json(Box<CExpr>, Box<CExpr>),
     /// `cleanpath(s)`: the path with `//`, `/./` and `/../` resolved.
     Cleanpath(Box<CExpr>),
     /// `strtok(s, delims)`: the next token; `again` when `s` is NULL
@@ -474,6 +477,7 @@ impl CExpr {
             | CKind::Rand
             | CKind::PerCpuAddr(_) => {}
             CKind::Copyin(a, b)
+            | CKind::Json(a, b)
             | CKind::Strtok {
                 s: a, delims: b, ..
             } => {

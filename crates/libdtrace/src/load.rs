@@ -135,6 +135,7 @@ pub(crate) fn generate(
                     | CKind::Progenyof(_)
                     | CKind::Strtoll(..)
                     | CKind::Cleanpath(_)
+                    | CKind::Json(..)
                     | CKind::Strtok { .. }
             );
         });

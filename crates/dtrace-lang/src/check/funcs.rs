@@ -207,6 +207,7 @@ subroutines! {
     subr_copyinto,
     subr_bcopy,
     subr_cleanpath,
+    subr_json,
     subr_strtok,
     subr_mutex_owned,
     subr_mutex_owner,
@@ -485,6 +486,12 @@ pub(super) const FUNCS: &[FuncDef] = &[
         Subroutine,
         "string(const char *)",
         Subr(subr_cleanpath),
+    ),
+    row(
+        "json",
+        Subroutine,
+        "string(const char *, const char *)",
+        Subr(subr_json),
     ),
     row(
         "msgsize",

@@ -186,6 +186,21 @@ impl Checker<'_> {
         })
     }
 
+    /// `json(document, selector)`: a value of a JSON document (illumos).
+    pub(super) fn subr_json(
+        &mut self,
+        mut args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let sel = Self::string_arg(args.remove(1));
+        let doc = Self::string_arg(args.remove(0));
+        Ok(CExpr {
+            kind: CKind::Json(Box::new(doc), Box::new(sel)),
+            ty: Type::String,
+            line,
+        })
+    }
+
     /// `cleanpath(s)`: `s` with `//`, `/./` and `/../` resolved.
     pub(super) fn subr_cleanpath(
         &mut self,

@@ -1,0 +1,7 @@
+/*
+ * json() takes a document and a selector.
+ */
+BEGIN
+{
+	json("{}");
+}
