@@ -287,13 +287,13 @@ impl ProgGen<'_, '_> {
     /// name (its first), then past the slashes before it (the last of
     /// the directory name). An empty string is ".", one of slashes "/",
     /// a name without a slash has the directory ".". The scans are
-    /// loops over the copy in scratch, one character a step (bounded by
-    /// `strsize`, which the verifier follows).
+    /// loops over the copy in scratch, one character a step (see
+    /// [`scan`](Self::scan)).
     pub(crate) fn base_dir_name(&mut self, s: &CExpr, dir: bool) -> R<(Temp, u32)> {
         let cap = self.g.caps.strsize.max(2);
         let src = self.alloc_buf(cap);
         let out = self.alloc_buf(cap);
-        let st = self.alloc_buf(32);
+        let st = self.alloc_buf(40);
         let (lastbase, firstbase, lastdir) = (st, st + 8, st + 16);
         self.read_str(s, src, cap)?;
         // R3: the length; an empty string is ".".
@@ -313,9 +313,9 @@ impl ProgGen<'_, '_> {
         // R4: the position, from the last character back.
         self.a.emit(mov64_reg(R4, R3));
         self.a.emit(alu64_imm(Alu::Sub, R4, 1));
-        self.scan(src, cap, true);
+        self.scan(src, cap, true, st + 24);
         self.stx_at(R9, lastbase, R4, Size::DW);
-        self.scan(src, cap, false);
+        self.scan(src, cap, false, st + 24);
         // The first character of the base name follows the slash (-1:
         // there is none).
         let none = self.a.new_label();
@@ -329,7 +329,7 @@ impl ProgGen<'_, '_> {
         self.a.emit(mov64_imm(R1, -1));
         self.stx_at(R9, firstbase, R1, Size::DW);
         self.a.bind(stored);
-        self.scan(src, cap, true);
+        self.scan(src, cap, true, st + 24);
         self.stx_at(R9, lastdir, R4, Size::DW);
 
         // Only slashes: "/" either way.
@@ -374,13 +374,34 @@ impl ProgGen<'_, '_> {
     }
 
     /// Moves R4 back from where it is while it is at a character that
-    /// is (`slashes`) or is not a '/'; stops at -1. R0 and R5 used. The
-    /// verifier follows each step: with `strsize` 4096 two scans in one
-    /// clause can pass its limit of 8192 pending branches, and the
-    /// program is refused with its message (bpf_loop would lift that).
-    /// Positions past `strsize` cannot occur; the compare keeps the
-    /// verifier sure of it.
-    fn scan(&mut self, src: u32, cap: u32, slashes: bool) {
+    /// is (`slashes`) or is not a '/'; stops at -1. R0 to R5 used; `pos`
+    /// is a scratch word. On the kernel's number iterator where there is
+    /// one (checked once by the verifier, whatever `strsize`); otherwise
+    /// a loop the verifier follows step by step (with `strsize` 4096,
+    /// several scans in one clause can pass its branch limit).
+    fn scan(&mut self, src: u32, cap: u32, slashes: bool, pos: u32) {
+        let cond = if slashes { Cond::Ne } else { Cond::Eq };
+        if let Some(k) = self.g.inp.opts.iter_num {
+            self.stx_at(R9, pos, R4, Size::DW);
+            self.st_imm_at(R9, pos + 8, cap as i32);
+            let l = self.iter_open(k, pos + 8);
+            let out = self.a.new_label();
+            self.ldx_at(R4, R9, pos, Size::DW);
+            self.a.jmp_imm_to(Cond::Gt, R4, (cap - 1) as i32, out);
+            self.ptr(R5, R9, src);
+            self.a.emit(alu64_reg(Alu::Add, R5, R4));
+            self.a.emit(ldx(Size::B, R0, R5, 0));
+            self.a.jmp_imm_to(cond, R0, i32::from(b'/'), out);
+            self.a.emit(alu64_imm(Alu::Sub, R4, 1));
+            self.stx_at(R9, pos, R4, Size::DW);
+            self.a.ja_to(l.top);
+            self.a.bind(l.done);
+            self.a.bind(out);
+            self.iter_close(k, &l);
+            self.free(l.temp);
+            self.ldx_at(R4, R9, pos, Size::DW);
+            return;
+        }
         let head = self.a.new_label();
         let out = self.a.new_label();
         self.a.bind(head);
@@ -389,7 +410,6 @@ impl ProgGen<'_, '_> {
         self.ptr(R5, R9, src);
         self.a.emit(alu64_reg(Alu::Add, R5, R4));
         self.a.emit(ldx(Size::B, R0, R5, 0));
-        let cond = if slashes { Cond::Ne } else { Cond::Eq };
         self.a.jmp_imm_to(cond, R0, i32::from(b'/'), out);
         self.a.emit(alu64_imm(Alu::Sub, R4, 1));
         self.a.ja_to(head);

@@ -895,6 +895,7 @@ fn main() {
         copyout_writes_or_says_why: true,
         dash_s_shows_the_bpf_programs: true,
         interpreter_files_with_options: true,
+        destructive_actions_need_w: true,
     ];
     let trials = tests
         .iter()
@@ -909,6 +910,40 @@ fn main() {
         })
         .collect();
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// Every destructive action is refused without -w (nothing is loaded) and
+/// accepted with it, as tracing starts.
+fn destructive_actions_need_w() {
+    let _g = serial();
+    for act in [
+        "system(\"true\")",
+        "raise(0)",
+        "stop()",
+        "chill(1)",
+        "freopen(\"\")",
+        "ftruncate()",
+        "copyoutstr(\"x\", 0, 1)",
+        "copyout((void *)curthread, 0, 1)",
+    ] {
+        // In a clause that never fires, so that -w runs nothing.
+        let prog = format!(
+            "BEGIN {{ exit(0); }} syscall::getpid:entry /pid == 0/ {{ {}; }}",
+            act
+        );
+        let o = run(&["-qn", &prog]);
+        assert_failed(
+            &o,
+            1,
+            "dtrace: could not enable tracing: Destructive actions not allowed\n",
+        );
+        let o = run(&["-wqn", &prog]);
+        let err = text(&o.stderr);
+        if act.starts_with("copyout") && err.contains("cannot run on this system") {
+            continue;
+        }
+        assert_eq!(o.status.code(), Some(0), "{}: {}", act, err);
+    }
 }
 
 /// A script whose first line is `#!dtrace -Cqs` runs as a command: the

@@ -135,6 +135,7 @@ pub(crate) fn generate(
                     | CKind::Progenyof(_)
                     | CKind::Strtoll(..)
                     | CKind::Cleanpath(_)
+                    | CKind::PathPart(..)
                     | CKind::Json(..)
                     | CKind::Strtok { .. }
             );
