@@ -99,19 +99,8 @@ impl ProgGen<'_, '_> {
     pub(crate) fn alloca(&mut self, size: &CExpr) -> R<Temp> {
         let at = self.region("alloca( )")?;
         let t = self.eval_int(size)?;
-        self.load_temp(t, R1);
-        self.allocate(at);
-        self.store_temp(t, R1);
         // bpf_probe_read_kernel from address 0 fails and zero-fills.
-        self.ptr(R3, R9, at + 8);
-        self.a.emit(alu64_reg(Alu::Add, R3, R1));
-        self.a.emit(mov64_reg(R1, R3));
-        self.a.emit(mov64_imm(R3, 0));
-        self.a.emit(call(Helper::ProbeReadKernel));
-        self.load_temp(t, R1);
-        self.scratch_address(R2, at + 8);
-        self.a.emit(alu64_reg(Alu::Add, R1, R2));
-        self.store_temp(t, R1);
+        self.fill_new(at, t, None);
         Ok(t)
     }
 
@@ -121,21 +110,36 @@ impl ProgGen<'_, '_> {
         let at = self.region("copyin( )")?;
         let ta = self.eval_int(addr)?;
         let t = self.eval_int(size)?;
+        self.fill_new(at, t, Some(ta));
+        self.free(ta);
+        Ok(t)
+    }
+
+    /// Allocates the size in `t` and fills the space by a read from `src`
+    /// (the process's memory; 0 reads nothing and zero-fills), faulting
+    /// on a bad address; `t` becomes the space's address.
+    fn fill_new(&mut self, at: u32, t: Temp, src: Option<Temp>) {
         self.load_temp(t, R1);
         self.allocate(at);
         self.store_temp(t, R1);
         self.ptr(R3, R9, at + 8);
         self.a.emit(alu64_reg(Alu::Add, R3, R1));
         self.a.emit(mov64_reg(R1, R3));
-        self.load_temp(ta, R3);
-        self.a.emit(call(Helper::ProbeReadUser));
-        self.check_read(ta);
-        self.free(ta);
+        match src {
+            Some(ta) => {
+                self.load_temp(ta, R3);
+                self.a.emit(call(Helper::ProbeReadUser));
+                self.check_read(ta);
+            }
+            None => {
+                self.a.emit(mov64_imm(R3, 0));
+                self.a.emit(call(Helper::ProbeReadKernel));
+            }
+        }
         self.load_temp(t, R1);
         self.scratch_address(R2, at + 8);
         self.a.emit(alu64_reg(Alu::Add, R1, R2));
         self.store_temp(t, R1);
-        Ok(t)
     }
 
     /// R1 (an address, kept in `addr` for the fault) becomes a pointer

@@ -9,6 +9,7 @@
 
 use dtrace_lang::ir::CExpr;
 
+use crate::asm::Label;
 use crate::codegen::{GenError, Temp};
 use crate::insn::*;
 use crate::plan::fault;
@@ -387,12 +388,7 @@ impl ProgGen<'_, '_> {
             let l = self.iter_open(k, pos + 8);
             let out = self.a.new_label();
             self.ldx_at(R4, R9, pos, Size::DW);
-            self.a.jmp_imm_to(Cond::Gt, R4, (cap - 1) as i32, out);
-            self.ptr(R5, R9, src);
-            self.a.emit(alu64_reg(Alu::Add, R5, R4));
-            self.a.emit(ldx(Size::B, R0, R5, 0));
-            self.a.jmp_imm_to(cond, R0, i32::from(b'/'), out);
-            self.a.emit(alu64_imm(Alu::Sub, R4, 1));
+            self.scan_step(src, cap, cond, out);
             self.stx_at(R9, pos, R4, Size::DW);
             self.a.ja_to(l.top);
             self.a.bind(l.done);
@@ -405,6 +401,14 @@ impl ProgGen<'_, '_> {
         let head = self.a.new_label();
         let out = self.a.new_label();
         self.a.bind(head);
+        self.scan_step(src, cap, cond, out);
+        self.a.ja_to(head);
+        self.a.bind(out);
+    }
+
+    /// One step of a scan: leaves for `out` at -1 or when the character
+    /// at R4 meets `cond` against '/', else moves R4 back one.
+    fn scan_step(&mut self, src: u32, cap: u32, cond: Cond, out: Label) {
         // One unsigned compare: -1 (done) is above any position too.
         self.a.jmp_imm_to(Cond::Gt, R4, (cap - 1) as i32, out);
         self.ptr(R5, R9, src);
@@ -412,7 +416,5 @@ impl ProgGen<'_, '_> {
         self.a.emit(ldx(Size::B, R0, R5, 0));
         self.a.jmp_imm_to(cond, R0, i32::from(b'/'), out);
         self.a.emit(alu64_imm(Alu::Sub, R4, 1));
-        self.a.ja_to(head);
-        self.a.bind(out);
     }
 }
