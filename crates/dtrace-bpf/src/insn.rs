@@ -180,6 +180,68 @@ pub enum Helper {
     Strncmp = 182,
 }
 
+impl Helper {
+    /// Every helper the generator calls, for naming calls in disassembly.
+    pub const ALL: &'static [Helper] = &[
+        Helper::MapLookupElem,
+        Helper::MapUpdateElem,
+        Helper::MapDeleteElem,
+        Helper::KtimeGetNs,
+        Helper::GetPrandomU32,
+        Helper::GetSmpProcessorId,
+        Helper::GetCurrentPidTgid,
+        Helper::GetCurrentUidGid,
+        Helper::GetCurrentComm,
+        Helper::GetCurrentTask,
+        Helper::ProbeWriteUser,
+        Helper::GetStack,
+        Helper::SendSignal,
+        Helper::ProbeReadUser,
+        Helper::ProbeReadKernel,
+        Helper::ProbeReadUserStr,
+        Helper::ProbeReadKernelStr,
+        Helper::RingbufOutput,
+        Helper::RingbufReserve,
+        Helper::RingbufSubmit,
+        Helper::RingbufDiscard,
+        Helper::ThisCpuPtr,
+        Helper::GetCurrentTaskBtf,
+        Helper::TaskPtRegs,
+        Helper::Strncmp,
+    ];
+
+    /// The kernel's name for the helper (`bpf_ktime_get_ns`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Helper::MapLookupElem => "bpf_map_lookup_elem",
+            Helper::MapUpdateElem => "bpf_map_update_elem",
+            Helper::MapDeleteElem => "bpf_map_delete_elem",
+            Helper::KtimeGetNs => "bpf_ktime_get_ns",
+            Helper::GetPrandomU32 => "bpf_get_prandom_u32",
+            Helper::GetSmpProcessorId => "bpf_get_smp_processor_id",
+            Helper::GetCurrentPidTgid => "bpf_get_current_pid_tgid",
+            Helper::GetCurrentUidGid => "bpf_get_current_uid_gid",
+            Helper::GetCurrentComm => "bpf_get_current_comm",
+            Helper::GetCurrentTask => "bpf_get_current_task",
+            Helper::ProbeWriteUser => "bpf_probe_write_user",
+            Helper::GetStack => "bpf_get_stack",
+            Helper::SendSignal => "bpf_send_signal",
+            Helper::ProbeReadUser => "bpf_probe_read_user",
+            Helper::ProbeReadKernel => "bpf_probe_read_kernel",
+            Helper::ProbeReadUserStr => "bpf_probe_read_user_str",
+            Helper::ProbeReadKernelStr => "bpf_probe_read_kernel_str",
+            Helper::RingbufOutput => "bpf_ringbuf_output",
+            Helper::RingbufReserve => "bpf_ringbuf_reserve",
+            Helper::RingbufSubmit => "bpf_ringbuf_submit",
+            Helper::RingbufDiscard => "bpf_ringbuf_discard",
+            Helper::ThisCpuPtr => "bpf_this_cpu_ptr",
+            Helper::GetCurrentTaskBtf => "bpf_get_current_task_btf",
+            Helper::TaskPtRegs => "bpf_task_pt_regs",
+            Helper::Strncmp => "bpf_strncmp",
+        }
+    }
+}
+
 /// One eBPF instruction (a 64-bit immediate load takes two).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Insn {
@@ -335,8 +397,11 @@ pub fn atomic_cmpxchg64(dst: Reg, off: i16, src: Reg) -> Insn {
 
 /// A BPF-to-BPF call to the instruction `off + 1` after this one.
 pub fn call_local(off: i32) -> Insn {
-    Insn::new(BPF_JMP | CALL, R0, Reg(1), 0, off)
+    Insn::new(BPF_JMP | CALL, R0, Reg(BPF_PSEUDO_CALL), 0, off)
 }
+
+/// `src_reg` of a call of a function of the same program.
+pub const BPF_PSEUDO_CALL: u8 = 1;
 
 pub fn jmp_imm(cond: Cond, dst: Reg, imm: i32, off: i16) -> Insn {
     Insn::new(BPF_JMP | cond as u8 | BPF_K, dst, R0, off, imm)
@@ -463,7 +528,12 @@ pub fn disassemble_one(i: &Insn) -> String {
             format!("{} {}{}, {}", alu_name(op), w, i.dst, src)
         }
         BPF_JMP | BPF_JMP32 => match op {
-            CALL => format!("call {}", i.imm),
+            CALL if i.src == BPF_PSEUDO_KFUNC_CALL => format!("call kfunc#{}", i.imm),
+            CALL if i.src == BPF_PSEUDO_CALL => format!("call pc{:+}", i.imm),
+            CALL => match Helper::ALL.iter().find(|h| **h as i32 == i.imm) {
+                Some(h) => format!("call {}#{}", h.name(), i.imm),
+                None => format!("call #{}", i.imm),
+            },
             EXIT => "exit".to_string(),
             JA if class == BPF_JMP32 => format!("gotol {:+}", i.imm),
             JA => format!("ja {:+}", i.off),
