@@ -141,7 +141,15 @@ pub(crate) fn generate(
             );
         });
     }
-    if iterates {
+    if iterates && !btf {
+        // Code generation only (nothing is loaded): stand-in ids, so the
+        // whole program is generated.
+        opts.iter_num = Some(dtrace_bpf::plan::IterNumKfuncs {
+            new: 1,
+            next: 2,
+            destroy: 3,
+        });
+    } else if iterates {
         if let Ok(btf) = dtrace_sys::btf::Btf::vmlinux() {
             let id = |n: &str| btf.find_func(n);
             if let (Some(new), Some(next), Some(destroy)) = (
