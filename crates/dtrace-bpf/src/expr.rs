@@ -242,6 +242,7 @@ impl ProgGen<'_, '_> {
             CKind::StrSearch { .. }
             | CKind::Cleanpath(_)
             | CKind::Json(..)
+            | CKind::LinkNtop(..)
             | CKind::Strtok { .. } => {
                 Err(GenError("internal error: string used as an integer".into()))
             }
@@ -1395,6 +1396,7 @@ impl ProgGen<'_, '_> {
             } => self.str_search(hay, needle, pos.as_deref(), *mode),
             CKind::Cleanpath(s) => self.cleanpath(s),
             CKind::Json(d, sel) => self.json(d, sel),
+            CKind::LinkNtop(t, a) => self.link_ntop(t, a),
             CKind::Strtok { s, delims, again } => self.strtok(s, delims, *again),
             _ => Err(GenError(
                 "internal error: expression is not a string".into(),

@@ -334,4 +334,66 @@ impl ProgGen<'_, '_> {
         self.put_imm(s, b':');
         self.a.bind(skip);
     }
+
+    /// link_ntop(type, addr): a link-layer address as lower-case hex
+    /// bytes joined by ':' — six for Ethernet (`ARPHRD_ETHER`), twenty
+    /// for InfiniBand (`ARPHRD_INFINIBAND`); another type is DTrace's
+    /// illegal operation.
+    pub(crate) fn link_ntop(&mut self, ty: &CExpr, addr: &CExpr) -> R<(Temp, u32)> {
+        let raw = self.alloc_buf(IB_ADDR_LEN as u32);
+        let text = self.alloc_buf(3 * IB_ADDR_LEN as u32);
+        let tt = self.eval_int(ty)?;
+        let ta = self.eval_int(addr)?;
+        let ether = self.a.new_label();
+        let done = self.a.new_label();
+        self.load_temp(tt, R1);
+        self.free(tt);
+        let ib = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Eq, R1, ARPHRD_ETHER, ether);
+        self.a.jmp_imm_to(Cond::Eq, R1, ARPHRD_INFINIBAND, ib);
+        let act = self.cur_action;
+        self.fault(fault::ILLOP, None, act);
+        for (label, n) in [(ether, ETHER_ADDR_LEN), (ib, IB_ADDR_LEN)] {
+            self.a.bind(label);
+            self.ptr(R1, R9, raw);
+            self.a.emit(mov64_imm(R2, n));
+            self.load_temp(ta, R3);
+            self.a.emit(call(Helper::ProbeReadKernel));
+            self.check_read(ta);
+            for i in 0..n {
+                self.ptr(R4, R9, raw);
+                self.a.emit(ldx(Size::B, R3, R4, i as i16));
+                self.a.emit(mov64_reg(R2, R3));
+                self.a.emit(alu64_imm(Alu::Rsh, R2, 4));
+                hex_digit(self, R2);
+                self.ptr(R4, R9, text);
+                self.a.emit(stx(Size::B, R4, (3 * i) as i16, R2));
+                self.a.emit(alu64_imm(Alu::And, R3, 15));
+                hex_digit(self, R3);
+                self.a.emit(stx(Size::B, R4, (3 * i + 1) as i16, R3));
+                let sep = if i + 1 == n { 0 } else { i32::from(b':') };
+                self.a.emit(st_imm(Size::B, R4, (3 * i + 2) as i16, sep));
+            }
+            self.a.ja_to(done);
+        }
+        self.a.bind(done);
+        self.free(ta);
+        self.ptr(R1, R9, text);
+        Ok((self.int_result(R1), 3 * IB_ADDR_LEN as u32))
+    }
 }
+
+/// `reg` (0..15) becomes its lower-case hex digit.
+fn hex_digit(g: &mut ProgGen<'_, '_>, reg: Reg) {
+    let digit = g.a.new_label();
+    g.a.emit(alu64_imm(Alu::Add, reg, i32::from(b'0')));
+    g.a.jmp_imm_to(Cond::Le, reg, i32::from(b'9'), digit);
+    g.a.emit(alu64_imm(Alu::Add, reg, i32::from(b'a' - b'9' - 1)));
+    g.a.bind(digit);
+}
+
+/// Linux's link-layer types (`ARPHRD_*`) and address lengths.
+const ARPHRD_ETHER: i32 = 1;
+const ARPHRD_INFINIBAND: i32 = 32;
+const ETHER_ADDR_LEN: i32 = 6;
+const IB_ADDR_LEN: i32 = 20;

@@ -280,6 +280,8 @@ pub enum CKind {
     /// `bcopy(src, dest, size)`: `size` bytes from `src` (any readable
     /// address) into scratch space at `dest` (void).
     Bcopy(Box<CExpr>, Box<CExpr>, Box<CExpr>),
+    /// `link_ntop(type, addr)`: a link-layer address as text.
+    LinkNtop(Box<CExpr>, Box<CExpr>),
     /// `json(document, selector)`: the value the selector names in a JSON
     /// document, as text (NULL if none).
     Json(Box<CExpr>, Box<CExpr>),
@@ -478,6 +480,7 @@ impl CExpr {
             | CKind::PerCpuAddr(_) => {}
             CKind::Copyin(a, b)
             | CKind::Json(a, b)
+            | CKind::LinkNtop(a, b)
             | CKind::Strtok {
                 s: a, delims: b, ..
             } => {

@@ -81,6 +81,10 @@ typedef struct udpsinfo {
 inline int AF_INET = 2;
 inline int AF_INET6 = 10;
 
+/* Link-layer types, as Linux numbers them (for link_ntop). */
+inline int ARPHRD_ETHER = 1;
+inline int ARPHRD_INFINIBAND = 32;
+
 typedef struct ipv4info {
 	uint8_t	ipv4_ver;	/* 4 */
 	uint8_t	ipv4_ihl;	/* header length in bytes */

@@ -270,6 +270,8 @@ pub(crate) const STANDARD: &[StdLib] = &[
             "ipv4info",
             "ipv6info",
             "AF_INET",
+            "ARPHRD_ETHER",
+            "ARPHRD_INFINIBAND",
             "AF_INET6",
             "IPH_DF",
             "IPH_MF",

@@ -208,6 +208,7 @@ subroutines! {
     subr_bcopy,
     subr_cleanpath,
     subr_json,
+    subr_link_ntop,
     subr_strtok,
     subr_mutex_owned,
     subr_mutex_owner,
@@ -522,7 +523,12 @@ pub(super) const FUNCS: &[FuncDef] = &[
         "string(struct path *)",
         Subr(subr_d_path),
     ),
-    row("link_ntop", Subroutine, "string(int, void *)", NotYet),
+    row(
+        "link_ntop",
+        Subroutine,
+        "string(int, void *)",
+        Subr(subr_link_ntop),
+    ),
     row(
         "strtoll",
         Subroutine,

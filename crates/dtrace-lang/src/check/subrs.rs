@@ -186,6 +186,22 @@ impl Checker<'_> {
         })
     }
 
+    /// `link_ntop(type, addr)`: a link-layer address (Ethernet,
+    /// InfiniBand) as text.
+    pub(super) fn subr_link_ntop(
+        &mut self,
+        mut args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let addr = args.remove(1);
+        let ty = args.remove(0);
+        Ok(CExpr {
+            kind: CKind::LinkNtop(Box::new(ty), Box::new(addr)),
+            ty: Type::String,
+            line,
+        })
+    }
+
     /// `json(document, selector)`: a value of a JSON document (illumos).
     pub(super) fn subr_json(
         &mut self,
