@@ -1053,12 +1053,14 @@ impl ProgGen<'_, '_> {
         let t = self.eval_int(sig)?;
         self.load_temp(t, R1);
         self.free(t);
-        let ok = self.a.new_label();
-        self.a.jmp_imm_to(Cond::Gt, R1, MAX_SIGNAL, ok);
+        // A number above Linux's last signal (or negative: unsigned, it
+        // is above too) is never sent.
+        let bad = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Gt, R1, MAX_SIGNAL, bad);
         self.a.emit(call(Helper::SendSignal));
         let done = self.a.new_label();
         self.a.jmp_imm_to(Cond::Ne, R0, -EINVAL, done);
-        self.a.bind(ok);
+        self.a.bind(bad);
         let act = self.cur_action;
         self.fault(fault::ILLOP, None, act);
         self.a.bind(done);
