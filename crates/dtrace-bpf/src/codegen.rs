@@ -582,6 +582,7 @@ fn build_dispatch(
 }
 
 /// The IR visitor (`dtrace_lang::ir`), used by every pass here.
+pub use crate::search::uses_iterators;
 pub use dtrace_lang::ir::{visit_clause_exprs, visit_stmts};
 
 /// Register used for a value that must survive helper calls.

@@ -192,32 +192,10 @@ impl ProgGen<'_, '_> {
             CKind::IncDec { target, pre, delta } => self.incdec(target, *pre, *delta, &e.ty),
             CKind::Strlen(s) => self.strlen(s),
             CKind::Deref(p) => {
-                // A by-reference value is its address: a load typed as a
-                // struct (`*curthread->cred`, whose address is the pointer
-                // read from `curthread`) reads that pointer.
-                let size = if e.ty.is_by_ref() {
-                    8
-                } else {
-                    e.ty.scalar_size().max(1)
-                };
                 let tp = self.eval_int(p)?;
-                self.ptr(R1, R9, scratch::TMP);
-                self.a.emit(mov64_imm(R2, size as i32));
-                self.load_temp(tp, R3);
-                self.a.emit(call(Helper::ProbeReadKernel));
-                let ok = self.a.new_label();
-                self.a.jmp_imm_to(Cond::Eq, R0, 0, ok);
-                self.load_temp(tp, R1);
-                let act = self.cur_action;
-                self.fault(fault::BADADDR, Some(R1), act);
-                self.a.bind(ok);
-                self.a
-                    .emit(ldx(Size::of_bytes(size), R1, R9, scratch::TMP as i16));
-                if e.ty.as_int().map(|t| t.signed).unwrap_or(false) {
-                    normalize(&mut self.a, R1, &e.ty);
-                }
-                self.store_temp(tp, R1);
-                Ok(tp)
+                let v = self.load_at(tp, &e.ty);
+                self.free(tp);
+                Ok(v)
             }
             CKind::Alloca(n) => self.alloca(n),
             CKind::Copyin(a, n) => self.copyin(a, n),
@@ -265,6 +243,35 @@ impl ProgGen<'_, '_> {
                 Err(GenError("internal error: string used as an integer".into()))
             }
         }
+    }
+
+    /// The value of type `ty` at the address in `tp` (kernel or BPF
+    /// memory; a bad address faults), in a new temporary. A by-reference
+    /// value is its address: a load typed as a struct (`*curthread->cred`,
+    /// whose address is the pointer read from `curthread`) reads that
+    /// pointer.
+    pub(crate) fn load_at(&mut self, tp: Temp, ty: &Type) -> Temp {
+        let size = if ty.is_by_ref() {
+            8
+        } else {
+            ty.scalar_size().max(1)
+        };
+        self.ptr(R1, R9, scratch::TMP);
+        self.a.emit(mov64_imm(R2, size as i32));
+        self.load_temp(tp, R3);
+        self.a.emit(call(Helper::ProbeReadKernel));
+        let ok = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Eq, R0, 0, ok);
+        self.load_temp(tp, R1);
+        let act = self.cur_action;
+        self.fault(fault::BADADDR, Some(R1), act);
+        self.a.bind(ok);
+        self.a
+            .emit(ldx(Size::of_bytes(size), R1, R9, scratch::TMP as i16));
+        if ty.as_int().map(|t| t.signed).unwrap_or(false) {
+            normalize(&mut self.a, R1, ty);
+        }
+        self.int_result(R1)
     }
 
     /// r1 = r1 op r2, faulting on division by zero.
@@ -1124,13 +1131,11 @@ impl ProgGen<'_, '_> {
             return Ok(t);
         }
         if let LValue::Mem { addr, ty: mty } = lv {
+            // The address once (`p[i++] += 1` steps i once), then the value.
+            let ta = self.eval_int(addr)?;
             let tv = self.eval_int(rhs)?;
             if let Some(op) = op {
-                let old = self.eval_int(&CExpr {
-                    kind: CKind::Deref(addr.clone()),
-                    ty: mty.clone(),
-                    line: rhs.line,
-                })?;
+                let old = self.load_at(ta, mty);
                 self.load_temp(old, R1);
                 self.load_temp(tv, R2);
                 self.free(old);
@@ -1141,7 +1146,8 @@ impl ProgGen<'_, '_> {
             self.load_temp(tv, R1);
             normalize(&mut self.a, R1, ty);
             self.store_temp(tv, R1);
-            self.store_mem(addr, mty, tv)?;
+            self.store_mem(ta, mty, tv)?;
+            self.free(ta);
             return Ok(tv);
         }
         let key = self.lvalue_key(lv)?;
@@ -1168,17 +1174,15 @@ impl ProgGen<'_, '_> {
 
     fn incdec(&mut self, lv: &LValue, pre: bool, delta: i64, ty: &Type) -> R<Temp> {
         if let LValue::Mem { addr, ty: mty } = lv {
-            let old = self.eval_int(&CExpr {
-                kind: CKind::Deref(addr.clone()),
-                ty: mty.clone(),
-                line: addr.line,
-            })?;
+            let ta = self.eval_int(addr)?;
+            let old = self.load_at(ta, mty);
             let new = self.alloc();
             self.load_temp(old, R1);
             self.a.emit(alu64_imm(Alu::Add, R1, delta as i32));
             normalize(&mut self.a, R1, ty);
             self.store_temp(new, R1);
-            self.store_mem(addr, mty, new)?;
+            self.store_mem(ta, mty, new)?;
+            self.free(ta);
             return if pre {
                 self.free(old);
                 Ok(new)

@@ -13,7 +13,7 @@
 use dtrace_lang::ir::CExpr;
 
 use crate::asm::Label;
-use crate::codegen::{GenError, Temp};
+use crate::codegen::{load_imm, GenError, Temp};
 use crate::insn::*;
 use crate::plan::IterNumKfuncs;
 use crate::program::ProgGen;
@@ -687,23 +687,19 @@ impl ProgGen<'_, '_> {
         self.ldx_at(R1, R9, b.dest, Size::DW);
         // "true\0" and "null\0": five bytes; "false\0": six.
         self.a.emit(mov64_reg(R2, R1));
-        load_imm_to(self, R3, 0xff_ffff_ffff);
+        load_imm(&mut self.a, R3, 0xff_ffff_ffff);
         self.a.emit(alu64_reg(Alu::And, R2, R3));
-        load_imm_to(self, R3, word(b"true\0"));
+        load_imm(&mut self.a, R3, word(b"true\0"));
         self.a.jmp_reg_to(Cond::Eq, R2, R3, ok);
-        load_imm_to(self, R3, word(b"null\0"));
+        load_imm(&mut self.a, R3, word(b"null\0"));
         self.a.jmp_reg_to(Cond::Eq, R2, R3, ok);
         self.a.emit(mov64_reg(R2, R1));
-        load_imm_to(self, R3, 0xffff_ffff_ffff);
+        load_imm(&mut self.a, R3, 0xffff_ffff_ffff);
         self.a.emit(alu64_reg(Alu::And, R2, R3));
-        load_imm_to(self, R3, word(b"false\0"));
+        load_imm(&mut self.a, R3, word(b"false\0"));
         self.a.jmp_reg_to(Cond::Ne, R2, R3, to);
         self.a.bind(ok);
     }
-}
-
-fn load_imm_to(g: &mut ProgGen<'_, '_>, r: Reg, v: i64) {
-    crate::codegen::load_imm(&mut g.a, r, v);
 }
 
 /// Bytes as a little-endian word (as a load from memory sees them).

@@ -199,19 +199,13 @@ impl ProgGen<'_, '_> {
     }
 
     /// `*p = v` for a scalar of type `ty`: `v` (in `val`) stored into
-    /// allocated scratch space at `addr`.
-    pub(crate) fn store_mem(&mut self, addr: &CExpr, ty: &Type, val: Temp) -> R<()> {
+    /// allocated scratch space at the address in `ta`.
+    pub(crate) fn store_mem(&mut self, ta: Temp, ty: &Type, val: Temp) -> R<()> {
         let size = ty.scalar_size().clamp(1, 8);
-        let Some(at) = self.g.alloca_at else {
-            return Err(GenError(
-                "internal error: a store to memory without a scratch memory region".into(),
-            ));
-        };
-        let ta = self.eval_int(addr)?;
+        let at = self.region("a store to memory")?;
         self.load_temp(ta, R1);
         self.a.emit(mov64_imm(R2, size as i32));
         self.region_pointer(at, ta);
-        self.free(ta);
         self.load_temp(val, R2);
         self.a.emit(stx(Size::of_bytes(size), R1, 0, R2));
         Ok(())

@@ -10,7 +10,7 @@
 //! scratch, where the verifier tracks no values, and every index is
 //! bounded again before it is used, so each turn looks the same to it.
 
-use dtrace_lang::ir::{CExpr, SearchMode};
+use dtrace_lang::ir::{visit_clause_exprs, visit_stmts, CClause, CExpr, CKind, CStmt, SearchMode};
 
 use crate::asm::Label;
 use crate::codegen::{GenError, Temp};
@@ -36,6 +36,27 @@ const WORDS: u32 = 64;
 
 /// The deepest `progenyof()` climbs (pid 1 is reached long before).
 const PROGENY_DEPTH: i32 = 64;
+
+/// True if the clause has code that loops on the kernel's number
+/// iterator (chill(), the string scans, json(), progenyof()): its
+/// program needs the `bpf_iter_num_*` kfuncs (`GenOptions::iter_num`).
+pub fn uses_iterators(c: &CClause) -> bool {
+    let mut any = false;
+    visit_stmts(&c.stmts, &mut |s| any |= matches!(s, CStmt::Chill(..)));
+    visit_clause_exprs(c, &mut |e| {
+        any |= matches!(
+            e.kind,
+            CKind::StrSearch { .. }
+                | CKind::Progenyof(_)
+                | CKind::Strtoll(..)
+                | CKind::Cleanpath(_)
+                | CKind::PathPart(..)
+                | CKind::Json(..)
+                | CKind::Strtok { .. }
+        );
+    });
+    any
+}
 
 /// An open-coded iterator's loop, as emitted: where each turn starts and
 /// where the loop is left once the iterator is done.

@@ -121,26 +121,7 @@ pub(crate) fn generate(
             };
         }
     }
-    // chill(), the string searches and progenyof() loop on the kernel's
-    // number iterator.
-    let mut iterates = false;
-    for c in &dt.clauses {
-        dtrace_lang::ir::visit_stmts(&c.stmts, &mut |s| {
-            iterates |= matches!(s, dtrace_lang::ir::CStmt::Chill(..));
-        });
-        dtrace_bpf::codegen::visit_clause_exprs(c, &mut |e| {
-            iterates |= matches!(
-                e.kind,
-                CKind::StrSearch { .. }
-                    | CKind::Progenyof(_)
-                    | CKind::Strtoll(..)
-                    | CKind::Cleanpath(_)
-                    | CKind::PathPart(..)
-                    | CKind::Json(..)
-                    | CKind::Strtok { .. }
-            );
-        });
-    }
+    let iterates = dt.clauses.iter().any(dtrace_bpf::codegen::uses_iterators);
     if iterates && !btf {
         // Code generation only (nothing is loaded): stand-in ids, so the
         // whole program is generated.

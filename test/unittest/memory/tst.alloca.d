@@ -1,6 +1,7 @@
 /*
  * alloca() gives zeroed scratch space for the clause: stores through a
- * pointer into it, compound assignments and ++ work, and it reads back.
+ * pointer into it, compound assignments and ++ work (their address
+ * evaluated once), and it reads back.
  */
 #pragma D option quiet
 
@@ -17,5 +18,10 @@ BEGIN
 	c[0] = 'h';
 	c[1] = 'i';
 	printf("%s %d\n", stringof(c), (uintptr_t)c - (uintptr_t)p);
+	/* The address of a compound store is evaluated once. */
+	i = 0;
+	p[i++] += 5;
+	p[i++]++;
+	printf("%d %d %d\n", i, p[0], p[1]);
 	exit(0);
 }

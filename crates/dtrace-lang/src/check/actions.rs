@@ -173,11 +173,23 @@ impl Checker<'_> {
         })
     }
 
+    /// Argument `i` of the built-in `name`, checked against its row's
+    /// prototype.
+    fn arg_of(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        i: usize,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        match funcs::lookup(name) {
+            Some(f) => self.typed_arg(f, i, &args[i], line),
+            None => self.expr(&args[i]),
+        }
+    }
+
     pub(super) fn act_raise(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
-        let v = match funcs::lookup("raise") {
-            Some(f) => self.typed_arg(f, 0, &args[0], line)?,
-            None => self.expr(&args[0])?,
-        };
+        let v = self.arg_of("raise", args, 0, line)?;
         let a = self.next_action(1);
         Ok(CStmt::Raise(v, a))
     }
@@ -195,10 +207,7 @@ impl Checker<'_> {
     }
 
     pub(super) fn act_chill(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
-        let v = match funcs::lookup("chill") {
-            Some(f) => self.typed_arg(f, 0, &args[0], line)?,
-            None => self.expr(&args[0])?,
-        };
+        let v = self.arg_of("chill", args, 0, line)?;
         let a = self.next_action(1);
         Ok(CStmt::Chill(v, a))
     }
@@ -222,19 +231,19 @@ impl Checker<'_> {
         args: &[Expr],
         line: u32,
     ) -> Result<CStmt, CompileError> {
-        let f = funcs::lookup(name).ok_or_else(|| err(Tag::D_UNKNOWN, line, "no prototype"))?;
         let src = if string {
-            // Any string: a constant, a variable, a subroutine's result.
+            // Any string: a constant, a variable, a subroutine's result;
+            // else what the prototype takes.
             let v = self.expr(&args[0])?;
-            if !v.ty.is_string() {
+            if let (false, Some(f)) = (v.ty.is_string(), funcs::lookup(name)) {
                 self.check_arg(f, 0, &v, line)?;
             }
             v
         } else {
-            self.typed_arg(f, 0, &args[0], line)?
+            self.arg_of(name, args, 0, line)?
         };
-        let addr = self.typed_arg(f, 1, &args[1], line)?;
-        let len = self.typed_arg(f, 2, &args[2], line)?;
+        let addr = self.arg_of(name, args, 1, line)?;
+        let len = self.arg_of(name, args, 2, line)?;
         let action = self.next_action(1);
         Ok(CStmt::Copyout {
             src,
@@ -281,10 +290,7 @@ impl Checker<'_> {
     }
 
     pub(super) fn act_exit(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
-        let v = match funcs::lookup("exit") {
-            Some(f) => self.typed_arg(f, 0, &args[0], line)?,
-            None => self.expr(&args[0])?,
-        };
+        let v = self.arg_of("exit", args, 0, line)?;
         let a = self.next_action(1);
         Ok(CStmt::Exit(v, a))
     }
