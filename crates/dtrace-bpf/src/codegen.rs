@@ -244,7 +244,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         .syms
         .aggs
         .iter()
-        .map(|a| a.func.words() as u32 * 8)
+        .map(|a| crate::aggs::size_class(a.func))
         .chain(
             inp.syms
                 .threads
@@ -408,31 +408,59 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
             }
         });
     }
+    // Aggregations share per-CPU hashes by the size class of their values
+    // (`aggs::size_class`); a key is the aggregation's id (a word), then
+    // its tuple, zero-padded to the widest key of the map.
+    let mut tuples = Vec::new();
     for (i, a) in inp.syms.aggs.iter().enumerate() {
-        let (keys, ksize) = layout::tuple_layout(&a.keys, &agg_caps[i], types);
-        if ksize > MAX_KEY {
+        let (mut keys, ksize) = layout::tuple_layout(&a.keys, &agg_caps[i], types);
+        if ksize + 8 > MAX_KEY {
             return Err(GenError(format!(
                 "aggregation @{} key of {} bytes exceeds the limit of {} bytes (lower strsize)",
-                a.name, ksize, MAX_KEY
+                a.name,
+                ksize + 8,
+                MAX_KEY
             )));
         }
-        let vsize = a.func.words() as u32 * 8;
+        for k in &mut keys {
+            k.offset += 8;
+        }
+        tuples.push((keys, ksize + 8));
+    }
+    let mut classes: Vec<(u32, u32, Option<MapId>)> = Vec::new();
+    for (i, a) in inp.syms.aggs.iter().enumerate() {
+        let class = crate::aggs::size_class(a.func);
+        match classes.iter_mut().find(|c| c.0 == class) {
+            Some(c) => c.1 = c.1.max(tuples[i].1),
+            None => classes.push((class, tuples[i].1, None)),
+        }
+    }
+    for (n, c) in classes.iter_mut().enumerate() {
+        let (vsize, ksize) = (c.0, c.1);
         let entries =
             (opts.aggsize / u64::from(ksize + vsize * cpus + 32)).clamp(64, 1 << 20) as u32;
-        let id = g.add_map(map(
-            &format!("dt_agg_{}", i),
-            MapRole::Aggregation(i),
+        c.2 = Some(g.add_map(map(
+            &format!("dt_agg_{}", n),
+            MapRole::Aggregation(n),
             MapKind::PercpuHash,
             ksize,
             vsize,
             entries,
-        ));
+        )));
+    }
+    for ((i, a), (keys, _)) in inp.syms.aggs.iter().enumerate().zip(tuples) {
+        let class = crate::aggs::size_class(a.func);
+        let c = classes
+            .iter()
+            .find(|c| c.0 == class)
+            .expect("class made above");
         g.aggs.push(AggLayout {
-            map: id,
+            map: c.2.expect("map made above"),
+            id: i as u64,
             func: a.func,
             keys,
-            key_size: ksize,
-            value_size: vsize,
+            key_size: c.1,
+            value_size: c.0,
         });
     }
 

@@ -904,6 +904,13 @@ impl ProgGen<'_, '_> {
         if keys.is_empty() {
             self.st_imm_at(R9, kb, 0);
         }
+        self.build_key_at(kb, fields, keys)?;
+        Ok(kb)
+    }
+
+    /// Writes a tuple's fields at scratch offset `kb` (each at its own
+    /// offset from there).
+    fn build_key_at(&mut self, kb: u32, fields: &[KeyField], keys: &[CExpr]) -> R<()> {
         for (f, k) in fields.iter().zip(keys) {
             if k.ty.is_string() {
                 if !matches!(k.kind, CKind::Builtin(Builtin::Execname))
@@ -934,7 +941,7 @@ impl ProgGen<'_, '_> {
                 self.stx_at(R9, kb + f.offset, R1, Size::DW);
             }
         }
-        Ok(kb)
+        Ok(())
     }
 
     /// Prepared key of an lvalue (associative array element): its scratch
@@ -1657,6 +1664,8 @@ impl ProgGen<'_, '_> {
 
     // ---- aggregations ----
 
+    /// Looks up (creating zeroed) the key's words in the aggregation's
+    /// map, then lets the function's `AggOps` update them.
     pub(crate) fn agg_update(
         &mut self,
         agg: AggId,
@@ -1665,7 +1674,16 @@ impl ProgGen<'_, '_> {
         incr: Option<&CExpr>,
     ) -> R<()> {
         let al = self.g.aggs[agg].clone();
-        let kb = self.build_key(&al.keys, al.key_size, keys)?;
+        let own: u32 = al.keys.last().map_or(8, |k| k.offset + k.size);
+        let kb = self.alloc_buf(al.key_size);
+        // The id, then the tuple; the padding past this aggregation's own
+        // key is zeroed so equal keys hash equally.
+        crate::codegen::load_imm(&mut self.a, R1, al.id as i64);
+        self.stx_at(R9, kb, R1, Size::DW);
+        for w in own.div_ceil(8)..al.key_size / 8 {
+            self.st_imm_at(R9, kb + 8 * w, 0);
+        }
+        self.build_key_at(kb, &al.keys, keys)?;
         let tv = match value {
             Some(v) => Some(self.eval_int(v)?),
             None => None,
@@ -1694,79 +1712,7 @@ impl ProgGen<'_, '_> {
         self.count_drop(drops::AGGREGATION);
         self.a.ja_to(done);
         self.a.bind(have);
-        let incr_into = |p: &mut Self, r: Reg| match ti {
-            Some(t) => p.load_temp(t, r),
-            None => p.a.emit(mov64_imm(r, 1)),
-        };
-        match al.func {
-            AggFunc::Count => {
-                incr_into(self, R2);
-                self.add_at(R0, 0, R2);
-            }
-            AggFunc::Sum => {
-                self.load_temp(tv.expect("sum has a value"), R2);
-                self.add_at(R0, 0, R2);
-            }
-            AggFunc::Min | AggFunc::Max => {
-                let set = self.a.new_label();
-                self.load_temp(tv.expect("min/max have a value"), R2);
-                self.a.emit(ldx(Size::DW, R1, R0, 8));
-                self.a.jmp_imm_to(Cond::Eq, R1, 0, set);
-                self.a.emit(ldx(Size::DW, R1, R0, 0));
-                let keep = if al.func == AggFunc::Min {
-                    Cond::Sge
-                } else {
-                    Cond::Sle
-                };
-                self.a.jmp_reg_to(keep, R2, R1, done);
-                self.a.bind(set);
-                self.a.emit(stx(Size::DW, R0, 0, R2));
-                self.a.emit(st_imm(Size::DW, R0, 8, 1));
-            }
-            AggFunc::Avg => {
-                self.a.emit(mov64_imm(R2, 1));
-                self.add_at(R0, 0, R2);
-                self.load_temp(tv.expect("avg has a value"), R2);
-                self.add_at(R0, 8, R2);
-            }
-            AggFunc::Quantize => {
-                self.load_temp(tv.expect("quantize has a value"), R2);
-                self.quantize_bucket();
-                self.a.emit(alu64_imm(Alu::Lsh, R3, 3));
-                self.a.emit(alu64_reg(Alu::Add, R0, R3));
-                incr_into(self, R2);
-                self.add_at(R0, 0, R2);
-            }
-            AggFunc::Lquantize { base, limit, step } => {
-                self.load_temp(tv.expect("lquantize has a value"), R2);
-                let levels = lquantize_levels(base, limit, step) as i32;
-                let top = base + levels * i32::from(step);
-                let under = self.a.new_label();
-                let over = self.a.new_label();
-                let ok = self.a.new_label();
-                self.a.jmp_imm_to(Cond::Slt, R2, base, under);
-                self.a.jmp_imm_to(Cond::Sge, R2, top, over);
-                self.a.emit(mov64_reg(R3, R2));
-                self.a.emit(alu64_imm(Alu::Sub, R3, base));
-                self.a.emit(alu64_imm(Alu::Div, R3, i32::from(step)));
-                self.a.emit(alu64_imm(Alu::Add, R3, 1));
-                self.a.ja_to(ok);
-                self.a.bind(under);
-                self.a.emit(mov64_imm(R3, 0));
-                self.a.ja_to(ok);
-                self.a.bind(over);
-                self.a.emit(mov64_imm(R3, levels + 1));
-                self.a.bind(ok);
-                let inb = self.a.new_label();
-                self.a.jmp_imm_to(Cond::Le, R3, levels + 1, inb);
-                self.a.emit(mov64_imm(R3, levels + 1));
-                self.a.bind(inb);
-                self.a.emit(alu64_imm(Alu::Lsh, R3, 3));
-                self.a.emit(alu64_reg(Alu::Add, R0, R3));
-                incr_into(self, R2);
-                self.add_at(R0, 0, R2);
-            }
-        }
+        crate::aggs::ops(al.func).update(self, tv, ti, done);
         self.a.bind(done);
         if let Some(t) = ti {
             self.free(t);
@@ -1775,58 +1721,6 @@ impl ProgGen<'_, '_> {
             self.free(t);
         }
         Ok(())
-    }
-
-    /// `*(u64 *)(base + off) += r` on this CPU's copy (no atomics needed).
-    fn add_at(&mut self, base: Reg, off: i16, r: Reg) {
-        self.a.emit(ldx(Size::DW, R1, base, off));
-        self.a.emit(alu64_reg(Alu::Add, R1, r));
-        self.a.emit(stx(Size::DW, base, off, R1));
-    }
-
-    /// r3 = the power-of-two bucket of the signed value in r2 (r0 is kept).
-    fn quantize_bucket(&mut self) {
-        let pos = self.a.new_label();
-        let zero = self.a.new_label();
-        let ok = self.a.new_label();
-        self.a.jmp_imm_to(Cond::Sgt, R2, 0, pos);
-        self.a.jmp_imm_to(Cond::Eq, R2, 0, zero);
-        self.a.emit(mov64_reg(R4, R2));
-        self.a.emit(neg64(R4));
-        self.log2_r4_into_r5();
-        self.a.emit(mov64_imm(R3, (QUANTIZE_ZERO - 1) as i32));
-        self.a.emit(alu64_reg(Alu::Sub, R3, R5));
-        self.a.jmp_imm_to(Cond::Sge, R3, 0, ok);
-        self.a.emit(mov64_imm(R3, 0));
-        self.a.ja_to(ok);
-        self.a.bind(zero);
-        self.a.emit(mov64_imm(R3, QUANTIZE_ZERO as i32));
-        self.a.ja_to(ok);
-        self.a.bind(pos);
-        self.a.emit(mov64_reg(R4, R2));
-        self.log2_r4_into_r5();
-        self.a.emit(mov64_imm(R3, (QUANTIZE_ZERO + 1) as i32));
-        self.a.emit(alu64_reg(Alu::Add, R3, R5));
-        self.a.bind(ok);
-        let inb = self.a.new_label();
-        let max = (QUANTIZE_BUCKETS - 1) as i32;
-        self.a.jmp_imm_to(Cond::Le, R3, max, inb);
-        self.a.emit(mov64_imm(R3, max));
-        self.a.bind(inb);
-    }
-
-    /// r5 = floor(log2(r4)) for r4 > 0 (unsigned); clobbers r1 and r4.
-    fn log2_r4_into_r5(&mut self) {
-        self.a.emit(mov64_imm(R5, 0));
-        for s in [32, 16, 8, 4, 2, 1] {
-            let skip = self.a.new_label();
-            self.a.emit(mov64_reg(R1, R4));
-            self.a.emit(alu64_imm(Alu::Rsh, R1, s));
-            self.a.jmp_imm_to(Cond::Eq, R1, 0, skip);
-            self.a.emit(mov64_reg(R4, R1));
-            self.a.emit(alu64_imm(Alu::Add, R5, s));
-            self.a.bind(skip);
-        }
     }
 }
 

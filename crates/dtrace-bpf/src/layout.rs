@@ -301,6 +301,21 @@ impl LayoutBuilder<'_> {
                     let v = n.as_ref().map(|n| self.value(n));
                     self.push(ActionLayout::Trunc(*agg, v), cond, *a, f);
                 }
+                CStmt::Normalize(agg, n, a) => {
+                    let f = self.flag(cond);
+                    let v = n.as_ref().map(|n| self.value(n));
+                    self.push(ActionLayout::Normalize(*agg, v), cond, *a, f);
+                }
+                CStmt::Setopt {
+                    name,
+                    value,
+                    action,
+                } => {
+                    let f = self.flag(cond);
+                    let n = self.value(name);
+                    let v = value.as_ref().map(|v| self.value(v));
+                    self.push(ActionLayout::Setopt(n, v), cond, *action, f);
+                }
                 CStmt::If { then, els, .. } => {
                     self.stmts(then, true);
                     self.stmts(els, true);

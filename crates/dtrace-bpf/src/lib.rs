@@ -7,10 +7,12 @@
 //! - `plan`: what is asked for (program plans) and what comes back (map
 //!   specs, record and aggregation layouts);
 //! - `layout`: sizes and offsets decided at compile time;
-//! - `codegen`, `program`, `expr`: the lowering itself.
+//! - `codegen`, `program`, `expr`: the lowering itself;
+//! - `aggs`: the aggregating functions, one module each.
 
 #![forbid(unsafe_code)]
 
+pub mod aggs;
 pub mod asm;
 pub mod codegen;
 mod dpath;

@@ -306,6 +306,10 @@ pub enum ActionLayout {
     },
     Clear(AggId),
     Trunc(AggId, Option<Value>),
+    /// normalize() with its factor, denormalize() without.
+    Normalize(AggId, Option<Value>),
+    /// setopt(): the option's name and value.
+    Setopt(Value, Option<Value>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -334,14 +338,19 @@ pub const ERROR_EPID: u32 = u32::MAX;
 /// u64 address, i64 offset.
 pub const ERROR_RECORD_SIZE: u32 = RECORD_HEADER + 8 + 8 + 8 + 8;
 
-/// How an aggregation's keys and values are laid out.
+/// How an aggregation's keys and values are laid out. Aggregations share
+/// maps (`dtrace_bpf::aggs`): a key is the aggregation's `id` as its first
+/// word, then the tuple (`keys`, offsets counted from the key's start),
+/// zero-padded to the map's `key_size`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AggLayout {
     pub map: MapId,
+    pub id: u64,
     pub func: AggFunc,
     pub keys: Vec<KeyField>,
+    /// The map's key size in bytes.
     pub key_size: u32,
-    /// Per-CPU value size in bytes.
+    /// The map's per-CPU value size in bytes (at least the function's).
     pub value_size: u32,
 }
 

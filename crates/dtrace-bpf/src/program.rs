@@ -994,11 +994,30 @@ impl ProgGen<'_, '_> {
                 let act = self.next_layout()?;
                 self.mark_ran(&act);
             }
-            CStmt::Trunc(_, n, action) => {
+            CStmt::Trunc(_, n, action) | CStmt::Normalize(_, n, action) => {
                 self.cur_action = *action;
                 let act = self.next_layout()?;
-                if let (ActionLayout::Trunc(_, Some(v)), Some(n)) = (&act.action, n) {
+                if let (
+                    ActionLayout::Trunc(_, Some(v)) | ActionLayout::Normalize(_, Some(v)),
+                    Some(n),
+                ) = (&act.action, n)
+                {
                     self.record_value(v, n)?;
+                }
+                self.mark_ran(&act);
+            }
+            CStmt::Setopt {
+                name,
+                value,
+                action,
+            } => {
+                self.cur_action = *action;
+                let act = self.next_layout()?;
+                if let ActionLayout::Setopt(n, v) = &act.action {
+                    self.record_value(n, name)?;
+                    if let (Some(v), Some(e)) = (v, value) {
+                        self.record_value(v, e)?;
+                    }
                 }
                 self.mark_ran(&act);
             }

@@ -31,6 +31,8 @@ pub struct ArrayInfo {
     pub value: Type,
 }
 
+/// An aggregating function with its constant parameters. What each one
+/// stores, how it is updated, merged and decoded is `dtrace_bpf::aggs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AggFunc {
     Count,
@@ -38,8 +40,19 @@ pub enum AggFunc {
     Min,
     Max,
     Avg,
+    Stddev,
     Quantize,
-    Lquantize { base: i32, limit: i32, step: u16 },
+    Lquantize {
+        base: i32,
+        limit: i32,
+        step: u16,
+    },
+    Llquantize {
+        factor: u16,
+        low: u16,
+        high: u16,
+        nsteps: u16,
+    },
 }
 
 impl AggFunc {
@@ -50,21 +63,16 @@ impl AggFunc {
             AggFunc::Min => "min",
             AggFunc::Max => "max",
             AggFunc::Avg => "avg",
+            AggFunc::Stddev => "stddev",
             AggFunc::Quantize => "quantize",
             AggFunc::Lquantize { .. } => "lquantize",
+            AggFunc::Llquantize { .. } => "llquantize",
         }
     }
 
-    /// Number of 64-bit words of per-CPU data for one key.
-    pub fn words(self) -> usize {
-        match self {
-            AggFunc::Count | AggFunc::Sum => 1,
-            // value, plus "has data" so CPUs that never fired are ignored.
-            AggFunc::Min | AggFunc::Max => 2,
-            AggFunc::Avg => 2,
-            AggFunc::Quantize => QUANTIZE_BUCKETS,
-            AggFunc::Lquantize { base, limit, step } => lquantize_levels(base, limit, step) + 2,
-        }
+    /// Whether two uses are of the same function (parameters aside).
+    pub fn same_kind(self, other: AggFunc) -> bool {
+        self.name() == other.name()
     }
 }
 
@@ -402,6 +410,14 @@ pub enum CStmt {
     },
     Clear(AggId, ActionIndex),
     Trunc(AggId, Option<CExpr>, ActionIndex),
+    /// normalize(@a, n) with the factor; denormalize(@a) without.
+    Normalize(AggId, Option<CExpr>, ActionIndex),
+    /// setopt(name, [value]): the consumer sets the option.
+    Setopt {
+        name: CExpr,
+        value: Option<CExpr>,
+        action: ActionIndex,
+    },
     If {
         cond: CExpr,
         then: Vec<CStmt>,
@@ -609,9 +625,15 @@ impl CStmt {
                     f(v);
                 }
             }
-            CStmt::Trunc(_, n, _) => {
+            CStmt::Trunc(_, n, _) | CStmt::Normalize(_, n, _) => {
                 if let Some(n) = n {
                     f(n);
+                }
+            }
+            CStmt::Setopt { name, value, .. } => {
+                f(name);
+                if let Some(v) = value {
+                    f(v);
                 }
             }
             CStmt::Printa { .. } | CStmt::Clear(..) => {}
@@ -631,6 +653,8 @@ impl CStmt {
             | CStmt::Printa { .. }
             | CStmt::Clear(..)
             | CStmt::Trunc(..)
+            | CStmt::Normalize(..)
+            | CStmt::Setopt { .. }
             | CStmt::Raise(..)
             | CStmt::Chill(..)
             | CStmt::Copyout { .. }

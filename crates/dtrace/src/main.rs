@@ -129,6 +129,15 @@ impl Consumer for Chew {
             Some(_) => Consume::This,
         }
     }
+
+    fn setopt(&mut self, name: &str, value: Option<&str>) {
+        let on = value != Some("0") && value != Some("off");
+        match name {
+            "quiet" => self.quiet = on,
+            "flowindent" => self.flowindent = on,
+            _ => {}
+        }
+    }
 }
 
 /// `-S`: the BPF programs of the enabled probes, on standard error (where

@@ -5,8 +5,9 @@
 use std::cmp::Ordering;
 use std::io;
 
+use dtrace_bpf::aggs;
+pub use dtrace_bpf::aggs::{AggValue, Bound, Bucket, Distribution};
 use dtrace_bpf::plan::AggLayout;
-use dtrace_lang::ir::{lquantize_levels, AggFunc, QUANTIZE_BUCKETS, QUANTIZE_ZERO};
 use dtrace_lang::printf::{ConvKind, Conversion, Format, Segment};
 use dtrace_lang::types::{IntType, Type};
 use dtrace_sys::bpf::{Map, PerCpuValues};
@@ -18,100 +19,6 @@ use crate::format::{self, cstr, Arg};
 pub enum KeyValue {
     Int(i64, IntType),
     Str(Vec<u8>),
-}
-
-/// An aggregation's merged value for one key.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum AggValue {
-    Count(i64),
-    Sum(i64),
-    Min(i64),
-    Max(i64),
-    Avg {
-        count: i64,
-        total: i64,
-    },
-    /// Power-of-two buckets, `QUANTIZE_BUCKETS` of them.
-    Quantize(Vec<i64>),
-    /// Linear buckets: below base, one per level, at or above limit.
-    Lquantize {
-        base: i32,
-        step: u16,
-        buckets: Vec<i64>,
-    },
-}
-
-impl AggValue {
-    /// The scalar DTrace sorts and prints (`%@`) for this value.
-    pub fn scalar(&self) -> i64 {
-        match self {
-            AggValue::Count(v) | AggValue::Sum(v) | AggValue::Min(v) | AggValue::Max(v) => *v,
-            AggValue::Avg { count, total } => {
-                if *count == 0 {
-                    0
-                } else {
-                    total / count
-                }
-            }
-            AggValue::Quantize(b) => b
-                .iter()
-                .enumerate()
-                .map(|(i, c)| quantize_bucket_value(i).wrapping_mul(*c))
-                .fold(0i64, |a, x| a.wrapping_add(x)),
-            AggValue::Lquantize {
-                base,
-                step,
-                buckets,
-            } => buckets
-                .iter()
-                .enumerate()
-                .map(|(i, c)| lquantize_bucket_value(*base, *step, i).wrapping_mul(*c))
-                .fold(0i64, |a, x| a.wrapping_add(x)),
-        }
-    }
-
-    pub fn is_distribution(&self) -> bool {
-        matches!(self, AggValue::Quantize(_) | AggValue::Lquantize { .. })
-    }
-
-    /// A zeroed value of the same shape (after `clear()`).
-    pub fn zeroed(&self) -> AggValue {
-        match self {
-            AggValue::Count(_) => AggValue::Count(0),
-            AggValue::Sum(_) => AggValue::Sum(0),
-            AggValue::Min(_) => AggValue::Min(0),
-            AggValue::Max(_) => AggValue::Max(0),
-            AggValue::Avg { .. } => AggValue::Avg { count: 0, total: 0 },
-            AggValue::Quantize(b) => AggValue::Quantize(vec![0; b.len()]),
-            AggValue::Lquantize {
-                base,
-                step,
-                buckets,
-            } => AggValue::Lquantize {
-                base: *base,
-                step: *step,
-                buckets: vec![0; buckets.len()],
-            },
-        }
-    }
-}
-
-/// The value a power-of-two bucket stands for.
-pub fn quantize_bucket_value(i: usize) -> i64 {
-    match i.cmp(&QUANTIZE_ZERO) {
-        Ordering::Less => -(1i64 << (QUANTIZE_ZERO - 1 - i)),
-        Ordering::Equal => 0,
-        Ordering::Greater => 1i64 << (i - QUANTIZE_ZERO - 1),
-    }
-}
-
-/// The lower bound of a linear bucket (bucket 0 is below `base`).
-fn lquantize_bucket_value(base: i32, step: u16, i: usize) -> i64 {
-    if i == 0 {
-        i64::from(base) - 1
-    } else {
-        i64::from(base) + (i as i64 - 1) * i64::from(step)
-    }
 }
 
 #[derive(Clone, Debug)]
@@ -135,8 +42,9 @@ pub fn decode_key(layout: &AggLayout, raw: &[u8]) -> Vec<KeyValue> {
         .iter()
         .map(|f| match &f.ty {
             Type::String => {
-                let end = (f.offset + f.size) as usize;
-                KeyValue::Str(cstr(&raw[f.offset as usize..end.min(raw.len())]).to_vec())
+                let start = (f.offset as usize).min(raw.len());
+                let end = ((f.offset + f.size) as usize).min(raw.len());
+                KeyValue::Str(cstr(&raw[start..end]).to_vec())
             }
             t => {
                 let it = format::int_type_of(t);
@@ -146,58 +54,24 @@ pub fn decode_key(layout: &AggLayout, raw: &[u8]) -> Vec<KeyValue> {
         .collect()
 }
 
-/// Merges one key's per-CPU values. Returns None if no CPU has data.
-pub fn merge(func: AggFunc, percpu: &PerCpuValues) -> Option<AggValue> {
-    let ncpus = percpu.ncpus();
-    let cpu = |c: usize| percpu.cpu(c).unwrap_or(&[]);
-    let words = percpu.value_size() / 8;
-    let sum_word = |w: usize| (0..ncpus).fold(0i64, |a, c| a.wrapping_add(read_i64(cpu(c), 8 * w)));
-    Some(match func {
-        AggFunc::Count => AggValue::Count(sum_word(0)),
-        AggFunc::Sum => AggValue::Sum(sum_word(0)),
-        AggFunc::Min | AggFunc::Max => {
-            let mut best: Option<i64> = None;
-            for c in 0..ncpus {
-                if read_i64(cpu(c), 8) == 0 {
-                    continue;
-                }
-                let v = read_i64(cpu(c), 0);
-                best = Some(match best {
-                    None => v,
-                    Some(b) if func == AggFunc::Min => b.min(v),
-                    Some(b) => b.max(v),
-                });
-            }
-            let v = best.unwrap_or(0);
-            if func == AggFunc::Min {
-                AggValue::Min(v)
-            } else {
-                AggValue::Max(v)
-            }
-        }
-        AggFunc::Avg => AggValue::Avg {
-            count: sum_word(0),
-            total: sum_word(1),
-        },
-        AggFunc::Quantize => {
-            AggValue::Quantize((0..words.min(QUANTIZE_BUCKETS)).map(sum_word).collect())
-        }
-        AggFunc::Lquantize { base, limit, step } => {
-            let n = lquantize_levels(base, limit, step) + 2;
-            AggValue::Lquantize {
-                base,
-                step,
-                buckets: (0..n.min(words)).map(sum_word).collect(),
-            }
-        }
-    })
+/// Merges one key's per-CPU values.
+pub fn merge(layout: &AggLayout, percpu: &PerCpuValues) -> AggValue {
+    let cpus: Vec<&[u8]> = (0..percpu.ncpus())
+        .map(|c| percpu.cpu(c).unwrap_or(&[]))
+        .collect();
+    aggs::merge(layout.func, &cpus)
 }
 
-/// Reads every key of an aggregation map (a per-CPU hash).
+/// Reads every key of one aggregation from the map it shares (the keys
+/// whose first word is its id).
 pub fn snapshot(map: &Map, layout: &AggLayout) -> io::Result<Vec<AggEntry>> {
+    let id = layout.id.to_ne_bytes();
     let mut keys = Vec::new();
     for k in map.keys() {
-        keys.push(k?);
+        let k = k?;
+        if k.get(..8) == Some(&id[..]) {
+            keys.push(k);
+        }
         if keys.len() > 4 << 20 {
             break;
         }
@@ -209,13 +83,11 @@ pub fn snapshot(map: &Map, layout: &AggLayout) -> io::Result<Vec<AggEntry>> {
         if !map.lookup_percpu(&k, &mut vals)? {
             continue;
         }
-        if let Some(value) = merge(layout.func, &vals) {
-            out.push(AggEntry {
-                key: decode_key(layout, &k),
-                raw_key: k,
-                value,
-            });
-        }
+        out.push(AggEntry {
+            key: decode_key(layout, &k),
+            value: merge(layout, &vals),
+            raw_key: k,
+        });
     }
     Ok(out)
 }
@@ -294,6 +166,7 @@ fn bar_line(
     out: &mut Vec<u8>,
     label: &str,
     count: i64,
+    shown: i64,
     total: i64,
     positives: bool,
     negatives: bool,
@@ -313,7 +186,7 @@ fn bar_line(
                 label,
                 "@".repeat(n),
                 " ".repeat(BAR as usize - n),
-                count
+                shown
             )
             .as_bytes(),
         );
@@ -325,7 +198,7 @@ fn bar_line(
                 label,
                 " ".repeat(BAR as usize - n),
                 "@".repeat(n),
-                count
+                shown
             )
             .as_bytes(),
         );
@@ -343,56 +216,39 @@ fn bar_line(
                 format!("{}{}", "@".repeat(n), " ".repeat(half - n)),
             )
         };
-        out.extend_from_slice(format!("{:>16} {}|{} {:<9}\n", label, l, r, count).as_bytes());
+        out.extend_from_slice(format!("{:>16} {}|{} {:<9}\n", label, l, r, shown).as_bytes());
     }
 }
 
-/// Prints a quantize or lquantize table, from the row before the first
-/// non-zero bucket to the row after the last.
-pub fn print_distribution(out: &mut Vec<u8>, v: &AggValue) {
-    let (buckets, label): (&[i64], Box<dyn Fn(usize) -> String>) = match v {
-        AggValue::Quantize(b) => (b, Box::new(|i| quantize_bucket_value(i).to_string())),
-        AggValue::Lquantize {
-            base,
-            step,
-            buckets,
-        } => {
-            let (base, step, n) = (*base, *step, buckets.len());
-            (
-                buckets,
-                Box::new(move |i| {
-                    if i == 0 {
-                        format!("< {}", base)
-                    } else if i == n - 1 {
-                        format!(">= {}", i64::from(base) + (n as i64 - 2) * i64::from(step))
-                    } else {
-                        lquantize_bucket_value(base, step, i).to_string()
-                    }
-                }),
-            )
-        }
-        _ => return,
-    };
+/// Prints a distribution table, from the row before the first non-zero
+/// bucket to the row after the last, counts divided by `normal`.
+pub fn print_distribution(out: &mut Vec<u8>, d: &Distribution, normal: u64) {
+    let b = &d.buckets;
+    if b.is_empty() {
+        return;
+    }
     dist_header(out);
-    let first = buckets.iter().position(|&c| c != 0);
-    let last = buckets.iter().rposition(|&c| c != 0);
+    let first = b.iter().position(|x| x.count != 0);
+    let last = b.iter().rposition(|x| x.count != 0);
     let (lo, hi) = match (first, last) {
-        (Some(f), Some(l)) => (f.saturating_sub(1), (l + 1).min(buckets.len() - 1)),
-        _ => {
-            // No data: DTrace still shows the zero row's neighbourhood.
-            let z = if matches!(v, AggValue::Quantize(_)) {
-                QUANTIZE_ZERO
-            } else {
-                0
-            };
-            (z.saturating_sub(1), (z + 1).min(buckets.len() - 1))
-        }
+        (Some(f), Some(l)) => (f.saturating_sub(1), (l + 1).min(b.len() - 1)),
+        _ => (d.empty_rows.0, d.empty_rows.1.min(b.len() - 1)),
     };
-    let total: i64 = buckets.iter().map(|c| c.abs()).sum();
-    let positives = buckets.iter().any(|&c| c > 0);
-    let negatives = buckets.iter().any(|&c| c < 0);
-    for (i, &count) in buckets.iter().enumerate().take(hi + 1).skip(lo) {
-        bar_line(out, &label(i), count, total, positives, negatives);
+    let rows = &b[lo..=hi];
+    let total: i64 = rows.iter().map(|x| x.count.saturating_abs()).sum();
+    let positives = rows.iter().any(|x| x.count > 0);
+    let negatives = rows.iter().any(|x| x.count < 0);
+    let n = normal.max(1) as i64;
+    for x in rows {
+        bar_line(
+            out,
+            &x.bound.label(),
+            x.count,
+            x.count.wrapping_div(n),
+            total,
+            positives,
+            negatives,
+        );
     }
 }
 
@@ -423,31 +279,44 @@ fn key_default(out: &mut Vec<u8>, k: &KeyValue) {
 }
 
 /// Prints a scalar aggregation value as DTrace does by default.
-fn value_default(out: &mut Vec<u8>, v: &AggValue) {
-    out.extend_from_slice(format!(" {:>16}", v.scalar()).as_bytes());
+fn value_default(out: &mut Vec<u8>, v: &AggValue, normal: u64) {
+    let n = v.normalized(normal);
+    if v.is_unsigned() {
+        out.extend_from_slice(format!(" {:>16}", n as u64).as_bytes());
+    } else {
+        out.extend_from_slice(format!(" {:>16}", n).as_bytes());
+    }
 }
 
-/// Prints aggregations in the default layout. `entries` holds, per key,
-/// the values of each aggregation (several for `printa(@a, @b)`).
-pub fn print_default(out: &mut Vec<u8>, rows: &[(Vec<KeyValue>, Vec<Option<AggValue>>)]) {
+/// One printed row: a key and the value of each aggregation printed
+/// together (several for `printa(@a, @b)`).
+pub type Row = (Vec<KeyValue>, Vec<Option<AggValue>>);
+
+/// The `normalize()` factor of column `i` (1 if none).
+fn normal_of(normals: &[u64], i: usize) -> u64 {
+    normals.get(i).copied().unwrap_or(1).max(1)
+}
+
+/// Prints aggregations in the default layout; `normals` holds each
+/// column's `normalize()` factor.
+pub fn print_default(out: &mut Vec<u8>, rows: &[Row], normals: &[u64]) {
     for (key, values) in rows {
         let dist = values.iter().flatten().any(|v| v.is_distribution());
+        for k in key {
+            key_default(out, k);
+        }
         if dist {
             // The key line is ended by the newline that opens the table.
-            for k in key {
-                key_default(out, k);
-            }
-            for v in values.iter().flatten() {
-                print_distribution(out, v);
-                out.push(b'\n');
+            for (i, v) in values.iter().enumerate() {
+                if let Some(AggValue::Dist(d)) = v {
+                    print_distribution(out, d, normal_of(normals, i));
+                    out.push(b'\n');
+                }
             }
         } else {
-            for k in key {
-                key_default(out, k);
-            }
-            for v in values {
+            for (i, v) in values.iter().enumerate() {
                 match v {
-                    Some(v) => value_default(out, v),
+                    Some(v) => value_default(out, v, normal_of(normals, i)),
                     None => out.extend_from_slice(format!(" {:>16}", 0).as_bytes()),
                 }
             }
@@ -458,11 +327,7 @@ pub fn print_default(out: &mut Vec<u8>, rows: &[(Vec<KeyValue>, Vec<Option<AggVa
 
 /// Prints rows with a `printa()` format: conversions take the key
 /// elements in order, `%@` the aggregation values in order.
-pub fn print_formatted(
-    out: &mut Vec<u8>,
-    fmt: &Format,
-    rows: &[(Vec<KeyValue>, Vec<Option<AggValue>>)],
-) {
+pub fn print_formatted(out: &mut Vec<u8>, fmt: &Format, rows: &[Row], normals: &[u64]) {
     for (key, values) in rows {
         let mut ki = 0;
         let mut vi = 0;
@@ -471,8 +336,8 @@ pub fn print_formatted(
                 Segment::Literal(b) => out.extend_from_slice(b),
                 Segment::Conv(c) if c.is_agg() => {
                     let v = values.get(vi).cloned().flatten();
+                    format_value(out, c, v.as_ref(), normal_of(normals, vi));
                     vi += 1;
-                    format_value(out, c, v.as_ref());
                 }
                 Segment::Conv(c) => {
                     let arg = match key.get(ki) {
@@ -494,10 +359,10 @@ pub fn print_formatted(
     }
 }
 
-fn format_value(out: &mut Vec<u8>, c: &Conversion, v: Option<&AggValue>) {
+fn format_value(out: &mut Vec<u8>, c: &Conversion, v: Option<&AggValue>, normal: u64) {
     match v {
-        Some(v) if v.is_distribution() => {
-            print_distribution(out, v);
+        Some(AggValue::Dist(d)) => {
+            print_distribution(out, d, normal);
             out.push(b'\n');
         }
         Some(v) => {
@@ -510,7 +375,14 @@ fn format_value(out: &mut Vec<u8>, c: &Conversion, v: Option<&AggValue>) {
             format::format_conv(
                 out,
                 &as_int,
-                Arg::Int(v.scalar(), dtrace_lang::types::INT64),
+                Arg::Int(
+                    v.normalized(normal),
+                    if v.is_unsigned() {
+                        dtrace_lang::types::UINT64
+                    } else {
+                        dtrace_lang::types::INT64
+                    },
+                ),
                 format::fixed(c.width),
                 format::fixed(c.precision),
             );
@@ -520,7 +392,7 @@ fn format_value(out: &mut Vec<u8>, c: &Conversion, v: Option<&AggValue>) {
 }
 
 /// Joins the snapshots of several aggregations by key, sorted.
-pub fn rows(snaps: &[Vec<AggEntry>], o: SortOpts) -> Vec<(Vec<KeyValue>, Vec<Option<AggValue>>)> {
+pub fn rows(snaps: &[Vec<AggEntry>], o: SortOpts) -> Vec<Row> {
     if snaps.is_empty() {
         return Vec::new();
     }
@@ -558,20 +430,15 @@ mod tests {
     use dtrace_lang::types::INT;
 
     #[test]
-    fn bucket_values() {
-        assert_eq!(quantize_bucket_value(QUANTIZE_ZERO), 0);
-        assert_eq!(quantize_bucket_value(QUANTIZE_ZERO + 1), 1);
-        assert_eq!(quantize_bucket_value(QUANTIZE_ZERO + 2), 2);
-        assert_eq!(quantize_bucket_value(QUANTIZE_ZERO - 1), -1);
-        assert_eq!(quantize_bucket_value(0), -(1 << 62));
-    }
-
-    #[test]
     fn quantize_table_layout() {
-        let mut b = vec![0; QUANTIZE_BUCKETS];
-        b[QUANTIZE_ZERO + 7] = 1; // 64
+        let mut words = vec![0u8; 8 * dtrace_lang::ir::QUANTIZE_BUCKETS];
+        let at = 8 * (dtrace_lang::ir::QUANTIZE_ZERO + 7); // 64
+        words[at..at + 8].copy_from_slice(&1i64.to_ne_bytes());
+        let AggValue::Dist(d) = aggs::merge(dtrace_lang::ir::AggFunc::Quantize, &[&words]) else {
+            panic!("quantize() decodes to a distribution")
+        };
         let mut out = Vec::new();
-        print_distribution(&mut out, &AggValue::Quantize(b));
+        print_distribution(&mut out, &d, 1);
         let s = String::from_utf8(out).unwrap();
         let expect = "\n           value  ------------- Distribution ------------- count    \n\
                      \x20             32 |                                         0        \n\
@@ -613,6 +480,7 @@ mod tests {
         print_default(
             &mut out,
             &[(vec![KeyValue::Int(3, INT)], vec![Some(AggValue::Sum(500))])],
+            &[1],
         );
         assert_eq!(
             String::from_utf8(out).unwrap(),

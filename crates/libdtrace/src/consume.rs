@@ -23,6 +23,10 @@ pub enum RecKind {
     Printa,
     Clear,
     Trunc,
+    /// normalize() or denormalize().
+    Normalize,
+    /// setopt(): an option set as tracing runs.
+    Setopt,
     /// system(): the formatted command is run.
     System,
     /// freopen(): output goes to the file named (or back).
@@ -379,6 +383,11 @@ fn consume_one(
                     RecKind::Trunc,
                     v.as_ref().map(value_extent).unwrap_or((0, 0)),
                 ),
+                ActionLayout::Normalize(_, v) => (
+                    RecKind::Normalize,
+                    v.as_ref().map(value_extent).unwrap_or((0, 0)),
+                ),
+                ActionLayout::Setopt(n, _) => (RecKind::Setopt, value_extent(n)),
             };
             let int_value = match &a.action {
                 ActionLayout::Trace(v)
@@ -475,11 +484,12 @@ fn consume_one(
                     snaps.push(r.snapshot(id)?);
                 }
                 let rows = aggregate::rows(&snaps, dt.sort_opts());
+                let normals: Vec<u64> = aggs.iter().map(|&id| dt.normal(id)).collect();
                 match format {
-                    Some(f) => aggregate::print_formatted(&mut text, f, &rows),
+                    Some(f) => aggregate::print_formatted(&mut text, f, &rows, &normals),
                     None => {
                         text.push(b'\n');
-                        aggregate::print_default(&mut text, &rows);
+                        aggregate::print_default(&mut text, &rows, &normals);
                     }
                 }
                 for &id in aggs {
@@ -495,6 +505,41 @@ fn consume_one(
                     Arg::Str(_) | Arg::Float(_) | Arg::Bytes(_) => 0,
                 });
                 dt.running.as_ref().expect("running").trunc_agg(*id, n)?;
+            }
+            ActionLayout::Normalize(id, n) => match n.as_ref().map(|v| value_arg(v, rec)) {
+                Some(Arg::Int(x, _)) if x != 0 => {
+                    dt.normals.insert(*id, x as u64);
+                }
+                Some(_) => {
+                    report_liberr(dt, pd.epid, "invalid normalization factor 0");
+                }
+                None => {
+                    dt.normals.remove(id);
+                }
+            },
+            ActionLayout::Setopt(n, v) => {
+                let text_of = |v: &Value| match value_arg(v, rec) {
+                    Arg::Str(s) => String::from_utf8_lossy(cstr(s)).into_owned(),
+                    _ => String::new(),
+                };
+                let name = text_of(n);
+                let value = v.as_ref().map(text_of);
+                match dt.setopt(&name, value.as_deref()) {
+                    Ok(()) => consumer.setopt(&name, value.as_deref()),
+                    Err(e) => {
+                        let why = match e {
+                            Error::Option { err, .. } => err.to_string(),
+                            other => other.to_string(),
+                        };
+                        let msg = format!(
+                            "couldn't set option \"{}\" to \"{}\": {}",
+                            name,
+                            value.as_deref().unwrap_or(""),
+                            why
+                        );
+                        report_liberr(dt, pd.epid, &msg);
+                    }
+                }
             }
         }
         dt.emit(out, &text)?;
@@ -533,7 +578,27 @@ fn run_system(cmd: &[u8]) {
         .status();
 }
 
+/// A fault found by the library as it processes a record (DTrace's
+/// `DTRACEFLT_LIBRARY`): reported as a probe error, without an action.
+fn report_liberr(dt: &mut Dtrace, epid: u32, what: &str) {
+    report_error_at(dt, epid, None, LIBRARY_FAULT, 0, what);
+}
+
+/// DTrace's fault code for errors the library finds.
+const LIBRARY_FAULT: u64 = 1000;
+
 fn report_error(dt: &mut Dtrace, epid: u32, action: u32, fault: u64, addr: u64, what: &str) {
+    report_error_at(dt, epid, Some(action), fault, addr, what)
+}
+
+fn report_error_at(
+    dt: &mut Dtrace,
+    epid: u32,
+    action: Option<u32>,
+    fault: u64,
+    addr: u64,
+    what: &str,
+) {
     let desc = dt.epid(epid);
     let probe_id = desc.map(|d| d.probe).unwrap_or(0);
     let probe = dt
@@ -541,15 +606,16 @@ fn report_error(dt: &mut Dtrace, epid: u32, action: u32, fault: u64, addr: u64, 
         .get(probe_id)
         .map(|p| p.desc.clone())
         .unwrap_or_default();
-    let place = if action == 0 {
-        "predicate".to_string()
-    } else {
-        format!("action #{}", action)
+    let place = match action {
+        Some(0) => " in predicate".to_string(),
+        Some(n) => format!(" in action #{}", n),
+        None => String::new(),
     };
     let msg = format!(
-        "error on enabled probe ID {} (ID {}: {}:{}:{}:{}): {} in {}",
+        "error on enabled probe ID {} (ID {}: {}:{}:{}:{}): {}{}",
         epid, probe_id, probe.provider, probe.module, probe.function, probe.name, what, place
     );
+    let action = action.unwrap_or(0);
     let e = ErrorData {
         epid,
         probe_id,

@@ -190,6 +190,9 @@ pub trait Consumer {
     ) -> Consume {
         Consume::This
     }
+    /// Called when setopt() has set an option as tracing runs (DTrace's
+    /// setopt handler), so a consumer can follow `quiet` and the like.
+    fn setopt(&mut self, _name: &str, _value: Option<&str>) {}
 }
 
 /// A consumer that does nothing but let the library print.
@@ -247,6 +250,8 @@ pub struct Dtrace {
     running: Option<load::Running>,
     stopped: bool,
     printed: HashSet<AggId>,
+    /// `normalize()` factors by aggregation (1 when absent).
+    pub(crate) normals: std::collections::HashMap<AggId, u64>,
     err_handler: Option<ErrHandler>,
     drop_handler: Option<DropHandler>,
     buf_handler: Option<BufHandler>,
@@ -319,6 +324,7 @@ impl Dtrace {
             running: None,
             stopped: false,
             printed: HashSet::new(),
+            normals: std::collections::HashMap::new(),
             err_handler: None,
             drop_handler: None,
             buf_handler: None,
@@ -341,6 +347,9 @@ impl Dtrace {
             value: value.map(|v| v.to_string()),
             err,
         };
+        if self.running.is_some() && !options::Options::exists(name) {
+            return Err(fail(OptionError::UnknownName));
+        }
         if self.running.is_some()
             && !matches!(
                 name,
@@ -968,7 +977,7 @@ impl Dtrace {
                 continue;
             }
             let rows = aggregate::rows(&[snap], self.sort_opts());
-            aggregate::print_default(&mut text, &rows);
+            aggregate::print_default(&mut text, &rows, &[self.normal(id)]);
         }
         self.emit(out, &text)?;
         Ok(())
@@ -999,6 +1008,11 @@ impl Dtrace {
             r.clear_agg(id)?;
         }
         Ok(())
+    }
+
+    /// The `normalize()` factor of aggregation `id` (1 if none).
+    pub(crate) fn normal(&self, id: AggId) -> u64 {
+        self.normals.get(&id).copied().unwrap_or(1)
     }
 
     fn sort_opts(&self) -> aggregate::SortOpts {

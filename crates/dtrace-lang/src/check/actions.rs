@@ -349,6 +349,56 @@ impl Checker<'_> {
         Ok(CStmt::Trunc(agg, n, a))
     }
 
+    /// normalize(@a, n): the consumer divides what it prints of @a by n.
+    pub(super) fn act_normalize(
+        &mut self,
+        args: &[Expr],
+        line: u32,
+    ) -> Result<CStmt, CompileError> {
+        let agg = self.agg_arg("normalize", &args[0], Tag::D_NORMALIZE_AGGARG)?;
+        let n = self.expr(&args[1])?;
+        if !n.ty.is_scalar() {
+            return Err(err(
+                Tag::D_NORMALIZE_SCALAR,
+                line,
+                "normalize( ) argument #2 must be of scalar type",
+            ));
+        }
+        let a = self.next_action(1);
+        Ok(CStmt::Normalize(agg, Some(n), a))
+    }
+
+    /// denormalize(@a): @a prints its own values again.
+    pub(super) fn act_denormalize(
+        &mut self,
+        args: &[Expr],
+        _line: u32,
+    ) -> Result<CStmt, CompileError> {
+        let agg = self.agg_arg("denormalize", &args[0], Tag::D_NORMALIZE_AGGARG)?;
+        let a = self.next_action(1);
+        Ok(CStmt::Normalize(agg, None, a))
+    }
+
+    /// setopt(name, [value]): an option set by the consumer as the record
+    /// is processed, as `-x name=value` would have.
+    pub(super) fn act_setopt(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
+        let f = funcs::lookup("setopt").expect("setopt( ) is in the table");
+        let mut strs = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            let c = self.expr(a)?;
+            self.check_arg(f, i, &c, line)?;
+            strs.push(c);
+        }
+        let value = if strs.len() > 1 { strs.pop() } else { None };
+        let name = strs.pop().expect("arity checked");
+        let action = self.next_action(1 + u32::from(value.is_some()));
+        Ok(CStmt::Setopt {
+            name,
+            value,
+            action,
+        })
+    }
+
     pub(super) fn aggregation(&mut self, lhs: &Expr, rhs: &Expr) -> Result<CStmt, CompileError> {
         let ExprKind::Agg { name, keys } = &lhs.kind else {
             unreachable!("checked by caller")
@@ -389,11 +439,12 @@ impl Checker<'_> {
         }
         let (func, value, incr) = match fname {
             "count" => (AggFunc::Count, None, None),
-            "sum" | "min" | "max" | "avg" => {
+            "sum" | "min" | "max" | "avg" | "stddev" => {
                 let f = match fname {
                     "sum" => AggFunc::Sum,
                     "min" => AggFunc::Min,
                     "max" => AggFunc::Max,
+                    "stddev" => AggFunc::Stddev,
                     _ => AggFunc::Avg,
                 };
                 (f, Some(self.scalar_arg(fname, &fargs[0], 1)?), None)
@@ -488,6 +539,15 @@ impl Checker<'_> {
                     inc,
                 )
             }
+            "llquantize" => {
+                let v = self.scalar_arg(fname, &fargs[0], 1)?;
+                let f = self.llquantize_params(&fargs[1..5], line)?;
+                let inc = match fargs.get(5) {
+                    Some(x) => Some(self.scalar_arg(fname, x, 6)?),
+                    None => None,
+                };
+                (f, Some(v), inc)
+            }
             other => {
                 return Err(err(
                     Tag::D_NOTSUP,
@@ -500,6 +560,9 @@ impl Checker<'_> {
         let agg = match self.syms.agg_by_name(name) {
             Some(id) => {
                 let a = &self.syms.aggs[id];
+                if a.func.same_kind(func) && a.func != func {
+                    return Err(param_mismatch(a.func, func, line));
+                }
                 if a.func != func {
                     return Err(err(
                         Tag::D_AGG_REDEF,
@@ -563,6 +626,115 @@ impl Checker<'_> {
         })
     }
 
+    /// llquantize()'s factor, low and high magnitudes and steps per
+    /// magnitude, checked as DTrace checks them (its messages number the
+    /// parameters from the factor).
+    fn llquantize_params(&mut self, args: &[Expr], line: u32) -> Result<AggFunc, CompileError> {
+        const NAMES: [(&str, Tag, Tag); 4] = [
+            (
+                "factor",
+                Tag::D_LLQUANT_FACTORTYPE,
+                Tag::D_LLQUANT_FACTORVAL,
+            ),
+            (
+                "low magnitude",
+                Tag::D_LLQUANT_LOWTYPE,
+                Tag::D_LLQUANT_LOWVAL,
+            ),
+            (
+                "high magnitude",
+                Tag::D_LLQUANT_HIGHTYPE,
+                Tag::D_LLQUANT_HIGHVAL,
+            ),
+            (
+                "linear steps per magnitude",
+                Tag::D_LLQUANT_NSTEPTYPE,
+                Tag::D_LLQUANT_NSTEPVAL,
+            ),
+        ];
+        let mut v = [0u16; 4];
+        for (i, ((name, badtype, badval), e)) in NAMES.iter().zip(args).enumerate() {
+            let n = self.const_int(e).ok_or_else(|| {
+                err(
+                    *badtype,
+                    e.line,
+                    format!(
+                        "llquantize( ) argument #{} ({}) must be an integer constant",
+                        i + 1,
+                        name
+                    ),
+                )
+            })?;
+            v[i] = u16::try_from(n).map_err(|_| {
+                err(
+                    *badval,
+                    e.line,
+                    format!(
+                        "llquantize( ) argument #{} ({}) must be an unsigned 16-bit quantity",
+                        i + 1,
+                        name
+                    ),
+                )
+            })?;
+        }
+        let [factor, low, high, nsteps] = v;
+        if factor < 2 {
+            return Err(err(
+                Tag::D_LLQUANT_FACTORSMALL,
+                line,
+                "llquantize( ) factor (argument #1) must be two or more",
+            ));
+        }
+        if low >= high {
+            return Err(err(
+                Tag::D_LLQUANT_MAGRANGE,
+                line,
+                "llquantize( ) high magnitude (argument #3) must be greater than low magnitude (argument #2)",
+            ));
+        }
+        if nsteps < factor {
+            return Err(err(
+                Tag::D_LLQUANT_FACTORNSTEPS,
+                line,
+                "llquantize( ) factor (argument #1) must be less than or equal to the number of linear steps per magnitude (argument #4)",
+            ));
+        }
+        let mut p = u64::from(factor);
+        while p < u64::from(nsteps) {
+            p *= u64::from(factor);
+        }
+        if nsteps % factor != 0 || p % u64::from(nsteps) != 0 {
+            return Err(err(
+                Tag::D_LLQUANT_FACTOREVEN,
+                line,
+                "llquantize( ) factor (argument #1) must evenly divide the number of steps per magnitude (argument #4), and the number of steps per magnitude must evenly divide a power of the factor",
+            ));
+        }
+        // factor^(high + 2) must fit in 64 bits, as DTrace's loop checks.
+        let mut order: u64 = 1;
+        for _ in 0..=u32::from(high) + 1 {
+            match order.checked_mul(u64::from(factor)) {
+                Some(n) => order = n,
+                None => {
+                    return Err(err(
+                        Tag::D_LLQUANT_MAGTOOBIG,
+                        line,
+                        format!(
+                            "llquantize( ) factor ({}) raised to power of high magnitude ({}) plus 1 overflows 64-bits",
+                            factor, high
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(AggFunc::Llquantize {
+            factor,
+            low,
+            high,
+            nsteps,
+        })
+    }
+
     pub(super) fn scalar_arg(
         &mut self,
         f: &str,
@@ -579,4 +751,85 @@ impl Checker<'_> {
         }
         Ok(c)
     }
+}
+
+/// The message for an lquantize() or llquantize() whose parameters differ
+/// from the aggregation's first use.
+fn param_mismatch(old: AggFunc, new: AggFunc, line: u32) -> CompileError {
+    let (tag, what) = match (old, new) {
+        (
+            AggFunc::Lquantize {
+                base: ob,
+                limit: ol,
+                step: os,
+            },
+            AggFunc::Lquantize {
+                base: nb,
+                limit: nl,
+                step: ns,
+            },
+        ) => {
+            let olim = i64::from(ob) + lquantize_levels(ob, ol, os) as i64 * i64::from(os);
+            let nlim = i64::from(nb) + lquantize_levels(nb, nl, ns) as i64 * i64::from(ns);
+            if ob != nb {
+                (
+                    Tag::D_LQUANT_MATCHBASE,
+                    format!("lquantize( ) base (argument #1) doesn't match previous declaration: expected {}, found {}", ob, nb),
+                )
+            } else if olim != nlim {
+                (
+                    Tag::D_LQUANT_MATCHLIM,
+                    format!("lquantize( ) limit (argument #2) doesn't match previous declaration: expected {}, found {}", olim, nlim),
+                )
+            } else {
+                (
+                    Tag::D_LQUANT_MATCHSTEP,
+                    format!("lquantize( ) step (argument #3) doesn't match previous declaration: expected {}, found {}", os, ns),
+                )
+            }
+        }
+        (
+            AggFunc::Llquantize {
+                factor: f0,
+                low: l0,
+                high: h0,
+                nsteps: s0,
+            },
+            AggFunc::Llquantize {
+                factor: f1,
+                low: l1,
+                high: h1,
+                nsteps: s1,
+            },
+        ) => {
+            let rows = [
+                ("factor", Tag::D_LLQUANT_FACTORMATCH, f0, f1),
+                ("low magnitude", Tag::D_LLQUANT_LOWMATCH, l0, l1),
+                ("high magnitude", Tag::D_LLQUANT_HIGHMATCH, h0, h1),
+                (
+                    "linear steps per magnitude",
+                    Tag::D_LLQUANT_NSTEPMATCH,
+                    s0,
+                    s1,
+                ),
+            ];
+            let (i, (name, tag, e, f)) = rows
+                .into_iter()
+                .enumerate()
+                .find(|(_, r)| r.2 != r.3)
+                .unwrap_or((3, rows[3]));
+            (
+                tag,
+                format!(
+                    "llquantize( ) {} (argument #{}) doesn't match previous declaration: expected {}, found {}",
+                    name,
+                    i + 1,
+                    e,
+                    f
+                ),
+            )
+        }
+        _ => (Tag::D_AGG_REDEF, "aggregation redefined".to_string()),
+    };
+    err(tag, line, what)
 }
