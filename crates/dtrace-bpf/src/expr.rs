@@ -61,6 +61,15 @@ impl ProgGen<'_, '_> {
 
     pub(crate) fn eval_int(&mut self, e: &CExpr) -> R<Temp> {
         match &e.kind {
+            // The kernel stack's return addresses in scratch (the helper
+            // zeroes what the stack does not fill), by reference.
+            CKind::Stack { frames } => {
+                let size = frames * 8;
+                let buf = self.alloc_buf(size);
+                self.get_stack(buf, size, false, 0);
+                self.ptr(R1, R9, buf);
+                Ok(self.int_result(R1))
+            }
             CKind::Int(v) => {
                 let t = self.alloc();
                 match t {

@@ -149,6 +149,7 @@ tags! {
     D_STRINGOF_TYPE,
     D_ACTION_NOTSUP,
     D_NOTSUP,
+    D_STACK_SIZE,
     // Types, objects in memory and declarations of types.
     D_OP_PTR,
     D_OP_SOU,

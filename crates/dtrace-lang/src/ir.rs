@@ -229,6 +229,11 @@ pub struct CExpr {
 pub enum CKind {
     /// An integer constant, already converted to `ty`.
     Int(i64),
+    /// `stack(n)`: the kernel stack's return addresses, `frames` words
+    /// (zero past the last frame), by reference.
+    Stack {
+        frames: u32,
+    },
     Str(Vec<u8>),
     Builtin(Builtin),
     /// `argN` / `args[N]`.
@@ -493,6 +498,7 @@ impl CExpr {
             | CKind::Arg(_)
             | CKind::Var(_)
             | CKind::Rand
+            | CKind::Stack { .. }
             | CKind::PerCpuAddr(_) => {}
             CKind::Copyin(a, b)
             | CKind::Json(a, b)

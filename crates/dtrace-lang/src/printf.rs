@@ -58,6 +58,8 @@ pub enum ConvKind {
     Pointer,
     /// a A: kernel symbol (printed as an address until symbols are known)
     Symbol,
+    /// `%k`: a kernel stack.
+    Stack,
     /// Y: a nanosecond wall-clock time as a date.
     Date,
     /// @: the aggregation value (printa only).
@@ -208,6 +210,7 @@ impl Format {
                 b'S' => ConvKind::EscapedStr,
                 b'p' => ConvKind::Pointer,
                 b'a' | b'A' => ConvKind::Symbol,
+                b'k' => ConvKind::Stack,
                 b'Y' => ConvKind::Date,
                 b'@' => ConvKind::AggValue,
                 b'e' | b'E' | b'f' | b'g' | b'G' => ConvKind::Float { conv },
@@ -295,6 +298,7 @@ impl ConvKind {
             ConvKind::Str | ConvKind::EscapedStr => t.is_string(),
             ConvKind::AggValue => true,
             ConvKind::Float { .. } => t.is_float(),
+            ConvKind::Stack => matches!(t.special(), Some(crate::types::Special::Stack(_))),
         }
     }
 
@@ -356,6 +360,7 @@ impl ConvKind {
             ConvKind::Date => "int64_t, uint64_t, or hrtime_t",
             ConvKind::AggValue => "aggregation value",
             ConvKind::Float { .. } => "float, double, or long double",
+            ConvKind::Stack => "stack",
         }
     }
 }

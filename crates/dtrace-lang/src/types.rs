@@ -242,7 +242,46 @@ pub fn resolve_base(base: &str) -> Option<Type> {
     Some(Type::Int(t))
 }
 
+/// Values the consumer prints symbolically, told apart by the name of
+/// their type (as DTrace's `stack` and `_symaddr`): a kernel stack is an
+/// array of return addresses, a symbol or module an address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Special {
+    /// `stack()`: this many frames.
+    Stack(u32),
+    /// `sym()` and `func()`: `module`function`.
+    Sym,
+    /// `mod()`: the module.
+    Mod,
+}
+
+impl Special {
+    pub fn type_of(self) -> Type {
+        match self {
+            Special::Stack(n) => Type::Named(
+                Arc::from("stack"),
+                Box::new(Type::Array(Box::new(Type::Int(UINT64)), n)),
+            ),
+            Special::Sym => Type::Named(Arc::from("_symaddr"), Box::new(Type::Int(UINTPTR_T))),
+            Special::Mod => Type::Named(Arc::from("_modaddr"), Box::new(Type::Int(UINTPTR_T))),
+        }
+    }
+}
+
 impl Type {
+    /// Which symbolic value this is, if any (see `Special`).
+    pub fn special(&self) -> Option<Special> {
+        let Type::Named(name, inner) = self else {
+            return None;
+        };
+        match (&**name, &**inner) {
+            ("stack", Type::Array(_, n)) => Some(Special::Stack(*n)),
+            ("_symaddr", Type::Int(_)) => Some(Special::Sym),
+            ("_modaddr", Type::Int(_)) => Some(Special::Mod),
+            _ => None,
+        }
+    }
+
     /// The type a typedef name stands for (through any number of them).
     pub fn resolved(&self) -> &Type {
         let mut t = self;
@@ -688,6 +727,8 @@ pub struct TypeTable {
     ext_tags: HashMap<(TagKind, String), Option<Type>>,
     /// The size of `string` (the `strsize` option).
     pub strsize: u32,
+    /// The frames `stack()` records (the `stackframes` option).
+    pub stackframes: u32,
 }
 
 impl Default for TypeTable {
@@ -702,9 +743,13 @@ impl Default for TypeTable {
             imported: HashMap::new(),
             ext_tags: HashMap::new(),
             strsize: DEFAULT_STRSIZE,
+            stackframes: DEFAULT_STACKFRAMES,
         }
     }
 }
+
+/// `stackframes`' default.
+pub const DEFAULT_STACKFRAMES: u32 = 20;
 
 /// `strsize`'s default.
 pub const DEFAULT_STRSIZE: u32 = 256;

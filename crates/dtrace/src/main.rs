@@ -434,15 +434,21 @@ fn run(cmd: Cmd) -> u8 {
     if let Ok(wake) = signals.wake_fd().try_clone_to_owned() {
         output::watch_signals_on_stderr(wake);
     }
-    dt.handle_err(|e| note!("dtrace: {}", e.msg));
-    dt.handle_drop(|d| note!("dtrace: {}", d.msg));
+    // Structured output (`-x oformat=json`) is the library's alone: the
+    // command adds no columns, blank lines or headings to it, and drops
+    // and errors are objects in it rather than lines on stderr.
+    let structured = dt.options().get("oformat") != 0;
+    if !structured {
+        dt.handle_err(|e| note!("dtrace: {}", e.msg));
+        dt.handle_drop(|d| note!("dtrace: {}", d.msg));
+    }
     let failure = sink.failure();
     if let Ok(f) = sink.try_clone_file() {
         dt.set_output_file(f);
     }
     let mut out = io::BufWriter::new(sink);
     let mut chew = Chew {
-        quiet,
+        quiet: quiet || structured,
         flowindent: dt.options().flag("flowindent"),
         heading: false,
         status: None,
@@ -515,7 +521,9 @@ fn run(cmd: Cmd) -> u8 {
             break;
         }
     }
-    let _ = writeln!(out);
+    if !structured {
+        let _ = writeln!(out);
+    }
     let printed = if signals.count() < 2 {
         dt.aggregate_print(&mut out)
     } else {

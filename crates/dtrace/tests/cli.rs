@@ -860,6 +860,103 @@ macro_rules! named {
     };
 }
 
+/// `-x oformat=json`: every line of the output parses as JSON, with the
+/// paths printf() wrote and the aggregation's row; drops and errors are
+/// objects too, and nothing but JSON reaches the output.
+fn json_output_is_json() {
+    let _g = serial();
+    let out = std::env::temp_dir().join(format!("dtrace-json-{}.out", std::process::id()));
+    let o = run(&[
+        "-x",
+        "oformat=json",
+        "-o",
+        out.to_str().unwrap(),
+        "-n",
+        r#"syscall::openat:entry /pid == $target/ { printf("%s\n", copyinstr(arg1)); @[execname] = count(); }"#,
+        "-c",
+        "cat /etc/hostname",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+    let body = std::fs::read_to_string(&out).expect("the output file");
+    std::fs::remove_file(&out).ok();
+    let mut path_seen = false;
+    let mut row_seen = false;
+    for line in body.lines() {
+        let v: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({}): {:?}", e, line));
+        match v["type"].as_str() {
+            Some("probe") => {
+                assert_eq!(v["probe"]["function"], "openat");
+                for r in v["records"].as_array().expect("records") {
+                    if r["action"] == "printf" && r["text"] == "/etc/hostname\n" {
+                        path_seen = true;
+                    }
+                }
+            }
+            Some("aggregation") => {
+                assert_eq!(v["names"][0], "@");
+                for r in v["rows"].as_array().expect("rows") {
+                    if r["keys"][0] == "cat" && r["values"][0].as_i64().unwrap_or(0) > 0 {
+                        row_seen = true;
+                    }
+                }
+            }
+            Some("error") | Some("drop") => assert!(v["message"].is_string()),
+            other => panic!("unknown object type {:?} in {}", other, line),
+        }
+    }
+    assert!(path_seen, "no printf of /etc/hostname in:\n{}", body);
+    assert!(row_seen, "no aggregation row for cat in:\n{}", body);
+}
+
+/// `-x flamegraph=FILE` draws the stack aggregation as an SVG whose
+/// frames are kernel functions.
+fn flamegraph_is_an_svg() {
+    let _g = serial();
+    let svg = std::env::temp_dir().join(format!("dtrace-flame-{}.svg", std::process::id()));
+    let o = run(&[
+        "-q",
+        "-x",
+        &format!("flamegraph={}", svg.display()),
+        "-n",
+        "syscall::openat:entry /pid == $target/ { @[stack()] = count(); }",
+        "-c",
+        "cat /etc/hostname",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+    let body = std::fs::read_to_string(&svg);
+    std::fs::remove_file(&svg).ok();
+    let body = body.expect("the SVG file");
+    let mut r = quick_xml::Reader::from_str(&body);
+    let mut root = None;
+    let mut titles = Vec::new();
+    let mut in_title = false;
+    loop {
+        match r.read_event() {
+            Ok(quick_xml::events::Event::Start(e)) => {
+                let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+                if root.is_none() {
+                    root = Some(name.clone());
+                }
+                in_title = name == "title";
+            }
+            Ok(quick_xml::events::Event::Text(t)) if in_title => {
+                titles.push(String::from_utf8_lossy(t.as_ref()).into_owned());
+            }
+            Ok(quick_xml::events::Event::End(_)) => in_title = false,
+            Ok(quick_xml::events::Event::Eof) => break,
+            Err(e) => panic!("the SVG does not parse: {}", e),
+            _ => {}
+        }
+    }
+    assert_eq!(root.as_deref(), Some("svg"));
+    assert!(
+        titles.iter().any(|t| t.contains("vmlinux`")),
+        "no kernel frame among {:?}",
+        titles
+    );
+}
+
 fn main() {
     let args = Arguments::from_args();
     let root = privileged();
@@ -896,6 +993,8 @@ fn main() {
         dash_s_shows_the_bpf_programs: true,
         interpreter_files_with_options: true,
         destructive_actions_need_w: true,
+        json_output_is_json: true,
+        flamegraph_is_an_svg: true,
     ];
     let trials = tests
         .iter()

@@ -358,6 +358,45 @@ const DEMOS: &[(&str, Demo)] = &[
             &o,
         )
     }),
+    ("flamegraph", || {
+        let svg = std::env::temp_dir().join(format!("dtrace-opt-{}.svg", std::process::id()));
+        let o = dtrace(&[
+            "-q",
+            "-x",
+            &format!("flamegraph={}", svg.display()),
+            "-n",
+            "syscall::getpid:entry /pid == $target/ { @[stack()] = count(); }",
+            "-c",
+            &getpids(3),
+        ]);
+        let body = std::fs::read_to_string(&svg).unwrap_or_default();
+        std::fs::remove_file(&svg).ok();
+        check(body.contains("<svg"), "no SVG written", &o)
+    }),
+    ("oformat", || {
+        let o = dtrace(&["-x", "oformat=json", "-n", "BEGIN { trace(1); exit(0); }"]);
+        check(
+            text(&o.stdout).starts_with("{\"type\":\"probe\"")
+                && text(&o.stdout).contains("{\"action\":\"trace\",\"value\":1}"),
+            "not JSON",
+            &o,
+        )
+    }),
+    ("stackframes", || {
+        let prog = "syscall::getpid:entry /pid == $target/ { stack(); }";
+        let o = dtrace(&["-q", "-x", "stackframes=1", "-n", prog, "-c", &getpids(1)]);
+        let frames = text(&o.stdout).lines().filter(|l| l.contains('`')).count();
+        check(frames == 1, "not one frame", &o)
+    }),
+    ("stackindent", || {
+        let prog = "syscall::getpid:entry /pid == $target/ { stack(); }";
+        let o = dtrace(&["-q", "-x", "stackindent=3", "-n", prog, "-c", &getpids(1)]);
+        check(
+            text(&o.stdout).lines().any(|l| l.starts_with("   vmlinux`")),
+            "not indented by 3",
+            &o,
+        )
+    }),
     ("quiet", || {
         let o = dtrace(&["-x", "quiet", "-n", "BEGIN { trace(1); exit(0); }"]);
         check(text(&o.stdout) == "1\n", "not quiet", &o)

@@ -13,6 +13,11 @@
 //!   expected standard output; an optional `-- @@stderr --` line starts
 //!   the expected standard error.  A `tst` without a `.r` must say why
 //!   with `@@nooutput`, or it fails.
+//! * A `tst.NAME.r.p` beside the `.r` (DTrace's post-processor) is run
+//!   with `sh`, the test's standard output on its standard input, and
+//!   what it prints is compared with the `.r` instead: for output that
+//!   depends on the kernel build (stack frames and their offsets), which
+//!   the script checks and reduces to what does not.
 //! * `err.D_TAG.NAME.d` must fail to compile: it is run with
 //!   `-xerrtags`, must exit with status 1 and its standard error must
 //!   contain `[D_TAG]`.  An `err.NAME.d` without a tag must exit with a
@@ -295,7 +300,11 @@ fn check(bin: &str, spec: &Spec) -> Result<(), String> {
         .unwrap_or(30);
     let want_status: Option<i32> = spec.mark("status").and_then(|s| s.parse().ok());
 
-    let out = run(bin, &args, dir, Duration::from_secs(timeout))?;
+    let mut out = run(bin, &args, dir, Duration::from_secs(timeout))?;
+    let post = spec.path.with_extension("r.p");
+    if post.exists() {
+        out.stdout = post_process(&post, &out.stdout)?;
+    }
 
     let mut problems: Vec<String> = Vec::new();
     if out.timed_out {
@@ -376,6 +385,39 @@ fn check(bin: &str, spec: &Spec) -> Result<(), String> {
         msg.push_str(&format!("--- stderr ---\n{}", out.stderr));
     }
     Err(msg)
+}
+
+/// Runs a `.r.p` script over the test's standard output.
+fn post_process(script: &Path, stdout: &str) -> Result<String, String> {
+    use std::io::Write;
+    let mut child = Command::new("sh")
+        .arg(script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {}", script.display(), e))?;
+    let mut stdin = child
+        .stdin
+        .take()
+        .ok_or("no stdin for the post-processor")?;
+    let input = stdout.as_bytes().to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("{}: {}", script.display(), e))?;
+    let _ = feeder.join();
+    if !out.status.success() {
+        return Err(format!(
+            "{} failed ({}) on:\n{}",
+            script.display(),
+            out.status,
+            stdout
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// One trial: lint, then run unless skipped or unprivileged, then judge

@@ -9,7 +9,7 @@ use dtrace_bpf::aggs;
 pub use dtrace_bpf::aggs::{AggValue, Bound, Bucket, Distribution};
 use dtrace_bpf::plan::AggLayout;
 use dtrace_lang::printf::{ConvKind, Conversion, Format, Segment};
-use dtrace_lang::types::{IntType, Type};
+use dtrace_lang::types::{IntType, Special, Type};
 use dtrace_sys::bpf::{Map, PerCpuValues};
 
 use crate::format::{self, cstr, Arg};
@@ -19,6 +19,15 @@ use crate::format::{self, cstr, Arg};
 pub enum KeyValue {
     Int(i64, IntType),
     Str(Vec<u8>),
+    /// A kernel stack's words (`stack()`).
+    Stack(Vec<u8>),
+    /// A function's first address (`sym()`, `func()`: every address in a
+    /// function is one key, as DTrace's consumer merges them).
+    Sym(u64),
+    /// A module (`mod()`), by name.
+    Mod(String),
+    /// The bytes of a struct, union or array.
+    Bytes(Vec<u8>),
 }
 
 #[derive(Clone, Debug)]
@@ -40,12 +49,25 @@ pub fn decode_key(layout: &AggLayout, raw: &[u8]) -> Vec<KeyValue> {
     layout
         .keys
         .iter()
-        .map(|f| match &f.ty {
-            Type::String => {
-                let start = (f.offset as usize).min(raw.len());
-                let end = ((f.offset + f.size) as usize).min(raw.len());
-                KeyValue::Str(cstr(&raw[start..end]).to_vec())
-            }
+        .map(|f| {
+            let start = (f.offset as usize).min(raw.len());
+            let end = ((f.offset + f.size) as usize).min(raw.len());
+            (f, &raw[start..end])
+        })
+        .map(|(f, bytes)| match &f.ty {
+            Type::String => KeyValue::Str(cstr(bytes).to_vec()),
+            t if t.special().is_some() => match t.special() {
+                Some(Special::Stack(_)) => KeyValue::Stack(bytes.to_vec()),
+                Some(Special::Sym) => {
+                    KeyValue::Sym(crate::ksym::sym_start(
+                        read_i64(raw, f.offset as usize) as u64
+                    ))
+                }
+                _ => KeyValue::Mod(crate::ksym::mod_text(
+                    read_i64(raw, f.offset as usize) as u64
+                )),
+            },
+            t if t.is_by_ref() => KeyValue::Bytes(bytes.to_vec()),
             t => {
                 let it = format::int_type_of(t);
                 KeyValue::Int(format::normalize(read_i64(raw, f.offset as usize), it), it)
@@ -83,9 +105,21 @@ pub fn snapshot(map: &Map, layout: &AggLayout) -> io::Result<Vec<AggEntry>> {
         if !map.lookup_percpu(&k, &mut vals)? {
             continue;
         }
+        let key = decode_key(layout, &k);
+        let value = merge(layout, &vals);
+        // Keys that decode alike (addresses in one function) are one row.
+        let merges = key
+            .iter()
+            .any(|k| matches!(k, KeyValue::Sym(_) | KeyValue::Mod(_)));
+        if merges {
+            if let Some(e) = out.iter_mut().find(|e: &&mut AggEntry| e.key == key) {
+                e.value.absorb(&value);
+                continue;
+            }
+        }
         out.push(AggEntry {
-            key: decode_key(layout, &k),
-            value: merge(layout, &vals),
+            key,
+            value,
             raw_key: k,
         });
     }
@@ -103,14 +137,32 @@ fn cmp_key(a: &[KeyValue], b: &[KeyValue]) -> Ordering {
                 }
             }
             (KeyValue::Str(p), KeyValue::Str(q)) => p.cmp(q),
-            (KeyValue::Int(..), KeyValue::Str(_)) => Ordering::Less,
-            (KeyValue::Str(_), KeyValue::Int(..)) => Ordering::Greater,
+            (KeyValue::Stack(p), KeyValue::Stack(q)) => {
+                crate::ksym::frames(p).cmp(crate::ksym::frames(q))
+            }
+            (KeyValue::Sym(p), KeyValue::Sym(q)) => p.cmp(q),
+            (KeyValue::Mod(p), KeyValue::Mod(q)) => p.cmp(q),
+            (KeyValue::Bytes(p), KeyValue::Bytes(q)) => p.cmp(q),
+            _ => key_rank(x).cmp(&key_rank(y)),
         };
         if o != Ordering::Equal {
             return o;
         }
     }
     a.len().cmp(&b.len())
+}
+
+/// The order of keys of different kinds (which a well-typed aggregation
+/// does not mix).
+fn key_rank(k: &KeyValue) -> u8 {
+    match k {
+        KeyValue::Int(..) => 0,
+        KeyValue::Str(_) => 1,
+        KeyValue::Stack(_) => 2,
+        KeyValue::Sym(_) => 3,
+        KeyValue::Mod(_) => 4,
+        KeyValue::Bytes(_) => 5,
+    }
 }
 
 /// Sort options.
@@ -253,8 +305,14 @@ pub fn print_distribution(out: &mut Vec<u8>, d: &Distribution, normal: u64) {
 }
 
 /// The default rendering of one key element.
-fn key_default(out: &mut Vec<u8>, k: &KeyValue) {
+fn key_default(out: &mut Vec<u8>, k: &KeyValue, indent: usize) {
     match k {
+        KeyValue::Stack(b) => crate::ksym::print_stack(out, b, indent),
+        KeyValue::Sym(a) => {
+            out.extend_from_slice(format!("  {:<50}", crate::ksym::sym_text(*a)).as_bytes())
+        }
+        KeyValue::Mod(m) => out.extend_from_slice(format!("  {:<50}", m).as_bytes()),
+        KeyValue::Bytes(b) => format::rawbytes(out, b),
         KeyValue::Str(s) => {
             out.extend_from_slice(b"  ");
             out.extend_from_slice(s);
@@ -299,11 +357,11 @@ fn normal_of(normals: &[u64], i: usize) -> u64 {
 
 /// Prints aggregations in the default layout; `normals` holds each
 /// column's `normalize()` factor.
-pub fn print_default(out: &mut Vec<u8>, rows: &[Row], normals: &[u64]) {
+pub fn print_default(out: &mut Vec<u8>, rows: &[Row], normals: &[u64], indent: usize) {
     for (key, values) in rows {
         let dist = values.iter().flatten().any(|v| v.is_distribution());
         for k in key {
-            key_default(out, k);
+            key_default(out, k, indent);
         }
         if dist {
             // The key line is ended by the newline that opens the table.
@@ -327,7 +385,13 @@ pub fn print_default(out: &mut Vec<u8>, rows: &[Row], normals: &[u64]) {
 
 /// Prints rows with a `printa()` format: conversions take the key
 /// elements in order, `%@` the aggregation values in order.
-pub fn print_formatted(out: &mut Vec<u8>, fmt: &Format, rows: &[Row], normals: &[u64]) {
+pub fn print_formatted(
+    out: &mut Vec<u8>,
+    fmt: &Format,
+    rows: &[Row],
+    normals: &[u64],
+    indent: usize,
+) {
     for (key, values) in rows {
         let mut ki = 0;
         let mut vi = 0;
@@ -343,6 +407,10 @@ pub fn print_formatted(out: &mut Vec<u8>, fmt: &Format, rows: &[Row], normals: &
                     let arg = match key.get(ki) {
                         Some(KeyValue::Int(v, t)) => Arg::Int(*v, *t),
                         Some(KeyValue::Str(s)) => Arg::Str(s),
+                        Some(KeyValue::Stack(b)) => Arg::Stack(b, indent),
+                        Some(KeyValue::Sym(a)) => Arg::Sym(*a),
+                        Some(KeyValue::Mod(m)) => Arg::Str(m.as_bytes()),
+                        Some(KeyValue::Bytes(b)) => Arg::Bytes(b),
                         None => Arg::Str(b""),
                     };
                     ki += 1;
@@ -481,6 +549,7 @@ mod tests {
             &mut out,
             &[(vec![KeyValue::Int(3, INT)], vec![Some(AggValue::Sum(500))])],
             &[1],
+            14,
         );
         assert_eq!(
             String::from_utf8(out).unwrap(),

@@ -9,9 +9,10 @@ use std::rc::Rc;
 use dtrace_bpf::plan::{ActionLayout, ClauseLayout, Value, ERROR_EPID, RECORD_HEADER};
 use dtrace_lang::ir::PrintfKind;
 use dtrace_lang::pdesc::ProbeDesc;
+use dtrace_lang::types::Special;
 
-use crate::aggregate;
 use crate::format::{self, cstr, Arg};
+use crate::{aggregate, output};
 use crate::{Consume, Consumer, Dtrace, Error};
 
 /// The kind of a record, as the record callback sees it.
@@ -173,7 +174,8 @@ fn rd_u64(b: &[u8], o: usize) -> u64 {
 }
 
 /// The value of a recorded or constant value, as a format argument.
-fn value_arg<'a>(v: &'a Value, data: &'a [u8]) -> Arg<'a> {
+/// `indent` is the `stackindent` a stack is printed with.
+fn value_arg<'a>(v: &'a Value, data: &'a [u8], indent: usize) -> Arg<'a> {
     match v {
         Value::Int { offset, ty } if ty.is_float() => {
             let size = ty.scalar_size() as usize;
@@ -183,13 +185,21 @@ fn value_arg<'a>(v: &'a Value, data: &'a [u8]) -> Arg<'a> {
             ))
         }
         Value::Int { offset, ty } => {
-            let it = format::int_type_of(ty);
-            Arg::Int(
-                format::normalize(rd_u64(data, *offset as usize) as i64, it),
-                it,
-            )
+            let raw = rd_u64(data, *offset as usize);
+            match ty.special() {
+                Some(Special::Sym) => Arg::Sym(raw),
+                Some(Special::Mod) => Arg::Mod(raw),
+                _ => {
+                    let it = format::int_type_of(ty);
+                    Arg::Int(format::normalize(raw as i64, it), it)
+                }
+            }
         }
-        Value::ConstInt { value, ty } => Arg::Int(*value, format::int_type_of(ty)),
+        Value::ConstInt { value, ty } => match ty.special() {
+            Some(Special::Sym) => Arg::Sym(*value as u64),
+            Some(Special::Mod) => Arg::Mod(*value as u64),
+            _ => Arg::Int(*value, format::int_type_of(ty)),
+        },
         Value::Str { offset, size } => {
             let o = *offset as usize;
             let end = (o + *size as usize).min(data.len());
@@ -199,7 +209,9 @@ fn value_arg<'a>(v: &'a Value, data: &'a [u8]) -> Arg<'a> {
         Value::Bytes { offset, size, ty } => {
             let o = *offset as usize;
             let b = data.get(o..o + *size as usize).unwrap_or(&[]);
-            if ty.is_float() {
+            if let Some(Special::Stack(_)) = ty.special() {
+                Arg::Stack(b, indent)
+            } else if ty.is_float() {
                 Arg::Float(format::float_from_bytes(b))
             } else {
                 Arg::Bytes(b)
@@ -208,11 +220,9 @@ fn value_arg<'a>(v: &'a Value, data: &'a [u8]) -> Arg<'a> {
     }
 }
 
-/// What trace() prints of a value: as `value_arg`, except that a float
-/// or double is its bits, printed as an integer of its size (DTrace's
-/// consumer sees a 4- or 8-byte record and prints it so), and a long
-/// double its bytes.
-fn trace_arg<'a>(v: &'a Value, data: &'a [u8]) -> Arg<'a> {
+/// trace()'s view of a value: a float's bits as an integer, a
+/// by-reference value's bytes.
+fn trace_arg<'a>(v: &'a Value, data: &'a [u8], indent: usize) -> Arg<'a> {
     match v {
         Value::Int { offset, ty } if ty.is_float() => {
             let size = ty.scalar_size() as u8;
@@ -222,11 +232,11 @@ fn trace_arg<'a>(v: &'a Value, data: &'a [u8]) -> Arg<'a> {
                 it,
             )
         }
-        Value::Bytes { offset, size, .. } => {
+        Value::Bytes { offset, size, ty } if ty.special().is_none() => {
             let o = *offset as usize;
             Arg::Bytes(data.get(o..o + *size as usize).unwrap_or(&[]))
         }
-        _ => value_arg(v, data),
+        _ => value_arg(v, data, indent),
     }
 }
 
@@ -235,46 +245,6 @@ fn value_extent(v: &Value) -> (u32, u32) {
         Value::Int { offset, .. } => (*offset, 8),
         Value::Str { offset, size } | Value::Bytes { offset, size, .. } => (*offset, *size),
         _ => (0, 0),
-    }
-}
-
-/// trace()'s output: DTrace pads when not quiet.
-fn trace_output(out: &mut Vec<u8>, arg: Arg, quiet: bool) {
-    match arg {
-        Arg::Int(v, t) => {
-            let s = if quiet {
-                match t.size {
-                    8 => v.to_string(),
-                    4 => (v as i32).to_string(),
-                    2 => (v as u16).to_string(),
-                    _ => (v as u8).to_string(),
-                }
-            } else {
-                match t.size {
-                    8 => format!(" {:>16}", v),
-                    4 => format!(" {:>8}", v as i32),
-                    // DTrace prints one- and two-byte values unsigned.
-                    2 => format!(" {:>5}", v as u16),
-                    _ => format!(" {:>3}", v as u8),
-                }
-            };
-            out.extend_from_slice(s.as_bytes());
-        }
-        // Structs, unions, arrays and long doubles: a hex dump, quiet or
-        // not, as DTrace prints them.
-        Arg::Bytes(b) => format::rawbytes(out, b),
-        Arg::Float(v) => out.extend_from_slice(v.to_string().as_bytes()),
-        Arg::Str(s) => {
-            if quiet {
-                out.extend_from_slice(s);
-            } else {
-                out.extend_from_slice(b"  ");
-                out.extend_from_slice(s);
-                for _ in s.len()..33 {
-                    out.push(b' ');
-                }
-            }
-        }
     }
 }
 
@@ -392,9 +362,9 @@ fn consume_one(
             let int_value = match &a.action {
                 ActionLayout::Trace(v)
                 | ActionLayout::Exit(v)
-                | ActionLayout::Trunc(_, Some(v)) => match value_arg(v, rec) {
+                | ActionLayout::Trunc(_, Some(v)) => match value_arg(v, rec, 0) {
                     Arg::Int(x, _) => Some(x),
-                    Arg::Str(_) | Arg::Float(_) | Arg::Bytes(_) => None,
+                    _ => None,
                 },
                 _ => None,
             };
@@ -407,8 +377,8 @@ fn consume_one(
             }
         })
         .collect();
-    let quiet = dt.opts.flag("quiet");
-    let (flow, prefix, indent) = if dt.opts.flag("flowindent") {
+    let indent = dt.opts.get("stackindent").clamp(0, 1024) as usize;
+    let (flow, prefix, flow_depth) = if dt.opts.flag("flowindent") {
         flow_indent(dt, epid, desc.probe, probe, next_epid)
     } else {
         (Flow::None, "", 0)
@@ -422,13 +392,17 @@ fn consume_one(
         data: rec,
         flow,
         prefix,
-        indent,
+        indent: flow_depth,
     };
     match consumer.probe(out, &pd) {
         Consume::Abort => return Ok(Consume::Abort),
         Consume::Next => return Ok(Consume::Next),
         Consume::This => {}
     }
+    let cx = dt.render_cx();
+    let mut head = Vec::new();
+    dt.output.begin(&mut head, &pd);
+    dt.emit(out, &head)?;
     for (i, a) in layout.actions.iter().enumerate() {
         if let Some(f) = a.ran_flag {
             if rd_u64(rec, f as usize) == 0 {
@@ -442,9 +416,9 @@ fn consume_one(
         }
         let mut text = Vec::new();
         match &a.action {
-            ActionLayout::Trace(v) => trace_output(&mut text, trace_arg(v, rec), quiet),
+            ActionLayout::Trace(v) => dt.output.value(&mut text, trace_arg(v, rec, indent), cx),
             ActionLayout::Printf { format, args, kind } => {
-                let vals: Vec<Arg> = args.iter().map(|v| value_arg(v, rec)).collect();
+                let vals: Vec<Arg> = args.iter().map(|v| value_arg(v, rec, indent)).collect();
                 if let Some(w) = format::star_too_wide(format, &vals) {
                     let what = format!(
                         "printf( ) width or precision {} exceeds the limit of {}",
@@ -454,17 +428,17 @@ fn consume_one(
                     report_error(dt, pd.epid, i as u32 + 1, 3, 0, &what);
                     continue;
                 }
-                text = format::format(format, &vals, None);
+                let formatted = format::format(format, &vals, None);
                 match kind {
-                    PrintfKind::Printf => {}
+                    PrintfKind::Printf => dt.output.text(&mut text, &formatted),
                     PrintfKind::System => {
                         dt.flush_output(out)?;
-                        run_system(&text);
+                        run_system(&formatted);
                         continue;
                     }
                     PrintfKind::Freopen => {
                         dt.flush_output(out)?;
-                        if let Err(why) = dt.freopen(&text) {
+                        if let Err(why) = dt.freopen(&formatted) {
                             report_error(dt, pd.epid, a.index, 3, 0, &why);
                         }
                         continue;
@@ -485,13 +459,22 @@ fn consume_one(
                 }
                 let rows = aggregate::rows(&snaps, dt.sort_opts());
                 let normals: Vec<u64> = aggs.iter().map(|&id| dt.normal(id)).collect();
-                match format {
-                    Some(f) => aggregate::print_formatted(&mut text, f, &rows, &normals),
-                    None => {
-                        text.push(b'\n');
-                        aggregate::print_default(&mut text, &rows, &normals);
-                    }
-                }
+                let names: Vec<String> = aggs
+                    .iter()
+                    .map(|&id| dt.syms.aggs[id].name.clone())
+                    .collect();
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                dt.output.aggregations(
+                    &mut text,
+                    &output::AggPrint {
+                        names: &names,
+                        rows: &rows,
+                        normals: &normals,
+                        format: format.as_ref(),
+                        in_firing: true,
+                    },
+                    cx,
+                );
                 for &id in aggs {
                     dt.printed.insert(id);
                 }
@@ -500,13 +483,13 @@ fn consume_one(
                 dt.running.as_ref().expect("running").clear_agg(*id)?;
             }
             ActionLayout::Trunc(id, n) => {
-                let n = n.as_ref().map(|v| match value_arg(v, rec) {
+                let n = n.as_ref().map(|v| match value_arg(v, rec, indent) {
                     Arg::Int(x, _) => x,
-                    Arg::Str(_) | Arg::Float(_) | Arg::Bytes(_) => 0,
+                    _ => 0,
                 });
                 dt.running.as_ref().expect("running").trunc_agg(*id, n)?;
             }
-            ActionLayout::Normalize(id, n) => match n.as_ref().map(|v| value_arg(v, rec)) {
+            ActionLayout::Normalize(id, n) => match n.as_ref().map(|v| value_arg(v, rec, indent)) {
                 Some(Arg::Int(x, _)) if x != 0 => {
                     dt.normals.insert(*id, x as u64);
                 }
@@ -518,7 +501,7 @@ fn consume_one(
                 }
             },
             ActionLayout::Setopt(n, v) => {
-                let text_of = |v: &Value| match value_arg(v, rec) {
+                let text_of = |v: &Value| match value_arg(v, rec, indent) {
                     Arg::Str(s) => String::from_utf8_lossy(cstr(s)).into_owned(),
                     _ => String::new(),
                 };
@@ -543,7 +526,12 @@ fn consume_one(
             }
         }
         dt.emit(out, &text)?;
+        dt.flush_pending(out)?;
     }
+    let mut tail = Vec::new();
+    dt.output.end(&mut tail);
+    dt.emit(out, &tail)?;
+    dt.flush_pending(out)?;
     if consumer.record(out, &pd, None) == Consume::Abort {
         return Ok(Consume::Abort);
     }
@@ -628,7 +616,9 @@ fn report_error_at(
     match &mut dt.err_handler {
         Some(h) => h(&e),
         None => {
-            let _ = writeln!(std::io::stderr(), "dtrace: {}", e.msg);
+            if !dt.output.error_report(&mut dt.pending, &e) {
+                let _ = writeln!(std::io::stderr(), "dtrace: {}", e.msg);
+            }
         }
     }
 }
@@ -651,16 +641,16 @@ mod tests {
     #[test]
     fn trace_pads_unless_quiet() {
         let mut o = Vec::new();
-        trace_output(&mut o, Arg::Int(7, INT), false);
+        crate::output::trace_text(&mut o, Arg::Int(7, INT), false);
         assert_eq!(o, b"        7");
         let mut o = Vec::new();
-        trace_output(&mut o, Arg::Int(-1, INT64), false);
+        crate::output::trace_text(&mut o, Arg::Int(-1, INT64), false);
         assert_eq!(o, b"               -1");
         let mut o = Vec::new();
-        trace_output(&mut o, Arg::Str(b"a"), false);
+        crate::output::trace_text(&mut o, Arg::Str(b"a"), false);
         assert_eq!(o.len(), 2 + 33);
         let mut o = Vec::new();
-        trace_output(&mut o, Arg::Str(b"a"), true);
+        crate::output::trace_text(&mut o, Arg::Str(b"a"), true);
         assert_eq!(o, b"a");
     }
 
@@ -673,11 +663,11 @@ mod tests {
             offset: 8,
             ty: Type::Int(INT),
         };
-        assert!(matches!(value_arg(&v, &data), Arg::Int(-5, _)));
+        assert!(matches!(value_arg(&v, &data, 14), Arg::Int(-5, _)));
         let s = Value::Str {
             offset: 16,
             size: 16,
         };
-        assert!(matches!(value_arg(&s, &data), Arg::Str(b"hi")));
+        assert!(matches!(value_arg(&s, &data, 14), Arg::Str(b"hi")));
     }
 }

@@ -16,6 +16,13 @@ pub enum Arg<'a> {
     Float(f64),
     /// The bytes of a struct, union or array.
     Bytes(&'a [u8]),
+    /// A kernel stack (`stack()`): its words, and the `stackindent`
+    /// each frame is printed after.
+    Stack(&'a [u8], usize),
+    /// A kernel address printed as its symbol (`sym()`, `func()`).
+    Sym(u64),
+    /// A kernel address printed as its module (`mod()`).
+    Mod(u64),
 }
 
 /// The bytes of a NUL-terminated string in a buffer.
@@ -249,12 +256,26 @@ pub fn format_conv(
         (ConvKind::Char, Arg::Int(v, _)) => format_str(out, c, &[v as u8], width, None),
         (ConvKind::Date, Arg::Int(v, _)) => format_str(out, c, date(v).as_bytes(), width, prec),
         (ConvKind::Float { conv }, Arg::Float(v)) => format_float(out, c, conv, v, width, prec),
+        (ConvKind::Symbol, Arg::Int(v, _)) if c.text.ends_with('a') => format_str(
+            out,
+            c,
+            crate::ksym::addr_text(v as u64).as_bytes(),
+            width,
+            prec,
+        ),
+        (ConvKind::Symbol, Arg::Sym(v)) => {
+            format_str(out, c, crate::ksym::addr_text(v).as_bytes(), width, prec)
+        }
+        (ConvKind::Stack, Arg::Stack(b, indent)) => crate::ksym::print_stack(out, b, indent),
         (_, Arg::Int(v, t)) => format_int(out, c, v, t, width, prec),
         (_, Arg::Str(s)) => format_str(out, c, s, width, prec),
         // The checker matches conversions to arguments; these do not
         // happen.
         (_, Arg::Float(v)) => format_str(out, c, v.to_string().as_bytes(), width, prec),
         (_, Arg::Bytes(b)) => rawbytes(out, b),
+        (_, Arg::Stack(b, indent)) => crate::ksym::print_stack(out, b, indent),
+        (_, Arg::Sym(v)) => format_str(out, c, crate::ksym::sym_text(v).as_bytes(), width, prec),
+        (_, Arg::Mod(v)) => format_str(out, c, crate::ksym::mod_text(v).as_bytes(), width, prec),
     }
 }
 

@@ -19,11 +19,14 @@ pub mod aggregate;
 mod consume;
 pub mod cpp;
 mod dlib;
+mod flame;
 pub mod format;
+pub mod ksym;
 mod ktypes;
 mod load;
 pub mod offline;
 pub mod options;
+pub mod output;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -252,6 +255,10 @@ pub struct Dtrace {
     printed: HashSet<AggId>,
     /// `normalize()` factors by aggregation (1 when absent).
     pub(crate) normals: std::collections::HashMap<AggId, u64>,
+    /// How records are rendered (`oformat`), chosen when tracing starts.
+    pub(crate) output: Box<dyn output::Output>,
+    /// Rendered drops and errors waiting for the next write.
+    pub(crate) pending: Vec<u8>,
     err_handler: Option<ErrHandler>,
     drop_handler: Option<DropHandler>,
     buf_handler: Option<BufHandler>,
@@ -325,6 +332,8 @@ impl Dtrace {
             stopped: false,
             printed: HashSet::new(),
             normals: std::collections::HashMap::new(),
+            output: Box::new(output::Text),
+            pending: Vec::new(),
             err_handler: None,
             drop_handler: None,
             buf_handler: None,
@@ -472,13 +481,15 @@ impl Dtrace {
         // A provider's option set by a pragma rules how the program's
         // probes are made (cpc's minimum count): set it first. A bad
         // value is reported with the other pragmas below.
-        for name in Probes::TUNABLES {
+        // So do the sizes the checker gives types (`string`, `stack()`).
+        for name in Probes::TUNABLES.iter().chain(&["strsize", "stackframes"]) {
             if let Some(v) = dtrace_lang::pragma_value(&text, name) {
                 let _ = self.setopt(name, Some(&v));
             }
         }
         let mut syms = self.syms.clone();
         syms.types.strsize = self.opts.get("strsize").clamp(2, 1 << 16) as u32;
+        syms.types.stackframes = self.opts.get("stackframes").clamp(1, 127) as u32;
         let mut next = self.next_clause;
         // Clauses are checked in the context of their probes (`args[]`).
         // A description matching nothing is left to the check below
@@ -655,6 +666,7 @@ impl Dtrace {
         for (name, text) in todo {
             let mut syms = self.syms.clone();
             syms.types.strsize = self.opts.get("strsize").clamp(2, 1 << 16) as u32;
+            syms.types.stackframes = self.opts.get("stackframes").clamp(1, 127) as u32;
             let mut next = self.next_clause;
             // Libraries see no script arguments.
             let env = MacroEnv {
@@ -733,6 +745,7 @@ impl Dtrace {
         }
         let running = load::start(self, cancelled)?;
         self.running = Some(running);
+        self.output = output::for_format((self.opts.get("oformat") == 1).then_some("json"));
         self.last_status = Instant::now();
         load::fire_begin(self)?;
         Ok(())
@@ -790,8 +803,10 @@ impl Dtrace {
         if self.stopped {
             consume::consume_all(self, out, consumer)?;
             self.report_drops();
+            self.flush_pending(out)?;
             return Ok(WorkStatus::Done);
         }
+        self.flush_pending(out)?;
         Ok(WorkStatus::Okay)
     }
 
@@ -819,6 +834,20 @@ impl Dtrace {
     /// Receives formatted output instead of the output stream.
     pub fn handle_buffered(&mut self, f: impl FnMut(&[u8]) + 'static) {
         self.buf_handler = Some(Box::new(f));
+    }
+
+    /// Writes out the drops and errors the output rendered.
+    pub(crate) fn flush_pending(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        let p = std::mem::take(&mut self.pending);
+        self.emit(out, &p)
+    }
+
+    /// The options rendering depends on.
+    pub(crate) fn render_cx(&self) -> output::RenderCx {
+        output::RenderCx {
+            quiet: self.opts.flag("quiet"),
+            indent: self.opts.get("stackindent").clamp(0, 1024) as usize,
+        }
     }
 
     fn emit(&mut self, out: &mut dyn Write, bytes: &[u8]) -> io::Result<()> {
@@ -952,7 +981,9 @@ impl Dtrace {
             match &mut self.drop_handler {
                 Some(h) => h(&d),
                 None => {
-                    let _ = writeln!(io::stderr(), "dtrace: {}", d.msg);
+                    if !self.output.drop_report(&mut self.pending, &d) {
+                        let _ = writeln!(io::stderr(), "dtrace: {}", d.msg);
+                    }
                 }
             }
         }
@@ -968,6 +999,7 @@ impl Dtrace {
         // Aggregations follow one another with no separator, in the
         // order of their definitions, as dtrace_aggregate_print() does.
         let mut text = Vec::new();
+        let cx = self.render_cx();
         for id in 0..gen.aggs.len() {
             if self.printed.contains(&id) {
                 continue;
@@ -977,9 +1009,44 @@ impl Dtrace {
                 continue;
             }
             let rows = aggregate::rows(&[snap], self.sort_opts());
-            aggregate::print_default(&mut text, &rows, &[self.normal(id)]);
+            let name = self.syms.aggs[id].name.as_str();
+            self.output.aggregations(
+                &mut text,
+                &output::AggPrint {
+                    names: &[name],
+                    rows: &rows,
+                    normals: &[self.normal(id)],
+                    format: None,
+                    in_firing: false,
+                },
+                cx,
+            );
         }
+        self.flush_pending(out)?;
         self.emit(out, &text)?;
+        self.write_flamegraph()
+    }
+
+    /// With the `flamegraph` option: draws the first aggregation keyed
+    /// by a stack as an SVG flame graph in the file it names.
+    fn write_flamegraph(&mut self) -> Result<(), Error> {
+        let (Some(path), Some(r)) = (self.opts.text("flamegraph"), &self.running) else {
+            return Ok(());
+        };
+        for id in 0..r.gen.aggs.len() {
+            let snap = r.snapshot(id)?;
+            if !flame::has_stack(&snap) {
+                continue;
+            }
+            let name = &self.syms.aggs[id].name;
+            let lines = flame::folded(&snap, self.normal(id));
+            return flame::write_svg(path, &format!("dtrace: @{}", name), &lines).map_err(|e| {
+                Error::Io(io::Error::other(format!(
+                    "cannot write the flame graph to {}: {}",
+                    path, e
+                )))
+            });
+        }
         Ok(())
     }
 

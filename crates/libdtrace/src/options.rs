@@ -222,6 +222,12 @@ const OPTIONS: &[OptDef] = &[
         support: Support::Honoured,
     },
     OptDef {
+        name: "flamegraph",
+        kind: OptKind::Text,
+        default: 0,
+        support: Support::Honoured,
+    },
+    OptDef {
         name: "flowindent",
         kind: OptKind::Bool,
         default: 0,
@@ -272,6 +278,12 @@ const OPTIONS: &[OptDef] = &[
         support: Support::Refused("speculations are not supported"),
     },
     OptDef {
+        name: "oformat",
+        kind: OptKind::Enum(&["text", "json"]),
+        default: 0,
+        support: Support::Honoured,
+    },
+    OptDef {
         name: "quiet",
         kind: OptKind::Bool,
         default: 0,
@@ -299,13 +311,13 @@ const OPTIONS: &[OptDef] = &[
         name: "stackframes",
         kind: OptKind::Count,
         default: 20,
-        support: Support::Refused("stack() is not supported"),
+        support: Support::Honoured,
     },
     OptDef {
         name: "stackindent",
         kind: OptKind::Count,
         default: 14,
-        support: Support::Refused("stack() is not supported"),
+        support: Support::Honoured,
     },
     OptDef {
         name: "statusrate",

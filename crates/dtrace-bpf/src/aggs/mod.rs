@@ -234,6 +234,44 @@ impl AggValue {
         matches!(self, AggValue::Stddev { .. })
     }
 
+    /// Adds another value of the same function (rows whose keys the
+    /// consumer merges, as addresses in one function for `sym()`).
+    pub fn absorb(&mut self, other: &AggValue) {
+        match (self, other) {
+            (AggValue::Count(a), AggValue::Count(b)) | (AggValue::Sum(a), AggValue::Sum(b)) => {
+                *a = a.wrapping_add(*b)
+            }
+            (AggValue::Min(a), AggValue::Min(b)) => *a = (*a).min(*b),
+            (AggValue::Max(a), AggValue::Max(b)) => *a = (*a).max(*b),
+            (AggValue::Avg { count, total }, AggValue::Avg { count: c, total: t }) => {
+                *count = count.wrapping_add(*c);
+                *total = total.wrapping_add(*t);
+            }
+            (
+                AggValue::Stddev {
+                    count,
+                    total,
+                    sumsq,
+                },
+                AggValue::Stddev {
+                    count: c,
+                    total: t,
+                    sumsq: q,
+                },
+            ) => {
+                *count = count.wrapping_add(*c);
+                *total = total.wrapping_add(*t);
+                *sumsq = sumsq.wrapping_add(*q);
+            }
+            (AggValue::Dist(a), AggValue::Dist(b)) => {
+                for (x, y) in a.buckets.iter_mut().zip(&b.buckets) {
+                    x.count = x.count.wrapping_add(y.count);
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// A zeroed value of the same shape (after `clear()`, or the zero
     /// `printa()` fills in for a key another aggregation lacks).
     pub fn zeroed(&self) -> AggValue {

@@ -63,6 +63,10 @@ impl Checker<'_> {
                 _ => {
                     let c = self.expr(e)?;
                     let a = self.next_action(1);
+                    // stack() as a statement records the stack.
+                    if matches!(c.kind, CKind::Stack { .. }) {
+                        return Ok(CStmt::Trace(c, a));
+                    }
                     Ok(CStmt::Eval(c, a))
                 }
             },
@@ -420,7 +424,7 @@ impl Checker<'_> {
         let mut ckeys = Vec::new();
         for k in keys.iter().flatten() {
             let c = self.expr(k)?;
-            if !(c.ty.is_scalar() || c.ty.is_string()) {
+            if !(c.ty.is_scalar() || c.ty.is_string() || c.ty.is_by_ref()) {
                 return Err(err(
                     Tag::D_KEY_TYPE,
                     k.line,

@@ -16,6 +16,7 @@ mod place;
 mod regs;
 mod scope;
 mod subrs;
+mod symbols;
 mod xlate;
 
 pub use fold::{cmp_holds, convert_const, parse_c_integer};

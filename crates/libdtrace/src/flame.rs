@@ -1,0 +1,104 @@
+//! Flame graphs of stack aggregations (the `flamegraph` option): the
+//! rows of an aggregation keyed by `stack()` are folded as
+//! stackcollapse.pl folds them (root frame first, `;` between frames,
+//! then the count) and drawn as an SVG by the `inferno` crate, so
+//! `profile-997 { @[stack()] = count(); }` becomes a picture without
+//! external scripts. Other keys of the row (an `execname`, say) become
+//! frames below the stack's root.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+
+use crate::aggregate::{AggEntry, KeyValue};
+use crate::ksym;
+
+/// Whether rows with these keys can be drawn: one of them is a stack.
+pub fn has_stack(entries: &[AggEntry]) -> bool {
+    entries
+        .iter()
+        .any(|e| e.key.iter().any(|k| matches!(k, KeyValue::Stack(_))))
+}
+
+/// The folded lines of an aggregation's rows (`a;b;c N`), those with a
+/// positive value only. Frames are functions without their offsets, as
+/// stackcollapse.pl writes them, so rows that differ only in offsets are
+/// one line.
+pub fn folded(entries: &[AggEntry], normal: u64) -> Vec<String> {
+    let mut lines: BTreeMap<String, i64> = BTreeMap::new();
+    for e in entries {
+        let n = e.value.normalized(normal);
+        if n <= 0 {
+            continue;
+        }
+        let mut frames: Vec<String> = Vec::new();
+        for k in &e.key {
+            match k {
+                KeyValue::Stack(b) => {
+                    let mut f: Vec<String> = ksym::frames(b).map(ksym::sym_text).collect();
+                    f.reverse();
+                    frames.extend(f);
+                }
+                KeyValue::Str(s) => frames.push(String::from_utf8_lossy(s).into_owned()),
+                KeyValue::Int(v, _) => frames.push(v.to_string()),
+                KeyValue::Sym(a) => frames.push(ksym::sym_text(*a)),
+                KeyValue::Mod(m) => frames.push(m.clone()),
+                KeyValue::Bytes(_) => {}
+            }
+        }
+        if frames.is_empty() {
+            frames.push("-".to_string());
+        }
+        // `;` separates frames and a space ends them in the folded form.
+        let frames: Vec<String> = frames
+            .into_iter()
+            .map(|f| f.replace([';', ' '], "_"))
+            .collect();
+        let c = lines.entry(frames.join(";")).or_insert(0);
+        *c = c.saturating_add(n);
+    }
+    lines
+        .into_iter()
+        .map(|(f, n)| format!("{} {}", f, n))
+        .collect()
+}
+
+/// Writes the flame graph of `lines` to `path`, titled `title`.
+pub fn write_svg(path: &str, title: &str, lines: &[String]) -> io::Result<()> {
+    let mut opts = inferno::flamegraph::Options::default();
+    opts.title = title.to_string();
+    opts.count_name = "samples".to_string();
+    let mut w = BufWriter::new(File::create(path)?);
+    inferno::flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), &mut w)
+        .map_err(|e| io::Error::other(e.to_string()))?;
+    w.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aggregate::AggValue;
+
+    #[test]
+    fn folds_root_first() {
+        let mut stack = Vec::new();
+        for pc in [0x10u64, 0x20, 0] {
+            stack.extend_from_slice(&pc.to_ne_bytes());
+        }
+        let e = AggEntry {
+            key: vec![KeyValue::Str(b"my prog".to_vec()), KeyValue::Stack(stack)],
+            raw_key: Vec::new(),
+            value: AggValue::Count(3),
+        };
+        let lines = folded(&[e], 1);
+        assert_eq!(lines.len(), 1);
+        assert!(lines[0].starts_with("my_prog;"), "{}", lines[0]);
+        assert!(lines[0].ends_with(" 3"), "{}", lines[0]);
+        let svg = std::env::temp_dir().join(format!("dtrace-flame-{}.svg", std::process::id()));
+        let path = svg.to_str().unwrap();
+        write_svg(path, "test", &lines).unwrap();
+        let text = std::fs::read_to_string(path).unwrap();
+        std::fs::remove_file(path).ok();
+        assert!(text.contains("<svg"));
+    }
+}

@@ -1,0 +1,462 @@
+//! The output interface: the consumer decodes each record into a value
+//! (`format::Arg`: integers, strings, floats, byte buffers, stacks,
+//! symbols) and each printed aggregation into rows of keys and merged
+//! values (`aggregate::Row`), and hands them to an `Output`, which renders
+//! them. `Text` is dtrace(1M)'s layout; `Json` (`-x oformat=json`, the
+//! option's name in FreeBSD's libdtrace) writes one JSON object a line:
+//! one per probe firing, per aggregation printed outside a firing, per
+//! drop and per error. The README gives the schema.
+
+use dtrace_lang::pdesc::ProbeDesc;
+use dtrace_lang::printf::Format;
+
+use crate::aggregate::{self, AggValue, KeyValue, Row};
+use crate::consume::{ErrorData, ProbeData};
+use crate::format::{self, Arg};
+use crate::{ksym, DropData, DropKind};
+
+/// What rendering depends on besides the values.
+#[derive(Clone, Copy, Debug)]
+pub struct RenderCx {
+    /// The `quiet` option.
+    pub quiet: bool,
+    /// The `stackindent` option.
+    pub indent: usize,
+}
+
+/// Aggregations printed together (`printa(@a, @b)`, or one at exit).
+pub struct AggPrint<'a> {
+    pub names: &'a [&'a str],
+    pub rows: &'a [Row],
+    /// Each aggregation's `normalize()` factor.
+    pub normals: &'a [u64],
+    /// `printa()`'s format, if it has one.
+    pub format: Option<&'a Format>,
+    /// Printed by `printa()` within a probe firing (rather than at exit).
+    pub in_firing: bool,
+}
+
+/// Renders decoded records. Each method appends to `buf`, which the
+/// library writes out (to the output stream, a `freopen()` file or the
+/// buffered-output handler).
+pub trait Output {
+    /// A probe firing's records begin.
+    fn begin(&mut self, _buf: &mut Vec<u8>, _pd: &ProbeData<'_>) {}
+    /// A value traced by `trace()` or `stack()`.
+    fn value(&mut self, buf: &mut Vec<u8>, v: Arg<'_>, cx: RenderCx);
+    /// Text formatted by `printf()`.
+    fn text(&mut self, buf: &mut Vec<u8>, text: &[u8]);
+    /// Aggregations printed.
+    fn aggregations(&mut self, buf: &mut Vec<u8>, p: &AggPrint<'_>, cx: RenderCx);
+    /// The firing's records end.
+    fn end(&mut self, _buf: &mut Vec<u8>) {}
+    /// A drop, rendered into the output if this output carries drops
+    /// (else the caller reports it on standard error).
+    fn drop_report(&mut self, _buf: &mut Vec<u8>, _d: &DropData) -> bool {
+        false
+    }
+    /// A fault, as `drop_report`.
+    fn error_report(&mut self, _buf: &mut Vec<u8>, _e: &ErrorData) -> bool {
+        false
+    }
+}
+
+/// The output `oformat` names.
+pub fn for_format(name: Option<&str>) -> Box<dyn Output> {
+    match name {
+        Some("json") => Box::new(Json::default()),
+        _ => Box::new(Text),
+    }
+}
+
+/// dtrace(1M)'s text.
+pub struct Text;
+
+impl Output for Text {
+    fn value(&mut self, buf: &mut Vec<u8>, v: Arg<'_>, cx: RenderCx) {
+        trace_text(buf, v, cx.quiet);
+    }
+
+    fn text(&mut self, buf: &mut Vec<u8>, text: &[u8]) {
+        buf.extend_from_slice(text);
+    }
+
+    fn aggregations(&mut self, buf: &mut Vec<u8>, p: &AggPrint<'_>, cx: RenderCx) {
+        match p.format {
+            Some(f) => aggregate::print_formatted(buf, f, p.rows, p.normals, cx.indent),
+            None => {
+                if p.in_firing {
+                    buf.push(b'\n');
+                }
+                aggregate::print_default(buf, p.rows, p.normals, cx.indent);
+            }
+        }
+    }
+}
+
+/// trace()'s text: DTrace pads when not quiet.
+pub(crate) fn trace_text(out: &mut Vec<u8>, arg: Arg, quiet: bool) {
+    match arg {
+        Arg::Int(v, t) => {
+            let s = if quiet {
+                match t.size {
+                    8 => v.to_string(),
+                    4 => (v as i32).to_string(),
+                    2 => (v as u16).to_string(),
+                    _ => (v as u8).to_string(),
+                }
+            } else {
+                match t.size {
+                    8 => format!(" {:>16}", v),
+                    4 => format!(" {:>8}", v as i32),
+                    // DTrace prints one- and two-byte values unsigned.
+                    2 => format!(" {:>5}", v as u16),
+                    _ => format!(" {:>3}", v as u8),
+                }
+            };
+            out.extend_from_slice(s.as_bytes());
+        }
+        // Structs, unions, arrays and long doubles: a hex dump, quiet or
+        // not, as DTrace prints them.
+        Arg::Bytes(b) => format::rawbytes(out, b),
+        Arg::Float(v) => out.extend_from_slice(v.to_string().as_bytes()),
+        Arg::Stack(b, indent) => ksym::print_stack(out, b, indent),
+        // dtrace(1M) pads a symbol or module to 50 columns, quiet or not.
+        Arg::Sym(a) => out.extend_from_slice(format!("  {:<50}", ksym::sym_text(a)).as_bytes()),
+        Arg::Mod(a) => out.extend_from_slice(format!("  {:<50}", ksym::mod_text(a)).as_bytes()),
+        Arg::Str(s) => {
+            if quiet {
+                out.extend_from_slice(s);
+            } else {
+                out.extend_from_slice(b"  ");
+                out.extend_from_slice(s);
+                for _ in s.len()..33 {
+                    out.push(b' ');
+                }
+            }
+        }
+    }
+}
+
+/// One JSON object a line.
+#[derive(Default)]
+pub struct Json {
+    /// The firing being written: its head, then its records so far.
+    firing: Option<Vec<u8>>,
+    records: usize,
+}
+
+impl Json {
+    /// Starts a record of the current firing (`,` after the first).
+    fn record(&mut self) -> Option<&mut Vec<u8>> {
+        let first = self.records == 0;
+        self.records += 1;
+        let f = self.firing.as_mut()?;
+        if !first {
+            f.push(b',');
+        }
+        Some(f)
+    }
+}
+
+impl Output for Json {
+    fn begin(&mut self, _buf: &mut Vec<u8>, pd: &ProbeData<'_>) {
+        let mut f = Vec::new();
+        f.extend_from_slice(
+            format!(
+                "{{\"type\":\"probe\",\"cpu\":{},\"id\":{},\"epid\":{},\"probe\":",
+                pd.cpu, pd.probe_id, pd.epid
+            )
+            .as_bytes(),
+        );
+        probe_json(&mut f, pd.probe);
+        f.extend_from_slice(b",\"records\":[");
+        self.firing = Some(f);
+        self.records = 0;
+    }
+
+    fn value(&mut self, buf: &mut Vec<u8>, v: Arg<'_>, _cx: RenderCx) {
+        let mut r = b"{\"action\":\"trace\",\"value\":".to_vec();
+        arg_json(&mut r, v);
+        r.push(b'}');
+        self.put(buf, &r);
+    }
+
+    fn text(&mut self, buf: &mut Vec<u8>, text: &[u8]) {
+        let mut r = b"{\"action\":\"printf\",\"text\":".to_vec();
+        json_str(&mut r, text);
+        r.push(b'}');
+        self.put(buf, &r);
+    }
+
+    fn aggregations(&mut self, buf: &mut Vec<u8>, p: &AggPrint<'_>, _cx: RenderCx) {
+        let mut a = Vec::new();
+        aggregation_json(&mut a, p);
+        if p.in_firing && self.firing.is_some() {
+            let mut r = b"{\"action\":\"printa\",\"aggregation\":".to_vec();
+            r.extend_from_slice(&a);
+            r.push(b'}');
+            self.put(buf, &r);
+        } else {
+            buf.extend_from_slice(b"{\"type\":\"aggregation\",");
+            buf.extend_from_slice(&a[1..]);
+            buf.push(b'\n');
+        }
+    }
+
+    fn end(&mut self, buf: &mut Vec<u8>) {
+        if let Some(f) = self.firing.take() {
+            buf.extend_from_slice(&f);
+            buf.extend_from_slice(b"]}\n");
+        }
+        self.records = 0;
+    }
+
+    fn drop_report(&mut self, buf: &mut Vec<u8>, d: &DropData) -> bool {
+        let kind = match d.kind {
+            DropKind::Principal => "principal",
+            DropKind::Aggregation => "aggregation",
+            DropKind::Dynamic => "dynamic",
+            DropKind::DoubleError => "error",
+        };
+        buf.extend_from_slice(
+            format!(
+                "{{\"type\":\"drop\",\"cpu\":{},\"kind\":\"{}\",\"count\":{},\"message\":",
+                d.cpu, kind, d.count
+            )
+            .as_bytes(),
+        );
+        json_str(buf, d.msg.as_bytes());
+        buf.extend_from_slice(b"}\n");
+        true
+    }
+
+    fn error_report(&mut self, buf: &mut Vec<u8>, e: &ErrorData) -> bool {
+        buf.extend_from_slice(
+            format!(
+                "{{\"type\":\"error\",\"epid\":{},\"id\":{},\"probe\":",
+                e.epid, e.probe_id
+            )
+            .as_bytes(),
+        );
+        probe_json(buf, &e.probe);
+        buf.extend_from_slice(
+            format!(
+                ",\"action\":{},\"fault\":{},\"address\":{},\"message\":",
+                e.action, e.fault, e.addr
+            )
+            .as_bytes(),
+        );
+        json_str(buf, e.msg.as_bytes());
+        buf.extend_from_slice(b"}\n");
+        true
+    }
+}
+
+impl Json {
+    /// A record of the current firing, or a line of its own outside one.
+    fn put(&mut self, buf: &mut Vec<u8>, r: &[u8]) {
+        match self.record() {
+            Some(f) => f.extend_from_slice(r),
+            None => {
+                buf.extend_from_slice(b"{\"type\":\"record\",\"record\":");
+                buf.extend_from_slice(r);
+                buf.extend_from_slice(b"}\n");
+            }
+        }
+    }
+}
+
+fn probe_json(out: &mut Vec<u8>, p: &ProbeDesc) {
+    out.extend_from_slice(b"{\"provider\":");
+    json_str(out, p.provider.as_bytes());
+    out.extend_from_slice(b",\"module\":");
+    json_str(out, p.module.as_bytes());
+    out.extend_from_slice(b",\"function\":");
+    json_str(out, p.function.as_bytes());
+    out.extend_from_slice(b",\"name\":");
+    json_str(out, p.name.as_bytes());
+    out.push(b'}');
+}
+
+/// A JSON string of `s` (bytes that are not UTF-8 become U+FFFD).
+pub fn json_str(out: &mut Vec<u8>, s: &[u8]) {
+    out.push(b'"');
+    for c in String::from_utf8_lossy(s).chars() {
+        match c {
+            '"' => out.extend_from_slice(b"\\\""),
+            '\\' => out.extend_from_slice(b"\\\\"),
+            '\n' => out.extend_from_slice(b"\\n"),
+            '\r' => out.extend_from_slice(b"\\r"),
+            '\t' => out.extend_from_slice(b"\\t"),
+            c if (c as u32) < 0x20 => {
+                out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes())
+            }
+            c => {
+                let mut b = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+            }
+        }
+    }
+    out.push(b'"');
+}
+
+fn hex_str(out: &mut Vec<u8>, b: &[u8]) {
+    out.push(b'"');
+    for x in b {
+        out.extend_from_slice(format!("{:02x}", x).as_bytes());
+    }
+    out.push(b'"');
+}
+
+fn stack_json(out: &mut Vec<u8>, b: &[u8]) {
+    out.push(b'[');
+    for (i, pc) in ksym::frames(b).enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        json_str(out, ksym::addr_text(pc).as_bytes());
+    }
+    out.push(b']');
+}
+
+fn arg_json(out: &mut Vec<u8>, v: Arg<'_>) {
+    match v {
+        Arg::Int(v, t) if !t.signed && t.size == 8 => {
+            out.extend_from_slice((v as u64).to_string().as_bytes())
+        }
+        Arg::Int(v, _) => out.extend_from_slice(v.to_string().as_bytes()),
+        Arg::Str(s) => json_str(out, s),
+        Arg::Float(f) if f.is_finite() => out.extend_from_slice(format!("{:?}", f).as_bytes()),
+        Arg::Float(_) => out.extend_from_slice(b"null"),
+        Arg::Bytes(b) => hex_str(out, b),
+        Arg::Stack(b, _) => stack_json(out, b),
+        Arg::Sym(a) => json_str(out, ksym::sym_text(a).as_bytes()),
+        Arg::Mod(a) => json_str(out, ksym::mod_text(a).as_bytes()),
+    }
+}
+
+fn key_json(out: &mut Vec<u8>, k: &KeyValue) {
+    match k {
+        KeyValue::Int(v, t) if !t.signed && t.size == 8 => {
+            out.extend_from_slice((*v as u64).to_string().as_bytes())
+        }
+        KeyValue::Int(v, _) => out.extend_from_slice(v.to_string().as_bytes()),
+        KeyValue::Str(s) => json_str(out, s),
+        KeyValue::Stack(b) => stack_json(out, b),
+        KeyValue::Sym(a) => json_str(out, ksym::sym_text(*a).as_bytes()),
+        KeyValue::Mod(m) => json_str(out, m.as_bytes()),
+        KeyValue::Bytes(b) => hex_str(out, b),
+    }
+}
+
+fn value_json(out: &mut Vec<u8>, v: &AggValue, normal: u64) {
+    match v {
+        AggValue::Dist(d) => {
+            let n = normal.max(1) as i64;
+            out.extend_from_slice(b"{\"buckets\":[");
+            let mut first = true;
+            for b in d.buckets.iter().filter(|b| b.count != 0) {
+                if !first {
+                    out.push(b',');
+                }
+                first = false;
+                out.extend_from_slice(b"{\"label\":");
+                json_str(out, b.bound.label().as_bytes());
+                out.extend_from_slice(
+                    format!(
+                        ",\"value\":{},\"count\":{}}}",
+                        b.bound.value(),
+                        b.count.wrapping_div(n)
+                    )
+                    .as_bytes(),
+                );
+            }
+            out.extend_from_slice(b"]}");
+        }
+        v if v.is_unsigned() => {
+            out.extend_from_slice((v.normalized(normal) as u64).to_string().as_bytes())
+        }
+        v => out.extend_from_slice(v.normalized(normal).to_string().as_bytes()),
+    }
+}
+
+/// `{"names":[...],"rows":[{"keys":[...],"values":[...]}]}`.
+fn aggregation_json(out: &mut Vec<u8>, p: &AggPrint<'_>) {
+    out.extend_from_slice(b"{\"names\":[");
+    for (i, n) in p.names.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        json_str(out, format!("@{}", n).as_bytes());
+    }
+    out.extend_from_slice(b"],\"rows\":[");
+    for (i, (keys, values)) in p.rows.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"keys\":[");
+        for (j, k) in keys.iter().enumerate() {
+            if j > 0 {
+                out.push(b',');
+            }
+            key_json(out, k);
+        }
+        out.extend_from_slice(b"],\"values\":[");
+        for (j, v) in values.iter().enumerate() {
+            if j > 0 {
+                out.push(b',');
+            }
+            match v {
+                Some(v) => value_json(out, v, p.normals.get(j).copied().unwrap_or(1)),
+                None => out.extend_from_slice(b"0"),
+            }
+        }
+        out.extend_from_slice(b"]}");
+    }
+    out.extend_from_slice(b"]}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dtrace_lang::types::INT;
+
+    #[test]
+    fn json_strings_escape() {
+        let mut o = Vec::new();
+        json_str(&mut o, b"a\"b\\c\n\x01\xff");
+        assert_eq!(
+            String::from_utf8(o).unwrap(),
+            "\"a\\\"b\\\\c\\n\\u0001\u{fffd}\""
+        );
+    }
+
+    #[test]
+    fn aggregation_objects() {
+        let rows: Vec<Row> = vec![(
+            vec![KeyValue::Str(b"cat".to_vec()), KeyValue::Int(-2, INT)],
+            vec![Some(AggValue::Count(3))],
+        )];
+        let mut j = Json::default();
+        let mut buf = Vec::new();
+        j.aggregations(
+            &mut buf,
+            &AggPrint {
+                names: &["c"],
+                rows: &rows,
+                normals: &[1],
+                format: None,
+                in_firing: false,
+            },
+            RenderCx {
+                quiet: true,
+                indent: 14,
+            },
+        );
+        assert_eq!(
+            String::from_utf8(buf).unwrap(),
+            "{\"type\":\"aggregation\",\"names\":[\"@c\"],\"rows\":[{\"keys\":[\"cat\",-2],\"values\":[3]}]}\n"
+        );
+    }
+}

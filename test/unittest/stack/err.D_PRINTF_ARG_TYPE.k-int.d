@@ -1,0 +1,5 @@
+/* %k prints a stack, and nothing else. */
+BEGIN
+{
+	printf("%k", 1);
+}

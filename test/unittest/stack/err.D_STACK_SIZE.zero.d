@@ -1,0 +1,5 @@
+/* stack()'s frame count is a positive constant. */
+BEGIN
+{
+	@[stack(0)] = count();
+}

@@ -1,0 +1,5 @@
+before
+<frames>
+after
+
+do_syscall_64 seen

@@ -1,0 +1,5 @@
+
+
+<frames>
+                7
+do_syscall_64 seen

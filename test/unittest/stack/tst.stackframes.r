@@ -1,0 +1,5 @@
+
+2 frames, 1
+
+3 frames, 1
+
