@@ -306,6 +306,21 @@ impl LayoutBuilder<'_> {
                     let v = n.as_ref().map(|n| self.value(n));
                     self.push(ActionLayout::Normalize(*agg, v), cond, *a, f);
                 }
+                CStmt::Print(e, a) => {
+                    let f = self.flag(cond);
+                    let v = self.value(e);
+                    self.push(ActionLayout::Print(v), cond, *a, f);
+                }
+                CStmt::Tracemem {
+                    data,
+                    dsize,
+                    action,
+                } => {
+                    let f = self.flag(cond);
+                    let v = self.value(data);
+                    let d = dsize.as_ref().map(|d| self.value(d));
+                    self.push(ActionLayout::Tracemem(v, d), cond, *action, f);
+                }
                 CStmt::Setopt {
                     name,
                     value,

@@ -310,6 +310,10 @@ pub enum ActionLayout {
     Normalize(AggId, Option<Value>),
     /// setopt(): the option's name and value.
     Setopt(Value, Option<Value>),
+    /// print(): the value, shown with its type.
+    Print(Value),
+    /// tracemem(): the bytes, and how many of them to show.
+    Tracemem(Value, Option<Value>),
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -1006,6 +1006,29 @@ impl ProgGen<'_, '_> {
                 }
                 self.mark_ran(&act);
             }
+            CStmt::Print(e, action) => {
+                self.cur_action = *action;
+                let act = self.next_layout()?;
+                if let ActionLayout::Print(v) = &act.action {
+                    self.record_value(v, e)?;
+                }
+                self.mark_ran(&act);
+            }
+            CStmt::Tracemem {
+                data,
+                dsize,
+                action,
+            } => {
+                self.cur_action = *action;
+                let act = self.next_layout()?;
+                if let ActionLayout::Tracemem(v, d) = &act.action {
+                    self.record_value(v, data)?;
+                    if let (Some(d), Some(e)) = (d, dsize) {
+                        self.record_value(d, e)?;
+                    }
+                }
+                self.mark_ran(&act);
+            }
             CStmt::Setopt {
                 name,
                 value,

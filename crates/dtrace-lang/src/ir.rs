@@ -417,6 +417,15 @@ pub enum CStmt {
     Trunc(AggId, Option<CExpr>, ActionIndex),
     /// normalize(@a, n) with the factor; denormalize(@a) without.
     Normalize(AggId, Option<CExpr>, ActionIndex),
+    /// print(e): the value, shown by the consumer with its type.
+    Print(CExpr, ActionIndex),
+    /// tracemem(addr, size, [dsize]): `data` is the memory at addr as a
+    /// by-reference `uchar_t[size]`; `dsize` how much of it to show.
+    Tracemem {
+        data: CExpr,
+        dsize: Option<CExpr>,
+        action: ActionIndex,
+    },
     /// setopt(name, [value]): the consumer sets the option.
     Setopt {
         name: CExpr,
@@ -642,6 +651,13 @@ impl CStmt {
                     f(v);
                 }
             }
+            CStmt::Print(e, _) => f(e),
+            CStmt::Tracemem { data, dsize, .. } => {
+                f(data);
+                if let Some(d) = dsize {
+                    f(d);
+                }
+            }
             CStmt::Printa { .. } | CStmt::Clear(..) => {}
             CStmt::If { cond, .. } => f(cond),
         }
@@ -661,6 +677,8 @@ impl CStmt {
             | CStmt::Trunc(..)
             | CStmt::Normalize(..)
             | CStmt::Setopt { .. }
+            | CStmt::Print(..)
+            | CStmt::Tracemem { .. }
             | CStmt::Raise(..)
             | CStmt::Chill(..)
             | CStmt::Copyout { .. }

@@ -35,6 +35,8 @@ pub enum Length {
     Wide,
     /// `L`: `long double` (for the floating-point conversions).
     LongDouble,
+    /// `w`: wide characters (`%wc` a `wchar_t`, `%ws` a `wchar_t` array).
+    W,
 }
 
 /// What a conversion prints, and so what argument it takes.
@@ -190,6 +192,7 @@ impl Format {
                     }
                     Some(b'j' | b'z' | b't') => length = Length::Wide,
                     Some(b'L') => length = Length::LongDouble,
+                    Some(b'w') => length = Length::W,
                     _ => break,
                 }
                 i += 1;
@@ -325,6 +328,12 @@ impl ConvKind {
             (ConvKind::Signed, Length::L | Length::Ll) => exactly(8, true),
             (ConvKind::Unsigned | ConvKind::Octal, Length::L | Length::Ll) => exactly(8, false),
             (ConvKind::Char, Length::L) => exactly(4, true),
+            (ConvKind::Char, Length::W) => int.is_some_and(|i| i.size <= 4),
+            (ConvKind::Str, Length::W) => matches!(
+                t.resolved(),
+                Type::Array(e, _) if matches!(e.resolved(), Type::Int(i) if i.size == 4)
+            ),
+            (_, Length::W) => false,
             (ConvKind::Hex { .. }, Length::H) => base == Some("short"),
             (ConvKind::Hex { .. }, Length::L) => base == Some("long"),
             (ConvKind::Hex { .. }, Length::Ll) => base == Some("long long") || names_int64(t),
@@ -343,6 +352,8 @@ impl ConvKind {
             (ConvKind::Signed | ConvKind::Hex { .. }, Length::Ll) => "long long",
             (ConvKind::Unsigned | ConvKind::Octal, Length::Ll) => "unsigned long long",
             (ConvKind::Char, Length::L) => "int",
+            (ConvKind::Char, Length::W) => "wchar_t",
+            (ConvKind::Str, Length::W) => "wchar_t []",
             (k, _) => k.prototype(),
         }
     }

@@ -1094,6 +1094,16 @@ impl TypeTable {
         }
     }
 
+    /// The members of a record, read from the external source first if
+    /// it was imported.
+    pub fn members_of(&mut self, r: &TagRef) -> Vec<Member> {
+        self.load(r);
+        self.records
+            .get(r.id as usize)
+            .map(|rec| rec.members.clone())
+            .unwrap_or_default()
+    }
+
     /// Finds a member by name, looking inside anonymous members.
     pub fn member(&mut self, r: &TagRef, name: &str) -> Option<FoundMember> {
         self.member_at(r, name, 0)

@@ -392,9 +392,27 @@ const DEMOS: &[(&str, Demo)] = &[
         let prog = "syscall::getpid:entry /pid == $target/ { stack(); }";
         let o = dtrace(&["-q", "-x", "stackindent=3", "-n", prog, "-c", &getpids(1)]);
         check(
-            text(&o.stdout).lines().any(|l| l.starts_with("   vmlinux`")),
+            text(&o.stdout)
+                .lines()
+                .any(|l| l.starts_with("   vmlinux`")),
             "not indented by 3",
             &o,
+        )
+    }),
+    ("rawbytes", || {
+        let prog =
+            "struct s { char a[4]; }; struct s v; BEGIN { v.a[0] = 104; trace(v); exit(0); }";
+        let plain = dtrace(&["-q", "-n", prog]);
+        check(
+            text(&plain.stdout) == "h\n",
+            "not shown as a string",
+            &plain,
+        )?;
+        let raw = dtrace(&["-q", "-x", "rawbytes", "-n", prog]);
+        check(
+            text(&raw.stdout).contains(" 68 00 00 00 "),
+            "not a hex dump",
+            &raw,
         )
     }),
     ("quiet", || {

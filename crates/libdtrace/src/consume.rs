@@ -28,6 +28,10 @@ pub enum RecKind {
     Normalize,
     /// setopt(): an option set as tracing runs.
     Setopt,
+    /// print(): a value shown with its type.
+    Print,
+    /// tracemem(): bytes of memory.
+    Tracemem,
     /// system(): the formatted command is run.
     System,
     /// freopen(): output goes to the file named (or back).
@@ -358,6 +362,8 @@ fn consume_one(
                     v.as_ref().map(value_extent).unwrap_or((0, 0)),
                 ),
                 ActionLayout::Setopt(n, _) => (RecKind::Setopt, value_extent(n)),
+                ActionLayout::Print(v) => (RecKind::Print, value_extent(v)),
+                ActionLayout::Tracemem(v, _) => (RecKind::Tracemem, value_extent(v)),
             };
             let int_value = match &a.action {
                 ActionLayout::Trace(v)
@@ -500,6 +506,45 @@ fn consume_one(
                     dt.normals.remove(id);
                 }
             },
+            ActionLayout::Print(v) => {
+                let mut s = String::new();
+                match v {
+                    Value::Str { .. } | Value::ConstStr(_) => {
+                        if let Arg::Str(b) = value_arg(v, rec, indent) {
+                            crate::print::print_string(&mut s, b);
+                        }
+                    }
+                    Value::Int { offset, ty } => {
+                        let o = *offset as usize;
+                        let b = rec.get(o..o + 8).unwrap_or(&[]);
+                        crate::print::print_value(&mut s, &mut dt.syms.types, ty, b);
+                    }
+                    Value::ConstInt { value, ty } => {
+                        let b = value.to_le_bytes();
+                        crate::print::print_value(&mut s, &mut dt.syms.types, ty, &b);
+                    }
+                    Value::Bytes { offset, size, ty } => {
+                        let o = *offset as usize;
+                        let b = rec.get(o..o + *size as usize).unwrap_or(&[]);
+                        crate::print::print_value(&mut s, &mut dt.syms.types, ty, b);
+                    }
+                }
+                dt.output.print(&mut text, s.as_bytes());
+            }
+            ActionLayout::Tracemem(v, d) => {
+                if let Arg::Bytes(b) = trace_arg(v, rec, indent) {
+                    let n = match d.as_ref().map(|d| value_arg(d, rec, indent)) {
+                        Some(Arg::Int(n, _)) => (n.max(0) as usize).min(b.len()),
+                        _ => b.len(),
+                    };
+                    // tracemem() is always a hex dump.
+                    let raw = output::RenderCx {
+                        rawbytes: true,
+                        ..cx
+                    };
+                    dt.output.value(&mut text, Arg::Bytes(&b[..n]), raw);
+                }
+            }
             ActionLayout::Setopt(n, v) => {
                 let text_of = |v: &Value| match value_arg(v, rec, indent) {
                     Arg::Str(s) => String::from_utf8_lossy(cstr(s)).into_owned(),

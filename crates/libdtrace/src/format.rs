@@ -253,6 +253,19 @@ pub fn format_conv(
     match (c.kind, arg) {
         (ConvKind::Str, Arg::Str(s)) => format_str(out, c, s, width, prec),
         (ConvKind::EscapedStr, Arg::Str(s)) => format_str(out, c, &escape(s), width, prec),
+        (ConvKind::Char, Arg::Int(v, _)) if c.length == dtrace_lang::printf::Length::W => {
+            let ch = char::from_u32(v as u32).unwrap_or(char::REPLACEMENT_CHARACTER);
+            format_str(out, c, ch.to_string().as_bytes(), width, None)
+        }
+        (ConvKind::Str, Arg::Bytes(b)) if c.length == dtrace_lang::printf::Length::W => {
+            let s: String = b
+                .chunks_exact(4)
+                .map(|w| u32::from_le_bytes(w.try_into().expect("4 bytes")))
+                .take_while(|&w| w != 0)
+                .map(|w| char::from_u32(w).unwrap_or(char::REPLACEMENT_CHARACTER))
+                .collect();
+            format_str(out, c, s.as_bytes(), width, prec)
+        }
         (ConvKind::Char, Arg::Int(v, _)) => format_str(out, c, &[v as u8], width, None),
         (ConvKind::Date, Arg::Int(v, _)) => format_str(out, c, date(v).as_bytes(), width, prec),
         (ConvKind::Float { conv }, Arg::Float(v)) => format_float(out, c, conv, v, width, prec),
@@ -468,6 +481,38 @@ fn format_float(
 /// A struct's (or any by-reference value's) bytes as DTrace's consumer
 /// dumps them: a header line of column offsets, then lines of 16 bytes
 /// in hex, each with its offset and the bytes as characters.
+/// trace() of bytes, as DTrace's consumer shows them: printable
+/// characters (ending in NULs, or not ended) as a string, padded when not
+/// quiet; anything else, or everything with the `rawbytes` option, as a
+/// hex dump.
+pub fn trace_bytes(out: &mut Vec<u8>, b: &[u8], quiet: bool, raw: bool) {
+    if b.is_empty() {
+        return;
+    }
+    if !raw {
+        let printable = |c: u8| (0x20..0x7f).contains(&c) || matches!(c, b'\t'..=b'\r' | 8 | 7);
+        let text_end = b.iter().position(|&c| !printable(c));
+        let shown = match text_end {
+            None => Some(b),
+            Some(i) if i > 0 && b[i..].iter().all(|&c| c == 0) => Some(&b[..i]),
+            Some(_) => None,
+        };
+        if let Some(s) = shown {
+            if quiet && text_end.is_some() {
+                out.extend_from_slice(s);
+            } else {
+                out.extend_from_slice(b"  ");
+                out.extend_from_slice(s);
+                for _ in s.len()..33 {
+                    out.push(b' ');
+                }
+            }
+            return;
+        }
+    }
+    rawbytes(out, b);
+}
+
 pub fn rawbytes(out: &mut Vec<u8>, b: &[u8]) {
     if b.is_empty() {
         return;

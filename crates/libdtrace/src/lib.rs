@@ -27,6 +27,7 @@ mod load;
 pub mod offline;
 pub mod options;
 pub mod output;
+mod print;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -368,6 +369,8 @@ impl Dtrace {
                     | "aggsortpos"
                     | "aggsortkeypos"
                     | "flowindent"
+                    | "rawbytes"
+                    | "stackindent"
             )
         {
             return Err(fail(OptionError::TracingActive));
@@ -847,6 +850,7 @@ impl Dtrace {
         output::RenderCx {
             quiet: self.opts.flag("quiet"),
             indent: self.opts.get("stackindent").clamp(0, 1024) as usize,
+            rawbytes: self.opts.flag("rawbytes"),
         }
     }
 

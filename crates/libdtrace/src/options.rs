@@ -299,7 +299,7 @@ const OPTIONS: &[OptDef] = &[
         name: "rawbytes",
         kind: OptKind::Bool,
         default: 0,
-        support: Support::Refused("raw byte output of traced data is not supported"),
+        support: Support::Honoured,
     },
     OptDef {
         name: "specsize",

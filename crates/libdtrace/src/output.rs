@@ -22,6 +22,8 @@ pub struct RenderCx {
     pub quiet: bool,
     /// The `stackindent` option.
     pub indent: usize,
+    /// The `rawbytes` option: traced bytes always as a hex dump.
+    pub rawbytes: bool,
 }
 
 /// Aggregations printed together (`printa(@a, @b)`, or one at exit).
@@ -46,6 +48,10 @@ pub trait Output {
     fn value(&mut self, buf: &mut Vec<u8>, v: Arg<'_>, cx: RenderCx);
     /// Text formatted by `printf()`.
     fn text(&mut self, buf: &mut Vec<u8>, text: &[u8]);
+    /// A value shown with its type by `print()`.
+    fn print(&mut self, buf: &mut Vec<u8>, text: &[u8]) {
+        self.text(buf, text)
+    }
     /// Aggregations printed.
     fn aggregations(&mut self, buf: &mut Vec<u8>, p: &AggPrint<'_>, cx: RenderCx);
     /// The firing's records end.
@@ -74,7 +80,10 @@ pub struct Text;
 
 impl Output for Text {
     fn value(&mut self, buf: &mut Vec<u8>, v: Arg<'_>, cx: RenderCx) {
-        trace_text(buf, v, cx.quiet);
+        match v {
+            Arg::Bytes(b) => format::trace_bytes(buf, b, cx.quiet, cx.rawbytes),
+            v => trace_text(buf, v, cx.quiet),
+        }
     }
 
     fn text(&mut self, buf: &mut Vec<u8>, text: &[u8]) {
@@ -184,6 +193,13 @@ impl Output for Json {
 
     fn text(&mut self, buf: &mut Vec<u8>, text: &[u8]) {
         let mut r = b"{\"action\":\"printf\",\"text\":".to_vec();
+        json_str(&mut r, text);
+        r.push(b'}');
+        self.put(buf, &r);
+    }
+
+    fn print(&mut self, buf: &mut Vec<u8>, text: &[u8]) {
+        let mut r = b"{\"action\":\"print\",\"text\":".to_vec();
         json_str(&mut r, text);
         r.push(b'}');
         self.put(buf, &r);
@@ -452,6 +468,7 @@ mod tests {
             RenderCx {
                 quiet: true,
                 indent: 14,
+                rawbytes: false,
             },
         );
         assert_eq!(

@@ -383,6 +383,92 @@ impl Checker<'_> {
         Ok(CStmt::Normalize(agg, None, a))
     }
 
+    /// print(e): like trace(), but the consumer shows the value with its
+    /// type (structs member by member).
+    pub(super) fn act_print(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
+        if matches!(args[0].kind, ExprKind::Agg { .. }) {
+            return Err(err(
+                Tag::D_PRINT_AGG,
+                line,
+                "print( ) may not be applied to an aggregation",
+            ));
+        }
+        let v = self.expr(&args[0])?;
+        if v.ty.is_void() || matches!(v.ty, Type::Translated { .. }) {
+            return Err(err(
+                Tag::D_PRINT_VOID,
+                line,
+                "print( ) may not be applied to a void expression",
+            ));
+        }
+        if !(v.ty.is_scalar() || v.ty.is_string() || v.ty.is_float() || v.ty.is_by_ref()) {
+            return Err(err(
+                Tag::D_PROTO_ARG,
+                line,
+                format!(
+                    "print( ) argument #1 is incompatible with prototype:\n\tprototype: void\n\t argument: {}",
+                    v.ty
+                ),
+            ));
+        }
+        let a = self.next_action(1);
+        Ok(CStmt::Print(v, a))
+    }
+
+    /// tracemem(addr, size, [dsize]): `size` bytes of kernel memory (a
+    /// constant), shown as a hex dump, at most `dsize` of them.
+    pub(super) fn act_tracemem(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
+        let addr = self.expr(&args[0])?;
+        if !addr.ty.is_scalar() {
+            return Err(err(
+                Tag::D_TRACEMEM_ADDR,
+                line,
+                format!(
+                    "tracemem( ) argument #1 is incompatible with prototype:\n\tprototype: pointer or integer\n\t argument: {}",
+                    addr.ty
+                ),
+            ));
+        }
+        let size = match self.const_int(&args[1]) {
+            Some(n) if n > 0 && n <= i64::from(MAX_TRACEMEM) => n as u32,
+            _ => {
+                return Err(err(
+                    Tag::D_TRACEMEM_SIZE,
+                    line,
+                    format!(
+                        "tracemem( ) argument #2 must be a non-zero positive integer constant of at most {}",
+                        MAX_TRACEMEM
+                    ),
+                ))
+            }
+        };
+        let dsize = match args.get(2) {
+            Some(d) => {
+                let d = self.expr(d)?;
+                if !d.ty.is_int() {
+                    return Err(err(
+                        Tag::D_TRACEMEM_DYNSIZE,
+                        line,
+                        "tracemem( ) argument #3 must be an integer",
+                    ));
+                }
+                Some(d)
+            }
+            None => None,
+        };
+        let data = CExpr {
+            kind: addr.kind,
+            ty: Type::Array(Box::new(Type::Int(crate::types::UCHAR)), size),
+            line,
+        };
+        let action = self.next_action(1 + u32::from(dsize.is_some()));
+        Ok(CStmt::Tracemem {
+            data,
+            dsize,
+            action,
+        })
+    }
+
     /// setopt(name, [value]): an option set by the consumer as the record
     /// is processed, as `-x name=value` would have.
     pub(super) fn act_setopt(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
@@ -837,3 +923,6 @@ fn param_mismatch(old: AggFunc, new: AggFunc, line: u32) -> CompileError {
     };
     err(tag, line, what)
 }
+
+/// The most bytes one tracemem() records.
+pub const MAX_TRACEMEM: u32 = 16384;

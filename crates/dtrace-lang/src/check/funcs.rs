@@ -166,6 +166,8 @@ lowerings! {
     act_normalize -> CStmt,
     act_denormalize -> CStmt,
     act_setopt -> CStmt,
+    act_print -> CStmt,
+    act_tracemem -> CStmt,
     subr_stringof -> CExpr,
 }
 
@@ -278,7 +280,12 @@ pub(super) const FUNCS: &[FuncDef] = &[
     row("func", Subroutine, "_symaddr(uintptr_t)", Subr(subr_sym)),
     row("sym", Subroutine, "_symaddr(uintptr_t)", Subr(subr_sym)),
     row("mod", Subroutine, "_symaddr(uintptr_t)", Subr(subr_mod)),
-    row("tracemem", Action, "void(@, size_t, [size_t])", NotYet),
+    row(
+        "tracemem",
+        Action,
+        "void(@, size_t, [size_t])",
+        Act(act_tracemem),
+    ),
     row("printm", Action, "void(size_t, uintptr_t)", NotYet),
     row("raise", Action, "void(int)", Act(act_raise)),
     row("stop", Action, "void()", Act(act_stop)),
@@ -522,7 +529,7 @@ pub(super) const FUNCS: &[FuncDef] = &[
     row("denormalize", Action, "void(@)", Act(act_denormalize)),
     row("ftruncate", Action, "void()", Act(act_ftruncate)),
     row("freopen", Action, "void(@, ...)", Act(act_freopen)),
-    row("print", Action, "void(@)", NotYet),
+    row("print", Action, "void(@)", Act(act_print)),
     row(
         "d_path",
         Subroutine,

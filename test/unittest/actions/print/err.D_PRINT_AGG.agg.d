@@ -1,0 +1,6 @@
+/* print() takes a value, not an aggregation. */
+BEGIN
+{
+	@a = count();
+	print(@a);
+}

@@ -1,0 +1,5 @@
+/* tracemem()'s size is a constant. */
+BEGIN
+{
+	tracemem(curthread, timestamp);
+}
