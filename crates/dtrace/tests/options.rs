@@ -89,6 +89,40 @@ fn burst() -> String {
 
 /// How each honoured option shows its effect.
 const DEMOS: &[(&str, Demo)] = &[
+    ("aggpercpu", || {
+        let prog = "BEGIN { @ = count(); @ = count(); exit(0); }";
+        let o = dtrace(&["-x", "aggpercpu", "-x", "oformat=json", "-n", prog]);
+        let ncpus = dtrace_sys::cpus::possible_cpus().unwrap_or(0);
+        let want = format!(
+            "\"values\":[2],\"percpu\":[[{}]]",
+            (0..ncpus)
+                .map(|c| if c == 0 { "2" } else { "0" })
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        check(text(&o.stdout).contains(&want), &format!("no {}", want), &o)?;
+        let plain = dtrace(&["-x", "oformat=json", "-n", prog]);
+        check(
+            !text(&plain.stdout).contains("percpu"),
+            "per-CPU values by default",
+            &plain,
+        )
+    }),
+    ("aggrate", || {
+        // printa() shows the aggregation as read first after each
+        // aggregation tick: with an hour between ticks, the first value
+        // read, every time.
+        let prog = "int i; tick-300ms { @a = count(); printa(\"%@d\\n\", @a); } \
+                    tick-300ms /++i == 3/ { exit(0); }";
+        let slow = dtrace(&["-q", "-x", "aggrate=1h", "-n", prog]);
+        check(text(&slow.stdout) == "1\n1\n1\n\n", "not read once", &slow)?;
+        let live = dtrace(&["-q", "-n", prog]);
+        check(
+            text(&live.stdout) == "1\n2\n3\n\n",
+            "not read each time",
+            &live,
+        )
+    }),
     ("aggsize", || {
         let prog = "syscall::getpid:entry /pid == $target/ { @[timestamp] = count(); }";
         let small = dtrace(&["-q", "-x", "aggsize=1k", "-n", prog, "-c", &getpids(500)]);

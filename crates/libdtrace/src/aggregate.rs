@@ -35,7 +35,12 @@ pub struct AggEntry {
     pub key: Vec<KeyValue>,
     /// The key as stored in the map (to clear or delete it).
     pub raw_key: Vec<u8>,
+    /// Other stored keys merged into this row (`sym()` keys of one
+    /// function), so that `trunc()` removes them all.
+    pub merged_keys: Vec<Vec<u8>>,
     pub value: AggValue,
+    /// With the `aggpercpu` option: each CPU's own value, by CPU index.
+    pub percpu: Option<Vec<AggValue>>,
 }
 
 fn read_i64(b: &[u8], off: usize) -> i64 {
@@ -86,7 +91,7 @@ pub fn merge(layout: &AggLayout, percpu: &PerCpuValues) -> AggValue {
 
 /// Reads every key of one aggregation from the map it shares (the keys
 /// whose first word is its id).
-pub fn snapshot(map: &Map, layout: &AggLayout) -> io::Result<Vec<AggEntry>> {
+pub fn snapshot(map: &Map, layout: &AggLayout, percpu: bool) -> io::Result<Vec<AggEntry>> {
     let id = layout.id.to_ne_bytes();
     let mut keys = Vec::new();
     for k in map.keys() {
@@ -107,6 +112,11 @@ pub fn snapshot(map: &Map, layout: &AggLayout) -> io::Result<Vec<AggEntry>> {
         }
         let key = decode_key(layout, &k);
         let value = merge(layout, &vals);
+        let cpus = percpu.then(|| {
+            (0..vals.ncpus())
+                .map(|c| aggs::merge(layout.func, &[vals.cpu(c).unwrap_or(&[])]))
+                .collect::<Vec<_>>()
+        });
         // Keys that decode alike (addresses in one function) are one row.
         let merges = key
             .iter()
@@ -114,6 +124,12 @@ pub fn snapshot(map: &Map, layout: &AggLayout) -> io::Result<Vec<AggEntry>> {
         if merges {
             if let Some(e) = out.iter_mut().find(|e: &&mut AggEntry| e.key == key) {
                 e.value.absorb(&value);
+                if let (Some(mine), Some(theirs)) = (e.percpu.as_mut(), cpus.as_ref()) {
+                    for (m, t) in mine.iter_mut().zip(theirs) {
+                        m.absorb(t);
+                    }
+                }
+                e.merged_keys.push(k);
                 continue;
             }
         }
@@ -121,6 +137,8 @@ pub fn snapshot(map: &Map, layout: &AggLayout) -> io::Result<Vec<AggEntry>> {
             key,
             value,
             raw_key: k,
+            merged_keys: Vec::new(),
+            percpu: cpus,
         });
     }
     Ok(out)
@@ -348,7 +366,26 @@ fn value_default(out: &mut Vec<u8>, v: &AggValue, normal: u64) {
 
 /// One printed row: a key and the value of each aggregation printed
 /// together (several for `printa(@a, @b)`).
-pub type Row = (Vec<KeyValue>, Vec<Option<AggValue>>);
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub key: Vec<KeyValue>,
+    /// One value per aggregation printed together (None: the key is not
+    /// in that aggregation, printed as its zero).
+    pub values: Vec<Option<AggValue>>,
+    /// With `aggpercpu`: each aggregation's per-CPU values.
+    pub percpu: Vec<Option<Vec<AggValue>>>,
+}
+
+impl Row {
+    /// A row of one aggregation's value.
+    pub fn new(key: Vec<KeyValue>, value: AggValue) -> Row {
+        Row {
+            key,
+            values: vec![Some(value)],
+            percpu: vec![None],
+        }
+    }
+}
 
 /// The `normalize()` factor of column `i` (1 if none).
 fn normal_of(normals: &[u64], i: usize) -> u64 {
@@ -358,7 +395,7 @@ fn normal_of(normals: &[u64], i: usize) -> u64 {
 /// Prints aggregations in the default layout; `normals` holds each
 /// column's `normalize()` factor.
 pub fn print_default(out: &mut Vec<u8>, rows: &[Row], normals: &[u64], indent: usize) {
-    for (key, values) in rows {
+    for Row { key, values, .. } in rows {
         let dist = values.iter().flatten().any(|v| v.is_distribution());
         for k in key {
             key_default(out, k, indent);
@@ -392,7 +429,7 @@ pub fn print_formatted(
     normals: &[u64],
     indent: usize,
 ) {
-    for (key, values) in rows {
+    for Row { key, values, .. } in rows {
         let mut ki = 0;
         let mut vi = 0;
         for seg in &fmt.segments {
@@ -475,7 +512,9 @@ pub fn rows(snaps: &[Vec<AggEntry>], o: SortOpts) -> Vec<Row> {
                 base.push(AggEntry {
                     key: e.key.clone(),
                     raw_key: e.raw_key.clone(),
+                    merged_keys: Vec::new(),
                     value: e.value.zeroed(),
+                    percpu: None,
                 });
             }
         }
@@ -483,11 +522,18 @@ pub fn rows(snaps: &[Vec<AggEntry>], o: SortOpts) -> Vec<Row> {
     sort(&mut base, o);
     base.into_iter()
         .map(|e| {
-            let vals = snaps
+            let found: Vec<Option<&AggEntry>> = snaps
                 .iter()
-                .map(|s| s.iter().find(|x| x.key == e.key).map(|x| x.value.clone()))
+                .map(|s| s.iter().find(|x| x.key == e.key))
                 .collect();
-            (e.key, vals)
+            Row {
+                values: found.iter().map(|x| x.map(|x| x.value.clone())).collect(),
+                percpu: found
+                    .iter()
+                    .map(|x| x.and_then(|x| x.percpu.clone()))
+                    .collect(),
+                key: e.key,
+            }
         })
         .collect()
 }
@@ -521,17 +567,23 @@ mod tests {
             AggEntry {
                 key: vec![KeyValue::Str(b"b".to_vec())],
                 raw_key: vec![],
+                merged_keys: Vec::new(),
                 value: AggValue::Count(5),
+                percpu: None,
             },
             AggEntry {
                 key: vec![KeyValue::Str(b"a".to_vec())],
                 raw_key: vec![],
+                merged_keys: Vec::new(),
                 value: AggValue::Count(5),
+                percpu: None,
             },
             AggEntry {
                 key: vec![KeyValue::Str(b"c".to_vec())],
                 raw_key: vec![],
+                merged_keys: Vec::new(),
                 value: AggValue::Count(1),
+                percpu: None,
             },
         ];
         sort(&mut e, SortOpts::default());
@@ -547,7 +599,7 @@ mod tests {
         let mut out = Vec::new();
         print_default(
             &mut out,
-            &[(vec![KeyValue::Int(3, INT)], vec![Some(AggValue::Sum(500))])],
+            &[Row::new(vec![KeyValue::Int(3, INT)], AggValue::Sum(500))],
             &[1],
             14,
         );

@@ -40,9 +40,9 @@ pub enum RecKind {
     Ftruncate,
 }
 
-/// A record description (`dtrace_recdesc_t`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RecDesc {
+/// A record description (`dtrace_recdesc_t`) with its decoded values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecDesc<'a> {
     pub kind: RecKind,
     /// Offset of the value in the data, and its size (0 for actions that
     /// record nothing or whose value was known at compile time).
@@ -53,6 +53,12 @@ pub struct RecDesc {
     /// The integer value of trace(), exit() and trunc() records, whether
     /// recorded or known at compile time.
     pub int_value: Option<i64>,
+    /// The record's values, decoded: trace()'s, print()'s and
+    /// tracemem()'s value, printf()'s (and system()'s, freopen()'s)
+    /// arguments, exit()'s status, trunc()'s and normalize()'s count,
+    /// setopt()'s name and value; none for printa(), clear() and
+    /// ftruncate().
+    pub values: Vec<Arg<'a>>,
 }
 
 /// One probe firing (`dtrace_probedata_t`).
@@ -61,7 +67,7 @@ pub struct ProbeData<'a> {
     pub cpu: u32,
     pub probe_id: u32,
     pub probe: &'a ProbeDesc,
-    pub records: &'a [RecDesc],
+    pub records: &'a [RecDesc<'a>],
     pub data: &'a [u8],
     /// With the `flowindent` option: whether this probe enters or
     /// returns, the prefix that shows it (` -> `, ` <- `, `| `; ` => `/` <= `
@@ -335,6 +341,7 @@ fn consume_one(
     };
     let info = epid_info(dt, epid, desc.probe, desc.clause);
     let (probe, layout) = (&*info.probe, &*info.layout);
+    let indent = dt.opts.get("stackindent").clamp(0, 1024) as usize;
     let records: Vec<RecDesc> = layout
         .actions
         .iter()
@@ -374,16 +381,31 @@ fn consume_one(
                 },
                 _ => None,
             };
+            let values = match &a.action {
+                ActionLayout::Trace(v) | ActionLayout::Print(v) => vec![trace_arg(v, rec, indent)],
+                ActionLayout::Tracemem(v, _) => vec![trace_arg(v, rec, indent)],
+                ActionLayout::Printf { args, .. } => {
+                    args.iter().map(|v| value_arg(v, rec, indent)).collect()
+                }
+                ActionLayout::Exit(v)
+                | ActionLayout::Trunc(_, Some(v))
+                | ActionLayout::Normalize(_, Some(v)) => vec![value_arg(v, rec, indent)],
+                ActionLayout::Setopt(n, v) => std::iter::once(n)
+                    .chain(v.as_ref())
+                    .map(|v| value_arg(v, rec, indent))
+                    .collect(),
+                _ => Vec::new(),
+            };
             RecDesc {
                 kind,
                 offset,
                 size,
                 action: a.index,
                 int_value,
+                values,
             }
         })
         .collect();
-    let indent = dt.opts.get("stackindent").clamp(0, 1024) as usize;
     let (flow, prefix, flow_depth) = if dt.opts.flag("flowindent") {
         flow_indent(dt, epid, desc.probe, probe, next_epid)
     } else {
@@ -458,10 +480,9 @@ fn consume_one(
             }
             ActionLayout::Exit(_) => {}
             ActionLayout::Printa { format, aggs } => {
-                let r = dt.running.as_ref().expect("running");
                 let mut snaps = Vec::new();
                 for &id in aggs {
-                    snaps.push(r.snapshot(id)?);
+                    snaps.push(dt.agg_snapshot(id)?);
                 }
                 let rows = aggregate::rows(&snaps, dt.sort_opts());
                 let normals: Vec<u64> = aggs.iter().map(|&id| dt.normal(id)).collect();
@@ -487,6 +508,7 @@ fn consume_one(
             }
             ActionLayout::Clear(id) => {
                 dt.running.as_ref().expect("running").clear_agg(*id)?;
+                dt.agg_changed(*id);
             }
             ActionLayout::Trunc(id, n) => {
                 let n = n.as_ref().map(|v| match value_arg(v, rec, indent) {
@@ -494,6 +516,7 @@ fn consume_one(
                     _ => 0,
                 });
                 dt.running.as_ref().expect("running").trunc_agg(*id, n)?;
+                dt.agg_changed(*id);
             }
             ActionLayout::Normalize(id, n) => match n.as_ref().map(|v| value_arg(v, rec, indent)) {
                 Some(Arg::Int(x, _)) if x != 0 => {

@@ -88,7 +88,9 @@ mod tests {
         let e = AggEntry {
             key: vec![KeyValue::Str(b"my prog".to_vec()), KeyValue::Stack(stack)],
             raw_key: Vec::new(),
+            merged_keys: Vec::new(),
             value: AggValue::Count(3),
+            percpu: None,
         };
         let lines = folded(&[e], 1);
         assert_eq!(lines.len(), 1);

@@ -5,8 +5,9 @@
 use dtrace_lang::printf::{ConvKind, Conversion, Count, Format, Length, Segment, MAX_WIDTH};
 use dtrace_lang::types::{IntType, Type};
 
-/// A value to format.
-#[derive(Clone, Copy, Debug)]
+/// A decoded value: what a record holds, as the consumer callbacks, the
+/// output and the printf conversions see it.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Arg<'a> {
     /// An integer as stored (64 bits) and the type it had in D.
     Int(i64, IntType),

@@ -260,6 +260,10 @@ pub struct Dtrace {
     pub(crate) output: Box<dyn output::Output>,
     /// Rendered drops and errors waiting for the next write.
     pub(crate) pending: Vec<u8>,
+    /// With the `aggrate` option: aggregations as read since the last
+    /// aggregation tick, which `printa()` shows.
+    agg_cache: std::collections::HashMap<AggId, Vec<aggregate::AggEntry>>,
+    agg_tick: Instant,
     err_handler: Option<ErrHandler>,
     drop_handler: Option<DropHandler>,
     buf_handler: Option<BufHandler>,
@@ -335,6 +339,8 @@ impl Dtrace {
             normals: std::collections::HashMap::new(),
             output: Box::new(output::Text),
             pending: Vec::new(),
+            agg_cache: std::collections::HashMap::new(),
+            agg_tick: Instant::now(),
             err_handler: None,
             drop_handler: None,
             buf_handler: None,
@@ -797,6 +803,14 @@ impl Dtrace {
                 self.stop()?;
             }
         }
+        // `aggrate`: aggregations are read again at most this often.
+        if self.opts.is_set("aggrate")
+            && self.agg_tick.elapsed()
+                >= Duration::from_nanos(self.opts.get("aggrate").max(1) as u64)
+        {
+            self.agg_tick = Instant::now();
+            self.agg_cache.clear();
+        }
         let switch_due = self.last_switch.elapsed()
             >= Duration::from_nanos(self.opts.get("switchrate").max(1) as u64);
         if self.stopped || switch_due || !self.opts.is_set("switchrate") {
@@ -1008,7 +1022,7 @@ impl Dtrace {
             if self.printed.contains(&id) {
                 continue;
             }
-            let snap = r.snapshot(id)?;
+            let snap = r.snapshot_with(id, self.opts.flag("aggpercpu"))?;
             if snap.is_empty() {
                 continue;
             }
@@ -1063,7 +1077,7 @@ impl Dtrace {
             return Ok(());
         };
         for id in 0..r.gen.aggs.len() {
-            let mut snap = r.snapshot(id)?;
+            let mut snap = r.snapshot_with(id, self.opts.flag("aggpercpu"))?;
             aggregate::sort(&mut snap, self.sort_opts());
             f(&self.syms.aggs[id].name, &snap);
         }
@@ -1079,6 +1093,31 @@ impl Dtrace {
             r.clear_agg(id)?;
         }
         Ok(())
+    }
+
+    /// Aggregation `id` as `printa()` shows it: read from the kernel, or
+    /// with the `aggrate` option as read first since the last aggregation
+    /// tick; with `aggpercpu`, each CPU's values too.
+    pub(crate) fn agg_snapshot(&mut self, id: AggId) -> Result<Vec<aggregate::AggEntry>, Error> {
+        let cached = self.opts.is_set("aggrate");
+        if cached {
+            if let Some(s) = self.agg_cache.get(&id) {
+                return Ok(s.clone());
+            }
+        }
+        let Some(r) = &self.running else {
+            return Ok(Vec::new());
+        };
+        let s = r.snapshot_with(id, self.opts.flag("aggpercpu"))?;
+        if cached {
+            self.agg_cache.insert(id, s.clone());
+        }
+        Ok(s)
+    }
+
+    /// After clear() or trunc(): the aggregation is read anew.
+    pub(crate) fn agg_changed(&mut self, id: AggId) {
+        self.agg_cache.remove(&id);
     }
 
     /// The `normalize()` factor of aggregation `id` (1 if none).

@@ -384,8 +384,18 @@ impl Running {
         &self.maps[self.gen.aggs[id].map.0 as usize]
     }
 
+    /// Aggregation `id` as the kernel holds it now; with `percpu`, each
+    /// CPU's value too (the `aggpercpu` option).
+    pub(crate) fn snapshot_with(&self, id: usize, percpu: bool) -> Result<Vec<AggEntry>, Error> {
+        Ok(aggregate::snapshot(
+            self.agg(id),
+            &self.gen.aggs[id],
+            percpu,
+        )?)
+    }
+
     pub(crate) fn snapshot(&self, id: usize) -> Result<Vec<AggEntry>, Error> {
-        Ok(aggregate::snapshot(self.agg(id), &self.gen.aggs[id])?)
+        self.snapshot_with(id, false)
     }
 
     /// clear(): zeroes every value of aggregation `id`, keeping its keys.
@@ -393,7 +403,9 @@ impl Running {
         let map = self.agg(id);
         let zero = map.percpu_values()?;
         for e in self.snapshot(id)? {
-            map.update(&e.raw_key, zero.as_bytes(), bpf::BPF_EXIST)?;
+            for k in std::iter::once(&e.raw_key).chain(&e.merged_keys) {
+                map.update(k, zero.as_bytes(), bpf::BPF_EXIST)?;
+            }
         }
         Ok(())
     }
@@ -412,7 +424,9 @@ impl Running {
             }
         });
         for e in snap.iter().skip(keep.unsigned_abs() as usize) {
-            self.agg(id).delete(&e.raw_key)?;
+            for k in std::iter::once(&e.raw_key).chain(&e.merged_keys) {
+                self.agg(id).delete(k)?;
+            }
         }
         Ok(())
     }

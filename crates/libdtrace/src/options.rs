@@ -77,15 +77,13 @@ const OPTIONS: &[OptDef] = &[
         name: "aggpercpu",
         kind: OptKind::Bool,
         default: 0,
-        support: Support::Refused("per-CPU aggregation printing is not supported"),
+        support: Support::Honoured,
     },
     OptDef {
         name: "aggrate",
         kind: OptKind::Rate,
         default: NS_PER_SEC,
-        support: Support::Refused(
-            "aggregations are read from the kernel when printed, so no aggregation rate applies",
-        ),
+        support: Support::Honoured,
     },
     OptDef {
         name: "aggsize",

@@ -407,7 +407,15 @@ fn aggregation_json(out: &mut Vec<u8>, p: &AggPrint<'_>) {
         json_str(out, format!("@{}", n).as_bytes());
     }
     out.extend_from_slice(b"],\"rows\":[");
-    for (i, (keys, values)) in p.rows.iter().enumerate() {
+    for (
+        i,
+        Row {
+            key: keys,
+            values,
+            percpu,
+        },
+    ) in p.rows.iter().enumerate()
+    {
         if i > 0 {
             out.push(b',');
         }
@@ -428,7 +436,26 @@ fn aggregation_json(out: &mut Vec<u8>, p: &AggPrint<'_>) {
                 None => out.extend_from_slice(b"0"),
             }
         }
-        out.extend_from_slice(b"]}");
+        out.push(b']');
+        // `aggpercpu`: each aggregation's values by CPU.
+        if percpu.iter().any(Option::is_some) {
+            out.extend_from_slice(b",\"percpu\":[");
+            for (j, cpus) in percpu.iter().enumerate() {
+                if j > 0 {
+                    out.push(b',');
+                }
+                out.push(b'[');
+                for (c, v) in cpus.iter().flatten().enumerate() {
+                    if c > 0 {
+                        out.push(b',');
+                    }
+                    value_json(out, v, p.normals.get(j).copied().unwrap_or(1));
+                }
+                out.push(b']');
+            }
+            out.push(b']');
+        }
+        out.push(b'}');
     }
     out.extend_from_slice(b"]}");
 }
@@ -450,9 +477,9 @@ mod tests {
 
     #[test]
     fn aggregation_objects() {
-        let rows: Vec<Row> = vec![(
+        let rows: Vec<Row> = vec![Row::new(
             vec![KeyValue::Str(b"cat".to_vec()), KeyValue::Int(-2, INT)],
-            vec![Some(AggValue::Count(3))],
+            AggValue::Count(3),
         )];
         let mut j = Json::default();
         let mut buf = Vec::new();

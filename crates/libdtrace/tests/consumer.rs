@@ -1,0 +1,83 @@
+//! The consumer callbacks see decoded values: each record's values as
+//! `Arg`s (integers with their types, strings, stacks), not bytes and
+//! offsets. Runs against the kernel; skipped without the privilege.
+
+use std::io::Write;
+
+use libdtrace::format::Arg;
+use libdtrace::{
+    Consume, Consumer, Dtrace, ProbeData, ProgramSource, RecDesc, RecKind, SpecKind, WorkStatus,
+};
+
+#[derive(Default)]
+struct Collect {
+    seen: Vec<(RecKind, String)>,
+    ends: usize,
+}
+
+impl Consumer for Collect {
+    fn record(&mut self, _out: &mut dyn Write, _pd: &ProbeData, rec: Option<&RecDesc>) -> Consume {
+        match rec {
+            None => self.ends += 1,
+            Some(r) => {
+                let vals: Vec<String> = r
+                    .values
+                    .iter()
+                    .map(|v| match v {
+                        Arg::Int(i, t) => format!("{}:{}", i, t.name),
+                        Arg::Str(s) => format!("{:?}", String::from_utf8_lossy(s)),
+                        Arg::Stack(b, _) => format!("stack of {} bytes", b.len()),
+                        other => format!("{:?}", other),
+                    })
+                    .collect();
+                self.seen.push((r.kind, vals.join(" ")));
+            }
+        }
+        Consume::This
+    }
+}
+
+#[test]
+fn records_reach_the_consumer_decoded() {
+    if !dtrace_sys::has_trace_privilege() {
+        eprintln!("skipped: needs the privilege to trace");
+        return;
+    }
+    let mut dt = Dtrace::open().expect("open");
+    dt.setopt("quiet", None).expect("quiet");
+    let p = dt
+        .compile(
+            r#"BEGIN { trace(42); printf("%s %d\n", "x", (short)7); stack(2); setopt("aggsortrev"); exit(3); }"#,
+            ProgramSource::Description(SpecKind::Name),
+        )
+        .expect("compile");
+    dt.exec(&p).expect("exec");
+    dt.go().expect("go");
+    let mut c = Collect::default();
+    let mut out: Vec<u8> = Vec::new();
+    for _ in 0..1000 {
+        dt.sleep(&[]);
+        if dt.work(&mut out, &mut c).expect("work") == WorkStatus::Done {
+            break;
+        }
+    }
+    assert_eq!(
+        c.seen,
+        vec![
+            (RecKind::Trace, "42:int".to_string()),
+            (RecKind::Printf, "\"x\" 7:short".to_string()),
+            (RecKind::Trace, "stack of 16 bytes".to_string()),
+            (RecKind::Setopt, "\"aggsortrev\"".to_string()),
+            (RecKind::Exit, "3:int".to_string()),
+        ]
+    );
+    assert_eq!(c.ends, 1);
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.starts_with("42x 7\n\n"), "{}", text);
+    assert_eq!(
+        text.lines().filter(|l| l.contains("vmlinux`")).count(),
+        2,
+        "{}",
+        text
+    );
+}
