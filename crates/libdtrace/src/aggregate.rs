@@ -330,7 +330,7 @@ fn key_default(out: &mut Vec<u8>, k: &KeyValue, indent: usize) {
             out.extend_from_slice(format!("  {:<50}", crate::ksym::sym_text(*a)).as_bytes())
         }
         KeyValue::Mod(m) => out.extend_from_slice(format!("  {:<50}", m).as_bytes()),
-        KeyValue::Bytes(b) => format::rawbytes(out, b),
+        KeyValue::Bytes(b) => format::trace_bytes(out, b, false, false, 50),
         KeyValue::Str(s) => {
             out.extend_from_slice(b"  ");
             out.extend_from_slice(s);
@@ -428,6 +428,7 @@ pub fn print_formatted(
     rows: &[Row],
     normals: &[u64],
     indent: usize,
+    target: i64,
 ) {
     for Row { key, values, .. } in rows {
         let mut ki = 0;
@@ -437,7 +438,7 @@ pub fn print_formatted(
                 Segment::Literal(b) => out.extend_from_slice(b),
                 Segment::Conv(c) if c.is_agg() => {
                     let v = values.get(vi).cloned().flatten();
-                    format_value(out, c, v.as_ref(), normal_of(normals, vi));
+                    format_value(out, c, v.as_ref(), normal_of(normals, vi), target);
                     vi += 1;
                 }
                 Segment::Conv(c) => {
@@ -457,6 +458,7 @@ pub fn print_formatted(
                         arg,
                         format::fixed(c.width),
                         format::fixed(c.precision),
+                        target,
                     );
                 }
             }
@@ -464,7 +466,7 @@ pub fn print_formatted(
     }
 }
 
-fn format_value(out: &mut Vec<u8>, c: &Conversion, v: Option<&AggValue>, normal: u64) {
+fn format_value(out: &mut Vec<u8>, c: &Conversion, v: Option<&AggValue>, normal: u64, target: i64) {
     match v {
         Some(AggValue::Dist(d)) => {
             print_distribution(out, d, normal);
@@ -490,6 +492,7 @@ fn format_value(out: &mut Vec<u8>, c: &Conversion, v: Option<&AggValue>, normal:
                 ),
                 format::fixed(c.width),
                 format::fixed(c.precision),
+                target,
             );
         }
         None => {}

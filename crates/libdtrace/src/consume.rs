@@ -456,7 +456,7 @@ fn consume_one(
                     report_error(dt, pd.epid, i as u32 + 1, 3, 0, &what);
                     continue;
                 }
-                let formatted = format::format(format, &vals, None);
+                let formatted = format::format(format, &vals, None, cx.target);
                 match kind {
                     PrintfKind::Printf => dt.output.text(&mut text, &formatted),
                     PrintfKind::System => {

@@ -243,15 +243,24 @@ pub fn date(ns: i64) -> String {
 }
 
 /// Formats one conversion of `arg`. `width`/`prec` are the values of `*`
-/// fields or of the written numbers.
+/// fields or of the written numbers; `target` is the process `%A`
+/// symbolizes user addresses in (`$target`, 0 for none).
 pub fn format_conv(
     out: &mut Vec<u8>,
     c: &Conversion,
     arg: Arg,
     width: Option<i64>,
     prec: Option<i64>,
+    target: i64,
 ) {
     match (c.kind, arg) {
+        (ConvKind::Symbol, Arg::Int(v, _)) if c.text.ends_with('A') => format_str(
+            out,
+            c,
+            crate::usym::uaddr_text(target, v as u64).as_bytes(),
+            width,
+            prec,
+        ),
         (ConvKind::Str, Arg::Str(s)) => format_str(out, c, s, width, prec),
         (ConvKind::EscapedStr, Arg::Str(s)) => format_str(out, c, &escape(s), width, prec),
         (ConvKind::Char, Arg::Int(v, _)) if c.length == dtrace_lang::printf::Length::W => {
@@ -485,8 +494,9 @@ fn format_float(
 /// trace() of bytes, as DTrace's consumer shows them: printable
 /// characters (ending in NULs, or not ended) as a string, padded when not
 /// quiet; anything else, or everything with the `rawbytes` option, as a
-/// hex dump.
-pub fn trace_bytes(out: &mut Vec<u8>, b: &[u8], quiet: bool, raw: bool) {
+/// hex dump. `width` is the column a string is padded to (33 for
+/// trace(), 50 for an aggregation key).
+pub fn trace_bytes(out: &mut Vec<u8>, b: &[u8], quiet: bool, raw: bool, width: usize) {
     if b.is_empty() {
         return;
     }
@@ -504,7 +514,7 @@ pub fn trace_bytes(out: &mut Vec<u8>, b: &[u8], quiet: bool, raw: bool) {
             } else {
                 out.extend_from_slice(b"  ");
                 out.extend_from_slice(s);
-                for _ in s.len()..33 {
+                for _ in s.len()..width {
                     out.push(b' ');
                 }
             }
@@ -578,8 +588,9 @@ pub fn star_too_wide(fmt: &Format, args: &[Arg]) -> Option<i64> {
 pub type AggFormatter<'a> = &'a mut dyn FnMut(&mut Vec<u8>, &Conversion);
 
 /// Formats a whole format string; `args` supplies `*` values then each
-/// conversion's argument in order. `agg` formats `%@` conversions.
-pub fn format(fmt: &Format, args: &[Arg], mut agg: Option<AggFormatter>) -> Vec<u8> {
+/// conversion's argument in order. `agg` formats `%@` conversions;
+/// `target` is `$target`'s process, for `%A`.
+pub fn format(fmt: &Format, args: &[Arg], mut agg: Option<AggFormatter>, target: i64) -> Vec<u8> {
     let mut out = Vec::new();
     let mut i = 0;
     let next = |i: &mut usize| -> Option<Arg> {
@@ -612,7 +623,7 @@ pub fn format(fmt: &Format, args: &[Arg], mut agg: Option<AggFormatter>) -> Vec<
                     p => fixed(p),
                 };
                 if let Some(a) = next(&mut i) {
-                    format_conv(&mut out, c, a, width, prec);
+                    format_conv(&mut out, c, a, width, prec, target);
                 }
             }
         }
@@ -627,7 +638,7 @@ mod tests {
 
     fn f(fmt: &str, args: &[Arg]) -> String {
         let p = Format::parse(fmt.as_bytes()).unwrap();
-        String::from_utf8(format(&p, args, None)).unwrap()
+        String::from_utf8(format(&p, args, None, 0)).unwrap()
     }
 
     #[test]
@@ -813,10 +824,10 @@ mod tests {
             Arg::Int(2, INT),
         ];
         assert_eq!(star_too_wide(&p, &args), Some(500_000_000));
-        let out = format(&p, &args, None);
+        let out = format(&p, &args, None, 0);
         assert_eq!(out.len(), MAX_WIDTH as usize + 2);
         let p = Format::parse(b"%.65535d").unwrap();
-        let out = format(&p, &[Arg::Int(1, INT)], None);
+        let out = format(&p, &[Arg::Int(1, INT)], None, 0);
         assert_eq!(out.len(), 65535);
         assert!(Format::parse(b"%.4000000d").is_err());
         assert!(Format::parse(b"%500000000d").is_err());

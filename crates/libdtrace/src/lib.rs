@@ -28,6 +28,7 @@ pub mod offline;
 pub mod options;
 pub mod output;
 mod print;
+mod usym;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -865,7 +866,17 @@ impl Dtrace {
             quiet: self.opts.flag("quiet"),
             indent: self.opts.get("stackindent").clamp(0, 1024) as usize,
             rawbytes: self.opts.flag("rawbytes"),
+            target: self.target_pid(),
         }
+    }
+
+    /// `$target`'s process ID (0 without `-c` or `-p`).
+    pub(crate) fn target_pid(&self) -> i64 {
+        self.macros
+            .named
+            .iter()
+            .find(|(n, _)| n == "target")
+            .map_or(0, |(_, v)| *v)
     }
 
     fn emit(&mut self, out: &mut dyn Write, bytes: &[u8]) -> io::Result<()> {

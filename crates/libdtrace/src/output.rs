@@ -24,6 +24,8 @@ pub struct RenderCx {
     pub indent: usize,
     /// The `rawbytes` option: traced bytes always as a hex dump.
     pub rawbytes: bool,
+    /// `$target`'s process (0 for none), in which `%A` finds symbols.
+    pub target: i64,
 }
 
 /// Aggregations printed together (`printa(@a, @b)`, or one at exit).
@@ -81,7 +83,7 @@ pub struct Text;
 impl Output for Text {
     fn value(&mut self, buf: &mut Vec<u8>, v: Arg<'_>, cx: RenderCx) {
         match v {
-            Arg::Bytes(b) => format::trace_bytes(buf, b, cx.quiet, cx.rawbytes),
+            Arg::Bytes(b) => format::trace_bytes(buf, b, cx.quiet, cx.rawbytes, 33),
             v => trace_text(buf, v, cx.quiet),
         }
     }
@@ -92,7 +94,7 @@ impl Output for Text {
 
     fn aggregations(&mut self, buf: &mut Vec<u8>, p: &AggPrint<'_>, cx: RenderCx) {
         match p.format {
-            Some(f) => aggregate::print_formatted(buf, f, p.rows, p.normals, cx.indent),
+            Some(f) => aggregate::print_formatted(buf, f, p.rows, p.normals, cx.indent, cx.target),
             None => {
                 if p.in_firing {
                     buf.push(b'\n');
@@ -496,6 +498,7 @@ mod tests {
                 quiet: true,
                 indent: 14,
                 rawbytes: false,
+                target: 0,
             },
         );
         assert_eq!(

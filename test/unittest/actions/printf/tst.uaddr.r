@@ -1,0 +1,3 @@
+libc.so.6`getpid+OFF
+0x8
+
