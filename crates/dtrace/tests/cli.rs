@@ -907,23 +907,86 @@ fn json_output_is_json() {
     }
     assert!(path_seen, "no printf of /etc/hostname in:\n{}", body);
     assert!(row_seen, "no aggregation row for cat in:\n{}", body);
-}
 
-/// `-x flamegraph=FILE` draws the stack aggregation as an SVG whose
-/// frames are kernel functions.
-fn flamegraph_is_an_svg() {
-    let _g = serial();
-    let svg = std::env::temp_dir().join(format!("dtrace-flame-{}.svg", std::process::id()));
+    // The same to standard output, which the target shares: every line
+    // but what cat itself printed is JSON.
     let o = run(&[
-        "-q",
         "-x",
-        &format!("flamegraph={}", svg.display()),
+        "oformat=json",
         "-n",
-        "syscall::openat:entry /pid == $target/ { @[stack()] = count(); }",
+        r#"syscall::openat:entry { printf("%s\n", copyinstr(arg1)); @[execname] = count(); }"#,
         "-c",
         "cat /etc/hostname",
     ]);
     assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+    let hostname = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
+    let theirs: Vec<&str> = hostname.lines().collect();
+    let mut objects = 0;
+    for line in text(&o.stdout).lines() {
+        if theirs.contains(&line) {
+            continue;
+        }
+        let _: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({}): {:?}", e, line));
+        objects += 1;
+    }
+    assert!(objects > 1, "{}", text(&o.stdout));
+
+    // Drops are objects too: an aggregation buffer too small for a key
+    // per timestamp.
+    let out = std::env::temp_dir().join(format!("dtrace-drops-{}.out", std::process::id()));
+    let o = run(&[
+        "-x",
+        "oformat=json",
+        "-x",
+        "aggsize=1k",
+        "-o",
+        out.to_str().unwrap(),
+        "-n",
+        "syscall:::entry /pid == $target/ { @[timestamp] = count(); }",
+        "-c",
+        "ls -R /usr/share",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+    let body = std::fs::read_to_string(&out).expect("the output file");
+    std::fs::remove_file(&out).ok();
+    let drops: Vec<serde_json::Value> = body
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({}): {:?}", e, l)))
+        .filter(|v: &serde_json::Value| v["type"] == "drop")
+        .collect();
+    assert!(
+        drops
+            .iter()
+            .any(|d| d["kind"] == "aggregation" && d["count"].as_u64().unwrap_or(0) > 0),
+        "no aggregation drop object in:\n{}",
+        body.lines()
+            .filter(|l| !l.contains("\"aggregation\",\"names\""))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+/// A profile of kernel stacks prints symbolized frames, and with
+/// `-x flamegraph=FILE` draws them as an SVG whose frames are kernel
+/// functions (an idle CPU's samples are in the kernel's idle loop).
+fn flamegraph_is_an_svg() {
+    let _g = serial();
+    let svg = std::env::temp_dir().join(format!("dtrace-flame-{}.svg", std::process::id()));
+    let o = run(&[
+        "-x",
+        &format!("flamegraph={}", svg.display()),
+        "-n",
+        "profile-997 { @[stack()] = count(); } tick-1s { exit(0); }",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+    assert!(
+        text(&o.stdout)
+            .lines()
+            .any(|l| l.starts_with("              vmlinux`")),
+        "no kernel frame in:\n{}",
+        text(&o.stdout)
+    );
     let body = std::fs::read_to_string(&svg);
     std::fs::remove_file(&svg).ok();
     let body = body.expect("the SVG file");

@@ -491,6 +491,14 @@ fn consume_one(
                     .map(|&id| dt.syms.aggs[id].name.clone())
                     .collect();
                 let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                for &id in aggs {
+                    dt.printed.insert(id);
+                }
+                match consumer.aggregation(out, &pd, &names, &rows) {
+                    Consume::Abort => return Ok(Consume::Abort),
+                    Consume::Next => continue,
+                    Consume::This => {}
+                }
                 dt.output.aggregations(
                     &mut text,
                     &output::AggPrint {
@@ -502,9 +510,6 @@ fn consume_one(
                     },
                     cx,
                 );
-                for &id in aggs {
-                    dt.printed.insert(id);
-                }
             }
             ActionLayout::Clear(id) => {
                 dt.running.as_ref().expect("running").clear_agg(*id)?;

@@ -195,6 +195,19 @@ pub trait Consumer {
     ) -> Consume {
         Consume::This
     }
+    /// Called for a `printa()` record with what it prints: the
+    /// aggregations' names and their rows (decoded keys and merged
+    /// values, distributions included), sorted and joined as printed.
+    /// `Next` prints nothing for it; `Abort` stops processing.
+    fn aggregation(
+        &mut self,
+        _out: &mut dyn Write,
+        _data: &ProbeData,
+        _names: &[&str],
+        _rows: &[aggregate::Row],
+    ) -> Consume {
+        Consume::This
+    }
     /// Called when setopt() has set an option as tracing runs (DTrace's
     /// setopt handler), so a consumer can follow `quiet` and the like.
     fn setopt(&mut self, _name: &str, _value: Option<&str>) {}

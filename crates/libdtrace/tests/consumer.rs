@@ -4,6 +4,7 @@
 
 use std::io::Write;
 
+use libdtrace::aggregate::Row;
 use libdtrace::format::Arg;
 use libdtrace::{
     Consume, Consumer, Dtrace, ProbeData, ProgramSource, RecDesc, RecKind, SpecKind, WorkStatus,
@@ -13,9 +14,25 @@ use libdtrace::{
 struct Collect {
     seen: Vec<(RecKind, String)>,
     ends: usize,
+    rows: Vec<String>,
 }
 
 impl Consumer for Collect {
+    fn aggregation(
+        &mut self,
+        _out: &mut dyn Write,
+        _pd: &ProbeData,
+        names: &[&str],
+        rows: &[Row],
+    ) -> Consume {
+        for r in rows {
+            self.rows
+                .push(format!("@{} {:?} {:?}", names.join(","), r.key, r.values));
+        }
+        // Printed by the callback's owner, not the library.
+        Consume::Next
+    }
+
     fn record(&mut self, _out: &mut dyn Write, _pd: &ProbeData, rec: Option<&RecDesc>) -> Consume {
         match rec {
             None => self.ends += 1,
@@ -47,7 +64,7 @@ fn records_reach_the_consumer_decoded() {
     dt.setopt("quiet", None).expect("quiet");
     let p = dt
         .compile(
-            r#"BEGIN { trace(42); printf("%s %d\n", "x", (short)7); stack(2); setopt("aggsortrev"); exit(3); }"#,
+            r#"BEGIN { trace(42); printf("%s %d\n", "x", (short)7); stack(2); setopt("aggsortrev"); @c["k"] = count(); printa(@c); exit(3); }"#,
             ProgramSource::Description(SpecKind::Name),
         )
         .expect("compile");
@@ -68,9 +85,11 @@ fn records_reach_the_consumer_decoded() {
             (RecKind::Printf, "\"x\" 7:short".to_string()),
             (RecKind::Trace, "stack of 16 bytes".to_string()),
             (RecKind::Setopt, "\"aggsortrev\"".to_string()),
+            (RecKind::Printa, String::new()),
             (RecKind::Exit, "3:int".to_string()),
         ]
     );
+    assert_eq!(c.rows, vec!["@c [Str([107])] [Some(Count(1))]".to_string()]);
     assert_eq!(c.ends, 1);
     let text = String::from_utf8_lossy(&out);
     assert!(text.starts_with("42x 7\n\n"), "{}", text);
