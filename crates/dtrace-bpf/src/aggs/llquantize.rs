@@ -97,12 +97,7 @@ impl AggOps for Llquantize {
         p.a.bind(next);
         p.a.emit(mov64_imm(R3, self.buckets.len() as i32 - 1));
         p.a.bind(ok);
-        let inb = p.a.new_label();
-        let max = self.buckets.len() as i32 - 1;
-        p.a.jmp_imm_to(Cond::Le, R3, max, inb);
-        p.a.emit(mov64_imm(R3, max));
-        p.a.bind(inb);
-        bump_bucket(p, incr);
+        bump_bucket(p, self.buckets.len() as i32 - 1, incr);
     }
 
     fn merge(&self, cpus: &[&[u8]]) -> AggValue {

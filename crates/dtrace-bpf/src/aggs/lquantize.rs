@@ -51,11 +51,7 @@ impl AggOps for Lquantize {
         p.a.bind(over);
         p.a.emit(mov64_imm(R3, levels + 1));
         p.a.bind(ok);
-        let inb = p.a.new_label();
-        p.a.jmp_imm_to(Cond::Le, R3, levels + 1, inb);
-        p.a.emit(mov64_imm(R3, levels + 1));
-        p.a.bind(inb);
-        bump_bucket(p, incr);
+        bump_bucket(p, levels + 1, incr);
     }
 
     fn merge(&self, cpus: &[&[u8]]) -> AggValue {

@@ -110,8 +110,13 @@ pub(crate) fn load_incr(p: &mut ProgGen, incr: Option<Temp>) {
     }
 }
 
-/// Adds the increment to bucket r3 (already bounded) of the words at r0.
-pub(crate) fn bump_bucket(p: &mut ProgGen, incr: Option<Temp>) {
+/// Adds the increment to bucket r3 of the words at r0, r3 first bounded
+/// by `max` (the verifier's proof that the store is in the value).
+pub(crate) fn bump_bucket(p: &mut ProgGen, max: i32, incr: Option<Temp>) {
+    let inb = p.a.new_label();
+    p.a.jmp_imm_to(Cond::Le, R3, max, inb);
+    p.a.emit(mov64_imm(R3, max));
+    p.a.bind(inb);
     p.a.emit(alu64_imm(Alu::Lsh, R3, 3));
     p.a.emit(alu64_reg(Alu::Add, R0, R3));
     load_incr(p, incr);

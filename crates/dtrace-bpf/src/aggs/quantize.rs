@@ -37,12 +37,7 @@ impl AggOps for Quantize {
         p.a.emit(mov64_imm(R3, (QUANTIZE_ZERO + 1) as i32));
         p.a.emit(alu64_reg(Alu::Add, R3, R5));
         p.a.bind(ok);
-        let inb = p.a.new_label();
-        let max = (QUANTIZE_BUCKETS - 1) as i32;
-        p.a.jmp_imm_to(Cond::Le, R3, max, inb);
-        p.a.emit(mov64_imm(R3, max));
-        p.a.bind(inb);
-        bump_bucket(p, incr);
+        bump_bucket(p, (QUANTIZE_BUCKETS - 1) as i32, incr);
     }
 
     fn merge(&self, cpus: &[&[u8]]) -> AggValue {

@@ -37,26 +37,21 @@ impl Checker<'_> {
 
     /// `sym(addr)` and `func(addr)`: the address, printed as the kernel
     /// symbol that holds it.
-    pub(super) fn subr_sym(
-        &mut self,
-        mut args: Vec<CExpr>,
-        _line: u32,
-    ) -> Result<CExpr, CompileError> {
-        let mut a = args.remove(0);
-        a.ty = Special::Sym.type_of();
-        Ok(a)
+    pub(super) fn subr_sym(&mut self, args: Vec<CExpr>, _line: u32) -> Result<CExpr, CompileError> {
+        Ok(retyped(args, Special::Sym))
     }
 
     /// `mod(addr)`: the address, printed as the module that holds it.
-    pub(super) fn subr_mod(
-        &mut self,
-        mut args: Vec<CExpr>,
-        _line: u32,
-    ) -> Result<CExpr, CompileError> {
-        let mut a = args.remove(0);
-        a.ty = Special::Mod.type_of();
-        Ok(a)
+    pub(super) fn subr_mod(&mut self, args: Vec<CExpr>, _line: u32) -> Result<CExpr, CompileError> {
+        Ok(retyped(args, Special::Mod))
     }
+}
+
+/// The (one, checked) argument, as a value printed symbolically.
+fn retyped(mut args: Vec<CExpr>, how: Special) -> CExpr {
+    let mut a = args.remove(0);
+    a.ty = how.type_of();
+    a
 }
 
 /// The most frames a kernel stack gives (the kernel's default
