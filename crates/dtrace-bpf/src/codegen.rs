@@ -62,6 +62,7 @@ pub(crate) struct Generator<'a> {
     pub(crate) m_globals: MapId,
     pub(crate) m_scratch: MapId,
     pub(crate) m_drops: MapId,
+    pub(crate) spec: Option<SpecMaps>,
     pub(crate) thread_maps: Vec<MapId>,
     pub(crate) array_maps: Vec<MapId>,
     /// The stash map of each hook that keeps one, by the hook's name.
@@ -176,6 +177,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         m_globals: MapId(0),
         m_scratch: MapId(0),
         m_drops: MapId(0),
+        spec: None,
         thread_maps: Vec::new(),
         array_maps: Vec::new(),
         stash_maps: Vec::new(),
@@ -317,6 +319,47 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         drops::SIZE,
         1,
     ));
+
+    // Speculations: a state word per ID; per ID and CPU, the bytes used
+    // and the buffer (`specsize` bytes, the most an array element holds
+    // being 4 MiB).
+    if inp.clauses.iter().any(|c| c.uses_speculations()) {
+        let nspec = opts.nspec.max(1);
+        let specsize = (opts.specsize.clamp(64, 4 << 20) / 8) * 8;
+        let regions = nspec.saturating_mul(cpus).max(1);
+        let state = g.add_map(map(
+            "dt_spec_state",
+            MapRole::SpecState,
+            MapKind::Array,
+            4,
+            8,
+            nspec + 1,
+        ));
+        let fill = g.add_map(map(
+            "dt_spec_fill",
+            MapRole::SpecFill,
+            MapKind::Array,
+            4,
+            8,
+            regions,
+        ));
+        let buf = g.add_map(map(
+            "dt_spec_buf",
+            MapRole::SpecBuf,
+            MapKind::Array,
+            4,
+            specsize,
+            regions,
+        ));
+        g.spec = Some(SpecMaps {
+            state,
+            fill,
+            buf,
+            nspec,
+            specsize,
+            ncpus: cpus,
+        });
+    }
 
     // Dynamic variables: each thread-local and each associative array is a
     // hash map; entries come and go, so they are not preallocated.
@@ -511,6 +554,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         state_map: g.m_state,
         drops_map: g.m_drops,
         buffer_map: g.m_buffer,
+        spec: g.spec,
     })
 }
 

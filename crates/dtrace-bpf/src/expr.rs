@@ -63,6 +63,7 @@ impl ProgGen<'_, '_> {
         match &e.kind {
             // The kernel stack's return addresses in scratch (the helper
             // zeroes what the stack does not fill), by reference.
+            CKind::Speculation => self.speculation(),
             CKind::Stack { frames } => {
                 let size = frames * 8;
                 let buf = self.alloc_buf(size);

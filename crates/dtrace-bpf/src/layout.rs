@@ -240,6 +240,9 @@ impl LayoutBuilder<'_> {
             match s {
                 CStmt::Eval(..)
                 | CStmt::AggUpdate { .. }
+                | CStmt::Speculate(..)
+                | CStmt::Commit(..)
+                | CStmt::Discard(..)
                 | CStmt::Raise(..)
                 | CStmt::Chill(..)
                 | CStmt::Copyout { .. } => {}

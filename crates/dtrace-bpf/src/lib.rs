@@ -25,6 +25,7 @@ mod memory;
 pub mod plan;
 mod program;
 mod search;
+mod spec;
 mod strings;
 
 pub use codegen::{generate, GenError, Input};

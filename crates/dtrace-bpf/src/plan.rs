@@ -218,6 +218,10 @@ pub enum MapRole {
     Scratch,
     /// Per-CPU drop counters.
     Drops,
+    /// Speculations (see `SpecMaps`).
+    SpecState,
+    SpecFill,
+    SpecBuf,
     ThreadVar(usize),
     Array(usize),
     Aggregation(AggId),
@@ -256,7 +260,29 @@ pub mod drops {
     pub const AGGREGATION: u32 = 8;
     pub const DYNAMIC: u32 = 16;
     pub const ERROR: u32 = 24;
-    pub const SIZE: u32 = 32;
+    /// Speculative records that did not fit their speculative buffer.
+    pub const SPECULATIVE: u32 = 32;
+    /// speculation() with every buffer committing or discarding.
+    pub const SPEC_BUSY: u32 = 40;
+    /// speculation() with every buffer in use.
+    pub const SPEC_UNAVAIL: u32 = 48;
+    pub const SIZE: u32 = 56;
+}
+
+/// Speculations: the states of a speculative buffer, and the record a
+/// `commit()` or `discard()` leaves in the principal buffer for the
+/// consumer (header, u32 ID, u32 operation), which then copies out or
+/// drops the buffer's data on every CPU and frees it at `cleanrate`.
+pub mod spec {
+    pub const INACTIVE: i32 = 0;
+    pub const ACTIVE: i32 = 1;
+    pub const COMMITTING: i32 = 2;
+    pub const DISCARDING: i32 = 3;
+    /// The EPID of commit and discard records.
+    pub const EPID: u32 = u32::MAX - 1;
+    pub const RECORD_SIZE: u32 = super::RECORD_HEADER + 8;
+    pub const OP_COMMIT: i32 = 1;
+    pub const OP_DISCARD: i32 = 2;
 }
 
 /// How a recorded value is stored and should be interpreted.
@@ -408,6 +434,22 @@ pub struct Generated {
     pub state_map: MapId,
     pub drops_map: MapId,
     pub buffer_map: MapId,
+    /// With speculations: their state, fill and buffer maps.
+    pub spec: Option<SpecMaps>,
+}
+
+/// The maps of speculations: `state` one word per ID (index 0 unused);
+/// `fill` and `buf` one element per ID and CPU (index `(id - 1) * ncpus
+/// + cpu`): the bytes used, and the records (`specsize` bytes).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpecMaps {
+    pub state: MapId,
+    pub fill: MapId,
+    pub buf: MapId,
+    pub nspec: u32,
+    pub specsize: u32,
+    /// CPUs (the regions per ID).
+    pub ncpus: u32,
 }
 
 /// Tunables and kernel facts the generator needs.
@@ -430,6 +472,10 @@ pub struct GenOptions {
     /// The BTF ids of the kernel's number iterator, which chill() turns
     /// on; `None` where the kernel has none.
     pub iter_num: Option<IterNumKfuncs>,
+    /// Speculative buffers (`nspec`), and the size of each on each CPU
+    /// (`specsize`).
+    pub nspec: u32,
+    pub specsize: u32,
 }
 
 /// `bpf_iter_num_new`, `_next` and `_destroy`, by BTF id.
@@ -468,6 +514,8 @@ impl Default for GenOptions {
             only_cpu: None,
             wakeup: true,
             iter_num: None,
+            nspec: 1,
+            specsize: 4 << 20,
         }
     }
 }

@@ -48,6 +48,12 @@ pub(crate) struct ClauseCx {
     pub(crate) faulted: bool,
     /// The program's context defines errno (syscall returns).
     pub(crate) has_errno: bool,
+    /// Where the clause ends, and its record's size.
+    pub(crate) end: Option<Label>,
+    pub(crate) size: u32,
+    /// After `speculate()`: the stack slot of the speculative buffer's
+    /// fill word, which the record is published to.
+    pub(crate) spec_slot: Option<i16>,
 }
 
 /// `bpf_ringbuf_submit` flag: do not wake the consumer.
@@ -139,6 +145,9 @@ pub(crate) fn build(
             in_predicate: false,
             faulted: false,
             has_errno,
+            end: None,
+            size: 0,
+            spec_slot: None,
         },
         dmap,
         dl,
@@ -703,7 +712,11 @@ impl ProgGen<'_, '_> {
             in_predicate: false,
             faulted: false,
             has_errno: self.cx.has_errno && !in_error,
+            end: Some(next),
+            size: layout.size,
+            spec_slot: None,
         };
+        let speculative = c.speculative();
         self.bump = 0;
         // alloca() space lasts for the clause.
         if let Some(at) = self.g.alloca_at {
@@ -717,7 +730,8 @@ impl ProgGen<'_, '_> {
             self.cx.in_predicate = false;
             self.a.jmp_imm_to(Cond::Eq, R0, 0, next);
         }
-        if layout.size > 0 {
+        // A speculative clause's record is placed by its speculate().
+        if layout.size > 0 && !speculative {
             let buf = self.g.m_buffer;
             self.a.ld_map_fd(R1, buf);
             self.a.emit(mov64_imm(R2, layout.size as i32));
@@ -725,35 +739,27 @@ impl ProgGen<'_, '_> {
             self.a.emit(call(Helper::RingbufReserve));
             self.a.jmp_imm_to(Cond::Eq, R0, 0, dropped);
             self.a.emit(mov64_reg(R8, R0));
-            match self.cx.epid {
-                EpidSrc::Const(e) => self.a.emit(st_imm(Size::W, R8, 0, e as i32)),
-                EpidSrc::Scratch | EpidSrc::Slot(_) => {
-                    self.a.emit(ldx(Size::DW, R1, R9, scratch::EPID as i16));
-                    self.a.emit(stx(Size::W, R8, 0, R1));
-                }
-            }
-            self.a.emit(call(Helper::GetSmpProcessorId));
-            self.a.emit(stx(Size::W, R8, 4, R0));
-            for act in &layout.actions {
-                if let Some(f) = act.ran_flag {
-                    self.st_imm_at(R8, f, 0);
-                }
-            }
-            self.cx.recording = true;
+            self.record_header(&layout.actions);
         }
         let stmts = c.stmts.clone();
         self.stmts(&stmts)?;
         if self.cx.recording {
-            self.a.emit(mov64_reg(R1, R8));
-            self.a.emit(mov64_imm(R2, self.submit_flags()));
-            self.a.emit(call(Helper::RingbufSubmit));
+            match self.cx.spec_slot {
+                Some(slot) => self.spec_publish(slot, layout.size),
+                None => {
+                    self.a.emit(mov64_reg(R1, R8));
+                    self.a.emit(mov64_imm(R2, self.submit_flags()));
+                    self.a.emit(call(Helper::RingbufSubmit));
+                }
+            }
             self.cx.recording = false;
         }
         self.a.ja_to(next);
 
         if self.cx.faulted {
             self.a.bind(fault_body);
-            if layout.size > 0 {
+            // A speculative record is simply not published.
+            if layout.size > 0 && !speculative {
                 self.a.emit(mov64_reg(R1, R8));
                 self.a.emit(mov64_imm(R2, 0));
                 self.a.emit(call(Helper::RingbufDiscard));
@@ -776,6 +782,26 @@ impl ProgGen<'_, '_> {
         }
         self.a.ja_to(next);
         Ok(())
+    }
+
+    /// Writes the record's header at r8 (EPID, CPU) and clears the
+    /// actions' ran flags; the clause records from here on.
+    fn record_header(&mut self, actions: &[RecordedAction]) {
+        match self.cx.epid {
+            EpidSrc::Const(e) => self.a.emit(st_imm(Size::W, R8, 0, e as i32)),
+            EpidSrc::Scratch | EpidSrc::Slot(_) => {
+                self.a.emit(ldx(Size::DW, R1, R9, scratch::EPID as i16));
+                self.a.emit(stx(Size::W, R8, 0, R1));
+            }
+        }
+        self.a.emit(call(Helper::GetSmpProcessorId));
+        self.a.emit(stx(Size::W, R8, 4, R0));
+        for act in actions {
+            if let Some(f) = act.ran_flag {
+                self.st_imm_at(R8, f, 0);
+            }
+        }
+        self.cx.recording = true;
     }
 
     /// Adds one to a per-CPU drop counter.
@@ -1005,6 +1031,27 @@ impl ProgGen<'_, '_> {
                     self.record_value(v, n)?;
                 }
                 self.mark_ran(&act);
+            }
+            CStmt::Speculate(id, action) => {
+                self.cur_action = *action;
+                let end = self.cx.end.ok_or_else(|| {
+                    GenError("internal error: speculate( ) outside a clause".into())
+                })?;
+                let size = self.cx.size;
+                if size > 0 {
+                    let slot = self.speculate(id, size, end)?;
+                    let actions = self.cx.actions.clone();
+                    self.record_header(&actions);
+                    self.cx.spec_slot = Some(slot);
+                }
+            }
+            CStmt::Commit(id, action) => {
+                self.cur_action = *action;
+                self.commit_or_discard(id, true)?;
+            }
+            CStmt::Discard(id, action) => {
+                self.cur_action = *action;
+                self.commit_or_discard(id, false)?;
             }
             CStmt::Print(e, action) => {
                 self.cur_action = *action;

@@ -53,6 +53,7 @@ pub fn uses_iterators(c: &CClause) -> bool {
                 | CKind::PathPart(..)
                 | CKind::Json(..)
                 | CKind::Strtok { .. }
+                | CKind::Speculation
         );
     });
     any

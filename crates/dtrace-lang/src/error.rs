@@ -155,6 +155,13 @@ tags! {
     D_ACTION_NOTSUP,
     D_NOTSUP,
     D_STACK_SIZE,
+    D_SPEC_SPEC,
+    D_SPEC_COMM,
+    D_SPEC_DREC,
+    D_AGG_SPEC,
+    D_AGG_COMM,
+    D_COMM_DREC,
+    D_DREC_COMM,
     // Types, objects in memory and declarations of types.
     D_OP_PTR,
     D_OP_SOU,

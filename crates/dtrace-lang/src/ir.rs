@@ -234,6 +234,8 @@ pub enum CKind {
     Stack {
         frames: u32,
     },
+    /// `speculation()`: a new speculation's ID, or 0 when none is free.
+    Speculation,
     Str(Vec<u8>),
     Builtin(Builtin),
     /// `argN` / `args[N]`.
@@ -419,6 +421,12 @@ pub enum CStmt {
     Normalize(AggId, Option<CExpr>, ActionIndex),
     /// print(e): the value, shown by the consumer with its type.
     Print(CExpr, ActionIndex),
+    /// speculate(id): the rest of the clause records into speculation
+    /// `id` (nothing, if it is not active).
+    Speculate(CExpr, ActionIndex),
+    /// commit(id) and discard(id).
+    Commit(CExpr, ActionIndex),
+    Discard(CExpr, ActionIndex),
     /// tracemem(addr, size, [dsize]): `data` is the memory at addr as a
     /// by-reference `uchar_t[size]`; `dsize` how much of it to show.
     Tracemem {
@@ -448,7 +456,10 @@ impl CStmt {
             | CStmt::AggUpdate { .. }
             | CStmt::Raise(..)
             | CStmt::Chill(..)
-            | CStmt::Copyout { .. } => false,
+            | CStmt::Copyout { .. }
+            | CStmt::Speculate(..)
+            | CStmt::Commit(..)
+            | CStmt::Discard(..) => false,
             CStmt::If { then, els, .. } => then.iter().chain(els).any(|s| s.records()),
             _ => true,
         }
@@ -481,7 +492,27 @@ pub struct CClause {
 
 impl CClause {
     pub fn records(&self) -> bool {
-        self.default_action || self.stmts.iter().any(|s| s.records())
+        self.default_action || self.speculative() || self.stmts.iter().any(|s| s.records())
+    }
+
+    /// True if the clause speculates: its record goes to a speculative
+    /// buffer (a clause with only `speculate()` records the probe, as
+    /// the default action does).
+    pub fn speculative(&self) -> bool {
+        self.stmts.iter().any(|s| matches!(s, CStmt::Speculate(..)))
+    }
+
+    /// True if the clause uses speculations at all (their maps are made).
+    pub fn uses_speculations(&self) -> bool {
+        let mut any = false;
+        visit_stmts(&self.stmts, &mut |s| {
+            any |= matches!(
+                s,
+                CStmt::Speculate(..) | CStmt::Commit(..) | CStmt::Discard(..)
+            );
+        });
+        visit_clause_exprs(self, &mut |e| any |= matches!(e.kind, CKind::Speculation));
+        any
     }
 
     /// True if the clause has a destructive action anywhere.
@@ -508,6 +539,7 @@ impl CExpr {
             | CKind::Var(_)
             | CKind::Rand
             | CKind::Stack { .. }
+            | CKind::Speculation
             | CKind::PerCpuAddr(_) => {}
             CKind::Copyin(a, b)
             | CKind::Json(a, b)
@@ -651,7 +683,10 @@ impl CStmt {
                     f(v);
                 }
             }
-            CStmt::Print(e, _) => f(e),
+            CStmt::Print(e, _)
+            | CStmt::Speculate(e, _)
+            | CStmt::Commit(e, _)
+            | CStmt::Discard(e, _) => f(e),
             CStmt::Tracemem { data, dsize, .. } => {
                 f(data);
                 if let Some(d) = dsize {
@@ -678,6 +713,9 @@ impl CStmt {
             | CStmt::Normalize(..)
             | CStmt::Setopt { .. }
             | CStmt::Print(..)
+            | CStmt::Speculate(..)
+            | CStmt::Commit(..)
+            | CStmt::Discard(..)
             | CStmt::Tracemem { .. }
             | CStmt::Raise(..)
             | CStmt::Chill(..)

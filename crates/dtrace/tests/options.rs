@@ -407,6 +407,50 @@ const DEMOS: &[(&str, Demo)] = &[
         std::fs::remove_file(&svg).ok();
         check(body.contains("<svg"), "no SVG written", &o)
     }),
+    ("nspec", || {
+        let prog =
+            "BEGIN { a = speculation(); b = speculation(); printf(\"%d %d\\n\", a, b); exit(0); }";
+        let two = dtrace(&["-q", "-x", "nspec=2", "-x", "specsize=4k", "-n", prog]);
+        check(text(&two.stdout) == "1 2\n\n", "not two", &two)?;
+        let one = dtrace(&["-q", "-x", "specsize=4k", "-n", prog]);
+        check(
+            text(&one.stdout) == "1 0\n\n"
+                && text(&one.stderr)
+                    .contains("1 failed speculation (no speculative buffer space available)"),
+            "default: not one",
+            &one,
+        )
+    }),
+    ("specsize", || {
+        let prog = "BEGIN { a = speculation(); } BEGIN { speculate(a); printf(\"%s%s%s%s%s\\n\", execname, execname, execname, execname, execname); } \
+                    BEGIN { commit(a); } BEGIN { exit(0); }";
+        let small = dtrace(&["-q", "-x", "specsize=64", "-n", prog]);
+        check(
+            text(&small.stdout) == "\n" && text(&small.stderr).contains("1 speculative drop"),
+            "specsize=64: no drop",
+            &small,
+        )?;
+        let big = dtrace(&["-q", "-x", "specsize=64k", "-n", prog]);
+        check(
+            text(&big.stdout) == "dtrace".repeat(5) + "\n\n",
+            "specsize=64k: lost",
+            &big,
+        )
+    }),
+    ("cleanrate", || {
+        // A committed buffer is busy until the consumer cleans it: at
+        // 1hz, still busy 300ms later; at the default 101hz, long free.
+        let prog = "BEGIN { a = speculation(); commit(a); } \
+                    tick-300ms { printf(\"%d\\n\", speculation()); exit(0); }";
+        let slow = dtrace(&["-q", "-x", "cleanrate=1hz", "-x", "specsize=4k", "-n", prog]);
+        check(
+            text(&slow.stdout) == "0\n\n" && text(&slow.stderr).contains("still busy"),
+            "cleanrate=1hz: not busy",
+            &slow,
+        )?;
+        let fast = dtrace(&["-q", "-x", "specsize=4k", "-n", prog]);
+        check(text(&fast.stdout) == "1\n\n", "default: busy", &fast)
+    }),
     ("oformat", || {
         let o = dtrace(&["-x", "oformat=json", "-n", "BEGIN { trace(1); exit(0); }"]);
         check(

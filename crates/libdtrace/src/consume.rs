@@ -336,6 +336,9 @@ fn consume_one(
         handle_error_record(dt, rec);
         return Ok(Consume::Next);
     }
+    if epid == dtrace_bpf::plan::spec::EPID {
+        return handle_spec_record(dt, rec, out, consumer);
+    }
     let Some(desc) = dt.epid(epid) else {
         return Ok(Consume::Next);
     };
@@ -609,6 +612,69 @@ fn consume_one(
         return Ok(Consume::Abort);
     }
     Ok(Consume::This)
+}
+
+/// A `commit()` or `discard()`: a commit's records are read from the
+/// ID's buffer on every CPU (CPU by CPU, oldest first) and consumed as
+/// if from the principal buffer; either way the ID is freed at the next
+/// cleaning (`cleanrate`).
+fn handle_spec_record(
+    dt: &mut Dtrace,
+    rec: &[u8],
+    out: &mut dyn Write,
+    consumer: &mut dyn Consumer,
+) -> Result<Consume, Error> {
+    use dtrace_bpf::plan::spec;
+    let id = rd_u32(rec, RECORD_HEADER as usize);
+    let op = rd_u32(rec, RECORD_HEADER as usize + 4);
+    let Some(r) = dt.running.as_ref() else {
+        return Ok(Consume::Next);
+    };
+    let Some(m) = r.gen.spec else {
+        return Ok(Consume::Next);
+    };
+    if id == 0 || id > m.nspec {
+        return Ok(Consume::Next);
+    }
+    let mut data = Vec::new();
+    if op == spec::OP_COMMIT as u32 {
+        let mut fill = [0u8; 8];
+        let mut buf = vec![0u8; m.specsize as usize];
+        for cpu in 0..m.ncpus {
+            let idx = ((id - 1) * m.ncpus + cpu).to_ne_bytes();
+            if !r.map(m.fill).lookup(&idx, &mut fill)? {
+                continue;
+            }
+            let n = (u64::from_ne_bytes(fill) as usize).min(buf.len());
+            if n == 0 || !r.map(m.buf).lookup(&idx, &mut buf)? {
+                continue;
+            }
+            data.push(buf[..n].to_vec());
+        }
+    }
+    dt.spec_dirty.push(id);
+    for chunk in data {
+        let mut off = 0;
+        while off + RECORD_HEADER as usize <= chunk.len() {
+            let epid = rd_u32(&chunk, off);
+            let size = dt
+                .epid(epid)
+                .and_then(|d| {
+                    dt.running
+                        .as_ref()
+                        .and_then(|r| r.gen.clauses.get(d.clause))
+                })
+                .map_or(0, |l| l.size as usize);
+            if size == 0 || off + size > chunk.len() {
+                break;
+            }
+            if consume_one(dt, &chunk[off..off + size], None, out, consumer)? == Consume::Abort {
+                return Ok(Consume::Abort);
+            }
+            off += size;
+        }
+    }
+    Ok(Consume::Next)
 }
 
 fn handle_error_record(dt: &mut Dtrace, rec: &[u8]) {

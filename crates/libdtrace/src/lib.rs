@@ -233,6 +233,12 @@ pub enum DropKind {
     Aggregation,
     Dynamic,
     DoubleError,
+    /// Speculative records that did not fit their buffer.
+    Speculative,
+    /// speculation() failed: every buffer committing or discarding.
+    SpecBusy,
+    /// speculation() failed: every buffer in use.
+    SpecUnavail,
 }
 
 type ErrHandler = Box<dyn FnMut(&ErrorData)>;
@@ -278,6 +284,10 @@ pub struct Dtrace {
     /// aggregation tick, which `printa()` shows.
     agg_cache: std::collections::HashMap<AggId, Vec<aggregate::AggEntry>>,
     agg_tick: Instant,
+    /// Speculation IDs committed or discarded, freed at the next
+    /// cleaning (`cleanrate`).
+    pub(crate) spec_dirty: Vec<u32>,
+    last_clean: Instant,
     err_handler: Option<ErrHandler>,
     drop_handler: Option<DropHandler>,
     buf_handler: Option<BufHandler>,
@@ -288,7 +298,7 @@ pub struct Dtrace {
     /// EPID consumed.
     flow_indent: usize,
     flow_last_epid: Option<u32>,
-    drops_seen: Vec<[u64; 4]>,
+    drops_seen: Vec<[u64; load::DROP_KINDS]>,
     /// Per-EPID record layout and probe description, shared rather than
     /// rebuilt for every record consumed.
     pub(crate) epid_cache: Vec<Option<consume::EpidInfo>>,
@@ -355,6 +365,8 @@ impl Dtrace {
             pending: Vec::new(),
             agg_cache: std::collections::HashMap::new(),
             agg_tick: Instant::now(),
+            spec_dirty: Vec::new(),
+            last_clean: Instant::now(),
             err_handler: None,
             drop_handler: None,
             buf_handler: None,
@@ -779,11 +791,16 @@ impl Dtrace {
     pub fn sleep(&mut self, extra_fds: &[i32]) {
         let Some(r) = &self.running else { return };
         let switching = self.opts.is_set("switchrate");
-        let wait = sleep_period(
+        let mut wait = sleep_period(
             &self.opts,
             self.last_status.elapsed(),
             self.last_switch.elapsed(),
         );
+        // Speculations waiting to be freed wake us at the cleaning rate.
+        if !self.spec_dirty.is_empty() {
+            let clean = Duration::from_nanos(self.opts.get("cleanrate").max(1) as u64);
+            wait = wait.min(clean.saturating_sub(self.last_clean.elapsed()));
+        }
         // Records wake us as they arrive unless a switch rate was set, in
         // which case the buffer is read when the rate says.
         if !switching && r.ring.has_data() {
@@ -816,6 +833,14 @@ impl Dtrace {
                 consume::consume_all(self, out, consumer)?;
                 self.stop()?;
             }
+        }
+        // `cleanrate`: committed and discarded speculations are freed.
+        if !self.spec_dirty.is_empty()
+            && self.last_clean.elapsed()
+                >= Duration::from_nanos(self.opts.get("cleanrate").max(1) as u64)
+        {
+            self.last_clean = Instant::now();
+            self.clean_speculations()?;
         }
         // `aggrate`: aggregations are read again at most this often.
         if self.opts.is_set("aggrate")
@@ -968,7 +993,7 @@ impl Dtrace {
         let Some(r) = &self.running else { return };
         let Ok(now) = r.read_drops() else { return };
         if self.drops_seen.len() < now.len() {
-            self.drops_seen.resize(now.len(), [0; 4]);
+            self.drops_seen.resize(now.len(), [0; load::DROP_KINDS]);
         }
         let droptags = self.opts.flag("droptags");
         let mut reports = Vec::new();
@@ -1000,7 +1025,7 @@ impl Dtrace {
                         "DTRACEDROP_DYNAMIC",
                         format!("{} dynamic variable drop{}", delta, plural),
                     ),
-                    DropKind::DoubleError => (
+                    _ => (
                         "DTRACEDROP_DBLERROR",
                         format!("{} error{} in ERROR probe enabling", delta, plural),
                     ),
@@ -1017,6 +1042,54 @@ impl Dtrace {
                     msg,
                 });
             }
+        }
+        // Speculations' drops and failures are the program's, not a CPU's.
+        for (k, kind) in [
+            (4, DropKind::Speculative),
+            (5, DropKind::SpecBusy),
+            (6, DropKind::SpecUnavail),
+        ] {
+            let delta: u64 = now
+                .iter()
+                .zip(&self.drops_seen)
+                .map(|(n, s)| n[k].saturating_sub(s[k]))
+                .sum();
+            if delta == 0 {
+                continue;
+            }
+            let s = if delta == 1 { "" } else { "s" };
+            let (tag, msg) = match kind {
+                DropKind::Speculative => (
+                    "DTRACEDROP_SPEC",
+                    format!("{} speculative drop{}", delta, s),
+                ),
+                DropKind::SpecBusy => (
+                    "DTRACEDROP_SPECBUSY",
+                    format!(
+                        "{} failed speculation{} (available buffer(s) still busy)",
+                        delta, s
+                    ),
+                ),
+                _ => (
+                    "DTRACEDROP_SPECUNAVAIL",
+                    format!(
+                        "{} failed speculation{} (no speculative buffer space available)",
+                        delta, s
+                    ),
+                ),
+            };
+            reports.push(DropData {
+                cpu: 0,
+                kind,
+                count: delta,
+                msg: if droptags {
+                    format!("[{}] {}", tag, msg)
+                } else {
+                    msg
+                },
+            });
+        }
+        for (cpu, counts) in now.iter().enumerate() {
             self.drops_seen[cpu] = *counts;
         }
         for d in reports {
@@ -1137,6 +1210,27 @@ impl Dtrace {
             self.agg_cache.insert(id, s.clone());
         }
         Ok(s)
+    }
+
+    /// Frees the speculations committed or discarded since the last
+    /// cleaning: their buffers emptied on every CPU, then their state
+    /// made inactive.
+    fn clean_speculations(&mut self) -> Result<(), Error> {
+        let Some(r) = &self.running else {
+            return Ok(());
+        };
+        let Some(m) = r.gen.spec else {
+            return Ok(());
+        };
+        for id in std::mem::take(&mut self.spec_dirty) {
+            for cpu in 0..m.ncpus {
+                let idx = ((id - 1) * m.ncpus + cpu).to_ne_bytes();
+                r.map(m.fill).update(&idx, &0u64.to_ne_bytes(), 0)?;
+            }
+            r.map(m.state)
+                .update(&id.to_ne_bytes(), &0u64.to_ne_bytes(), 0)?;
+        }
+        Ok(())
     }
 
     /// After clear() or trunc(): the aggregation is read anew.

@@ -86,6 +86,8 @@ pub(crate) fn generate(
         // With a switch rate of its own the consumer reads at that rate;
         // otherwise it is woken as records arrive.
         wakeup: !dt.opts.is_set("switchrate"),
+        nspec: dt.opts.get("nspec").clamp(1, 1 << 20) as u32,
+        specsize: dt.opts.get("specsize").clamp(64, 4 << 20) as u32,
         ..Default::default()
     };
     // A probe that fires on behalf of another task (sched:::on-cpu)
@@ -373,7 +375,7 @@ impl Running {
     }
 
     /// Per-CPU drop counters: principal, aggregation, dynamic, error.
-    pub(crate) fn read_drops(&self) -> std::io::Result<Vec<[u64; 4]>> {
+    pub(crate) fn read_drops(&self) -> std::io::Result<Vec<[u64; DROP_KINDS]>> {
         let map = &self.maps[self.gen.drops_map.0 as usize];
         let mut vals = map.percpu_values()?;
         map.lookup_percpu(&0u32.to_ne_bytes(), &mut vals)?;
@@ -392,6 +394,11 @@ impl Running {
             &self.gen.aggs[id],
             percpu,
         )?)
+    }
+
+    /// A map of the program by id.
+    pub(crate) fn map(&self, id: dtrace_bpf::asm::MapId) -> &Map {
+        &self.maps[id.0 as usize]
     }
 
     pub(crate) fn snapshot(&self, id: usize) -> Result<Vec<AggEntry>, Error> {
@@ -547,14 +554,18 @@ fn load_error(
 
 /// One CPU's drop counters (principal, aggregation, dynamic, error); a
 /// counter the value does not hold reads as zero.
-fn drop_counts(v: &[u8]) -> [u64; 4] {
+fn drop_counts(v: &[u8]) -> [u64; DROP_KINDS] {
     let w = |i: usize| {
         v.get(8 * i..8 * i + 8)
             .and_then(|b| b.try_into().ok())
             .map_or(0, u64::from_ne_bytes)
     };
-    [w(0), w(1), w(2), w(3)]
+    std::array::from_fn(w)
 }
+
+/// The counters of the drops map: principal, aggregation, dynamic,
+/// error, speculative, failed speculations busy and unavailable.
+pub(crate) const DROP_KINDS: usize = 7;
 
 /// Runs BEGIN, then lets every other probe fire.
 pub(crate) fn fire_begin(dt: &mut Dtrace) -> Result<(), Error> {
@@ -690,7 +701,7 @@ mod tests {
     fn drop_counters_tolerate_short_values() {
         let mut v = [0u8; 32];
         v[8..16].copy_from_slice(&5u64.to_ne_bytes());
-        assert_eq!(drop_counts(&v), [0, 5, 0, 0]);
-        assert_eq!(drop_counts(&v[..12]), [0, 0, 0, 0]);
+        assert_eq!(drop_counts(&v), [0, 5, 0, 0, 0, 0, 0]);
+        assert_eq!(drop_counts(&v[..12]), [0; DROP_KINDS]);
     }
 }

@@ -236,6 +236,9 @@ impl Output for Json {
             DropKind::Aggregation => "aggregation",
             DropKind::Dynamic => "dynamic",
             DropKind::DoubleError => "error",
+            DropKind::Speculative => "speculative",
+            DropKind::SpecBusy => "speculation-busy",
+            DropKind::SpecUnavail => "speculation-unavailable",
         };
         buf.extend_from_slice(
             format!(

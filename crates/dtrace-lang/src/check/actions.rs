@@ -390,7 +390,7 @@ impl Checker<'_> {
             return Err(err(
                 Tag::D_PRINT_AGG,
                 line,
-                "print( ) may not be applied to an aggregation",
+                "print( ) may not be applied to an aggregation -- did you mean printa()?",
             ));
         }
         let v = self.expr(&args[0])?;
@@ -431,25 +431,30 @@ impl Checker<'_> {
         }
         let size = match self.const_int(&args[1]) {
             Some(n) if n > 0 && n <= i64::from(MAX_TRACEMEM) => n as u32,
-            _ => {
+            Some(n) if n > 0 => {
                 return Err(err(
                     Tag::D_TRACEMEM_SIZE,
                     line,
                     format!(
-                        "tracemem( ) argument #2 must be a non-zero positive integer constant of at most {}",
+                        "tracemem( ) argument #2 exceeds the limit of {} bytes",
                         MAX_TRACEMEM
                     ),
                 ))
             }
+            _ => return Err(err(
+                Tag::D_TRACEMEM_SIZE,
+                line,
+                "tracemem( ) argument #2 must be a non-zero positive integral constant expression",
+            )),
         };
         let dsize = match args.get(2) {
             Some(d) => {
                 let d = self.expr(d)?;
-                if !d.ty.is_int() {
+                if !d.ty.is_scalar() {
                     return Err(err(
                         Tag::D_TRACEMEM_DYNSIZE,
                         line,
-                        "tracemem( ) argument #3 must be an integer",
+                        "tracemem ( ) dynamic size (argument #3) must be of scalar type",
                     ));
                 }
                 Some(d)

@@ -167,6 +167,9 @@ lowerings! {
     act_denormalize -> CStmt,
     act_setopt -> CStmt,
     act_print -> CStmt,
+    act_speculate -> CStmt,
+    act_commit -> CStmt,
+    act_discard -> CStmt,
     act_tracemem -> CStmt,
     subr_stringof -> CExpr,
 }
@@ -181,6 +184,7 @@ macro_rules! subroutines {
 }
 
 subroutines! {
+    subr_speculation,
     subr_stack,
     subr_sym,
     subr_mod,
@@ -266,10 +270,10 @@ pub(super) const FUNCS: &[FuncDef] = &[
         "void(@, int32_t, int32_t, int32_t, int32_t, ...)",
         Agg,
     ),
-    row("speculation", Subroutine, "int()", NotYet),
-    row("speculate", Action, "void(int)", NotYet),
-    row("commit", Action, "void(int)", NotYet),
-    row("discard", Action, "void(int)", NotYet),
+    row("speculation", Subroutine, "int()", Subr(subr_speculation)),
+    row("speculate", Action, "void(int)", Act(act_speculate)),
+    row("commit", Action, "void(int)", Act(act_commit)),
+    row("discard", Action, "void(int)", Act(act_discard)),
     row("stack", Action, "stack([uint32_t])", Subr(subr_stack)),
     row("ustack", Action, "stack([uint32_t], [uint32_t])", NotYet),
     row("jstack", Action, "stack([uint32_t], [uint32_t])", NotYet),

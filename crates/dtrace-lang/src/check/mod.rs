@@ -15,6 +15,7 @@ mod funcs;
 mod place;
 mod regs;
 mod scope;
+mod spec;
 mod subrs;
 mod symbols;
 mod xlate;
@@ -406,6 +407,7 @@ impl<'a> Checker<'a> {
         let body: &[Stmt] = c.body.as_deref().unwrap_or(&[]);
         let default_action = body.iter().all(|s| matches!(s, Stmt::Empty));
         let stmts = self.statements(body)?;
+        spec::check_clause(&stmts, c.line)?;
         let id = *self.next_clause;
         *self.next_clause += 1;
         Ok(CClause {

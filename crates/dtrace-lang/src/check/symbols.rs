@@ -13,20 +13,19 @@ impl Checker<'_> {
         args: Vec<CExpr>,
         line: u32,
     ) -> Result<CExpr, CompileError> {
-        let frames = match args.first() {
-            None => self.syms.types.stackframes,
-            Some(a) => match a.kind {
-                CKind::Int(n) if n > 0 && n <= i64::from(MAX_STACK_FRAMES) => n as u32,
-                CKind::Int(n) if n > 0 => MAX_STACK_FRAMES,
-                _ => {
-                    return Err(err(
+        let frames =
+            match args.first() {
+                None => self.syms.types.stackframes,
+                Some(a) => match a.kind {
+                    CKind::Int(n) if n > 0 && n <= i64::from(MAX_STACK_FRAMES) => n as u32,
+                    CKind::Int(n) if n > 0 => MAX_STACK_FRAMES,
+                    _ => return Err(err(
                         Tag::D_STACK_SIZE,
                         line,
-                        "stack( ) size must be a non-zero positive integer constant",
-                    ))
-                }
-            },
-        };
+                        "stack( ) size must be a non-zero positive integral constant expression",
+                    )),
+                },
+            };
         let frames = frames.clamp(1, MAX_STACK_FRAMES);
         Ok(CExpr {
             kind: CKind::Stack { frames },

@@ -1,0 +1,7 @@
+/* DTrace's rules of speculation: each misuse is refused with its tag. */
+int a;
+
+BEGIN
+{
+	trace(1); commit(a);
+}

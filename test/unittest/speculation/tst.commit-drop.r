@@ -1,0 +1,3 @@
+
+-- @@stderr --
+dtrace: 1 drop on CPU 0

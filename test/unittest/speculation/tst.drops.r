@@ -1,0 +1,4 @@
+7
+
+-- @@stderr --
+dtrace: 1 speculative drop
