@@ -197,20 +197,20 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         state_size: 8,
     };
 
-    // The principal buffer: the BPF ring buffer is shared by all CPUs, so
-    // it gets bufsize per CPU, rounded up to a power of two.
-    let want = opts
+    // The principal buffers: a BPF ring buffer per CPU, each `bufsize`
+    // rounded up to a power of two, in an array of maps by CPU.
+    let ring = opts
         .bufsize
         .max(4096)
-        .saturating_mul(u64::from(opts.ncpus.max(1)));
-    let ring = want.next_power_of_two().clamp(1 << 14, 1 << 30) as u32;
+        .next_power_of_two()
+        .clamp(4096, 1 << 30) as u32;
     g.m_buffer = g.add_map(map(
         "dt_buffer",
         MapRole::Buffer,
-        MapKind::Ringbuf,
-        0,
-        0,
+        MapKind::RingbufPerCpu,
+        4,
         ring,
+        opts.ncpus.max(1),
     ));
 
     let ngates = inp.plans.iter().filter(|p| p.tick_gate.is_some()).count() as u32;

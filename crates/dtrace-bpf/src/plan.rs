@@ -238,6 +238,9 @@ pub enum MapKind {
     PercpuHash,
     PercpuArray,
     Ringbuf,
+    /// One ring buffer per CPU (`value_size` bytes each), in an array of
+    /// maps indexed by CPU (`max_entries` of them).
+    RingbufPerCpu,
     /// A hash that evicts its least recently used entries when full.
     LruHash,
 }

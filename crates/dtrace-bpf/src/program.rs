@@ -732,8 +732,7 @@ impl ProgGen<'_, '_> {
         }
         // A speculative clause's record is placed by its speculate().
         if layout.size > 0 && !speculative {
-            let buf = self.g.m_buffer;
-            self.a.ld_map_fd(R1, buf);
+            self.principal_buffer(dropped);
             self.a.emit(mov64_imm(R2, layout.size as i32));
             self.a.emit(mov64_imm(R3, 0));
             self.a.emit(call(Helper::RingbufReserve));
@@ -782,6 +781,19 @@ impl ProgGen<'_, '_> {
         }
         self.a.ja_to(next);
         Ok(())
+    }
+
+    /// r1 = this CPU's principal buffer (its ring buffer, from the array
+    /// of them), or `out` if it has none. Clobbers r0-r5.
+    pub(crate) fn principal_buffer(&mut self, out: Label) {
+        self.a.emit(call(Helper::GetSmpProcessorId));
+        self.a.emit(stx(Size::W, FP, stack::KEY, R0));
+        self.a.ld_map_fd(R1, self.g.m_buffer);
+        self.a.emit(mov64_reg(R2, FP));
+        self.a.emit(alu64_imm(Alu::Add, R2, i32::from(stack::KEY)));
+        self.a.emit(call(Helper::MapLookupElem));
+        self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
+        self.a.emit(mov64_reg(R1, R0));
     }
 
     /// Writes the record's header at r8 (EPID, CPU) and clears the
@@ -895,13 +907,14 @@ impl ProgGen<'_, '_> {
         self.a.emit(mov64_reg(R9, R1));
         self.a.emit(stx(Size::DW, FP, stack::CTX, R2));
         let skip = self.a.new_label();
-        let buf = self.g.m_buffer;
-        self.a.ld_map_fd(R1, buf);
+        let no_buffer = self.a.new_label();
+        self.principal_buffer(no_buffer);
         self.a.emit(mov64_imm(R2, ERROR_RECORD_SIZE as i32));
         self.a.emit(mov64_imm(R3, 0));
         self.a.emit(call(Helper::RingbufReserve));
         let got = self.a.new_label();
         self.a.jmp_imm_to(Cond::Ne, R0, 0, got);
+        self.a.bind(no_buffer);
         self.count_drop(drops::BUFFER);
         self.a.ja_to(skip);
         self.a.bind(got);

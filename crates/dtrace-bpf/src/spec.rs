@@ -266,7 +266,7 @@ impl ProgGen<'_, '_> {
             self.spec_region(m, m.fill, fits);
             self.a.emit(ldx(Size::DW, R1, R0, 0));
             self.a.emit(stx(Size::DW, FP, sum_slot, R1));
-            self.a.ld_map_fd(R1, self.g.m_buffer);
+            self.principal_buffer(fits);
             self.a.emit(mov64_imm(R2, BPF_RB_AVAIL_DATA));
             self.a.emit(call(Helper::RingbufQuery));
             self.a.emit(ldx(Size::DW, R1, FP, sum_slot));
@@ -282,12 +282,14 @@ impl ProgGen<'_, '_> {
             self.a.bind(fits);
         }
         // The record first, so that a full buffer leaves the ID active.
-        self.a.ld_map_fd(R1, self.g.m_buffer);
+        let no_buffer = self.a.new_label();
+        self.principal_buffer(no_buffer);
         self.a.emit(mov64_imm(R2, spec::RECORD_SIZE as i32));
         self.a.emit(mov64_imm(R3, 0));
         self.a.emit(call(Helper::RingbufReserve));
         let got = self.a.new_label();
         self.a.jmp_imm_to(Cond::Ne, R0, 0, got);
+        self.a.bind(no_buffer);
         self.count_drop(drops::BUFFER);
         self.a.ja_to(done);
         self.a.bind(got);

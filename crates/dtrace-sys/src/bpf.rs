@@ -33,6 +33,9 @@ pub enum MapType {
     PercpuArray = 6,
     LruHash = 9,
     LruPercpuHash = 10,
+    /// An array whose values are maps (set by descriptor, read back as
+    /// map IDs: 4 bytes each way).
+    ArrayOfMaps = 12,
     Ringbuf = 27,
 }
 
@@ -46,6 +49,7 @@ impl MapType {
             6 => MapType::PercpuArray,
             9 => MapType::LruHash,
             10 => MapType::LruPercpuHash,
+            12 => MapType::ArrayOfMaps,
             27 => MapType::Ringbuf,
             _ => return None,
         })

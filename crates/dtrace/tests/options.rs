@@ -169,6 +169,43 @@ const DEMOS: &[(&str, Demo)] = &[
             text(&big.stdout) == "abc abc abc\n".repeat(BURST) + "\n",
             "default: lost",
             &big,
+        )?;
+        // Nothing is lost silently: with a buffer too small for the load,
+        // the records printed and the drops reported add up, CPU by CPU,
+        // to the records made.
+        const CALLS: usize = 20000;
+        let prog = "syscall::getpid:entry /pid == $target/ { printf(\"%d\\n\", cpu); }";
+        let o = dtrace(&[
+            "-q",
+            "-b",
+            "4k",
+            "-x",
+            "switchrate=10hz",
+            "-n",
+            prog,
+            "-c",
+            &getpids(CALLS as u32),
+        ]);
+        let mut per_cpu = std::collections::BTreeMap::<usize, usize>::new();
+        for l in text(&o.stdout).lines().filter(|l| !l.is_empty()) {
+            *per_cpu.entry(l.parse().unwrap_or(usize::MAX)).or_default() += 1;
+        }
+        let mut dropped = 0;
+        for l in text(&o.stderr).lines() {
+            if let Some((n, c)) = l.strip_prefix("dtrace: ").and_then(|r| {
+                r.split_once(" drops on CPU ")
+                    .or_else(|| r.split_once(" drop on CPU "))
+            }) {
+                let (n, c): (usize, usize) =
+                    (n.parse().unwrap_or(0), c.parse().unwrap_or(usize::MAX));
+                *per_cpu.entry(c).or_default() += n;
+                dropped += n;
+            }
+        }
+        check(
+            dropped > 0 && per_cpu.values().sum::<usize>() == CALLS,
+            &format!("{} made, {:?} printed and dropped by CPU", CALLS, per_cpu),
+            &o,
         )
     }),
     ("cpcminoverflow", || {

@@ -269,11 +269,17 @@ pub(crate) fn consume_all(
             let Some(r) = dt.running.as_mut() else {
                 return Ok(());
             };
+            // CPU by CPU, as DTrace reads its per-CPU buffers.
             let mut batch: Vec<Vec<u8>> = Vec::new();
-            r.ring.consume(|rec| {
-                batch.push(rec.to_vec());
-                batch.len() < 4096
-            });
+            for ring in r.rings.iter_mut() {
+                ring.consume(|rec| {
+                    batch.push(rec.to_vec());
+                    batch.len() < 4096
+                });
+                if batch.len() >= 4096 {
+                    break;
+                }
+            }
             batch
         };
         if batch.is_empty() {

@@ -803,7 +803,7 @@ impl Dtrace {
         }
         // Records wake us as they arrive unless a switch rate was set, in
         // which case the buffer is read when the rate says.
-        if !switching && r.ring.has_data() {
+        if !switching && r.rings.iter().any(|g| g.has_data()) {
             return;
         }
         let _ = r.wait(wait, extra_fds);

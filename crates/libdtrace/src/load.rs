@@ -25,7 +25,8 @@ pub(crate) struct Running {
     _links: Vec<OwnedFd>,
     begin: Option<OwnedFd>,
     end: Option<OwnedFd>,
-    pub(crate) ring: RingBuf,
+    /// The principal buffers, by CPU.
+    pub(crate) rings: Vec<RingBuf>,
     poller: Poller,
     watched: std::cell::RefCell<Vec<i32>>,
 }
@@ -168,7 +169,7 @@ fn fits_buffer(dt: &Dtrace, gen: &Generated) -> Result<(), Error> {
         .maps
         .iter()
         .find(|m| m.role == dtrace_bpf::plan::MapRole::Buffer)
-        .map_or(u64::MAX, |m| u64::from(m.max_entries));
+        .map_or(u64::MAX, |m| u64::from(m.value_size));
     let needed = gen
         .clauses
         .iter()
@@ -210,10 +211,38 @@ pub(crate) fn start_with(
 
     // Maps.
     let mut maps = Vec::new();
+    let mut rings = Vec::new();
     for m in &gen.maps {
         check()?;
+        if m.kind == MapKind::RingbufPerCpu {
+            // A ring buffer per CPU, in an array of maps by CPU.
+            let fail = |e: std::io::Error| {
+                if is_eperm(&e) {
+                    Error::Privilege(PRIVILEGE.into())
+                } else {
+                    Error::Enable(format!("failed to create BPF map '{}': {}", m.name, e))
+                }
+            };
+            let mut inner = Vec::new();
+            for _ in 0..m.max_entries {
+                inner.push(
+                    Map::create(MapType::Ringbuf, 0, 0, m.value_size, 0, &m.name).map_err(fail)?,
+                );
+            }
+            let outer =
+                Map::create_array_of_maps(&inner[0], m.max_entries, &m.name).map_err(fail)?;
+            for (cpu, r) in inner.iter().enumerate() {
+                outer.set_map(cpu as u32, r).map_err(fail)?;
+            }
+            for r in inner {
+                rings.push(RingBuf::new(r)?);
+            }
+            maps.push(outer);
+            continue;
+        }
         let (ty, key, value, entries) = match m.kind {
             MapKind::Ringbuf => (MapType::Ringbuf, 0, 0, m.max_entries),
+            MapKind::RingbufPerCpu => unreachable!("made above"),
             MapKind::Hash => (MapType::Hash, m.key_size, m.value_size, m.max_entries),
             MapKind::LruHash => (MapType::LruHash, m.key_size, m.value_size, m.max_entries),
             MapKind::Array => (MapType::Array, m.key_size, m.value_size, m.max_entries),
@@ -315,9 +344,10 @@ pub(crate) fn start_with(
             }
         }
     }
-    let ring = RingBuf::new(maps[gen.buffer_map.0 as usize].try_clone()?)?;
     let poller = Poller::new()?;
-    poller.add(ring.fd().as_raw_fd(), 0)?;
+    for r in &rings {
+        poller.add(r.fd().as_raw_fd(), 0)?;
+    }
     Ok(Running {
         gen,
         maps,
@@ -325,7 +355,7 @@ pub(crate) fn start_with(
         _links: links,
         begin,
         end,
-        ring,
+        rings,
         poller,
         watched: std::cell::RefCell::new(Vec::new()),
     })

@@ -171,6 +171,46 @@ impl Map {
         })
     }
 
+    /// Creates an array of `max_entries` maps shaped as `inner` (its
+    /// elements set with [`set_map`](Self::set_map)).
+    pub fn create_array_of_maps(inner: &Map, max_entries: u32, name: &str) -> io::Result<Map> {
+        let mut attr = MapCreateAttr {
+            map_type: MapType::ArrayOfMaps as u32,
+            key_size: 4,
+            value_size: 4,
+            max_entries,
+            inner_map_fd: inner.fd.as_raw_fd() as u32,
+            map_name: obj_name(name),
+            ..Default::default()
+        };
+        let fd = sys_bpf(BPF_MAP_CREATE, &mut attr).map(fd_result)?;
+        Ok(Map {
+            fd,
+            shape: Shape {
+                raw_type: MapType::ArrayOfMaps as u32,
+                map_type: Some(MapType::ArrayOfMaps),
+                key_size: 4,
+                value_size: 4,
+                max_entries,
+                flags: 0,
+                ncpus: 1,
+                name: name.to_string(),
+            },
+        })
+    }
+
+    /// Sets element `index` of an array of maps to `map`.
+    pub fn set_map(&self, index: u32, map: &Map) -> io::Result<()> {
+        if self.shape.map_type != Some(MapType::ArrayOfMaps) {
+            return Err(invalid(format!(
+                "BPF map '{}' is not an array of maps",
+                self.shape.name
+            )));
+        }
+        let fd = map.fd.as_raw_fd() as u32;
+        self.update(&index.to_ne_bytes(), &fd.to_ne_bytes(), 0)
+    }
+
     /// A handle for a map descriptor obtained otherwise: its shape is read
     /// back from the kernel.
     pub fn from_fd(fd: OwnedFd) -> io::Result<Map> {
