@@ -63,6 +63,8 @@ pub(crate) struct Generator<'a> {
     pub(crate) m_scratch: MapId,
     pub(crate) m_drops: MapId,
     pub(crate) spec: Option<SpecMaps>,
+    pub(crate) end_reserve: u64,
+    pub(crate) ring_size: u64,
     pub(crate) thread_maps: Vec<MapId>,
     pub(crate) array_maps: Vec<MapId>,
     /// The stash map of each hook that keeps one, by the hook's name.
@@ -178,6 +180,8 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         m_scratch: MapId(0),
         m_drops: MapId(0),
         spec: None,
+        end_reserve: 0,
+        ring_size: 0,
         thread_maps: Vec::new(),
         array_maps: Vec::new(),
         stash_maps: Vec::new(),
@@ -212,6 +216,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         ring,
         opts.ncpus.max(1),
     ));
+    g.ring_size = u64::from(ring);
 
     let ngates = inp.plans.iter().filter(|p| p.tick_gate.is_some()).count() as u32;
     g.state_size = 8 + 8 * ngates;
@@ -512,6 +517,22 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         .iter()
         .map(|c| layout::clause_layout(c, &caps, types))
         .collect();
+    // What END's clauses may record, each with the ring buffer's 8-byte
+    // header, rounded as it rounds.
+    let mut end_clauses: Vec<usize> = inp
+        .plans
+        .iter()
+        .filter(|p| p.phase == Phase::End)
+        .flat_map(|p| p.probes.iter().flat_map(|e| e.clauses.iter().map(|c| c.0)))
+        .collect();
+    end_clauses.sort_unstable();
+    end_clauses.dedup();
+    g.end_reserve = end_clauses
+        .iter()
+        .filter_map(|&c| g.clause_layouts.get(c))
+        .filter(|l| l.size > 0)
+        .map(|l| u64::from(l.size + 8).div_ceil(8) * 8)
+        .sum();
 
     let mut programs = Vec::new();
     let mut dispatch = Vec::new();
@@ -555,6 +576,8 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         drops_map: g.m_drops,
         buffer_map: g.m_buffer,
         spec: g.spec,
+        end_reserve: g.end_reserve,
+        ring_size: g.ring_size,
     })
 }
 

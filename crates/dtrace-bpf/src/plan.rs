@@ -439,6 +439,11 @@ pub struct Generated {
     pub buffer_map: MapId,
     /// With speculations: their state, fill and buffer maps.
     pub spec: Option<SpecMaps>,
+    /// The most END's clauses may record (their records with the ring
+    /// buffer's headers): what the `fill` policy keeps free.
+    pub end_reserve: u64,
+    /// Each CPU's principal buffer, in bytes.
+    pub ring_size: u64,
 }
 
 /// The maps of speculations: `state` one word per ID (index 0 unused);
@@ -479,6 +484,9 @@ pub struct GenOptions {
     /// (`specsize`).
     pub nspec: u32,
     pub specsize: u32,
+    /// The `fill` buffer policy: a record that would not leave room for
+    /// END's in its CPU's buffer stops tracing (exit()'s DRAINING).
+    pub fill: bool,
 }
 
 /// `bpf_iter_num_new`, `_next` and `_destroy`, by BTF id.
@@ -519,6 +527,7 @@ impl Default for GenOptions {
             iter_num: None,
             nspec: 1,
             specsize: 4 << 20,
+            fill: false,
         }
     }
 }

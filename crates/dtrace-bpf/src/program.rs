@@ -733,6 +733,9 @@ impl ProgGen<'_, '_> {
         // A speculative clause's record is placed by its speculate().
         if layout.size > 0 && !speculative {
             self.principal_buffer(dropped);
+            if self.g.inp.opts.fill && self.plan.phase != Phase::End {
+                self.fill_check(layout.size, next);
+            }
             self.a.emit(mov64_imm(R2, layout.size as i32));
             self.a.emit(mov64_imm(R3, 0));
             self.a.emit(call(Helper::RingbufReserve));
@@ -794,6 +797,38 @@ impl ProgGen<'_, '_> {
         self.a.emit(call(Helper::MapLookupElem));
         self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
         self.a.emit(mov64_reg(R1, R0));
+    }
+
+    /// The `fill` policy, with r1 this CPU's buffer: a record of `size`
+    /// that would not leave END's reserve free fills the buffer: it is
+    /// dropped and tracing stops (DRAINING, as exit() makes it), so the
+    /// consumer ends it and runs END. Leaves r1 as it was.
+    fn fill_check(&mut self, size: u32, next: Label) {
+        let ring = self.alloc_stack();
+        let Temp::Stack(slot) = ring else {
+            unreachable!("alloc_stack gives a stack slot")
+        };
+        self.a.emit(stx(Size::DW, FP, slot, R1));
+        self.a.emit(mov64_imm(R2, 0)); // BPF_RB_AVAIL_DATA
+        self.a.emit(call(Helper::RingbufQuery));
+        // A BPF ring buffer never fills to its last byte: it holds at
+        // most its size less one, so 8 bytes are kept back too.
+        let need = u64::from(size + 8).div_ceil(8) * 8 + self.g.end_reserve + 8;
+        let room = self.g.ring_size.saturating_sub(need);
+        let fits = self.a.new_label();
+        crate::codegen::load_imm(&mut self.a, R1, room as i64);
+        self.a.jmp_reg_to(Cond::Le, R0, R1, fits);
+        self.count_drop(drops::BUFFER);
+        for want in [activity::ACTIVE, activity::WARMUP] {
+            self.a.ld_map_value(R1, self.g.m_state, 0);
+            self.a.emit(mov64_imm(R0, want as i32));
+            self.a.emit(mov64_imm(R2, activity::DRAINING as i32));
+            self.a.emit(atomic_cmpxchg32(R1, 0, R2));
+        }
+        self.a.ja_to(next);
+        self.a.bind(fits);
+        self.a.emit(ldx(Size::DW, R1, FP, slot));
+        self.free(ring);
     }
 
     /// Writes the record's header at r8 (EPID, CPU) and clears the

@@ -156,6 +156,37 @@ const DEMOS: &[(&str, Demo)] = &[
         let (o, out) = sorted(&["-x", "aggsortrev"]);
         check(o == ["a", "c", "b"], "aggsortrev: not reversed", &out)
     }),
+    ("bufpolicy", || {
+        // fill: tracing stops when a buffer fills (8k holds 510 16-byte
+        // records beside END's), END still records;
+        // switch (the default): every record is read as it comes.
+        let prog = "syscall::getpid:entry /pid == $target/ { printf(\"x\\n\"); } \
+                    END { printf(\"end\\n\"); }";
+        let fill = dtrace(&[
+            "-q",
+            "-x",
+            "bufpolicy=fill",
+            "-b",
+            "8k",
+            "-n",
+            prog,
+            "-c",
+            &getpids(1000),
+        ]);
+        let lines = text(&fill.stdout).lines().filter(|l| *l == "x").count();
+        check(
+            lines == 510 && text(&fill.stdout).ends_with("end\n\n"),
+            &format!("fill: {} records", lines),
+            &fill,
+        )?;
+        let switch = dtrace(&["-q", "-n", prog, "-c", &getpids(1000)]);
+        let lines = text(&switch.stdout).lines().filter(|l| *l == "x").count();
+        check(
+            lines == 1000,
+            &format!("switch: {} records", lines),
+            &switch,
+        )
+    }),
     ("bufsize", || {
         let prog = burst();
         let small = dtrace(&["-q", "-x", "strsize=1k", "-b", "4k", "-n", &prog]);
@@ -643,7 +674,7 @@ fn main() {
     let skip = move || (!root).then(|| Completion::ignored_with("needs root"));
     let mut trials = vec![Trial::test("every_honoured_option_is_demonstrated", || {
         let missing: Vec<&str> = options::all()
-            .filter(|o| o.support == Support::Honoured)
+            .filter(|o| matches!(o.support, Support::Honoured | Support::HonouredExcept(..)))
             .map(|o| o.name)
             .filter(|n| !DEMOS.iter().any(|(d, _)| d == n))
             .collect();
@@ -655,8 +686,21 @@ fn main() {
     })];
     for info in options::all() {
         let name = info.name;
+        if let Support::HonouredExcept(values, why) = info.support {
+            for &value in values {
+                trials.push(Trial::ignorable_test(
+                    format!("refused/{}={}", name, value),
+                    move || {
+                        if let Some(c) = skip() {
+                            return Ok(c);
+                        }
+                        refused(name, Some(value), why).map(|_| Completion::Completed)
+                    },
+                ));
+            }
+        }
         match info.support {
-            Support::Honoured => {
+            Support::Honoured | Support::HonouredExcept(..) => {
                 if let Some(&(_, demo)) = DEMOS.iter().find(|(d, _)| *d == name) {
                     trials.push(Trial::ignorable_test(
                         format!("honoured/{}", name),

@@ -803,7 +803,8 @@ impl Dtrace {
         }
         // Records wake us as they arrive unless a switch rate was set, in
         // which case the buffer is read when the rate says.
-        if !switching && r.rings.iter().any(|g| g.has_data()) {
+        let fill = self.opts.get("bufpolicy") == 1;
+        if !switching && !fill && r.rings.iter().any(|g| g.has_data()) {
             return;
         }
         let _ = r.wait(wait, extra_fds);
@@ -826,11 +827,15 @@ impl Dtrace {
         }
         let status_due = self.last_status.elapsed()
             >= Duration::from_nanos(self.opts.get("statusrate").max(1) as u64);
+        // The fill policy reads nothing until tracing has stopped.
+        let fill = self.opts.get("bufpolicy") == 1;
         if !self.stopped && (status_due || load::exit_requested(self)) {
             self.last_status = Instant::now();
             self.report_drops();
             if load::exit_requested(self) {
-                consume::consume_all(self, out, consumer)?;
+                if !fill {
+                    consume::consume_all(self, out, consumer)?;
+                }
                 self.stop()?;
             }
         }
@@ -852,7 +857,9 @@ impl Dtrace {
         }
         let switch_due = self.last_switch.elapsed()
             >= Duration::from_nanos(self.opts.get("switchrate").max(1) as u64);
-        if self.stopped || switch_due || !self.opts.is_set("switchrate") {
+        if (self.stopped || switch_due || !self.opts.is_set("switchrate"))
+            && (self.stopped || !fill)
+        {
             self.last_switch = Instant::now();
             consume::consume_all(self, out, consumer)?;
         }

@@ -89,6 +89,7 @@ pub(crate) fn generate(
         wakeup: !dt.opts.is_set("switchrate"),
         nspec: dt.opts.get("nspec").clamp(1, 1 << 20) as u32,
         specsize: dt.opts.get("specsize").clamp(64, 4 << 20) as u32,
+        fill: dt.opts.get("bufpolicy") == 1,
         ..Default::default()
     };
     // A probe that fires on behalf of another task (sched:::on-cpu)
@@ -178,6 +179,12 @@ fn fits_buffer(dt: &Dtrace, gen: &Generated) -> Result<(), Error> {
         .unwrap_or(0);
     if needed > bufsize || needed + 8 > ring {
         return Err(Error::Enable("Enabling exceeds size of buffer".into()));
+    }
+    // The fill policy keeps END's records' room free in every buffer.
+    if dt.opts.get("bufpolicy") == 1 && gen.end_reserve > bufsize.min(ring) {
+        return Err(Error::Enable(
+            "END enablings exceed size of principal buffer".into(),
+        ));
     }
     Ok(())
 }

@@ -32,6 +32,9 @@ pub enum Support {
     DefaultOnly(&'static str),
     /// Setting it at all is refused with this reason.
     Refused(&'static str),
+    /// Honoured, but for these values of an enum, refused with the
+    /// reason.
+    HonouredExcept(&'static [&'static str], &'static str),
 }
 
 struct OptDef {
@@ -125,7 +128,7 @@ const OPTIONS: &[OptDef] = &[
         name: "bufpolicy",
         kind: OptKind::Enum(&["switch", "fill", "ring"]),
         default: 0,
-        support: Support::DefaultOnly("only the switch buffer policy is supported"),
+        support: Support::HonouredExcept(&["ring"], "the ring buffer policy is not supported yet"),
     },
     OptDef {
         name: "bufresize",
@@ -508,6 +511,13 @@ impl Options {
             }
             Support::DefaultOnly(_) => {}
             Support::Refused(why) => return Err(OptionError::Unsupported(why)),
+            Support::HonouredExcept(values, why) => {
+                if let OptKind::Enum(words) = def.kind {
+                    if values.iter().any(|w| words.get(v as usize) == Some(w)) {
+                        return Err(OptionError::Unsupported(why));
+                    }
+                }
+            }
         }
         if let (OptKind::Text, Some(text)) = (def.kind, value) {
             self.texts[i] = Some(text.to_string());
@@ -580,6 +590,8 @@ mod tests {
             Err(OptionError::Unsupported(_))
         ));
         assert_eq!(o.get("bufpolicy"), 0);
+        o.set("bufpolicy", Some("fill")).unwrap();
+        assert_eq!(o.get("bufpolicy"), 1);
         assert_eq!(o.set("nonsense", None), Err(OptionError::UnknownName));
         assert_eq!(o.set("bufsize", Some("lots")), Err(OptionError::BadValue));
         assert_eq!(

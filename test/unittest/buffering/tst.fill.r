@@ -1,0 +1,5 @@
+340 records
+end
+
+-- @@stderr --
+dtrace: 1 drop on CPU 0
