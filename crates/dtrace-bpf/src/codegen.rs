@@ -65,6 +65,7 @@ pub(crate) struct Generator<'a> {
     pub(crate) spec: Option<SpecMaps>,
     pub(crate) end_reserve: u64,
     pub(crate) ring_size: u64,
+    pub(crate) ring: Option<RingMaps>,
     pub(crate) thread_maps: Vec<MapId>,
     pub(crate) array_maps: Vec<MapId>,
     /// The stash map of each hook that keeps one, by the hook's name.
@@ -182,6 +183,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         spec: None,
         end_reserve: 0,
         ring_size: 0,
+        ring: None,
         thread_maps: Vec::new(),
         array_maps: Vec::new(),
         stash_maps: Vec::new(),
@@ -527,6 +529,47 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         .collect();
     end_clauses.sort_unstable();
     end_clauses.dedup();
+    // The ring policy's chunks: at least the largest record, about an
+    // eighth of the buffer (so a wrap forgets an eighth at most).
+    if opts.ring {
+        let largest = g.clause_layouts.iter().map(|l| l.size).max().unwrap_or(8);
+        let bufsize = opts.bufsize.clamp(4096, 1 << 30);
+        let chunk = ((bufsize / 8).max(u64::from(largest)).div_ceil(8) * 8).min(4 << 20) as u32;
+        let chunks = (bufsize / u64::from(chunk)).clamp(1, 1 << 16) as u32;
+        let n = cpus.max(1);
+        let cur = g.add_map(map(
+            "dt_ring_cur",
+            MapRole::RingCur,
+            MapKind::Array,
+            4,
+            8,
+            n,
+        ));
+        let fill = g.add_map(map(
+            "dt_ring_fill",
+            MapRole::RingFill,
+            MapKind::Array,
+            4,
+            8,
+            n * chunks,
+        ));
+        let buf = g.add_map(map(
+            "dt_ring",
+            MapRole::RingBuf,
+            MapKind::Array,
+            4,
+            chunk,
+            n * chunks,
+        ));
+        g.ring = Some(RingMaps {
+            cur,
+            fill,
+            buf,
+            chunks,
+            chunk,
+            ncpus: n,
+        });
+    }
     g.end_reserve = end_clauses
         .iter()
         .filter_map(|&c| g.clause_layouts.get(c))
@@ -578,6 +621,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         spec: g.spec,
         end_reserve: g.end_reserve,
         ring_size: g.ring_size,
+        ring: g.ring,
     })
 }
 

@@ -24,6 +24,7 @@ pub mod layout;
 mod memory;
 pub mod plan;
 mod program;
+mod ring;
 mod search;
 mod spec;
 mod strings;

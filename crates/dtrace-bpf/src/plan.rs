@@ -222,6 +222,10 @@ pub enum MapRole {
     SpecState,
     SpecFill,
     SpecBuf,
+    /// The ring policy (see `RingMaps`).
+    RingCur,
+    RingFill,
+    RingBuf,
     ThreadVar(usize),
     Array(usize),
     Aggregation(AggId),
@@ -444,6 +448,21 @@ pub struct Generated {
     pub end_reserve: u64,
     /// Each CPU's principal buffer, in bytes.
     pub ring_size: u64,
+    /// With the `ring` policy: its maps.
+    pub ring: Option<RingMaps>,
+}
+
+/// The `ring` policy's buffers: per CPU, `chunks` arrays of `chunk`
+/// bytes (`buf`, key `cpu * chunks + n`), the bytes each holds (`fill`,
+/// same keys), and the chunk being written (`cur`, key `cpu`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RingMaps {
+    pub cur: MapId,
+    pub fill: MapId,
+    pub buf: MapId,
+    pub chunks: u32,
+    pub chunk: u32,
+    pub ncpus: u32,
 }
 
 /// The maps of speculations: `state` one word per ID (index 0 unused);
@@ -487,6 +506,8 @@ pub struct GenOptions {
     /// The `fill` buffer policy: a record that would not leave room for
     /// END's in its CPU's buffer stops tracing (exit()'s DRAINING).
     pub fill: bool,
+    /// The `ring` buffer policy (see `RingMaps`).
+    pub ring: bool,
 }
 
 /// `bpf_iter_num_new`, `_next` and `_destroy`, by BTF id.
@@ -528,6 +549,7 @@ impl Default for GenOptions {
             nspec: 1,
             specsize: 4 << 20,
             fill: false,
+            ring: false,
         }
     }
 }

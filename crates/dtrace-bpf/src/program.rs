@@ -730,8 +730,14 @@ impl ProgGen<'_, '_> {
             self.cx.in_predicate = false;
             self.a.jmp_imm_to(Cond::Eq, R0, 0, next);
         }
-        // A speculative clause's record is placed by its speculate().
-        if layout.size > 0 && !speculative {
+        // A speculative clause's record is placed by its speculate(); with
+        // the ring policy, all but END's go to the ring's chunks.
+        let ring = self.g.ring.is_some() && self.plan.phase != Phase::End && !in_error;
+        if layout.size > 0 && !speculative && ring {
+            let slot = self.ring_reserve(layout.size, dropped)?;
+            self.record_header(&layout.actions);
+            self.cx.spec_slot = Some(slot);
+        } else if layout.size > 0 && !speculative {
             self.principal_buffer(dropped);
             if self.g.inp.opts.fill && self.plan.phase != Phase::End {
                 self.fill_check(layout.size, next);
@@ -760,8 +766,8 @@ impl ProgGen<'_, '_> {
 
         if self.cx.faulted {
             self.a.bind(fault_body);
-            // A speculative record is simply not published.
-            if layout.size > 0 && !speculative {
+            // A speculative (or ring) record is simply not published.
+            if layout.size > 0 && !speculative && !ring {
                 self.a.emit(mov64_reg(R1, R8));
                 self.a.emit(mov64_imm(R2, 0));
                 self.a.emit(call(Helper::RingbufDiscard));

@@ -179,6 +179,24 @@ const DEMOS: &[(&str, Demo)] = &[
             &format!("fill: {} records", lines),
             &fill,
         )?;
+        // ring: the newest records only, printed at the end.
+        let ring = dtrace(&[
+            "-q",
+            "-x",
+            "bufpolicy=ring",
+            "-b",
+            "4k",
+            "-n",
+            prog,
+            "-c",
+            &getpids(1000),
+        ]);
+        let lines = text(&ring.stdout).lines().filter(|l| *l == "x").count();
+        check(
+            lines > 0 && lines < 1000 && text(&ring.stdout).ends_with("end\n\n"),
+            &format!("ring: {} records", lines),
+            &ring,
+        )?;
         let switch = dtrace(&["-q", "-n", prog, "-c", &getpids(1000)]);
         let lines = text(&switch.stdout).lines().filter(|l| *l == "x").count();
         check(

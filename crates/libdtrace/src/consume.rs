@@ -264,6 +264,16 @@ pub(crate) fn consume_all(
     out: &mut dyn Write,
     consumer: &mut dyn Consumer,
 ) -> Result<(), Error> {
+    // The ring policy's chunks, once tracing has stopped: CPU by CPU,
+    // oldest first; then the ring buffers (END's records among them).
+    if dt.stopped() && !dt.ring_drained {
+        dt.ring_drained = true;
+        for rec in ring_records(dt)? {
+            if consume_one(dt, &rec, None, out, consumer)? == Consume::Abort {
+                return Ok(());
+            }
+        }
+    }
     loop {
         let batch = {
             let Some(r) = dt.running.as_mut() else {
@@ -294,6 +304,50 @@ pub(crate) fn consume_all(
         }
         out.flush().ok();
     }
+}
+
+/// The records the ring policy's chunks hold, each CPU's oldest first.
+fn ring_records(dt: &Dtrace) -> Result<Vec<Vec<u8>>, Error> {
+    let Some(r) = dt.running.as_ref() else {
+        return Ok(Vec::new());
+    };
+    let Some(m) = r.gen.ring else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    let mut word = [0u8; 8];
+    let mut chunk = vec![0u8; m.chunk as usize];
+    for cpu in 0..m.ncpus {
+        if !r.map(m.cur).lookup(&cpu.to_ne_bytes(), &mut word)? {
+            continue;
+        }
+        let cur = (u64::from_ne_bytes(word) as u32).min(m.chunks - 1);
+        for k in 1..=m.chunks {
+            let n = (cur + k) % m.chunks;
+            let key = (cpu * m.chunks + n).to_ne_bytes();
+            if !r.map(m.fill).lookup(&key, &mut word)? {
+                continue;
+            }
+            let fill = (u64::from_ne_bytes(word) as usize).min(chunk.len());
+            if fill == 0 || !r.map(m.buf).lookup(&key, &mut chunk)? {
+                continue;
+            }
+            let mut off = 0;
+            while off + RECORD_HEADER as usize <= fill {
+                let epid = rd_u32(&chunk, off);
+                let size = dt
+                    .epid(epid)
+                    .and_then(|d| r.gen.clauses.get(d.clause))
+                    .map_or(0, |l| l.size as usize);
+                if size == 0 || off + size > fill {
+                    break;
+                }
+                out.push(chunk[off..off + size].to_vec());
+                off += size;
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// What the consumer needs to decode one EPID's records.

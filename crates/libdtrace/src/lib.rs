@@ -284,6 +284,8 @@ pub struct Dtrace {
     /// aggregation tick, which `printa()` shows.
     agg_cache: std::collections::HashMap<AggId, Vec<aggregate::AggEntry>>,
     agg_tick: Instant,
+    /// The ring policy's chunks have been read (once, at the end).
+    pub(crate) ring_drained: bool,
     /// Speculation IDs committed or discarded, freed at the next
     /// cleaning (`cleanrate`).
     pub(crate) spec_dirty: Vec<u32>,
@@ -366,6 +368,7 @@ impl Dtrace {
             agg_cache: std::collections::HashMap::new(),
             agg_tick: Instant::now(),
             spec_dirty: Vec::new(),
+            ring_drained: false,
             last_clean: Instant::now(),
             err_handler: None,
             drop_handler: None,
@@ -803,8 +806,8 @@ impl Dtrace {
         }
         // Records wake us as they arrive unless a switch rate was set, in
         // which case the buffer is read when the rate says.
-        let fill = self.opts.get("bufpolicy") == 1;
-        if !switching && !fill && r.rings.iter().any(|g| g.has_data()) {
+        let hold = self.opts.get("bufpolicy") != 0;
+        if !switching && !hold && r.rings.iter().any(|g| g.has_data()) {
             return;
         }
         let _ = r.wait(wait, extra_fds);
@@ -827,8 +830,9 @@ impl Dtrace {
         }
         let status_due = self.last_status.elapsed()
             >= Duration::from_nanos(self.opts.get("statusrate").max(1) as u64);
-        // The fill policy reads nothing until tracing has stopped.
-        let fill = self.opts.get("bufpolicy") == 1;
+        // The fill and ring policies read nothing until tracing has
+        // stopped.
+        let fill = self.opts.get("bufpolicy") != 0;
         if !self.stopped && (status_due || load::exit_requested(self)) {
             self.last_status = Instant::now();
             self.report_drops();

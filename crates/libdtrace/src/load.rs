@@ -90,6 +90,7 @@ pub(crate) fn generate(
         nspec: dt.opts.get("nspec").clamp(1, 1 << 20) as u32,
         specsize: dt.opts.get("specsize").clamp(64, 4 << 20) as u32,
         fill: dt.opts.get("bufpolicy") == 1,
+        ring: dt.opts.get("bufpolicy") == 2,
         ..Default::default()
     };
     // A probe that fires on behalf of another task (sched:::on-cpu)

@@ -128,7 +128,7 @@ const OPTIONS: &[OptDef] = &[
         name: "bufpolicy",
         kind: OptKind::Enum(&["switch", "fill", "ring"]),
         default: 0,
-        support: Support::HonouredExcept(&["ring"], "the ring buffer policy is not supported yet"),
+        support: Support::Honoured,
     },
     OptDef {
         name: "bufresize",
@@ -585,13 +585,10 @@ mod tests {
         assert!(o.flag("quiet"));
         o.set("bufpolicy", Some("switch")).unwrap();
         assert_eq!(o.get("bufpolicy"), 0);
-        assert!(matches!(
-            o.set("bufpolicy", Some("ring")),
-            Err(OptionError::Unsupported(_))
-        ));
-        assert_eq!(o.get("bufpolicy"), 0);
         o.set("bufpolicy", Some("fill")).unwrap();
         assert_eq!(o.get("bufpolicy"), 1);
+        o.set("bufpolicy", Some("ring")).unwrap();
+        assert_eq!(o.get("bufpolicy"), 2);
         assert_eq!(o.set("nonsense", None), Err(OptionError::UnknownName));
         assert_eq!(o.set("bufsize", Some("lots")), Err(OptionError::BadValue));
         assert_eq!(

@@ -1,7 +1,0 @@
-#pragma D option bufpolicy=ring
-
-/* The ring policy is not yet supported: refused with the reason. */
-BEGIN
-{
-	exit(0);
-}

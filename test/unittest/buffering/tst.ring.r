@@ -1,0 +1,3 @@
+wrapped, last 999, fewer than all
+end
+
