@@ -792,16 +792,38 @@ impl ProgGen<'_, '_> {
         Ok(())
     }
 
+    /// r0 = the element of `map` whose u32 key is in the KEY stack slot,
+    /// or `out` when there is none. Clobbers r1-r5.
+    pub(crate) fn lookup_at_key(&mut self, map: crate::asm::MapId, out: Label) {
+        self.a.ld_map_fd(R1, map);
+        self.a.emit(mov64_reg(R2, FP));
+        self.a.emit(alu64_imm(Alu::Add, R2, i32::from(stack::KEY)));
+        self.a.emit(call(Helper::MapLookupElem));
+        self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
+    }
+
+    /// r0 = a `size`-byte record reserved in this CPU's principal buffer;
+    /// or, when it is full, a drop is counted and control goes to `skip`.
+    pub(crate) fn reserve_principal(&mut self, size: u32, skip: Label) {
+        let no_buffer = self.a.new_label();
+        self.principal_buffer(no_buffer);
+        self.a.emit(mov64_imm(R2, size as i32));
+        self.a.emit(mov64_imm(R3, 0));
+        self.a.emit(call(Helper::RingbufReserve));
+        let got = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Ne, R0, 0, got);
+        self.a.bind(no_buffer);
+        self.count_drop(drops::BUFFER);
+        self.a.ja_to(skip);
+        self.a.bind(got);
+    }
+
     /// r1 = this CPU's principal buffer (its ring buffer, from the array
     /// of them), or `out` if it has none. Clobbers r0-r5.
     pub(crate) fn principal_buffer(&mut self, out: Label) {
         self.a.emit(call(Helper::GetSmpProcessorId));
         self.a.emit(stx(Size::W, FP, stack::KEY, R0));
-        self.a.ld_map_fd(R1, self.g.m_buffer);
-        self.a.emit(mov64_reg(R2, FP));
-        self.a.emit(alu64_imm(Alu::Add, R2, i32::from(stack::KEY)));
-        self.a.emit(call(Helper::MapLookupElem));
-        self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
+        self.lookup_at_key(self.g.m_buffer, out);
         self.a.emit(mov64_reg(R1, R0));
     }
 
@@ -948,17 +970,7 @@ impl ProgGen<'_, '_> {
         self.a.emit(mov64_reg(R9, R1));
         self.a.emit(stx(Size::DW, FP, stack::CTX, R2));
         let skip = self.a.new_label();
-        let no_buffer = self.a.new_label();
-        self.principal_buffer(no_buffer);
-        self.a.emit(mov64_imm(R2, ERROR_RECORD_SIZE as i32));
-        self.a.emit(mov64_imm(R3, 0));
-        self.a.emit(call(Helper::RingbufReserve));
-        let got = self.a.new_label();
-        self.a.jmp_imm_to(Cond::Ne, R0, 0, got);
-        self.a.bind(no_buffer);
-        self.count_drop(drops::BUFFER);
-        self.a.ja_to(skip);
-        self.a.bind(got);
+        self.reserve_principal(ERROR_RECORD_SIZE, skip);
         self.a.emit(mov64_reg(R8, R0));
         let ea = scratch::ERR_ARGS as i16;
         self.a.emit(st_imm(Size::W, R8, 0, ERROR_EPID as i32));

@@ -24,15 +24,6 @@ impl ProgGen<'_, '_> {
             .ok_or_else(|| GenError("internal error: the ring buffer maps were not made".into()))
     }
 
-    /// r0 = element `key` (in the KEY slot) of `map`, or `out`.
-    fn ring_lookup(&mut self, map: crate::asm::MapId, out: Label) {
-        self.a.ld_map_fd(R1, map);
-        self.a.emit(mov64_reg(R2, FP));
-        self.a.emit(alu64_imm(Alu::Add, R2, i32::from(stack::KEY)));
-        self.a.emit(call(Helper::MapLookupElem));
-        self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
-    }
-
     /// Places a `size`-byte record in this CPU's ring: r8 = where it
     /// goes; or `out` (a record larger than a chunk is always dropped).
     /// Returns the stack slot of the chunk's fill word, which the record
@@ -52,11 +43,11 @@ impl ProgGen<'_, '_> {
         self.a.emit(call(Helper::GetSmpProcessorId));
         self.a.emit(stx(Size::DW, FP, cpu_slot, R0));
         self.a.emit(stx(Size::W, FP, stack::KEY, R0));
-        self.ring_lookup(m.cur, out);
+        self.lookup_at_key(m.cur, out);
         self.a.emit(stx(Size::DW, FP, cur_slot, R0));
         // Its fill: key cpu * chunks + cur.
         self.chunk_key(m, cpu_slot, cur_slot);
-        self.ring_lookup(m.fill, out);
+        self.lookup_at_key(m.fill, out);
         self.a.emit(stx(Size::DW, FP, fill_slot, R0));
         let fits = self.a.new_label();
         self.a.emit(ldx(Size::DW, R1, R0, 0));
@@ -72,13 +63,13 @@ impl ProgGen<'_, '_> {
         self.a.bind(no_wrap);
         self.a.emit(stx(Size::DW, R1, 0, R2));
         self.chunk_key(m, cpu_slot, cur_slot);
-        self.ring_lookup(m.fill, out);
+        self.lookup_at_key(m.fill, out);
         self.a.emit(st_imm(Size::DW, R0, 0, 0));
         self.a.emit(stx(Size::DW, FP, fill_slot, R0));
         self.a.bind(fits);
         // The chunk, and the place in it.
         self.chunk_key(m, cpu_slot, cur_slot);
-        self.ring_lookup(m.buf, out);
+        self.lookup_at_key(m.buf, out);
         self.a.emit(ldx(Size::DW, R1, FP, fill_slot));
         self.a.emit(ldx(Size::DW, R1, R1, 0));
         self.a

@@ -40,19 +40,11 @@ impl ProgGen<'_, '_> {
         self.a.jmp_imm_to(Cond::Gt, R1, m.nspec as i32, out);
         self.a
             .emit(stx(Size::W, FP, crate::codegen::stack::KEY, R1));
-        self.a.ld_map_fd(R1, m.state);
-        self.a.emit(mov64_reg(R2, FP));
-        self.a.emit(alu64_imm(
-            Alu::Add,
-            R2,
-            i32::from(crate::codegen::stack::KEY),
-        ));
-        self.a.emit(call(Helper::MapLookupElem));
-        self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
+        self.lookup_at_key(m.state, out);
     }
 
     /// r0 = the element of `map` for the ID in r1 on this CPU, or `out`.
-    fn spec_region(&mut self, m: SpecMaps, map: crate::asm::MapId, out: crate::asm::Label) {
+    fn spec_region(&mut self, map: crate::asm::MapId, out: crate::asm::Label) {
         self.a.emit(alu64_imm(Alu::Sub, R1, 1));
         self.a
             .emit(alu64_imm(Alu::Mul, R1, self.g.inp.opts.ncpus.max(1) as i32));
@@ -64,16 +56,7 @@ impl ProgGen<'_, '_> {
         self.a.emit(alu64_reg(Alu::Add, R1, R0));
         self.a
             .emit(stx(Size::W, FP, crate::codegen::stack::KEY, R1));
-        self.a.ld_map_fd(R1, map);
-        self.a.emit(mov64_reg(R2, FP));
-        self.a.emit(alu64_imm(
-            Alu::Add,
-            R2,
-            i32::from(crate::codegen::stack::KEY),
-        ));
-        self.a.emit(call(Helper::MapLookupElem));
-        self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
-        let _ = m;
+        self.lookup_at_key(map, out);
     }
 
     /// `speculation()`.
@@ -150,7 +133,7 @@ impl ProgGen<'_, '_> {
         self.a.emit(ldx(Size::W, R1, R0, 0));
         self.a.jmp_imm_to(Cond::Ne, R1, spec::ACTIVE, skip);
         self.a.emit(ldx(Size::DW, R1, FP, id_slot));
-        self.spec_region(m, m.fill, skip);
+        self.spec_region(m.fill, skip);
         let fill = self.alloc_stack();
         let Temp::Stack(slot) = fill else {
             unreachable!("alloc_stack gives a stack slot")
@@ -166,7 +149,7 @@ impl ProgGen<'_, '_> {
         self.a.ja_to(skip);
         self.a.bind(fits);
         self.a.emit(ldx(Size::DW, R1, FP, id_slot));
-        self.spec_region(m, m.buf, skip);
+        self.spec_region(m.buf, skip);
         // The fill again, bounded for the verifier, then the address.
         self.a.emit(ldx(Size::DW, R1, FP, slot));
         self.a.emit(ldx(Size::DW, R1, R1, 0));
@@ -194,22 +177,14 @@ impl ProgGen<'_, '_> {
             self.a.emit(alu64_imm(Alu::Add, R1, cpu as i32));
             self.a
                 .emit(stx(Size::W, FP, crate::codegen::stack::KEY, R1));
-            self.a.ld_map_fd(R1, m.fill);
-            self.a.emit(mov64_reg(R2, FP));
-            self.a.emit(alu64_imm(
-                Alu::Add,
-                R2,
-                i32::from(crate::codegen::stack::KEY),
-            ));
-            self.a.emit(call(Helper::MapLookupElem));
-            self.a.jmp_imm_to(Cond::Eq, R0, 0, next);
+            self.lookup_at_key(m.fill, next);
             self.a.emit(ldx(Size::DW, R1, R0, 0));
             self.a.jmp_imm_to(Cond::Ne, R1, 0, elsewhere);
             self.a.bind(next);
         }
         // Here alone: emptied, then free.
         self.a.emit(ldx(Size::DW, R1, FP, id_slot));
-        self.spec_region(m, m.fill, elsewhere);
+        self.spec_region(m.fill, elsewhere);
         self.a.emit(st_imm(Size::DW, R0, 0, 0));
         self.a.emit(ldx(Size::DW, R1, FP, id_slot));
         self.spec_state(m, done);
@@ -263,7 +238,7 @@ impl ProgGen<'_, '_> {
         if commit {
             let fits = self.a.new_label();
             self.a.emit(ldx(Size::DW, R1, FP, id_slot));
-            self.spec_region(m, m.fill, fits);
+            self.spec_region(m.fill, fits);
             self.a.emit(ldx(Size::DW, R1, R0, 0));
             self.a.emit(stx(Size::DW, FP, sum_slot, R1));
             self.principal_buffer(fits);
@@ -282,17 +257,7 @@ impl ProgGen<'_, '_> {
             self.a.bind(fits);
         }
         // The record first, so that a full buffer leaves the ID active.
-        let no_buffer = self.a.new_label();
-        self.principal_buffer(no_buffer);
-        self.a.emit(mov64_imm(R2, spec::RECORD_SIZE as i32));
-        self.a.emit(mov64_imm(R3, 0));
-        self.a.emit(call(Helper::RingbufReserve));
-        let got = self.a.new_label();
-        self.a.jmp_imm_to(Cond::Ne, R0, 0, got);
-        self.a.bind(no_buffer);
-        self.count_drop(drops::BUFFER);
-        self.a.ja_to(done);
-        self.a.bind(got);
+        self.reserve_principal(spec::RECORD_SIZE, done);
         self.a.emit(stx(Size::DW, FP, rec_slot, R0));
         // ACTIVE -> COMMITTING or DISCARDING, unless another CPU did it.
         let lost = self.a.new_label();
