@@ -209,7 +209,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         .bufsize
         .max(4096)
         .next_power_of_two()
-        .clamp(4096, 1 << 30) as u32;
+        .clamp(4096, 1 << 31) as u32;
     g.m_buffer = g.add_map(map(
         "dt_buffer",
         MapRole::Buffer,
@@ -332,7 +332,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     // being 4 MiB).
     if inp.clauses.iter().any(|c| c.uses_speculations()) {
         let nspec = opts.nspec.max(1);
-        let specsize = (opts.specsize.clamp(64, 4 << 20) / 8) * 8;
+        let specsize = (opts.specsize.max(64) / 8) * 8;
         let regions = nspec.saturating_mul(cpus).max(1);
         let state = g.add_map(map(
             "dt_spec_state",

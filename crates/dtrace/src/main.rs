@@ -67,6 +67,17 @@ fn eprint_bytes(parts: &[&[u8]]) {
     output::note_bytes(&m);
 }
 
+/// A size as dtrace(1M) writes one: in the largest unit that divides it
+/// (`128m`, `4k`), else in bytes.
+fn size_text(n: u64) -> String {
+    for (shift, unit) in [(40, 't'), (30, 'g'), (20, 'm'), (10, 'k')] {
+        if n >= 1 << shift && n.is_multiple_of(1 << shift) {
+            return format!("{}{}", n >> shift, unit);
+        }
+    }
+    n.to_string()
+}
+
 /// The probe and record callbacks: dtrace(1M)'s `chew` and `chewrec`.
 struct Chew {
     quiet: bool,
@@ -465,6 +476,11 @@ fn run(cmd: Cmd) -> u8 {
             return E_ERROR;
         }
         Err(e) => return fatal(e),
+    }
+    // Buffers the kernel made smaller (bufresize=auto), as dtrace(1M)
+    // reports them.
+    for (what, size) in dt.lowered_sizes() {
+        note!("dtrace: {} lowered to {}", what, size_text(*size));
     }
     for t in &mut targets {
         if let Err(e) = t.release() {

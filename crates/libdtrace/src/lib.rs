@@ -284,6 +284,11 @@ pub struct Dtrace {
     /// aggregation tick, which `printa()` shows.
     agg_cache: std::collections::HashMap<AggId, Vec<aggregate::AggEntry>>,
     agg_tick: Instant,
+    /// Buffers made before the programs (see `load::Premade`).
+    pub(crate) premade: Option<load::Premade>,
+    /// Buffers the kernel made smaller than asked (`bufresize=auto`):
+    /// what, and the size.
+    pub(crate) lowered: Vec<(&'static str, u64)>,
     /// The ring policy's chunks have been read (once, at the end).
     pub(crate) ring_drained: bool,
     /// Speculation IDs committed or discarded, freed at the next
@@ -369,6 +374,8 @@ impl Dtrace {
             agg_tick: Instant::now(),
             spec_dirty: Vec::new(),
             ring_drained: false,
+            premade: None,
+            lowered: Vec::new(),
             last_clean: Instant::now(),
             err_handler: None,
             drop_handler: None,
@@ -1247,6 +1254,13 @@ impl Dtrace {
     /// After clear() or trunc(): the aggregation is read anew.
     pub(crate) fn agg_changed(&mut self, id: AggId) {
         self.agg_cache.remove(&id);
+    }
+
+    /// The buffers made smaller than asked when tracing started (under
+    /// `bufresize=auto`), as dtrace(1M) reports them: ("buffer size",
+    /// bytes), ("speculation size", bytes).
+    pub fn lowered_sizes(&self) -> &[(&'static str, u64)] {
+        &self.lowered
     }
 
     /// The `normalize()` factor of aggregation `id` (1 if none).

@@ -78,6 +78,7 @@ pub(crate) fn generate(
     let ncpus = dtrace_sys::cpus::cpu_id_limit()
         .map_err(|e| Error::Enable(format!("cannot size per-CPU data: {}", e)))?;
     let mut opts = dtrace_bpf::plan::GenOptions {
+        // Sizes the kernel has made smaller (`bufresize=auto`) rule.
         strsize: dt.opts.get("strsize").clamp(2, 1 << 16) as u32,
         bufsize: dt.opts.get("bufsize").max(4096) as u64,
         aggsize: dt.opts.get("aggsize").max(4096) as u64,
@@ -88,11 +89,15 @@ pub(crate) fn generate(
         // otherwise it is woken as records arrive.
         wakeup: !dt.opts.is_set("switchrate"),
         nspec: dt.opts.get("nspec").clamp(1, 1 << 20) as u32,
-        specsize: dt.opts.get("specsize").clamp(64, 4 << 20) as u32,
+        specsize: requested_specsize(dt),
         fill: dt.opts.get("bufpolicy") == 1,
         ring: dt.opts.get("bufpolicy") == 2,
         ..Default::default()
     };
+    if let Some(p) = &dt.premade {
+        opts.bufsize = u64::from(p.ring_size);
+        opts.specsize = p.specsize;
+    }
     // A probe that fires on behalf of another task (sched:::on-cpu)
     // reads every task built-in through task_struct.
     let mut needs_btf = planned.programs.iter().any(|p| {
@@ -190,6 +195,85 @@ fn fits_buffer(dt: &Dtrace, gen: &Generated) -> Result<(), Error> {
     Ok(())
 }
 
+/// `specsize` as asked, whole words.
+fn requested_specsize(dt: &Dtrace) -> u32 {
+    (dt.opts.get("specsize").clamp(64, 1 << 30) as u32) / 8 * 8
+}
+
+/// Buffers the kernel may refuse at the size asked, made before the
+/// programs (whose code knows their sizes): the principal buffers and
+/// the speculative buffers. Under `bufresize=auto` (the default) a
+/// refused size is halved until one is accepted, and the handle notes
+/// what was lowered; under `manual` a refusal is an error.
+pub(crate) struct Premade {
+    rings: Vec<Map>,
+    pub(crate) ring_size: u32,
+    spec_buf: Option<Map>,
+    pub(crate) specsize: u32,
+}
+
+/// Makes a buffer with `make(size)`, halving `size` (not below `least`)
+/// on each refusal for want of room under `bufresize=auto`.
+fn with_halving<T>(
+    auto: bool,
+    mut size: u64,
+    least: u64,
+    mut make: impl FnMut(u64) -> std::io::Result<T>,
+) -> Result<(T, u64), Error> {
+    // ENOMEM, and E2BIG for a size the kernel never allows.
+    let no_room = |e: &std::io::Error| matches!(e.raw_os_error(), Some(12) | Some(7));
+    loop {
+        match make(size) {
+            Ok(t) => return Ok((t, size)),
+            Err(e) if is_eperm(&e) => return Err(Error::Privilege(PRIVILEGE.into())),
+            Err(e) if no_room(&e) && auto && size / 2 >= least => size /= 2,
+            Err(e) if no_room(&e) => return Err(Error::Enable("Not enough space".into())),
+            Err(e) => return Err(Error::Enable(format!("failed to create a buffer: {}", e))),
+        }
+    }
+}
+
+fn premake(dt: &mut Dtrace) -> Result<Premade, Error> {
+    let ncpus = dtrace_sys::cpus::cpu_id_limit()
+        .map_err(|e| Error::Enable(format!("cannot size per-CPU data: {}", e)))?;
+    dt.lowered.clear();
+    let asked = (dt.opts.get("bufsize").max(4096) as u64)
+        .next_power_of_two()
+        .min(1 << 62);
+    let auto = dt.opts.get("bufresize") == 0;
+    let (rings, ring_size) = with_halving(auto, asked, 4096, |size| {
+        let size = u32::try_from(size).map_err(|_| std::io::Error::from_raw_os_error(7))?;
+        (0..ncpus)
+            .map(|_| Map::create(MapType::Ringbuf, 0, 0, size, 0, "dt_buffer"))
+            .collect::<std::io::Result<Vec<Map>>>()
+    })?;
+    if ring_size < asked {
+        dt.lowered.push(("buffer size", ring_size));
+    }
+    let specs = dt.clauses.iter().any(|c| c.uses_speculations());
+    let asked = u64::from(requested_specsize(dt));
+    let (spec_buf, specsize) = if specs {
+        let nspec = dt.opts.get("nspec").clamp(1, 1 << 20) as u32;
+        let entries = nspec.saturating_mul(ncpus).max(1);
+        let (m, size) = with_halving(auto, asked, 64, |size| {
+            let size = u32::try_from(size).map_err(|_| std::io::Error::from_raw_os_error(7))?;
+            Map::create(MapType::Array, 4, size, entries, 0, "dt_spec_buf")
+        })?;
+        (Some(m), size)
+    } else {
+        (None, asked.min(4 << 20))
+    };
+    if specs && specsize < asked {
+        dt.lowered.push(("speculation size", specsize));
+    }
+    Ok(Premade {
+        rings,
+        ring_size: ring_size as u32,
+        spec_buf,
+        specsize: specsize as u32,
+    })
+}
+
 /// `start`, or with `attach` false only creates the maps and loads the
 /// programs (the kernel verifier's verdict, for the fuzz driver).
 pub(crate) fn start_with(
@@ -214,8 +298,10 @@ pub(crate) fn start_with(
     {
         return Err(Error::Enable("Destructive actions not allowed".into()));
     }
+    dt.premade = Some(premake(dt)?);
     let (planned, mut gen, _) = generate(dt, true)?;
     fits_buffer(dt, &gen)?;
+    let mut premade = dt.premade.take().expect("made above");
 
     // Maps.
     let mut maps = Vec::new();
@@ -231,12 +317,7 @@ pub(crate) fn start_with(
                     Error::Enable(format!("failed to create BPF map '{}': {}", m.name, e))
                 }
             };
-            let mut inner = Vec::new();
-            for _ in 0..m.max_entries {
-                inner.push(
-                    Map::create(MapType::Ringbuf, 0, 0, m.value_size, 0, &m.name).map_err(fail)?,
-                );
-            }
+            let inner = std::mem::take(&mut premade.rings);
             let outer =
                 Map::create_array_of_maps(&inner[0], m.max_entries, &m.name).map_err(fail)?;
             for (cpu, r) in inner.iter().enumerate() {
@@ -247,6 +328,12 @@ pub(crate) fn start_with(
             }
             maps.push(outer);
             continue;
+        }
+        if m.role == dtrace_bpf::plan::MapRole::SpecBuf {
+            if let Some(b) = premade.spec_buf.take() {
+                maps.push(b);
+                continue;
+            }
         }
         let (ty, key, value, entries) = match m.kind {
             MapKind::Ringbuf => (MapType::Ringbuf, 0, 0, m.max_entries),
@@ -733,6 +820,25 @@ mod tests {
             "{}",
             err
         );
+    }
+
+    #[test]
+    fn refused_sizes_are_halved_under_auto() {
+        // A kernel that takes at most 1 MiB: 8 MiB asked becomes 1 MiB.
+        let make = |size: u64| {
+            if size > 1 << 20 {
+                Err(std::io::Error::from_raw_os_error(12))
+            } else {
+                Ok(size)
+            }
+        };
+        let (made, size) = with_halving(true, 8 << 20, 4096, make).unwrap();
+        assert_eq!((made, size), (1 << 20, 1 << 20));
+        // manual: no second try.
+        let e = with_halving(false, 8 << 20, 4096, make).unwrap_err();
+        assert_eq!(e.to_string(), "could not enable tracing: Not enough space");
+        // Never below the least size asked for.
+        assert!(with_halving(true, 8 << 20, 4 << 20, make).is_err());
     }
 
     #[test]

@@ -134,9 +134,7 @@ const OPTIONS: &[OptDef] = &[
         name: "bufresize",
         kind: OptKind::Enum(&["auto", "manual"]),
         default: 0,
-        support: Support::Refused(
-            "buffers are never resized: a buffer that cannot be allocated is an error",
-        ),
+        support: Support::Honoured,
     },
     OptDef {
         name: "bufsize",
