@@ -5,6 +5,11 @@
 #   --calls N   getpid calls per run (default 2000000)
 #   --rounds R  rounds per measurement, median shown (default 3)
 #   --no-wide   skip the every-syscall enabling (bpftrace takes ~30 s)
+#   --baseline PATH  another dtrace binary run beside ours in the printf
+#               stream, e.g. the last build before per-CPU buffers:
+#                 git worktree add /tmp/base e39bf8d
+#                 (cd /tmp/base && cargo build --release -j2 -p dtrace)
+#                 bench/run.sh --baseline /tmp/base/target/release/dtrace
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -j2 -p dtrace -p dtrace-bench

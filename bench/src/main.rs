@@ -12,10 +12,14 @@
 //! 2. Start-up to exit of a one-probe script (the probe fires on the
 //!    bench's own getpid calls).
 //! 3. Start-up to exit of a script enabling every syscall entry probe.
-//! 4. A printf stream of N getpid events from one process: lines
-//!    delivered, drops reported, wall time.
+//! 4. A printf stream of N getpid events from a process pinned to one
+//!    CPU, then from a process pinned to each CPU at once (N each):
+//!    lines delivered, drops reported, lines lost silently, wall time,
+//!    beside bpftrace and, with `--baseline PATH`, another dtrace build
+//!    (the one before per-CPU buffers, for instance).
 //!
-//! Usage: `bench/run.sh [--calls N] [--rounds R] [--no-wide]`.
+//! Usage: `bench/run.sh [--calls N] [--rounds R] [--no-wide]
+//! [--baseline PATH]`.
 
 #![forbid(unsafe_code)]
 
@@ -27,6 +31,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const LOOP_ARG: &str = "--getpid-loop";
+/// `--fan-out CPUS N`: a getpid-loop child pinned to each CPU of the
+/// list, N calls each; waits for them all.
+const FANOUT_ARG: &str = "--fan-out";
 
 struct Config {
     calls: u64,
@@ -34,6 +41,9 @@ struct Config {
     wide: bool,
     dtrace: PathBuf,
     bpftrace: Option<PathBuf>,
+    /// A second dtrace (an older build) run beside ours in the printf
+    /// stream.
+    baseline: Option<PathBuf>,
 }
 
 fn main() {
@@ -47,12 +57,20 @@ fn main() {
         }
         return;
     }
+    if args.first().map(String::as_str) == Some(FANOUT_ARG) {
+        fan_out(
+            args.get(1).map(String::as_str).unwrap_or("0"),
+            args.get(2).map(String::as_str).unwrap_or("0"),
+        );
+        return;
+    }
     let mut cfg = Config {
         calls: 2_000_000,
         rounds: 3,
         wide: true,
         dtrace: default_dtrace(),
         bpftrace: which("bpftrace"),
+        baseline: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -68,9 +86,10 @@ fn main() {
             "--no-wide" => cfg.wide = false,
             "--dtrace" => cfg.dtrace = it.next().map(PathBuf::from).unwrap_or(cfg.dtrace),
             "--no-bpftrace" => cfg.bpftrace = None,
+            "--baseline" => cfg.baseline = it.next().map(PathBuf::from),
             other => {
                 eprintln!("dtrace-bench: unknown argument {}", other);
-                eprintln!("usage: dtrace-bench [--calls N] [--rounds R] [--no-wide] [--no-bpftrace] [--dtrace PATH]");
+                eprintln!("usage: dtrace-bench [--calls N] [--rounds R] [--no-wide] [--no-bpftrace] [--dtrace PATH] [--baseline PATH]");
                 std::process::exit(2);
             }
         }
@@ -133,6 +152,27 @@ fn bpftrace_version(b: &PathBuf) -> String {
 fn getpid_loop(n: u64) {
     for _ in 0..n {
         std::hint::black_box(std::process::id());
+    }
+}
+
+/// The fan-out mode: one getpid-loop child per CPU of `list` ("0,1"),
+/// each pinned to its CPU by taskset, `n` calls each.
+fn fan_out(list: &str, n: &str) {
+    let me = std::env::current_exe().expect("current_exe");
+    let children: Vec<Child> = list
+        .split(',')
+        .filter(|c| !c.is_empty())
+        .filter_map(|c| {
+            Command::new("taskset")
+                .args(["-c", c])
+                .arg(&me)
+                .args([LOOP_ARG, n])
+                .spawn()
+                .ok()
+        })
+        .collect();
+    for mut c in children {
+        let _ = c.wait();
     }
 }
 
@@ -512,46 +552,111 @@ fn stream(mut cmd: Command, drop_words: &[&str]) -> Option<Stream> {
 }
 
 fn printf_stream(cfg: &Config) {
+    let cpus = dtrace_sys::cpus::online_cpus().unwrap_or_else(|_| vec![0]);
+    let last = cpus.last().copied().unwrap_or(0);
+    printf_stream_on(cfg, &[last], "one CPU");
+    if cpus.len() > 1 {
+        printf_stream_on(cfg, &cpus, "every CPU");
+    }
+}
+
+/// The printf stream with one getpid-loop process pinned to each of
+/// `cpus`, all children of the `-c` command (the bench itself in its
+/// fan-out mode), `cfg.calls` events each. Each tracer's lines, reported
+/// drops and the rest (unaccounted: lost silently) are counted.
+fn printf_stream_on(cfg: &Config, cpus: &[u32], what: &str) {
+    let made = cfg.calls * cpus.len() as u64;
     println!(
-        "== printf stream: {} getpid events from one process",
-        cfg.calls
+        "== printf stream, load on {}: {} getpid events from {} process{} pinned to CPU{} {}",
+        what,
+        made,
+        cpus.len(),
+        if cpus.len() == 1 { "" } else { "es" },
+        if cpus.len() == 1 { "" } else { "s" },
+        cpus.iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
     );
     let me = std::env::current_exe().expect("current_exe");
-    let target = format!("{} {} {}", me.display(), LOOP_ARG, cfg.calls);
-    let mut c = Command::new(&cfg.dtrace);
-    c.args([
-        "-q",
-        "-n",
-        "syscall::getpid:entry /pid == $target/ { printf(\"%d %d\\n\", pid, timestamp); }",
-        "-c",
-        &target,
-    ]);
-    let d = stream(c, &["drop"]);
+    let list = cpus
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    let target = format!("{} {} {} {}", me.display(), FANOUT_ARG, list, cfg.calls);
+    let d_prog =
+        "syscall::getpid:entry /ppid == $target/ { printf(\"%d %d\\n\", pid, timestamp); }";
+    let run_dtrace = |bin: &PathBuf| {
+        let mut v = Vec::new();
+        for _ in 0..cfg.rounds {
+            let mut c = Command::new(bin);
+            c.args(["-q", "-n", d_prog, "-c", &target]);
+            v.extend(stream(c, &["drop"]));
+        }
+        median_stream(v)
+    };
+    let d = run_dtrace(&cfg.dtrace);
+    let base = cfg.baseline.as_ref().and_then(run_dtrace);
     let b = cfg.bpftrace.as_ref().and_then(|bp| {
-        let mut c = Command::new(bp);
-        c.args([
-            "-e",
-            "tracepoint:syscalls:sys_enter_getpid /pid == cpid/ { printf(\"%d %d\\n\", pid, nsecs); }",
-            "-c",
-            &target,
-        ]);
-        stream(c, &["Lost"])
+        let mut v = Vec::new();
+        for _ in 0..cfg.rounds {
+            let mut c = Command::new(bp);
+            c.args([
+                "-e",
+                "tracepoint:syscalls:sys_enter_getpid /curtask->real_parent->tgid == cpid/ { printf(\"%d %d\\n\", pid, nsecs); }",
+                "-c",
+                &target,
+            ]);
+            v.extend(stream(c, &["Lost"]));
+        }
+        median_stream(v)
     });
-    for (name, s) in [("dtrace", &d), ("bpftrace", &b)] {
+    for (name, s) in [("dtrace", &d), ("baseline", &base), ("bpftrace", &b)] {
         if let Some(s) = s {
             println!(
-                "  {:<10} {:>9} lines, {:>9} reported dropped, {:>9} unaccounted, {:>7.2} s, {:>6.2} M lines/s",
+                "  {:<10} {:>9} lines, {:>9} reported dropped, {:>9} unaccounted, {:>7.2} s, {:>6.2} M lines/s, {:>5.1}% lost",
                 name,
                 s.lines,
                 s.drops,
-                cfg.calls.saturating_sub(s.lines + s.drops),
+                made.saturating_sub(s.lines + s.drops),
                 s.secs,
-                s.lines as f64 / s.secs / 1e6
+                s.lines as f64 / s.secs / 1e6,
+                100.0 * made.saturating_sub(s.lines) as f64 / made as f64
             );
         }
     }
-    if let (Some(d), Some(b)) = (&d, &b) {
-        println!("  dtrace time / bpftrace time = {:.3}x", d.secs / b.secs);
+    if let Some(d) = &d {
+        let rate = |s: &Stream| s.lines as f64 / s.secs;
+        if let Some(x) = &base {
+            println!(
+                "  dtrace / baseline: {:.3}x the lines per second, {:.3}x the lines delivered",
+                rate(d) / rate(x),
+                d.lines as f64 / x.lines.max(1) as f64
+            );
+        }
+        if let Some(b) = &b {
+            println!(
+                "  dtrace / bpftrace: {:.3}x the lines per second, {:.3}x the lines delivered",
+                rate(d) / rate(b),
+                d.lines as f64 / b.lines.max(1) as f64
+            );
+        }
     }
     println!();
+}
+
+/// The round with the median wall time.
+fn median_stream(mut v: Vec<Stream>) -> Option<Stream> {
+    v.sort_by(|a, b| {
+        a.secs
+            .partial_cmp(&b.secs)
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let mid = v.len() / 2;
+    if v.is_empty() {
+        None
+    } else {
+        Some(v.swap_remove(mid))
+    }
 }

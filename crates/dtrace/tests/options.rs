@@ -13,6 +13,8 @@ use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 const DTRACE: &str = env!("CARGO_BIN_EXE_dtrace");
 const TRIGGER: &str = "--dtrace-options-trigger";
+/// Runs a TRIGGER child pinned to each online CPU and waits for them.
+const FANOUT: &str = "--dtrace-options-fanout";
 
 fn dtrace(args: &[&str]) -> Output {
     Command::new("taskset")
@@ -31,6 +33,27 @@ fn text(b: &[u8]) -> String {
 fn getpids(n: u32) -> String {
     let me = std::env::current_exe().expect("current_exe");
     format!("{} {} {}", me.display(), TRIGGER, n)
+}
+
+/// Records printed (one CPU number a line) plus the drops reported, by
+/// CPU, and the drops in all.
+fn printed_and_dropped(o: &Output) -> (std::collections::BTreeMap<usize, usize>, usize) {
+    let mut per_cpu = std::collections::BTreeMap::<usize, usize>::new();
+    for l in text(&o.stdout).lines().filter(|l| !l.is_empty()) {
+        *per_cpu.entry(l.parse().unwrap_or(usize::MAX)).or_default() += 1;
+    }
+    let mut dropped = 0;
+    for l in text(&o.stderr).lines() {
+        if let Some((n, c)) = l.strip_prefix("dtrace: ").and_then(|r| {
+            r.split_once(" drops on CPU ")
+                .or_else(|| r.split_once(" drop on CPU "))
+        }) {
+            let (n, c): (usize, usize) = (n.parse().unwrap_or(0), c.parse().unwrap_or(usize::MAX));
+            *per_cpu.entry(c).or_default() += n;
+            dropped += n;
+        }
+    }
+    (per_cpu, dropped)
 }
 
 /// A directory holding one D library file with `text`.
@@ -250,25 +273,41 @@ const DEMOS: &[(&str, Demo)] = &[
             "-c",
             &getpids(CALLS as u32),
         ]);
-        let mut per_cpu = std::collections::BTreeMap::<usize, usize>::new();
-        for l in text(&o.stdout).lines().filter(|l| !l.is_empty()) {
-            *per_cpu.entry(l.parse().unwrap_or(usize::MAX)).or_default() += 1;
-        }
-        let mut dropped = 0;
-        for l in text(&o.stderr).lines() {
-            if let Some((n, c)) = l.strip_prefix("dtrace: ").and_then(|r| {
-                r.split_once(" drops on CPU ")
-                    .or_else(|| r.split_once(" drop on CPU "))
-            }) {
-                let (n, c): (usize, usize) =
-                    (n.parse().unwrap_or(0), c.parse().unwrap_or(usize::MAX));
-                *per_cpu.entry(c).or_default() += n;
-                dropped += n;
-            }
-        }
+        let (per_cpu, dropped) = printed_and_dropped(&o);
         check(
             dropped > 0 && per_cpu.values().sum::<usize>() == CALLS,
             &format!("{} made, {:?} printed and dropped by CPU", CALLS, per_cpu),
+            &o,
+        )?;
+        // The same with the load on every CPU at once: one process pinned
+        // to each CPU, all children of the -c command. Each CPU's records
+        // printed plus its drops equal the calls made on it.
+        let cpus: Vec<usize> = dtrace_sys::cpus::online_cpus()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|c| c as usize)
+            .collect();
+        let me = std::env::current_exe().expect("current_exe");
+        let fan = format!("{} {} {}", me.display(), FANOUT, CALLS);
+        let prog = "syscall::getpid:entry /ppid == $target/ { printf(\"%d\\n\", cpu); }";
+        let o = dtrace(&[
+            "-q",
+            "-b",
+            "4k",
+            "-x",
+            "switchrate=10hz",
+            "-n",
+            prog,
+            "-c",
+            &fan,
+        ]);
+        let (per_cpu, dropped) = printed_and_dropped(&o);
+        check(
+            dropped > 0 && per_cpu.len() == cpus.len() && per_cpu.values().all(|&n| n == CALLS),
+            &format!(
+                "{} made on each of CPUs {:?}, {:?} printed and dropped by CPU",
+                CALLS, cpus, per_cpu
+            ),
             &o,
         )
     }),
@@ -694,6 +733,26 @@ fn refused(
 
 fn main() {
     let raw: Vec<String> = std::env::args().collect();
+    if raw.get(1).map(String::as_str) == Some(FANOUT) {
+        let n = raw.get(2).map(String::as_str).unwrap_or("0");
+        let me = std::env::current_exe().expect("current_exe");
+        let children: Vec<_> = dtrace_sys::cpus::online_cpus()
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|c| {
+                Command::new("taskset")
+                    .args(["-c", &c.to_string()])
+                    .arg(&me)
+                    .args([TRIGGER, n])
+                    .spawn()
+                    .ok()
+            })
+            .collect();
+        for mut c in children {
+            let _ = c.wait();
+        }
+        return;
+    }
     if raw.get(1).map(String::as_str) == Some(TRIGGER) {
         let n: u32 = raw.get(2).and_then(|s| s.parse().ok()).unwrap_or(0);
         for _ in 0..n {

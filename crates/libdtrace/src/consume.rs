@@ -274,36 +274,62 @@ pub(crate) fn consume_all(
             }
         }
     }
-    loop {
-        let batch = {
+    // Up to BATCH records are copied out of the rings (which the
+    // consumer's handlers may not borrow) into one buffer, kept from call
+    // to call, and consumed from there.
+    const BATCH: usize = 4096;
+    let mut bytes = std::mem::take(&mut dt.batch_bytes);
+    let mut ends: Vec<usize> = Vec::with_capacity(BATCH);
+    let res = loop {
+        bytes.clear();
+        ends.clear();
+        {
             let Some(r) = dt.running.as_mut() else {
-                return Ok(());
+                break Ok(());
             };
             // CPU by CPU, as DTrace reads its per-CPU buffers.
-            let mut batch: Vec<Vec<u8>> = Vec::new();
             for ring in r.rings.iter_mut() {
                 ring.consume(|rec| {
-                    batch.push(rec.to_vec());
-                    batch.len() < 4096
+                    bytes.extend_from_slice(rec);
+                    ends.push(bytes.len());
+                    ends.len() < BATCH
                 });
-                if batch.len() >= 4096 {
+                if ends.len() >= BATCH {
                     break;
                 }
             }
-            batch
-        };
-        if batch.is_empty() {
-            return Ok(());
         }
-        for (i, rec) in batch.iter().enumerate() {
+        if ends.is_empty() {
+            break Ok(());
+        }
+        let mut aborted = false;
+        for i in 0..ends.len() {
+            let start = if i == 0 { 0 } else { ends[i - 1] };
+            let rec = &bytes[start..ends[i]];
             // The next record's EPID, for flow indentation.
-            let next = batch.get(i + 1).map(|n| rd_u32(n, 0));
-            if consume_one(dt, rec, next, out, consumer)? == Consume::Abort {
-                return Ok(());
+            let next = ends
+                .get(i + 1)
+                .and_then(|&e| bytes.get(ends[i]..e))
+                .map(|n| rd_u32(n, 0));
+            match consume_one(dt, rec, next, out, consumer) {
+                Ok(Consume::Abort) => {
+                    aborted = true;
+                    break;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    dt.batch_bytes = bytes;
+                    return Err(e);
+                }
             }
         }
+        if aborted {
+            break Ok(());
+        }
         out.flush().ok();
-    }
+    };
+    dt.batch_bytes = bytes;
+    res
 }
 
 /// The records the ring policy's chunks hold, each CPU's oldest first.
@@ -404,7 +430,8 @@ fn consume_one(
     };
     let info = epid_info(dt, epid, desc.probe, desc.clause);
     let (probe, layout) = (&*info.probe, &*info.layout);
-    let indent = dt.opts.get("stackindent").clamp(0, 1024) as usize;
+    let cx = dt.render_cx();
+    let indent = cx.indent;
     let records: Vec<RecDesc> = layout
         .actions
         .iter()
@@ -469,7 +496,7 @@ fn consume_one(
             }
         })
         .collect();
-    let (flow, prefix, flow_depth) = if dt.opts.flag("flowindent") {
+    let (flow, prefix, flow_depth) = if cx.flowindent {
         flow_indent(dt, epid, desc.probe, probe, next_epid)
     } else {
         (Flow::None, "", 0)
@@ -490,11 +517,13 @@ fn consume_one(
         Consume::Next => return Ok(Consume::Next),
         Consume::This => {}
     }
-    let cx = dt.render_cx();
-    let mut head = Vec::new();
-    dt.output.begin(&mut head, &pd);
-    dt.emit(out, &head)?;
+    // One buffer for the record's text, kept from record to record.
+    let mut text = std::mem::take(&mut dt.text_scratch);
+    text.clear();
+    dt.output.begin(&mut text, &pd);
+    dt.emit(out, &text)?;
     for (i, a) in layout.actions.iter().enumerate() {
+        text.clear();
         if let Some(f) = a.ran_flag {
             if rd_u64(rec, f as usize) == 0 {
                 continue;
@@ -505,7 +534,6 @@ fn consume_one(
             Consume::Next => continue,
             Consume::This => {}
         }
-        let mut text = Vec::new();
         match &a.action {
             ActionLayout::Trace(v) => dt.output.value(&mut text, trace_arg(v, rec, indent), cx),
             ActionLayout::Printf { format, args, kind } => {
@@ -664,9 +692,10 @@ fn consume_one(
         dt.emit(out, &text)?;
         dt.flush_pending(out)?;
     }
-    let mut tail = Vec::new();
-    dt.output.end(&mut tail);
-    dt.emit(out, &tail)?;
+    text.clear();
+    dt.output.end(&mut text);
+    dt.emit(out, &text)?;
+    dt.text_scratch = text;
     dt.flush_pending(out)?;
     if consumer.record(out, &pd, None) == Consume::Abort {
         return Ok(Consume::Abort);

@@ -294,6 +294,13 @@ pub struct Dtrace {
     /// Speculation IDs committed or discarded, freed at the next
     /// cleaning (`cleanrate`).
     pub(crate) spec_dirty: Vec<u32>,
+    /// The consumer's copy of the records it is reading (kept to spare
+    /// an allocation per batch).
+    pub(crate) batch_bytes: Vec<u8>,
+    /// The text of the record being printed (kept likewise).
+    pub(crate) text_scratch: Vec<u8>,
+    /// `render_cx()`, until an option changes.
+    render_cache: std::cell::Cell<Option<output::RenderCx>>,
     last_clean: Instant,
     err_handler: Option<ErrHandler>,
     drop_handler: Option<DropHandler>,
@@ -317,6 +324,9 @@ pub struct Dtrace {
     /// ftruncate() (see [`Dtrace::set_output_file`]).
     output_file: Option<std::fs::File>,
 }
+
+/// How long the consumer lets records gather once woken for them.
+const COALESCE: Duration = Duration::from_millis(1);
 
 impl Dtrace {
     /// Opens a handle: discovers providers and their probes.
@@ -373,6 +383,9 @@ impl Dtrace {
             agg_cache: std::collections::HashMap::new(),
             agg_tick: Instant::now(),
             spec_dirty: Vec::new(),
+            batch_bytes: Vec::new(),
+            text_scratch: Vec::new(),
+            render_cache: std::cell::Cell::new(None),
             ring_drained: false,
             premade: None,
             lowered: Vec::new(),
@@ -418,6 +431,7 @@ impl Dtrace {
             return Err(fail(OptionError::TracingActive));
         }
         self.opts.set(name, value).map_err(fail)?;
+        self.render_cache.set(None);
         if let Some(v) = value {
             match name {
                 "define" => self.cpp_args.push(cpp::CppArg::Define(v.into())),
@@ -458,6 +472,7 @@ impl Dtrace {
 
     /// Sets the value of `$target`.
     pub fn set_target(&mut self, pid: i32) {
+        self.render_cache.set(None);
         for (n, v) in &mut self.macros.named {
             if n == "target" {
                 *v = i64::from(pid);
@@ -818,6 +833,14 @@ impl Dtrace {
             return;
         }
         let _ = r.wait(wait, extra_fds);
+        // The kernel wakes us for the first record after we have caught
+        // up; were we to read it at once, a steady stream would wake us
+        // record by record, each wake-up costing the traced CPU too. A
+        // moment's wait lets the records gather: at most COALESCE of
+        // latency, at most one wake-up per COALESCE.
+        if !switching && !hold && r.rings.iter().any(|g| g.has_data()) {
+            std::thread::sleep(COALESCE);
+        }
     }
 
     /// True once tracing has stopped (by exit() or `stop`).
@@ -917,13 +940,21 @@ impl Dtrace {
     }
 
     /// The options rendering depends on.
+    /// (Worked out once and kept until an option changes: the consumer
+    /// asks for every record it prints.)
     pub(crate) fn render_cx(&self) -> output::RenderCx {
-        output::RenderCx {
+        if let Some(cx) = self.render_cache.get() {
+            return cx;
+        }
+        let cx = output::RenderCx {
             quiet: self.opts.flag("quiet"),
             indent: self.opts.get("stackindent").clamp(0, 1024) as usize,
             rawbytes: self.opts.flag("rawbytes"),
+            flowindent: self.opts.flag("flowindent"),
             target: self.target_pid(),
-        }
+        };
+        self.render_cache.set(Some(cx));
+        cx
     }
 
     /// `$target`'s process ID (0 without `-c` or `-p`).

@@ -3,6 +3,7 @@
 //! suffixes (a bare number for a rate means per second).
 
 use std::fmt;
+use std::hash::BuildHasherDefault;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum OptKind {
@@ -468,8 +469,43 @@ pub fn parse_rate(s: &str) -> Option<i64> {
     n.checked_mul(per)
 }
 
+/// The option's row in OPTIONS. The consumer asks for options as each
+/// record is printed, so the rows are found through a hash, not a scan.
 fn index(name: &str) -> Option<usize> {
-    OPTIONS.iter().position(|o| o.name == name)
+    type ByName = std::collections::HashMap<&'static str, usize, BuildHasherDefault<Fnv>>;
+    static BY_NAME: std::sync::OnceLock<ByName> = std::sync::OnceLock::new();
+    BY_NAME
+        .get_or_init(|| {
+            OPTIONS
+                .iter()
+                .enumerate()
+                .map(|(i, o)| (o.name, i))
+                .collect()
+        })
+        .get(name)
+        .copied()
+}
+
+/// FNV-1a: option names are short and not chosen by an adversary, so a
+/// hash this simple beats SipHash's set-up many times over.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        self.0 = h;
+    }
 }
 
 impl Options {

@@ -24,6 +24,8 @@ pub struct RenderCx {
     pub indent: usize,
     /// The `rawbytes` option: traced bytes always as a hex dump.
     pub rawbytes: bool,
+    /// The `flowindent` option.
+    pub flowindent: bool,
     /// `$target`'s process (0 for none), in which `%A` finds symbols.
     pub target: i64,
 }
@@ -501,6 +503,7 @@ mod tests {
                 quiet: true,
                 indent: 14,
                 rawbytes: false,
+                flowindent: false,
                 target: 0,
             },
         );
