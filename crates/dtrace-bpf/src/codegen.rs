@@ -489,14 +489,20 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         let (vsize, ksize) = (c.0, c.1);
         let entries =
             (opts.aggsize / u64::from(ksize + vsize * cpus + 32)).clamp(64, 1 << 20) as u32;
-        c.2 = Some(g.add_map(map(
-            &format!("dt_agg_{}", n),
-            MapRole::Aggregation(n),
-            MapKind::PercpuHash,
-            ksize,
-            vsize,
-            entries,
-        )));
+        // Not preallocated: a preallocated per-CPU hash costs tens of
+        // milliseconds to create (every entry on every CPU), where an
+        // aggregation holds a few keys most of the time.
+        c.2 = Some(g.add_map(MapSpec {
+            no_prealloc: true,
+            ..map(
+                &format!("dt_agg_{}", n),
+                MapRole::Aggregation(n),
+                MapKind::PercpuHash,
+                ksize,
+                vsize,
+                entries,
+            )
+        }));
     }
     for ((i, a), (keys, _)) in inp.syms.aggs.iter().enumerate().zip(tuples) {
         let class = crate::aggs::size_class(a.func);

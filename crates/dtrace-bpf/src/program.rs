@@ -58,6 +58,10 @@ pub(crate) struct ClauseCx {
 
 /// `bpf_ringbuf_submit` flag: do not wake the consumer.
 const BPF_RB_NO_WAKEUP: i32 = 1;
+/// Up to this many syscall numbers are tested one by one before a
+/// dispatched program does any work; more are bounds-checked and left to
+/// the dispatch table.
+const SYSCALL_COMPARES: usize = 8;
 
 /// The highest signal number Linux has.
 const MAX_SIGNAL: i32 = 64;
@@ -223,6 +227,9 @@ impl ProgGen<'_, '_> {
         let out = self.a.new_label();
         self.a.emit(mov64_reg(R6, R1));
         self.a.emit(stx(Size::DW, FP, stack::CTX, R6));
+        if self.dmap.is_some() {
+            self.syscall_filter(out)?;
+        }
         self.activity_check(out);
         if let (Some(off), Some(period)) = (gate_off, self.plan.tick_gate) {
             self.tick_gate(off, period, out);
@@ -342,6 +349,47 @@ impl ProgGen<'_, '_> {
         self.a.bind(out);
         self.a.emit(mov64_imm(R0, 0));
         self.a.emit(exit());
+        Ok(())
+    }
+
+    /// A dispatched syscall program runs for every system call made on
+    /// the machine: before anything else, those it has no probe for are
+    /// sent away on their number alone (a few compares, or a bounds check
+    /// when it has many), so the rest of the system pays a handful of
+    /// instructions, not a scratch lookup and a copy of its registers.
+    fn syscall_filter(&mut self, out: Label) -> Result<(), GenError> {
+        match self.plan.context {
+            // sys_enter(regs, id): the number is the second word.
+            ArgContext::SyscallEnterRaw => self.a.emit(ldx(Size::DW, R1, R6, 8)),
+            // sys_exit(regs, ret): the number is regs->orig_ax.
+            ArgContext::SyscallExitRaw => {
+                self.a.emit(mov64_reg(R1, FP));
+                self.a
+                    .emit(alu64_imm(Alu::Add, R1, i32::from(stack::VALUE)));
+                self.a.emit(mov64_imm(R2, 8));
+                self.a.emit(ldx(Size::DW, R3, R6, 0));
+                self.a
+                    .emit(alu64_imm(Alu::Add, R3, (regs::BASE + regs::ORIG_AX) as i32));
+                self.a.emit(call(Helper::ProbeReadKernel));
+                self.a.jmp_imm_to(Cond::Ne, R0, 0, out);
+                self.a.emit(ldx(Size::DW, R1, FP, stack::VALUE));
+            }
+            _ => return Err(GenError("dispatch requires a syscall context".into())),
+        }
+        let mut keys: Vec<u32> = self.plan.probes.iter().map(|e| e.key).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        if keys.len() <= SYSCALL_COMPARES {
+            let go = self.a.new_label();
+            for k in keys {
+                self.a.jmp_imm_to(Cond::Eq, R1, k as i32, go);
+            }
+            self.a.ja_to(out);
+            self.a.bind(go);
+        } else {
+            let max = keys.last().copied().unwrap_or(0);
+            self.a.jmp_imm_to(Cond::Gt, R1, max as i32, out);
+        }
         Ok(())
     }
 

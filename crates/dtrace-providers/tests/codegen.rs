@@ -23,8 +23,7 @@ fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/codegen")
 }
 
-/// System calls of the probe table, with their x86-64 numbers: more
-/// than `SYSCALL_DISPATCH_THRESHOLD`, so a wide enabling dispatches.
+/// System calls of the probe table, with their x86-64 numbers.
 const SYSCALLS: &[(&str, u32)] = &[
     ("read", 0),
     ("write", 1),

@@ -21,6 +21,7 @@ const BPF_MAP_GET_FD_BY_ID: u32 = 14;
 const BPF_OBJ_GET_INFO_BY_FD: u32 = 15;
 const BPF_RAW_TRACEPOINT_OPEN: u32 = 17;
 const BPF_MAP_FREEZE: u32 = 22;
+const BPF_MAP_UPDATE_BATCH: u32 = 26;
 const BPF_LINK_GET_NEXT_ID: u32 = 31;
 
 /// The map types whose value sizes this crate knows (and so can read and
@@ -113,6 +114,20 @@ struct MapElemAttr {
     _pad: u32,
     key: u64,
     value_or_next_key: u64,
+    flags: u64,
+}
+
+/// The `batch` member of `union bpf_attr` (BPF_MAP_*_BATCH).
+#[repr(C)]
+#[derive(Default)]
+struct MapBatchAttr {
+    in_batch: u64,
+    out_batch: u64,
+    keys: u64,
+    values: u64,
+    count: u32,
+    map_fd: u32,
+    elem_flags: u64,
     flags: u64,
 }
 

@@ -8,6 +8,15 @@ use std::sync::OnceLock;
 /// so that a malformed range cannot ask for billions of entries.
 const MAX_CPU: u32 = 1 << 16;
 
+/// The CPU the calling thread is running on (it may move at any time
+/// after), or None if the kernel cannot say.
+pub fn current_cpu() -> Option<u32> {
+    // SAFETY: sched_getcpu takes no arguments and touches no memory of
+    // ours; it returns a CPU number or -1.
+    let c = unsafe { libc::sched_getcpu() };
+    u32::try_from(c).ok()
+}
+
 /// Parses a sysfs CPU list such as `0-3,5,7-8` into sorted, distinct CPU
 /// numbers. None if any part is malformed.
 pub fn parse_cpu_list(s: &str) -> Option<Vec<u32>> {

@@ -280,6 +280,23 @@ pub(crate) fn consume_all(
     const BATCH: usize = 4096;
     let mut bytes = std::mem::take(&mut dt.batch_bytes);
     let mut ends: Vec<usize> = Vec::with_capacity(BATCH);
+    // CPU by CPU, as DTrace reads its per-CPU buffers: BEGIN's first the
+    // first time, END's last.
+    let nrings = dt.running.as_ref().map_or(0, |r| r.rings.len());
+    let mut order: Vec<usize> = (0..nrings).collect();
+    if let Some(b) = dt
+        .begin_cpu
+        .take()
+        .map(|c| c as usize)
+        .filter(|&c| c < nrings)
+    {
+        order.retain(|&c| c != b);
+        order.insert(0, b);
+    }
+    if let Some(e) = dt.end_cpu.map(|c| c as usize).filter(|&c| c < nrings) {
+        order.retain(|&c| c != e);
+        order.push(e);
+    }
     let res = loop {
         bytes.clear();
         ends.clear();
@@ -287,8 +304,8 @@ pub(crate) fn consume_all(
             let Some(r) = dt.running.as_mut() else {
                 break Ok(());
             };
-            // CPU by CPU, as DTrace reads its per-CPU buffers.
-            for ring in r.rings.iter_mut() {
+            for &c in &order {
+                let ring = &mut r.rings[c];
                 ring.consume(|rec| {
                     bytes.extend_from_slice(rec);
                     ends.push(bytes.len());

@@ -299,6 +299,12 @@ pub struct Dtrace {
     pub(crate) batch_bytes: Vec<u8>,
     /// The text of the record being printed (kept likewise).
     pub(crate) text_scratch: Vec<u8>,
+    /// The CPU BEGIN ran on, until its records have been read: its
+    /// buffer is read first, as DTrace does, so that BEGIN's output comes
+    /// before that of probes that fired on other CPUs after it.
+    pub(crate) begin_cpu: Option<u32>,
+    /// The CPU END ran on: its buffer is read last.
+    pub(crate) end_cpu: Option<u32>,
     /// `render_cx()`, until an option changes.
     render_cache: std::cell::Cell<Option<output::RenderCx>>,
     last_clean: Instant,
@@ -386,6 +392,8 @@ impl Dtrace {
             batch_bytes: Vec::new(),
             text_scratch: Vec::new(),
             render_cache: std::cell::Cell::new(None),
+            begin_cpu: None,
+            end_cpu: None,
             ring_drained: false,
             premade: None,
             lowered: Vec::new(),

@@ -306,6 +306,7 @@ pub(crate) fn start_with(
     // Maps.
     let mut maps = Vec::new();
     let mut rings = Vec::new();
+    let mut ring_setter = None;
     for m in &gen.maps {
         check()?;
         if m.kind == MapKind::RingbufPerCpu {
@@ -320,9 +321,24 @@ pub(crate) fn start_with(
             let inner = std::mem::take(&mut premade.rings);
             let outer =
                 Map::create_array_of_maps(&inner[0], m.max_entries, &m.name).map_err(fail)?;
-            for (cpu, r) in inner.iter().enumerate() {
-                outer.set_map(cpu as u32, r).map_err(fail)?;
-            }
+            // Filling a map of maps waits for an RCU grace period: it is
+            // done beside the loading of the programs, which cannot reach
+            // a buffer before BEGIN has run, and waited for before
+            // tracing starts.
+            let (o, i) = (
+                outer.try_clone().map_err(fail)?,
+                inner
+                    .iter()
+                    .map(Map::try_clone)
+                    .collect::<std::io::Result<Vec<_>>>()
+                    .map_err(fail)?,
+            );
+            let name = m.name.clone();
+            ring_setter = Some(std::thread::spawn(move || {
+                o.set_maps(&i.iter().collect::<Vec<_>>()).map_err(|e| {
+                    Error::Enable(format!("failed to create BPF map '{}': {}", name, e))
+                })
+            }));
             for r in inner {
                 rings.push(RingBuf::new(r)?);
             }
@@ -438,6 +454,10 @@ pub(crate) fn start_with(
                 progs.push(fd);
             }
         }
+    }
+    if let Some(t) = ring_setter {
+        t.join()
+            .map_err(|_| Error::Enable("failed to fill the principal buffers".into()))??;
     }
     let poller = Poller::new()?;
     for r in &rings {
@@ -581,9 +601,12 @@ fn only_cpu(dt: &Dtrace) -> Result<Option<u32>, Error> {
     }
 }
 
-/// Where BEGIN and END run: the `cpu` option's CPU, or dtrace's own.
+/// Where BEGIN and END run: the `cpu` option's CPU, or dtrace's own
+/// (named, so that the consumer knows which buffer holds their records).
 fn begin_end_cpu(dt: &Dtrace) -> Option<u32> {
-    u32::try_from(dt.opts.get("cpu")).ok()
+    u32::try_from(dt.opts.get("cpu"))
+        .ok()
+        .or_else(dtrace_sys::cpus::current_cpu)
 }
 
 /// The probes a program serves, for messages: the first one's full name,
@@ -697,8 +720,10 @@ pub(crate) fn fire_begin(dt: &mut Dtrace) -> Result<(), Error> {
     let r = dt.running.as_ref().expect("started");
     r.set_activity(activity::WARMUP)?;
     if let Some(b) = &r.begin {
-        bpf::prog_test_run(b, &[], begin_end_cpu(dt))
+        let cpu = begin_end_cpu(dt);
+        bpf::prog_test_run(b, &[], cpu)
             .map_err(|e| Error::Enable(format!("failed to fire BEGIN: {}", e)))?;
+        dt.begin_cpu = cpu;
     }
     if r.activity() == activity::WARMUP {
         r.set_activity(activity::ACTIVE)?;
@@ -711,8 +736,10 @@ pub(crate) fn fire_end(dt: &mut Dtrace) -> Result<(), Error> {
     let r = dt.running.as_ref().expect("started");
     r.set_activity(activity::COOLDOWN)?;
     if let Some(e) = &r.end {
-        bpf::prog_test_run(e, &[], begin_end_cpu(dt))
+        let cpu = begin_end_cpu(dt);
+        bpf::prog_test_run(e, &[], cpu)
             .map_err(|e| Error::Enable(format!("failed to fire END: {}", e)))?;
+        dt.end_cpu = cpu;
     }
     r.set_activity(activity::STOPPED)?;
     Ok(())

@@ -10,9 +10,8 @@ use dtrace_providers::Probes;
 
 use crate::{load, Dtrace, Error, ProgramSource};
 
-/// System calls of the fake table, with their x86-64 numbers: more than
-/// `SYSCALL_DISPATCH_THRESHOLD`, so `syscall:::entry` takes the shared
-/// raw-tracepoint program and `syscall::read:entry` a tracepoint.
+/// System calls of the fake table, with their x86-64 numbers: every
+/// syscall probe takes the shared raw-tracepoint program.
 const SYSCALLS: &[(&str, u32)] = &[
     ("read", 0),
     ("write", 1),

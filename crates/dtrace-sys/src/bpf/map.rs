@@ -8,9 +8,10 @@ use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
 use super::{
-    fd_result, info_by_fd, obj_name, sys_bpf, MapCreateAttr, MapElemAttr, MapInfoHead, MapType,
-    BPF_ANY, BPF_EXIST, BPF_MAP_CREATE, BPF_MAP_DELETE_ELEM, BPF_MAP_FREEZE, BPF_MAP_GET_NEXT_KEY,
-    BPF_MAP_LOOKUP_ELEM, BPF_MAP_UPDATE_ELEM, BPF_NOEXIST,
+    fd_result, info_by_fd, obj_name, sys_bpf, MapBatchAttr, MapCreateAttr, MapElemAttr,
+    MapInfoHead, MapType, BPF_ANY, BPF_EXIST, BPF_MAP_CREATE, BPF_MAP_DELETE_ELEM, BPF_MAP_FREEZE,
+    BPF_MAP_GET_NEXT_KEY, BPF_MAP_LOOKUP_ELEM, BPF_MAP_UPDATE_BATCH, BPF_MAP_UPDATE_ELEM,
+    BPF_NOEXIST,
 };
 
 /// What the kernel reads and writes for a map: fixed at creation.
@@ -197,6 +198,57 @@ impl Map {
                 name: name.to_string(),
             },
         })
+    }
+
+    /// Sets elements 0, 1, ... of an array of maps to `maps`. Each update
+    /// of a map of maps waits for an RCU grace period (milliseconds), so
+    /// they are made in one batch, which waits once; a kernel without
+    /// batches for this map type gets them one by one.
+    pub fn set_maps(&self, maps: &[&Map]) -> io::Result<()> {
+        if self.shape.map_type != Some(MapType::ArrayOfMaps) {
+            return Err(invalid(format!(
+                "BPF map '{}' is not an array of maps",
+                self.shape.name
+            )));
+        }
+        if maps.len() > self.shape.max_entries as usize {
+            return Err(invalid(format!(
+                "{} maps for the {} elements of BPF map '{}'",
+                maps.len(),
+                self.shape.max_entries,
+                self.shape.name
+            )));
+        }
+        let keys: Vec<u32> = (0..maps.len() as u32).collect();
+        let fds: Vec<u32> = maps.iter().map(|m| m.fd.as_raw_fd() as u32).collect();
+        let mut attr = MapBatchAttr {
+            keys: keys.as_ptr() as u64,
+            values: fds.as_ptr() as u64,
+            count: maps.len() as u32,
+            map_fd: self.fd.as_raw_fd() as u32,
+            ..Default::default()
+        };
+        match sys_bpf(BPF_MAP_UPDATE_BATCH, &mut attr) {
+            Ok(_) if attr.count as usize == maps.len() => Ok(()),
+            Ok(_) => Err(io::Error::other(format!(
+                "BPF map '{}': {} of {} maps set",
+                self.shape.name,
+                attr.count,
+                maps.len()
+            ))),
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::EINVAL | libc::EOPNOTSUPP | 524)
+                ) =>
+            {
+                for (i, m) in maps.iter().enumerate() {
+                    self.set_map(i as u32, m)?;
+                }
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// Sets element `index` of an array of maps to `map`.
@@ -654,6 +706,30 @@ mod tests {
         assert_eq!((again.key_size(), again.value_size()), (4, 8));
         assert_eq!(again.max_entries(), 8);
         assert_eq!(again.name(), "dtsys_test");
+    }
+
+    #[test]
+    fn real_array_of_maps_set_in_one_batch() {
+        if !root() {
+            eprintln!("skipped: needs root");
+            return;
+        }
+        let inner: Vec<Map> = (0..3)
+            .map(|_| Map::create(MapType::Array, 4, 8, 1, 0, "dtsys_inner").expect("inner"))
+            .collect();
+        let outer = Map::create_array_of_maps(&inner[0], 4, "dtsys_outer").expect("outer");
+        outer
+            .set_maps(&inner.iter().collect::<Vec<_>>())
+            .expect("set_maps");
+        // An element set reads back as its map's ID; the fourth was not set.
+        let mut id = [0u8; 4];
+        for i in 0..3u32 {
+            assert!(outer.lookup(&i.to_ne_bytes(), &mut id).expect("lookup"));
+            assert_ne!(u32::from_ne_bytes(id), 0);
+        }
+        assert!(!outer.lookup(&3u32.to_ne_bytes(), &mut id).expect("lookup"));
+        let five: Vec<&Map> = inner.iter().chain(inner.iter()).collect();
+        refused(outer.set_maps(&five[..5]));
     }
 
     #[test]
