@@ -553,9 +553,10 @@ fn consume_one(
         }
         match &a.action {
             ActionLayout::Trace(v) => dt.output.value(&mut text, trace_arg(v, rec, indent), cx),
-            ActionLayout::Printf { format, args, kind } => {
-                let vals: Vec<Arg> = args.iter().map(|v| value_arg(v, rec, indent)).collect();
-                if let Some(w) = format::star_too_wide(format, &vals) {
+            ActionLayout::Printf { format, kind, .. } => {
+                // The arguments, decoded once for the record callback.
+                let vals = &records[i].values;
+                if let Some(w) = format::star_too_wide(format, vals) {
                     let what = format!(
                         "printf( ) width or precision {} exceeds the limit of {}",
                         w,
@@ -564,9 +565,14 @@ fn consume_one(
                     report_error(dt, pd.epid, i as u32 + 1, 3, 0, &what);
                     continue;
                 }
-                let formatted = format::format(format, &vals, None, cx.target);
+                let mut formatted = std::mem::take(&mut dt.fmt_scratch);
+                formatted.clear();
+                format::format_into(&mut formatted, format, vals, None, cx.target);
                 match kind {
-                    PrintfKind::Printf => dt.output.text(&mut text, &formatted),
+                    PrintfKind::Printf => {
+                        dt.output.text(&mut text, &formatted);
+                        dt.fmt_scratch = formatted;
+                    }
                     PrintfKind::System => {
                         dt.flush_output(out)?;
                         run_system(&formatted);

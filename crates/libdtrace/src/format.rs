@@ -78,7 +78,28 @@ fn narrow(v: i64, t: IntType, len: Length, signed: bool) -> (i64, u8) {
     (normalize(v, IntType::new(size, signed, "")), size)
 }
 
-/// Formats one integer conversion.
+/// Writes `u` in `radix` (8, 10 or 16) into the end of `buf`, returning
+/// the digits.
+fn digits(mut u: u64, radix: u64, upper: bool, buf: &mut [u8; 24]) -> &[u8] {
+    let set: &[u8; 16] = if upper {
+        b"0123456789ABCDEF"
+    } else {
+        b"0123456789abcdef"
+    };
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = set[(u % radix) as usize];
+        u /= radix;
+        if u == 0 {
+            break;
+        }
+    }
+    &buf[at..]
+}
+
+/// Formats one integer conversion, straight into `out`: the consumer
+/// does this for every integer of every printf() record.
 fn format_int(
     out: &mut Vec<u8>,
     c: &Conversion,
@@ -100,92 +121,90 @@ fn format_int(
         ConvKind::Signed if !t.signed => ConvKind::Unsigned,
         k => k,
     };
-    let (digits, prefix): (Vec<u8>, Vec<u8>) = match kind {
+    let unsigned = |v: i64| {
+        let (n, size) = narrow(v, t, c.length, false);
+        if size >= 8 {
+            n as u64
+        } else {
+            n as u64 & ((1u64 << (8 * size)) - 1)
+        }
+    };
+    let mut buf = [0u8; 24];
+    // The octal '#' flag's leading zero counts as a digit; the sign and
+    // 0x count as the prefix, which zero padding goes after.
+    let mut octal_zero = false;
+    let (digits, prefix): (&[u8], &[u8]) = match kind {
         ConvKind::Signed => {
             let (n, _) = narrow(v, t, c.length, true);
-            let neg = n < 0;
-            let mag = n.unsigned_abs();
-            let prefix = if neg {
-                b"-".to_vec()
+            let prefix: &[u8] = if n < 0 {
+                b"-"
             } else if c.flags.plus {
-                b"+".to_vec()
+                b"+"
             } else if c.flags.space {
-                b" ".to_vec()
+                b" "
             } else {
-                Vec::new()
+                b""
             };
-            (mag.to_string().into_bytes(), prefix)
+            (digits(n.unsigned_abs(), 10, false, &mut buf), prefix)
         }
-        ConvKind::Unsigned => {
-            let (n, size) = narrow(v, t, c.length, false);
-            let u = if size >= 8 {
-                n as u64
-            } else {
-                n as u64 & ((1u64 << (8 * size)) - 1)
-            };
-            (u.to_string().into_bytes(), Vec::new())
-        }
+        ConvKind::Unsigned => (digits(unsigned(v), 10, false, &mut buf), b""),
         ConvKind::Octal => {
-            let (n, size) = narrow(v, t, c.length, false);
-            let u = if size >= 8 {
-                n as u64
-            } else {
-                n as u64 & ((1u64 << (8 * size)) - 1)
-            };
-            let s = format!("{:o}", u).into_bytes();
-            let s = if c.flags.hash && s[0] != b'0' {
-                [b"0".to_vec(), s].concat()
-            } else {
-                s
-            };
-            (s, Vec::new())
+            let d = digits(unsigned(v), 8, false, &mut buf);
+            octal_zero = c.flags.hash && d[0] != b'0';
+            (d, b"")
         }
         ConvKind::Hex { upper } => {
-            let (n, size) = narrow(v, t, c.length, false);
-            let u = if size >= 8 {
-                n as u64
-            } else {
-                n as u64 & ((1u64 << (8 * size)) - 1)
+            let u = unsigned(v);
+            let prefix: &[u8] = match (c.flags.hash && u != 0, upper) {
+                (false, _) => b"",
+                (true, true) => b"0X",
+                (true, false) => b"0x",
             };
-            let s = if upper {
-                format!("{:X}", u)
-            } else {
-                format!("{:x}", u)
-            };
-            let prefix = if c.flags.hash && u != 0 {
-                if upper {
-                    b"0X".to_vec()
-                } else {
-                    b"0x".to_vec()
-                }
-            } else {
-                Vec::new()
-            };
-            (s.into_bytes(), prefix)
+            (digits(u, 16, upper, &mut buf), prefix)
         }
         ConvKind::Pointer | ConvKind::Symbol => {
-            let s = format!("{:x}", v as u64);
-            let prefix = if c.kind == ConvKind::Symbol || c.flags.hash {
-                b"0x".to_vec()
+            let prefix: &[u8] = if c.kind == ConvKind::Symbol || c.flags.hash {
+                b"0x"
             } else {
-                Vec::new()
+                b""
             };
-            (s.into_bytes(), prefix)
+            (digits(v as u64, 16, false, &mut buf), prefix)
         }
-        _ => (v.to_string().into_bytes(), Vec::new()),
+        _ => {
+            let prefix: &[u8] = if v < 0 { b"-" } else { b"" };
+            (digits(v.unsigned_abs(), 10, false, &mut buf), prefix)
+        }
     };
-    let mut digits = digits;
-    let mut body = prefix.clone();
+    let lead: &[u8] = if octal_zero { b"0" } else { b"" };
+    let mut ndigits = lead.len() + digits.len();
+    let mut prec_zeros = 0;
+    let mut show = true;
     if let Some(p) = prec {
         let p = p.clamp(0, MAX_WIDTH) as usize;
-        if p == 0 && digits == b"0" {
-            digits.clear();
+        if p == 0 && lead.is_empty() && digits == b"0" {
+            show = false;
+            ndigits = 0;
         }
-        body.extend(std::iter::repeat_n(b'0', p.saturating_sub(digits.len())));
+        prec_zeros = p.saturating_sub(ndigits);
     }
-    body.extend_from_slice(&digits);
+    let len = prefix.len() + prec_zeros + ndigits;
+    let fill = width.saturating_sub(len);
     let zero = zero && !left && prec.is_none();
-    pad(out, &body, width, left, zero, prefix.len());
+    if fill > 0 && !left && !zero {
+        out.extend(std::iter::repeat_n(b' ', fill));
+    }
+    out.extend_from_slice(prefix);
+    if fill > 0 && zero {
+        out.extend(std::iter::repeat_n(b'0', fill));
+    }
+    out.extend(std::iter::repeat_n(b'0', prec_zeros));
+    if show {
+        out.extend_from_slice(lead);
+        out.extend_from_slice(digits);
+    }
+    if fill > 0 && left {
+        out.extend(std::iter::repeat_n(b' ', fill));
+    }
 }
 
 fn format_str(out: &mut Vec<u8>, c: &Conversion, s: &[u8], width: Option<i64>, prec: Option<i64>) {
@@ -590,8 +609,20 @@ pub type AggFormatter<'a> = &'a mut dyn FnMut(&mut Vec<u8>, &Conversion);
 /// Formats a whole format string; `args` supplies `*` values then each
 /// conversion's argument in order. `agg` formats `%@` conversions;
 /// `target` is `$target`'s process, for `%A`.
-pub fn format(fmt: &Format, args: &[Arg], mut agg: Option<AggFormatter>, target: i64) -> Vec<u8> {
+pub fn format(fmt: &Format, args: &[Arg], agg: Option<AggFormatter>, target: i64) -> Vec<u8> {
     let mut out = Vec::new();
+    format_into(&mut out, fmt, args, agg, target);
+    out
+}
+
+/// [`format`], appending to `out`.
+pub fn format_into(
+    out: &mut Vec<u8>,
+    fmt: &Format,
+    args: &[Arg],
+    mut agg: Option<AggFormatter>,
+    target: i64,
+) {
     let mut i = 0;
     let next = |i: &mut usize| -> Option<Arg> {
         let a = args.get(*i).copied();
@@ -604,7 +635,7 @@ pub fn format(fmt: &Format, args: &[Arg], mut agg: Option<AggFormatter>, target:
             Segment::Conv(c) => {
                 if c.is_agg() {
                     if let Some(f) = agg.as_mut() {
-                        f(&mut out, c);
+                        f(out, c);
                     }
                     continue;
                 }
@@ -623,12 +654,11 @@ pub fn format(fmt: &Format, args: &[Arg], mut agg: Option<AggFormatter>, target:
                     p => fixed(p),
                 };
                 if let Some(a) = next(&mut i) {
-                    format_conv(&mut out, c, a, width, prec, target);
+                    format_conv(out, c, a, width, prec, target);
                 }
             }
         }
     }
-    out
 }
 
 #[cfg(test)]
@@ -639,6 +669,32 @@ mod tests {
     fn f(fmt: &str, args: &[Arg]) -> String {
         let p = Format::parse(fmt.as_bytes()).unwrap();
         String::from_utf8(format(&p, args, None, 0)).unwrap()
+    }
+
+    #[test]
+    fn integer_flags_precision_and_width_follow_c() {
+        let i = |v| Arg::Int(v, INT);
+        assert_eq!(f("%#o|%#o|%o", &[i(8), i(0), i(8)]), "010|0|10");
+        assert_eq!(f("%#x|%#X|%#x", &[i(255), i(255), i(0)]), "0xff|0XFF|0");
+        assert_eq!(
+            f("%08.3d|%-+5d|% d", &[i(42), i(3), i(3)]),
+            "     042|+3   | 3"
+        );
+        assert_eq!(f("%.0d|%5.0d|%.3d", &[i(0), i(0), i(-7)]), "|     |-007");
+        assert_eq!(f("%#010x|%-#8o|", &[i(255), i(8)]), "0x000000ff|010     |");
+        assert_eq!(f("%*d|%-*d|", &[i(4), i(1), i(-4), i(2)]), "   1|2   |");
+        assert_eq!(
+            f(
+                "%d %u %x",
+                &[
+                    Arg::Int(i64::MIN, INT64),
+                    Arg::Int(-1, UINT64),
+                    Arg::Int(-1, INT)
+                ]
+            ),
+            "-9223372036854775808 18446744073709551615 ffffffff"
+        );
+        assert_eq!(f("%hhd|%hx", &[i(300), i(-1)]), "44|ffff");
     }
 
     #[test]

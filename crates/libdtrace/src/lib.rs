@@ -305,6 +305,8 @@ pub struct Dtrace {
     pub(crate) begin_cpu: Option<u32>,
     /// The CPU END ran on: its buffer is read last.
     pub(crate) end_cpu: Option<u32>,
+    /// A printf()'s text, kept likewise.
+    pub(crate) fmt_scratch: Vec<u8>,
     /// `render_cx()`, until an option changes.
     render_cache: std::cell::Cell<Option<output::RenderCx>>,
     last_clean: Instant,
@@ -392,6 +394,7 @@ impl Dtrace {
             batch_bytes: Vec::new(),
             text_scratch: Vec::new(),
             render_cache: std::cell::Cell::new(None),
+            fmt_scratch: Vec::new(),
             begin_cpu: None,
             end_cpu: None,
             ring_drained: false,

@@ -7,6 +7,8 @@
 //! one per probe firing, per aggregation printed outside a firing, per
 //! drop and per error. The README gives the schema.
 
+use std::io::Write as _;
+
 use dtrace_lang::pdesc::ProbeDesc;
 use dtrace_lang::printf::Format;
 
@@ -110,24 +112,24 @@ impl Output for Text {
 /// trace()'s text: DTrace pads when not quiet.
 pub(crate) fn trace_text(out: &mut Vec<u8>, arg: Arg, quiet: bool) {
     match arg {
+        // Written straight into the output (io::Write for Vec cannot fail).
         Arg::Int(v, t) => {
-            let s = if quiet {
+            let _ = if quiet {
                 match t.size {
-                    8 => v.to_string(),
-                    4 => (v as i32).to_string(),
-                    2 => (v as u16).to_string(),
-                    _ => (v as u8).to_string(),
+                    8 => write!(out, "{}", v),
+                    4 => write!(out, "{}", v as i32),
+                    2 => write!(out, "{}", v as u16),
+                    _ => write!(out, "{}", v as u8),
                 }
             } else {
                 match t.size {
-                    8 => format!(" {:>16}", v),
-                    4 => format!(" {:>8}", v as i32),
+                    8 => write!(out, " {:>16}", v),
+                    4 => write!(out, " {:>8}", v as i32),
                     // DTrace prints one- and two-byte values unsigned.
-                    2 => format!(" {:>5}", v as u16),
-                    _ => format!(" {:>3}", v as u8),
+                    2 => write!(out, " {:>5}", v as u16),
+                    _ => write!(out, " {:>3}", v as u8),
                 }
             };
-            out.extend_from_slice(s.as_bytes());
         }
         // Structs, unions, arrays and long doubles: a hex dump, quiet or
         // not, as DTrace prints them.
