@@ -121,6 +121,7 @@ fn main() {
         wide(&cfg);
     }
     printf_stream(&cfg);
+    agg_snapshot(&cfg);
 }
 
 fn default_dtrace() -> PathBuf {
@@ -176,33 +177,59 @@ fn fan_out(list: &str, n: &str) {
     }
 }
 
-/// Times N getpid calls made by a child pinned to one CPU (the last
-/// one), which times itself: no spawn cost, no migration noise.
-fn time_loop(n: u64) -> Duration {
-    let cpu = dtrace_sys::cpus::online_cpus()
-        .ok()
-        .and_then(|c| c.last().copied())
-        .unwrap_or(0);
+/// Times N getpid calls made by a child pinned to each CPU of `cpus`
+/// at once, each timing itself (no spawn cost, no migration noise); the
+/// mean of their times.
+fn time_loop_on(n: u64, cpus: &[u32]) -> Duration {
     let me = std::env::current_exe().expect("current_exe");
-    let out = Command::new("taskset")
-        .args(["-c", &cpu.to_string()])
-        .arg(&me)
-        .args([LOOP_ARG, &n.to_string(), "--report"])
-        .output();
-    match out.ok().and_then(|o| {
-        String::from_utf8_lossy(&o.stdout)
-            .trim()
-            .parse::<u64>()
-            .ok()
-    }) {
-        Some(ns) => Duration::from_nanos(ns),
-        None => {
-            // No taskset: time the calls here.
-            let t = Instant::now();
-            getpid_loop(n);
-            t.elapsed()
-        }
+    let children: Vec<Child> = cpus
+        .iter()
+        .filter_map(|cpu| {
+            Command::new("taskset")
+                .args(["-c", &cpu.to_string()])
+                .arg(&me)
+                .args([LOOP_ARG, &n.to_string(), "--report"])
+                .stdout(Stdio::piped())
+                .spawn()
+                .ok()
+        })
+        .collect();
+    let times: Vec<u64> = children
+        .into_iter()
+        .filter_map(|c| c.wait_with_output().ok())
+        .filter_map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        .collect();
+    if times.len() == cpus.len() && !times.is_empty() {
+        Duration::from_nanos(times.iter().sum::<u64>() / times.len() as u64)
+    } else {
+        // No taskset: time the calls here.
+        let t = Instant::now();
+        getpid_loop(n);
+        t.elapsed()
     }
+}
+
+/// The CPU counts the multi-CPU figures are taken at: 1, doubling, and
+/// every online CPU; each set the last CPUs (the first ones busier with
+/// the bench and the tracers' consumers).
+fn cpu_sets() -> Vec<Vec<u32>> {
+    let cpus = dtrace_sys::cpus::online_cpus().unwrap_or_else(|_| vec![0]);
+    let mut sizes = Vec::new();
+    let mut n = 1;
+    while n < cpus.len() {
+        sizes.push(n);
+        n *= 2;
+    }
+    sizes.push(cpus.len());
+    sizes
+        .into_iter()
+        .map(|k| cpus[cpus.len() - k..].to_vec())
+        .collect()
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -319,8 +346,27 @@ fn comm() -> String {
 }
 
 fn probe_effect(cfg: &Config) {
-    println!("== probe effect: {} getpid calls", cfg.calls);
+    for cpus in cpu_sets() {
+        probe_effect_on(cfg, &cpus);
+    }
+}
+
+/// The probe effect with a getpid loop pinned to each CPU of `cpus` at
+/// once: each tracer must count every call of every loop.
+fn probe_effect_on(cfg: &Config, cpus: &[u32]) {
+    println!(
+        "== probe effect: {} getpid calls on each of {} CPU{} ({})",
+        cfg.calls,
+        cpus.len(),
+        if cpus.len() == 1 { "" } else { "s" },
+        cpus.iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    );
     let n = cfg.calls;
+    let all = n * cpus.len() as u64;
+    let time_loop = |n| time_loop_on(n, cpus);
     let me = comm();
     let (mut none, mut fl, mut dt, mut bt) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for round in 0..cfg.rounds {
@@ -330,8 +376,8 @@ fn probe_effect(cfg: &Config) {
             Ok(f) => {
                 let t = time_loop(n).as_nanos() as f64 / n as f64;
                 let c = f.count(&me);
-                if c < n {
-                    println!("  round {}: floor counted {} of {}", round, c, n);
+                if c < all {
+                    println!("  round {}: floor counted {} of {}", round, c, all);
                 }
                 fl.push(t);
             }
@@ -349,12 +395,12 @@ fn probe_effect(cfg: &Config) {
         let t = time_loop(n).as_nanos() as f64 / n as f64;
         let (out, err) = finish(child);
         let c = count_for(&out, &me);
-        if c < n {
+        if c < all {
             println!(
                 "  round {}: dtrace counted {} of {} ({})",
                 round,
                 c,
-                n,
+                all,
                 err.trim()
             );
         }
@@ -371,8 +417,8 @@ fn probe_effect(cfg: &Config) {
             let t = time_loop(n).as_nanos() as f64 / n as f64;
             let (out, _) = finish(child);
             let c = count_for(&out, &me);
-            if c < n {
-                println!("  round {}: bpftrace counted {} of {}", round, c, n);
+            if c < all {
+                println!("  round {}: bpftrace counted {} of {}", round, c, all);
             }
             bt.push(t);
         }
@@ -552,11 +598,14 @@ fn stream(mut cmd: Command, drop_words: &[&str]) -> Option<Stream> {
 }
 
 fn printf_stream(cfg: &Config) {
-    let cpus = dtrace_sys::cpus::online_cpus().unwrap_or_else(|_| vec![0]);
-    let last = cpus.last().copied().unwrap_or(0);
-    printf_stream_on(cfg, &[last], "one CPU");
-    if cpus.len() > 1 {
-        printf_stream_on(cfg, &cpus, "every CPU");
+    let all = dtrace_sys::cpus::online_cpus().map_or(1, |c| c.len());
+    for cpus in cpu_sets() {
+        let what = match cpus.len() {
+            1 => "one CPU".to_string(),
+            n if n == all => "every CPU".to_string(),
+            n => format!("{} CPUs", n),
+        };
+        printf_stream_on(cfg, &cpus, &what);
     }
 }
 
@@ -659,4 +708,85 @@ fn median_stream(mut v: Vec<Stream>) -> Option<Stream> {
     } else {
         Some(v.swap_remove(mid))
     }
+}
+
+/// Keys of the aggregation snapshot figure.
+const SNAP_KEYS: u64 = 50_000;
+
+/// The aggregation snapshot: a getpid loop on each CPU of a set fills
+/// an aggregation of SNAP_KEYS keys (every key on every CPU); END
+/// prints the wall-clock time, then dtrace reads every CPU's values,
+/// merges, sorts and prints the rows and exits. The figure is END to
+/// exit, and every count must be there.
+fn agg_snapshot(cfg: &Config) {
+    println!(
+        "== aggregation snapshot: {} keys, each on every loaded CPU; END to exit",
+        SNAP_KEYS
+    );
+    let me = std::env::current_exe().expect("current_exe");
+    let prog = format!(
+        "syscall::getpid:entry /ppid == $target/ {{ self->i = self->i + 1; @[self->i % {}] = count(); }} END {{ printf(\"end %d\\n\", walltimestamp); }}",
+        SNAP_KEYS
+    );
+    for cpus in cpu_sets() {
+        let list = cpus
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        let target = format!("{} {} {} {}", me.display(), FANOUT_ARG, list, cfg.calls);
+        let mut times = Vec::new();
+        let mut short = None;
+        for _ in 0..cfg.rounds {
+            let Ok(o) = Command::new(&cfg.dtrace)
+                .args(["-q", "-n", &prog, "-c", &target])
+                .stdin(Stdio::null())
+                .output()
+            else {
+                continue;
+            };
+            let done = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as i128)
+                .unwrap_or(0);
+            let out = String::from_utf8_lossy(&o.stdout);
+            let end = out
+                .lines()
+                .find_map(|l| l.strip_prefix("end ")?.trim().parse::<i128>().ok());
+            let (mut rows, mut total) = (0u64, 0u64);
+            for l in out.lines().filter(|l| !l.starts_with("end ")) {
+                let mut w = l.split_whitespace();
+                if let (Some(_), Some(c), None) = (w.next(), w.next(), w.next()) {
+                    if let Ok(c) = c.parse::<u64>() {
+                        rows += 1;
+                        total += c;
+                    }
+                }
+            }
+            let made = cfg.calls * cpus.len() as u64;
+            if rows != SNAP_KEYS || total != made {
+                short = Some(format!(
+                    "{} rows of {}, {} counted of {} ({})",
+                    rows,
+                    SNAP_KEYS,
+                    total,
+                    made,
+                    String::from_utf8_lossy(&o.stderr).trim()
+                ));
+            }
+            if let Some(e) = end {
+                times.push((done - e) as f64 / 1e6);
+            }
+        }
+        println!(
+            "  {} CPU{:<2} dtrace {:>8.1} ms{}",
+            cpus.len(),
+            if cpus.len() == 1 { "" } else { "s" },
+            median(&mut times),
+            short
+                .map(|s| format!("  (short: {})", s))
+                .unwrap_or_default()
+        );
+    }
+    println!();
 }

@@ -75,7 +75,7 @@ pub struct FuncType {
     pub variadic: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct IntType {
     pub size: u8,
     pub signed: bool,

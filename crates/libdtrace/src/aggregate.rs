@@ -3,6 +3,7 @@
 //! quantize tables, and `printa()` formats).
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 use std::io;
 
 use dtrace_bpf::aggs;
@@ -15,7 +16,7 @@ use dtrace_sys::bpf::{Map, PerCpuValues};
 use crate::format::{self, cstr, Arg};
 
 /// One element of an aggregation key.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum KeyValue {
     Int(i64, IntType),
     Str(Vec<u8>),
@@ -103,7 +104,9 @@ pub fn snapshot(map: &Map, layout: &AggLayout, percpu: bool) -> io::Result<Vec<A
             break;
         }
     }
-    let mut out = Vec::new();
+    let mut out: Vec<AggEntry> = Vec::new();
+    // Rows merged from several keys, by decoded key.
+    let mut merged: HashMap<Vec<KeyValue>, usize> = HashMap::new();
     // One buffer, sized by the map, for every key.
     let mut vals = map.percpu_values()?;
     for k in keys {
@@ -122,7 +125,7 @@ pub fn snapshot(map: &Map, layout: &AggLayout, percpu: bool) -> io::Result<Vec<A
             .iter()
             .any(|k| matches!(k, KeyValue::Sym(_) | KeyValue::Mod(_)));
         if merges {
-            if let Some(e) = out.iter_mut().find(|e: &&mut AggEntry| e.key == key) {
+            if let Some(e) = merged.get(&key).map(|&i| &mut out[i]) {
                 e.value.absorb(&value);
                 if let (Some(mine), Some(theirs)) = (e.percpu.as_mut(), cpus.as_ref()) {
                     for (m, t) in mine.iter_mut().zip(theirs) {
@@ -132,6 +135,9 @@ pub fn snapshot(map: &Map, layout: &AggLayout, percpu: bool) -> io::Result<Vec<A
                 e.merged_keys.push(k);
                 continue;
             }
+        }
+        if merges {
+            merged.insert(key.clone(), out.len());
         }
         out.push(AggEntry {
             key,
@@ -505,13 +511,29 @@ pub fn rows(snaps: &[Vec<AggEntry>], o: SortOpts) -> Vec<Row> {
         return Vec::new();
     }
     let pos = o.value_pos.min(snaps.len() - 1);
+    // Each snapshot's entries by key: a join of thousands of keys must
+    // not compare every key with every other.
+    let index: Vec<HashMap<&[KeyValue], usize>> = snaps
+        .iter()
+        .map(|s| {
+            s.iter()
+                .enumerate()
+                .map(|(i, e)| (e.key.as_slice(), i))
+                .collect()
+        })
+        .collect();
     let mut base: Vec<AggEntry> = snaps[pos].clone();
+    let mut in_base: std::collections::HashSet<Vec<KeyValue>> = if snaps.len() > 1 {
+        base.iter().map(|b| b.key.clone()).collect()
+    } else {
+        Default::default()
+    };
     for (i, s) in snaps.iter().enumerate() {
         if i == pos {
             continue;
         }
         for e in s {
-            if !base.iter().any(|b| b.key == e.key) {
+            if in_base.insert(e.key.clone()) {
                 base.push(AggEntry {
                     key: e.key.clone(),
                     raw_key: e.raw_key.clone(),
@@ -527,7 +549,8 @@ pub fn rows(snaps: &[Vec<AggEntry>], o: SortOpts) -> Vec<Row> {
         .map(|e| {
             let found: Vec<Option<&AggEntry>> = snaps
                 .iter()
-                .map(|s| s.iter().find(|x| x.key == e.key))
+                .zip(&index)
+                .map(|(s, ix)| ix.get(e.key.as_slice()).map(|&i| &s[i]))
                 .collect();
             Row {
                 values: found.iter().map(|x| x.map(|x| x.value.clone())).collect(),
