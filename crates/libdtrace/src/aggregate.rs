@@ -94,27 +94,17 @@ pub fn merge(layout: &AggLayout, percpu: &PerCpuValues) -> AggValue {
 /// whose first word is its id).
 pub fn snapshot(map: &Map, layout: &AggLayout, percpu: bool) -> io::Result<Vec<AggEntry>> {
     let id = layout.id.to_ne_bytes();
-    let mut keys = Vec::new();
-    for k in map.keys() {
-        let k = k?;
-        if k.get(..8) == Some(&id[..]) {
-            keys.push(k);
-        }
-        if keys.len() > 4 << 20 {
-            break;
-        }
-    }
     let mut out: Vec<AggEntry> = Vec::new();
     // Rows merged from several keys, by decoded key.
     let mut merged: HashMap<Vec<KeyValue>, usize> = HashMap::new();
-    // One buffer, sized by the map, for every key.
-    let mut vals = map.percpu_values()?;
-    for k in keys {
-        if !map.lookup_percpu(&k, &mut vals)? {
-            continue;
+    // The map is shared by the aggregations of one value size: this
+    // one's keys start with its id. Values come thousands at a time.
+    map.lookup_percpu_batch(|k, vals| {
+        if k.get(..8) != Some(&id[..]) || out.len() > 4 << 20 {
+            return;
         }
-        let key = decode_key(layout, &k);
-        let value = merge(layout, &vals);
+        let key = decode_key(layout, k);
+        let value = merge(layout, vals);
         let cpus = percpu.then(|| {
             (0..vals.ncpus())
                 .map(|c| aggs::merge(layout.func, &[vals.cpu(c).unwrap_or(&[])]))
@@ -132,21 +122,19 @@ pub fn snapshot(map: &Map, layout: &AggLayout, percpu: bool) -> io::Result<Vec<A
                         m.absorb(t);
                     }
                 }
-                e.merged_keys.push(k);
-                continue;
+                e.merged_keys.push(k.to_vec());
+                return;
             }
-        }
-        if merges {
             merged.insert(key.clone(), out.len());
         }
         out.push(AggEntry {
             key,
             value,
-            raw_key: k,
+            raw_key: k.to_vec(),
             merged_keys: Vec::new(),
             percpu: cpus,
         });
-    }
+    })?;
     Ok(out)
 }
 

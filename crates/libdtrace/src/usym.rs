@@ -84,7 +84,7 @@ mod tests {
 
     #[inline(never)]
     fn a_function_of_ours() -> u64 {
-        a_function_of_ours as usize as u64
+        a_function_of_ours as *const () as usize as u64
     }
 
     #[test]

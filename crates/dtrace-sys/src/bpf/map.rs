@@ -10,8 +10,8 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use super::{
     fd_result, info_by_fd, obj_name, sys_bpf, MapBatchAttr, MapCreateAttr, MapElemAttr,
     MapInfoHead, MapType, BPF_ANY, BPF_EXIST, BPF_MAP_CREATE, BPF_MAP_DELETE_ELEM, BPF_MAP_FREEZE,
-    BPF_MAP_GET_NEXT_KEY, BPF_MAP_LOOKUP_ELEM, BPF_MAP_UPDATE_BATCH, BPF_MAP_UPDATE_ELEM,
-    BPF_NOEXIST,
+    BPF_MAP_GET_NEXT_KEY, BPF_MAP_LOOKUP_BATCH, BPF_MAP_LOOKUP_ELEM, BPF_MAP_UPDATE_BATCH,
+    BPF_MAP_UPDATE_ELEM, BPF_NOEXIST,
 };
 
 /// What the kernel reads and writes for a map: fixed at creation.
@@ -387,6 +387,75 @@ impl Map {
         self.lookup(key, &mut out.buf)
     }
 
+    /// Calls `each` with every key of a per-CPU map and its values, read
+    /// thousands at a time (BPF_MAP_LOOKUP_BATCH) rather than with two
+    /// system calls a key; a kernel without batches for the map type
+    /// gets the keys walked one by one. Keys added or removed meanwhile
+    /// may or may not be seen, as with a walk.
+    pub fn lookup_percpu_batch(
+        &self,
+        mut each: impl FnMut(&[u8], &PerCpuValues),
+    ) -> io::Result<()> {
+        let mut vals = self.percpu_values()?;
+        let (klen, vlen) = (self.shape.key_size as usize, self.value_len());
+        let mut count: usize = 4096;
+        let mut keys = vec![0u8; count * klen];
+        let mut values = vec![0u8; count * vlen];
+        // The position the kernel gives back, passed in on the next call.
+        let mut token = [0u64; 2];
+        let mut first = true;
+        loop {
+            let mut next = [0u64; 2];
+            let mut attr = MapBatchAttr {
+                in_batch: if first { 0 } else { token.as_ptr() as u64 },
+                out_batch: next.as_mut_ptr() as u64,
+                keys: keys.as_mut_ptr() as u64,
+                values: values.as_mut_ptr() as u64,
+                count: count as u32,
+                map_fd: self.fd.as_raw_fd() as u32,
+                ..Default::default()
+            };
+            let r = sys_bpf(BPF_MAP_LOOKUP_BATCH, &mut attr);
+            let got = (attr.count as usize).min(count);
+            let done = match &r {
+                Ok(_) => false,
+                Err(e) if e.raw_os_error() == Some(libc::ENOENT) => true,
+                // A bucket holds more keys than the buffers: larger ones.
+                Err(e) if e.raw_os_error() == Some(libc::ENOSPC) && count < 1 << 20 => {
+                    count *= 4;
+                    keys.resize(count * klen, 0);
+                    values.resize(count * vlen, 0);
+                    continue;
+                }
+                Err(e)
+                    if first
+                        && matches!(
+                            e.raw_os_error(),
+                            Some(libc::EINVAL | libc::EOPNOTSUPP | 524)
+                        ) =>
+                {
+                    for k in self.keys() {
+                        let k = k?;
+                        if self.lookup_percpu(&k, &mut vals)? {
+                            each(&k, &vals);
+                        }
+                    }
+                    return Ok(());
+                }
+                Err(_) => return r.map(|_| ()),
+            };
+            for i in 0..got {
+                vals.buf.copy_from_slice(&values[i * vlen..(i + 1) * vlen]);
+                each(&keys[i * klen..(i + 1) * klen], &vals);
+            }
+            if done {
+                return Ok(());
+            }
+            token = next;
+            first = false;
+        }
+    }
+
     /// Stores `value` (`value_len()` bytes) at `key`. `flags` is
     /// `BPF_ANY`, `BPF_NOEXIST` or `BPF_EXIST`.
     pub fn update(&self, key: &[u8], value: &[u8], flags: u64) -> io::Result<()> {
@@ -706,6 +775,36 @@ mod tests {
         assert_eq!((again.key_size(), again.value_size()), (4, 8));
         assert_eq!(again.max_entries(), 8);
         assert_eq!(again.name(), "dtsys_test");
+    }
+
+    #[test]
+    fn real_per_cpu_hash_read_in_batches() {
+        if !root() {
+            eprintln!("skipped: needs root");
+            return;
+        }
+        const N: u32 = 10_000;
+        let m = Map::create(MapType::PercpuHash, 4, 8, N, 0, "dtsys_batch").expect("create");
+        let mut v = m.percpu_values().expect("buffer");
+        for k in 0..N {
+            for (c, chunk) in v.as_bytes_mut().chunks_mut(8).enumerate() {
+                chunk.copy_from_slice(&u64::from(k * 10 + c as u32).to_ne_bytes());
+            }
+            m.update(&k.to_ne_bytes(), v.as_bytes(), BPF_ANY)
+                .expect("update");
+        }
+        let mut seen = vec![false; N as usize];
+        m.lookup_percpu_batch(|k, vals| {
+            let k = u32::from_ne_bytes(k.try_into().expect("4 bytes"));
+            assert!(!seen[k as usize], "key {} twice", k);
+            seen[k as usize] = true;
+            for (c, b) in vals.iter().enumerate() {
+                let got = u64::from_ne_bytes(b.try_into().expect("8 bytes"));
+                assert_eq!(got, u64::from(k * 10 + c as u32));
+            }
+        })
+        .expect("batch");
+        assert!(seen.iter().all(|&s| s), "every key read");
     }
 
     #[test]
