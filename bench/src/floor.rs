@@ -48,7 +48,10 @@ impl Floor {
         a.emit(alu64_imm(Alu::Add, R2, -16));
         a.emit(mov64_reg(R3, FP));
         a.emit(alu64_imm(Alu::Add, R3, -24));
-        a.emit(mov64_imm(R4, bpf::BPF_NOEXIST as i32));
+        // BPF_ANY: when two CPUs miss at once, the second sets its own
+        // CPU's value in the element the first made (BPF_NOEXIST would
+        // fail and lose its count).
+        a.emit(mov64_imm(R4, bpf::BPF_ANY as i32));
         a.emit(call(Helper::MapUpdateElem));
         a.emit(mov64_imm(R0, 0));
         a.emit(exit());

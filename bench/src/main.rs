@@ -503,23 +503,38 @@ fn report_startup(name: &str, d: &mut [f64], b: &mut [f64]) {
 }
 
 fn startup(cfg: &Config) {
-    println!("== start-up to exit, one probe (fired by the bench's getpid calls)");
-    let (mut d, mut b) = (Vec::new(), Vec::new());
-    for _ in 0..cfg.rounds {
-        let mut c = Command::new(&cfg.dtrace);
-        c.args(["-q", "-n", "syscall::getpid:entry { exit(0); }"]);
-        if let Some(t) = time_to_exit(c, Duration::from_secs(60)) {
-            d.push(t.as_secs_f64() * 1e3);
-        }
-        if let Some(bp) = &cfg.bpftrace {
-            let mut c = Command::new(bp);
-            c.args(["-e", "tracepoint:syscalls:sys_enter_getpid { exit(); }"]);
+    println!("== start-up to exit, one probe (fired by the bench's getpid calls, or by any context switch)");
+    // (label, dtrace's program, bpftrace's)
+    let cases = [
+        (
+            "syscall::getpid:entry",
+            "syscall::getpid:entry { exit(0); }",
+            "tracepoint:syscalls:sys_enter_getpid { exit(); }",
+        ),
+        (
+            "sched:::on-cpu",
+            "sched:::on-cpu { exit(0); }",
+            "tracepoint:sched:sched_switch { exit(); }",
+        ),
+    ];
+    for (label, dprog, bprog) in cases {
+        let (mut d, mut b) = (Vec::new(), Vec::new());
+        for _ in 0..cfg.rounds {
+            let mut c = Command::new(&cfg.dtrace);
+            c.args(["-q", "-n", dprog]);
             if let Some(t) = time_to_exit(c, Duration::from_secs(60)) {
-                b.push(t.as_secs_f64() * 1e3);
+                d.push(t.as_secs_f64() * 1e3);
+            }
+            if let Some(bp) = &cfg.bpftrace {
+                let mut c = Command::new(bp);
+                c.args(["-e", bprog]);
+                if let Some(t) = time_to_exit(c, Duration::from_secs(60)) {
+                    b.push(t.as_secs_f64() * 1e3);
+                }
             }
         }
+        report_startup(label, &mut d, &mut b);
     }
-    report_startup("syscall::getpid:entry", &mut d, &mut b);
     println!();
 }
 
