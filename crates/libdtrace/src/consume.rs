@@ -565,6 +565,12 @@ fn consume_one(
                     report_error(dt, pd.epid, i as u32 + 1, 3, 0, &what);
                     continue;
                 }
+                if *kind == PrintfKind::Printf && dt.output.text_is_verbatim() {
+                    format::format_into(&mut text, format, vals, None, cx.target);
+                    dt.emit(out, &text)?;
+                    dt.flush_pending(out)?;
+                    continue;
+                }
                 let mut formatted = std::mem::take(&mut dt.fmt_scratch);
                 formatted.clear();
                 format::format_into(&mut formatted, format, vals, None, cx.target);

@@ -80,22 +80,64 @@ fn narrow(v: i64, t: IntType, len: Length, signed: bool) -> (i64, u8) {
 
 /// Writes `u` in `radix` (8, 10 or 16) into the end of `buf`, returning
 /// the digits.
-fn digits(mut u: u64, radix: u64, upper: bool, buf: &mut [u8; 24]) -> &[u8] {
+fn digits(u: u64, radix: u64, upper: bool, buf: &mut [u8; 24]) -> &[u8] {
+    // One loop per radix, so that each divides by a constant (a multiply),
+    // not by a variable (tens of cycles a digit).
+    fn run<const R: u64>(mut u: u64, set: &[u8; 16], buf: &mut [u8; 24]) -> usize {
+        let mut at = buf.len();
+        loop {
+            at -= 1;
+            buf[at] = set[(u % R) as usize];
+            u /= R;
+            if u == 0 {
+                return at;
+            }
+        }
+    }
     let set: &[u8; 16] = if upper {
         b"0123456789ABCDEF"
     } else {
         b"0123456789abcdef"
     };
-    let mut at = buf.len();
-    loop {
-        at -= 1;
-        buf[at] = set[(u % radix) as usize];
-        u /= radix;
-        if u == 0 {
-            break;
-        }
-    }
+    let at = match radix {
+        8 => run::<8>(u, set, buf),
+        16 => run::<16>(u, set, buf),
+        _ => decimal(u, buf),
+    };
     &buf[at..]
+}
+
+/// The pairs "00" to "99", for writing decimals two digits at a time.
+const PAIRS: [u8; 200] = {
+    let mut t = [0u8; 200];
+    let mut i = 0;
+    while i < 100 {
+        t[2 * i] = b'0' + (i / 10) as u8;
+        t[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    t
+};
+
+/// Writes `u` in decimal into the end of `buf`, two digits a step;
+/// returns where the digits start.
+fn decimal(mut u: u64, buf: &mut [u8; 24]) -> usize {
+    let mut at = buf.len();
+    while u >= 100 {
+        let r = (u % 100) as usize;
+        u /= 100;
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&PAIRS[2 * r..2 * r + 2]);
+    }
+    if u >= 10 {
+        let r = u as usize;
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&PAIRS[2 * r..2 * r + 2]);
+    } else {
+        at -= 1;
+        buf[at] = b'0' + u as u8;
+    }
+    at
 }
 
 /// Formats one integer conversion, straight into `out`: the consumer
@@ -669,6 +711,25 @@ mod tests {
     fn f(fmt: &str, args: &[Arg]) -> String {
         let p = Format::parse(fmt.as_bytes()).unwrap();
         String::from_utf8(format(&p, args, None, 0)).unwrap()
+    }
+
+    #[test]
+    fn digits_match_rusts_own() {
+        let mut buf = [0u8; 24];
+        let mut vals: Vec<u64> = vec![0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, u64::MAX];
+        vals.extend((0..64).map(|s| 1u64 << s));
+        vals.extend((0..64).map(|s| (1u64 << s) - 1));
+        vals.extend((1..20).map(|e| 10u64.pow(e)));
+        vals.extend((1..20).map(|e| 10u64.pow(e) - 1));
+        for v in vals {
+            assert_eq!(digits(v, 10, false, &mut buf), v.to_string().as_bytes());
+            assert_eq!(
+                digits(v, 16, false, &mut buf),
+                format!("{:x}", v).as_bytes()
+            );
+            assert_eq!(digits(v, 16, true, &mut buf), format!("{:X}", v).as_bytes());
+            assert_eq!(digits(v, 8, false, &mut buf), format!("{:o}", v).as_bytes());
+        }
     }
 
     #[test]

@@ -54,6 +54,11 @@ pub trait Output {
     fn value(&mut self, buf: &mut Vec<u8>, v: Arg<'_>, cx: RenderCx);
     /// Text formatted by `printf()`.
     fn text(&mut self, buf: &mut Vec<u8>, text: &[u8]);
+    /// True if `text` appends its text unchanged, so that a printf()'s
+    /// text may be formatted straight into the buffer.
+    fn text_is_verbatim(&self) -> bool {
+        false
+    }
     /// A value shown with its type by `print()`.
     fn print(&mut self, buf: &mut Vec<u8>, text: &[u8]) {
         self.text(buf, text)
@@ -94,6 +99,10 @@ impl Output for Text {
 
     fn text(&mut self, buf: &mut Vec<u8>, text: &[u8]) {
         buf.extend_from_slice(text);
+    }
+
+    fn text_is_verbatim(&self) -> bool {
+        true
     }
 
     fn aggregations(&mut self, buf: &mut Vec<u8>, p: &AggPrint<'_>, cx: RenderCx) {
