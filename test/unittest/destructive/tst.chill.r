@@ -1,3 +1,3 @@
-chilled
 resumed
+chilled
 
