@@ -2,13 +2,13 @@
 //! under bpftrace and with a hand-written BPF program (the floor), in one
 //! run, reported as ratios.
 //!
-//! 1. Probe effect: N raw getpid(2) calls with nothing attached, with
-//!    `syscall::getpid:entry { @[execname] = count(); }` under dtrace,
-//!    with a hand-written per-CPU hash-map counter keyed by comm attached
-//!    to the same tracepoint, and with bpftrace's
-//!    `tracepoint:syscalls:sys_enter_getpid { @[comm] = count(); }`.
-//!    Each tracer's count is checked afterwards, so a tracer that missed
-//!    calls cannot look cheap.
+//! 1. Probe effect: N raw getpid(2) calls with nothing attached, then
+//!    under each common clause shape (`shapes()`: counts keyed by
+//!    execname, pid and probefunc, a sum, predicates on pid and execname,
+//!    a printf of integers) with dtrace, with a hand-written floor doing
+//!    the same work (`floor.rs`), and with bpftrace's equivalent. Each
+//!    tracer's count is checked afterwards, so a tracer that missed calls
+//!    cannot look cheap. The load runs on 1, 2, 4 ... and every CPU.
 //! 2. Start-up to exit of a one-probe script (the probe fires on the
 //!    bench's own getpid calls).
 //! 3. Start-up to exit of a script enabling every syscall entry probe.
@@ -19,7 +19,7 @@
 //!    (the one before per-CPU buffers, for instance).
 //!
 //! Usage: `bench/run.sh [--calls N] [--rounds R] [--no-wide]
-//! [--baseline PATH]`.
+//! [--baseline PATH] [--only probe-effect|startup|wide|stream|snapshot]`.
 
 #![forbid(unsafe_code)]
 
@@ -44,6 +44,9 @@ struct Config {
     /// A second dtrace (an older build) run beside ours in the printf
     /// stream.
     baseline: Option<PathBuf>,
+    /// `--only PART`: run one part (probe-effect, startup, wide, stream,
+    /// snapshot).
+    only: Option<String>,
 }
 
 fn main() {
@@ -71,6 +74,7 @@ fn main() {
         dtrace: default_dtrace(),
         bpftrace: which("bpftrace"),
         baseline: None,
+        only: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -87,9 +91,10 @@ fn main() {
             "--dtrace" => cfg.dtrace = it.next().map(PathBuf::from).unwrap_or(cfg.dtrace),
             "--no-bpftrace" => cfg.bpftrace = None,
             "--baseline" => cfg.baseline = it.next().map(PathBuf::from),
+            "--only" => cfg.only = it.next().cloned(),
             other => {
                 eprintln!("dtrace-bench: unknown argument {}", other);
-                eprintln!("usage: dtrace-bench [--calls N] [--rounds R] [--no-wide] [--no-bpftrace] [--dtrace PATH] [--baseline PATH]");
+                eprintln!("usage: dtrace-bench [--calls N] [--rounds R] [--no-wide] [--no-bpftrace] [--dtrace PATH] [--baseline PATH] [--only probe-effect|startup|wide|stream|snapshot]");
                 std::process::exit(2);
             }
         }
@@ -115,13 +120,22 @@ fn main() {
         cfg.calls, cfg.rounds
     );
     println!();
-    probe_effect(&cfg);
-    startup(&cfg);
-    if cfg.wide {
+    let run = |part: &str| cfg.only.as_deref().is_none_or(|o| o == part);
+    if run("probe-effect") {
+        probe_effect(&cfg);
+    }
+    if run("startup") {
+        startup(&cfg);
+    }
+    if cfg.wide && run("wide") {
         wide(&cfg);
     }
-    printf_stream(&cfg);
-    agg_snapshot(&cfg);
+    if run("stream") {
+        printf_stream(&cfg);
+    }
+    if run("snapshot") {
+        agg_snapshot(&cfg);
+    }
 }
 
 fn default_dtrace() -> PathBuf {
@@ -256,9 +270,9 @@ fn dt_programs() -> usize {
 }
 
 /// Starts a dtrace and returns once its programs are loaded and attached.
-fn start_dtrace(cfg: &Config, args: &[&str]) -> Running {
+fn start_dtrace(cfg: &Config, args: &[&str], pin: Option<&str>) -> Running {
     let before = dt_programs();
-    let child = Command::new(&cfg.dtrace)
+    let mut child = pinned(&cfg.dtrace, pin)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -271,7 +285,37 @@ fn start_dtrace(cfg: &Config, args: &[&str]) -> Running {
     }
     // Attachment follows loading within microseconds; leave a margin.
     std::thread::sleep(Duration::from_millis(300));
-    Running { child, out: None }
+    let out = child.stdout.take().map(drain_output);
+    Running { child, out }
+}
+
+/// A command for `prog`, run by taskset on the CPUs of `pin` if given.
+fn pinned(prog: &PathBuf, pin: Option<&str>) -> Command {
+    match pin {
+        Some(list) if which("taskset").is_some() => {
+            let mut c = Command::new("taskset");
+            c.args(["-c", list]).arg(prog);
+            c
+        }
+        _ => Command::new(prog),
+    }
+}
+
+/// Moves every thread of this process (and so the threads it makes
+/// later, such as a floor's drain) to the CPUs of `list`.
+fn pin_self(list: &str) {
+    let _ = Command::new("taskset")
+        .args(["-a", "-p", "-c", list, &std::process::id().to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
+fn cpu_list(cpus: &[u32]) -> String {
+    cpus.iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// A running tracer; bpftrace's standard output is read by a thread
@@ -282,8 +326,8 @@ struct Running {
 }
 
 /// Starts bpftrace and returns once it has announced its probes.
-fn start_bpftrace(b: &PathBuf, args: &[&str]) -> Running {
-    let mut child = Command::new(b)
+fn start_bpftrace(b: &PathBuf, args: &[&str], pin: Option<&str>) -> Running {
+    let mut child = pinned(b, pin)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -295,17 +339,22 @@ fn start_bpftrace(b: &PathBuf, args: &[&str]) -> Running {
     let _ = out.read_line(&mut line);
     // "Attaching N probes..." comes just before attachment.
     std::thread::sleep(Duration::from_millis(1000));
-    // Keep the rest of the output for the caller.
+    Running {
+        child,
+        out: Some(drain_output(out)),
+    }
+}
+
+/// Reads a tracer's output on a thread from now on (so a printing tracer
+/// never blocks on a full pipe) and hands it over at the end.
+fn drain_output(mut out: impl Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut rest = String::new();
         let _ = out.read_to_string(&mut rest);
         let _ = tx.send(rest);
     });
-    Running {
-        child,
-        out: Some(rx),
-    }
+    rx
 }
 
 /// Interrupts a tracer as Ctrl-C would and collects what it printed.
@@ -345,17 +394,157 @@ fn comm() -> String {
         .to_string()
 }
 
+/// One benchmarked clause on getpid entry: the D program, bpftrace's
+/// equivalent, the hand-written floor, and how to read the calls a
+/// tracer counted from its output.
+struct Shape {
+    label: &'static str,
+    d: &'static str,
+    /// dtrace's options before `-n` (printf's output to /dev/null).
+    d_opts: &'static [&'static str],
+    bpftrace: &'static str,
+    floor: floor::Kind,
+    tally: Tally,
+}
+
+/// How a tracer's output gives the calls it counted.
+#[derive(Clone, Copy)]
+enum Tally {
+    /// The counts of the rows whose key is the bench's own name.
+    OwnName,
+    /// The counts of the rows naming getpid.
+    Getpid,
+    /// Every row's count.
+    Rows,
+    /// Every row's sum divided by its key (`@[pid] = sum(pid)`).
+    SumOverKey,
+    /// The lines of two numbers (printf): counted, or where dtrace's
+    /// output goes to /dev/null, the calls less the drops it reports.
+    Lines,
+}
+
+fn shapes() -> Vec<Shape> {
+    use floor::Kind;
+    let tp = "tracepoint:syscalls:sys_enter_getpid";
+    let bt =
+        |body: &str| -> &'static str { Box::leak(format!("{} {}", tp, body).into_boxed_str()) };
+    vec![
+        Shape {
+            label: "@[execname] = count()",
+            d_opts: &[],
+            d: "syscall::getpid:entry { @[execname] = count(); }",
+            bpftrace: bt("{ @[comm] = count(); }"),
+            floor: Kind::CountComm,
+            tally: Tally::OwnName,
+        },
+        Shape {
+            label: "@[pid] = count()",
+            d_opts: &[],
+            d: "syscall::getpid:entry { @[pid] = count(); }",
+            bpftrace: bt("{ @[pid] = count(); }"),
+            floor: Kind::CountPid,
+            tally: Tally::Rows,
+        },
+        Shape {
+            label: "@[probefunc] = count()",
+            d_opts: &[],
+            d: "syscall::getpid:entry { @[probefunc] = count(); }",
+            bpftrace: bt("{ @[probe] = count(); }"),
+            floor: Kind::CountFunc,
+            tally: Tally::Getpid,
+        },
+        Shape {
+            label: "@[pid] = sum(pid)",
+            d_opts: &[],
+            d: "syscall::getpid:entry { @[pid] = sum(pid); }",
+            bpftrace: bt("{ @[pid] = sum(pid); }"),
+            floor: Kind::SumPid,
+            tally: Tally::SumOverKey,
+        },
+        Shape {
+            label: "/pid != 1/ @ = count()",
+            d_opts: &[],
+            d: "syscall::getpid:entry /pid != 1/ { @ = count(); }",
+            bpftrace: bt("/pid != 1/ { @ = count(); }"),
+            floor: Kind::PredPid,
+            tally: Tally::Rows,
+        },
+        Shape {
+            label: "/execname == ..../ @ = count()",
+            d_opts: &[],
+            d: "syscall::getpid:entry /execname == \"dtrace-bench\"/ { @ = count(); }",
+            bpftrace: bt("/comm == \"dtrace-bench\"/ { @ = count(); }"),
+            floor: Kind::PredComm,
+            tally: Tally::Rows,
+        },
+        Shape {
+            label: "printf(\"%d %d\\n\", pid, tid)",
+            d_opts: &["-o", "/dev/null"],
+            d: "syscall::getpid:entry { printf(\"%d %d\\n\", pid, tid); }",
+            bpftrace: bt("{ printf(\"%d %d\\n\", pid, tid); }"),
+            floor: Kind::Printf,
+            tally: Tally::Lines,
+        },
+    ]
+}
+
+/// The drops dtrace reports (`dtrace: N drops on CPU c`).
+fn reported_drops(err: &str) -> u64 {
+    err.lines()
+        .filter(|l| l.contains(" drops on CPU "))
+        .filter_map(|l| numbers_in(l).first().copied())
+        .sum()
+}
+
+/// The numbers of a line, in order (digit runs).
+fn numbers_in(line: &str) -> Vec<u64> {
+    line.split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .filter_map(|w| w.parse().ok())
+        .collect()
+}
+
+/// The calls a tracer's output says it counted.
+fn tally(t: Tally, out: &str, me: &str) -> u64 {
+    let last = |l: &str| {
+        l.split_whitespace()
+            .last()
+            .and_then(|n| n.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    match t {
+        Tally::OwnName => count_for(out, me),
+        Tally::Getpid => count_for(out, "getpid"),
+        Tally::Rows => out.lines().map(last).sum(),
+        Tally::SumOverKey => out
+            .lines()
+            .map(|l| match (numbers_in(l).first(), last(l)) {
+                (Some(&k), v) if k > 0 => v / k,
+                _ => 0,
+            })
+            .sum(),
+        Tally::Lines => out
+            .lines()
+            .filter(|l| {
+                let w: Vec<&str> = l.split_whitespace().collect();
+                w.len() == 2 && w.iter().all(|x| x.parse::<u64>().is_ok())
+            })
+            .count() as u64,
+    }
+}
+
 fn probe_effect(cfg: &Config) {
     for cpus in cpu_sets() {
         probe_effect_on(cfg, &cpus);
     }
 }
 
-/// The probe effect with a getpid loop pinned to each CPU of `cpus` at
-/// once: each tracer must count every call of every loop.
+/// The probe effect of each shape with a getpid loop pinned to each CPU
+/// of `cpus` at once: each tracer must count every call of every loop
+/// (a shortfall is printed beside the round).
 fn probe_effect_on(cfg: &Config, cpus: &[u32]) {
     println!(
-        "== probe effect: {} getpid calls on each of {} CPU{} ({})",
+        "== probe effect: {} getpid calls on each of {} CPU{} ({}), ns/call added to the untraced call",
         cfg.calls,
         cpus.len(),
         if cpus.len() == 1 { "" } else { "s" },
@@ -366,99 +555,114 @@ fn probe_effect_on(cfg: &Config, cpus: &[u32]) {
     );
     let n = cfg.calls;
     let all = n * cpus.len() as u64;
-    let time_loop = |n| time_loop_on(n, cpus);
+    let time_loop = |n| time_loop_on(n, cpus).as_nanos() as f64 / n as f64;
     let me = comm();
-    let (mut none, mut fl, mut dt, mut bt) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let shapes = shapes();
+    // With CPUs to spare, the tracers (their consumers) and this process
+    // (a floor's drain) run on the others: the figure is what the probes
+    // cost the loops, not a consumer's time slices taken from them.
+    let online = dtrace_sys::cpus::online_cpus().unwrap_or_default();
+    let others: Vec<u32> = online
+        .iter()
+        .copied()
+        .filter(|c| !cpus.contains(c))
+        .collect();
+    let others = cpu_list(&others);
+    let pin = (!others.is_empty()).then_some(others.as_str());
+    if let Some(list) = pin {
+        pin_self(list);
+        println!("  tracers and the floor's drain run on CPU {}", list);
+    }
+    let mut none = Vec::new();
+    // Per shape: floor, dtrace, bpftrace timings.
+    let mut t: Vec<[Vec<f64>; 3]> = shapes.iter().map(|_| Default::default()).collect();
     for round in 0..cfg.rounds {
-        none.push(time_loop(n).as_nanos() as f64 / n as f64);
-
-        match floor::Floor::attach() {
-            Ok(f) => {
-                let t = time_loop(n).as_nanos() as f64 / n as f64;
-                let c = f.count(&me);
-                if c < all {
-                    println!("  round {}: floor counted {} of {}", round, c, all);
+        for (s, times) in shapes.iter().zip(t.iter_mut()) {
+            none.push(time_loop(n));
+            match floor::Floor::attach(s.floor) {
+                Ok(f) => {
+                    let ns = time_loop(n);
+                    let c = f.count(&me);
+                    if c < all {
+                        println!(
+                            "  round {}: {}: floor counted {} of {}",
+                            round, s.label, c, all
+                        );
+                    }
+                    times[0].push(ns);
                 }
-                fl.push(t);
+                Err(e) => println!("  {}: floor: {}", s.label, e),
             }
-            Err(e) => println!("  floor: {}", e),
-        }
 
-        let child = start_dtrace(
-            cfg,
-            &[
-                "-q",
-                "-n",
-                "syscall::getpid:entry { @[execname] = count(); }",
-            ],
-        );
-        let t = time_loop(n).as_nanos() as f64 / n as f64;
-        let (out, err) = finish(child);
-        let c = count_for(&out, &me);
-        if c < all {
-            println!(
-                "  round {}: dtrace counted {} of {} ({})",
-                round,
-                c,
-                all,
-                err.trim()
-            );
-        }
-        dt.push(t);
-
-        if let Some(b) = &cfg.bpftrace {
-            let child = start_bpftrace(
-                b,
-                &[
-                    "-e",
-                    "tracepoint:syscalls:sys_enter_getpid { @[comm] = count(); }",
-                ],
-            );
-            let t = time_loop(n).as_nanos() as f64 / n as f64;
-            let (out, _) = finish(child);
-            let c = count_for(&out, &me);
+            let mut args = vec!["-q"];
+            args.extend_from_slice(s.d_opts);
+            args.extend_from_slice(&["-n", s.d]);
+            let child = start_dtrace(cfg, &args, pin);
+            let ns = time_loop(n);
+            let (out, err) = finish(child);
+            let c = if s.d_opts.contains(&"/dev/null") {
+                all.saturating_sub(reported_drops(&err))
+            } else {
+                tally(s.tally, &out, &me)
+            };
             if c < all {
-                println!("  round {}: bpftrace counted {} of {}", round, c, all);
+                println!(
+                    "  round {}: {}: dtrace counted {} of {} ({})",
+                    round,
+                    s.label,
+                    c,
+                    all,
+                    err.trim().replace('\n', "; ")
+                );
             }
-            bt.push(t);
+            times[1].push(ns);
+
+            if let Some(b) = &cfg.bpftrace {
+                let child = start_bpftrace(b, &["-e", s.bpftrace], pin);
+                let ns = time_loop(n);
+                let (out, err) = finish(child);
+                let c = tally(s.tally, &out, &me);
+                if c < all {
+                    println!(
+                        "  round {}: {}: bpftrace counted {} of {} ({})",
+                        round,
+                        s.label,
+                        c,
+                        all,
+                        err.trim().replace('\n', "; ")
+                    );
+                }
+                times[2].push(ns);
+            }
         }
+    }
+    if pin.is_some() {
+        pin_self(&cpu_list(&online));
     }
     let base = median(&mut none);
-    let f = median(&mut fl);
-    let d = median(&mut dt);
-    println!("  {:<28} {:>8.1} ns/call", "nothing attached", base);
+    println!("  nothing attached: {:.1} ns/call", base);
     println!(
-        "  {:<28} {:>8.1} ns/call  (+{:.1})",
-        "hand-written BPF (floor)",
-        f,
-        f - base
+        "  {:<32} {:>8} {:>8} {:>9} {:>13} {:>15}",
+        "clause", "floor", "dtrace", "bpftrace", "dtrace/floor", "bpftrace/floor"
     );
-    println!("  {:<28} {:>8.1} ns/call  (+{:.1})", "dtrace", d, d - base);
-    let b = if cfg.bpftrace.is_some() {
-        Some(median(&mut bt))
-    } else {
-        None
-    };
-    if let Some(b) = b {
+    for (s, times) in shapes.iter().zip(t.iter_mut()) {
+        let f = median(&mut times[0]) - base;
+        let d = median(&mut times[1]) - base;
+        let b = if cfg.bpftrace.is_some() {
+            Some(median(&mut times[2]) - base)
+        } else {
+            None
+        };
         println!(
-            "  {:<28} {:>8.1} ns/call  (+{:.1})",
-            "bpftrace",
-            b,
-            b - base
-        );
-    }
-    println!(
-        "  dtrace added cost / floor added cost     = {:.2}x",
-        (d - base) / (f - base)
-    );
-    if let Some(b) = b {
-        println!(
-            "  bpftrace added cost / floor added cost   = {:.2}x",
-            (b - base) / (f - base)
-        );
-        println!(
-            "  dtrace added cost / bpftrace added cost  = {:.2}x",
-            (d - base) / (b - base)
+            "  {:<32} {:>8} {:>8} {:>9} {:>12.2}x {:>14}",
+            s.label,
+            format!("+{:.1}", f),
+            format!("+{:.1}", d),
+            b.map(|b| format!("+{:.1}", b))
+                .unwrap_or_else(|| "-".into()),
+            d / f,
+            b.map(|b| format!("{:.2}x", b / f))
+                .unwrap_or_else(|| "-".into()),
         );
     }
     println!();

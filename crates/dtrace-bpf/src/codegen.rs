@@ -477,8 +477,37 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         }
         tuples.push((keys, ksize + 8));
     }
+    // An aggregation with no keys has a slot of its own in one per-CPU
+    // array: a word saying the slot was updated (so a CPU that never
+    // fired adds nothing, and an aggregation never updated prints
+    // nothing), then its values. An array's lookup is a few
+    // instructions where a hash's is a hash of the key.
+    let keyless: Vec<usize> = (0..inp.syms.aggs.len())
+        .filter(|&i| inp.syms.aggs[i].keys.is_empty())
+        .collect();
+    let slots = if keyless.is_empty() {
+        None
+    } else {
+        let widest = keyless
+            .iter()
+            .map(|&i| crate::aggs::size_class(inp.syms.aggs[i].func))
+            .max()
+            .unwrap_or(8);
+        let id = g.add_map(map(
+            "dt_agg_slots",
+            MapRole::AggregationSlots,
+            MapKind::PercpuArray,
+            4,
+            8 + widest,
+            keyless.len() as u32,
+        ));
+        Some((id, widest))
+    };
     let mut classes: Vec<(u32, u32, Option<MapId>)> = Vec::new();
     for (i, a) in inp.syms.aggs.iter().enumerate() {
+        if a.keys.is_empty() {
+            continue;
+        }
         let class = crate::aggs::size_class(a.func);
         match classes.iter_mut().find(|c| c.0 == class) {
             Some(c) => c.1 = c.1.max(tuples[i].1),
@@ -505,6 +534,18 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         }));
     }
     for ((i, a), (keys, _)) in inp.syms.aggs.iter().enumerate().zip(tuples) {
+        if let (Some(slot), Some((map, widest))) = (keyless.iter().position(|&k| k == i), slots) {
+            g.aggs.push(AggLayout {
+                map,
+                id: i as u64,
+                func: a.func,
+                keys: Vec::new(),
+                key_size: 4,
+                value_size: widest,
+                slot: Some(slot as u32),
+            });
+            continue;
+        }
         let class = crate::aggs::size_class(a.func);
         let c = classes
             .iter()
@@ -517,6 +558,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
             keys,
             key_size: c.1,
             value_size: c.0,
+            slot: None,
         });
     }
 
@@ -593,7 +635,9 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         } else {
             None
         };
-        let dmap = if plan.dispatch.is_some() {
+        // One probe needs no table: the number filter admits only its
+        // call, and its identity and EPIDs are constants.
+        let dmap = if plan.dispatch.is_some() && plan.probes.len() > 1 {
             let (table, id) = build_dispatch(&mut g, pi, plan)?;
             dispatch.push(table);
             Some(id)

@@ -1599,6 +1599,42 @@ impl ProgGen<'_, '_> {
             (CKind::Str(_), k) if !matches!(k, CKind::Str(_)) => (b, a, swap_cmp(op)),
             _ => (a, b, op),
         };
+        let short_name = |s: &[u8]| s.len() < COMM_LEN as usize && !s.contains(&0);
+        if let (CKind::Builtin(Builtin::Execname), CKind::Str(s), CmpOp::Eq | CmpOp::Ne) =
+            (&x.kind, &y.kind, op)
+        {
+            if short_name(s.as_ref()) {
+                // execname against a shorter constant: the comm is
+                // NUL-padded to its 16 bytes (bpf_get_current_comm pads),
+                // so equal names are equal words, two compares.
+                let mut b = [0u8; COMM_LEN as usize];
+                b[..s.len()].copy_from_slice(s.as_ref());
+                let (px, _) = self.eval_str(x)?;
+                self.load_temp(px, R1);
+                self.free(px);
+                let diff = self.a.new_label();
+                let done = self.a.new_label();
+                for (i, w) in b.chunks(8).enumerate() {
+                    let w = u64::from_ne_bytes(w.try_into().expect("8 bytes"));
+                    self.a.emit(ldx(Size::DW, R2, R1, 8 * i as i16));
+                    load_imm(&mut self.a, R3, w as i64);
+                    self.a.jmp_reg_to(Cond::Ne, R2, R3, diff);
+                }
+                self.a.emit(mov64_imm(R0, 0));
+                self.a.ja_to(done);
+                self.a.bind(diff);
+                self.a.emit(mov64_imm(R0, 1));
+                self.a.bind(done);
+                let cond = cmp_cond(op, true);
+                let t = self.a.new_label();
+                self.a.emit(mov64_reg(R1, R0));
+                self.a.emit(mov64_imm(R0, 1));
+                self.a.jmp_imm_to(cond, R1, 0, t);
+                self.a.emit(mov64_imm(R0, 0));
+                self.a.bind(t);
+                return Ok(());
+            }
+        }
         if let CKind::Str(s) = &y.kind {
             // bpf_strncmp against a constant in frozen read-only data.
             let (px, cx) = self.eval_str(x)?;
@@ -1684,6 +1720,9 @@ impl ProgGen<'_, '_> {
         incr: Option<&CExpr>,
     ) -> R<()> {
         let al = self.g.aggs[agg].clone();
+        if let Some(slot) = al.slot {
+            return self.agg_update_slot(&al, slot, value, incr);
+        }
         let own: u32 = al.keys.last().map_or(8, |k| k.offset + k.size);
         let kb = self.alloc_buf(al.key_size);
         // The id, then the tuple; the padding past this aggregation's own
@@ -1722,6 +1761,45 @@ impl ProgGen<'_, '_> {
         self.count_drop(drops::AGGREGATION);
         self.a.ja_to(done);
         self.a.bind(have);
+        crate::aggs::ops(al.func).update(self, tv, ti, done);
+        self.a.bind(done);
+        if let Some(t) = ti {
+            self.free(t);
+        }
+        if let Some(t) = tv {
+            self.free(t);
+        }
+        Ok(())
+    }
+}
+
+impl ProgGen<'_, '_> {
+    /// An aggregation with no keys: its slot of the per-CPU array
+    /// (always there), marked updated, then its values updated.
+    fn agg_update_slot(
+        &mut self,
+        al: &AggLayout,
+        slot: u32,
+        value: Option<&CExpr>,
+        incr: Option<&CExpr>,
+    ) -> R<()> {
+        let tv = match value {
+            Some(v) => Some(self.eval_int(v)?),
+            None => None,
+        };
+        let ti = match incr {
+            Some(v) => Some(self.eval_int(v)?),
+            None => None,
+        };
+        let done = self.a.new_label();
+        self.a.emit(st_imm(Size::W, FP, stack::KEY, slot as i32));
+        self.a.ld_map_fd(R1, al.map);
+        self.a.emit(mov64_reg(R2, FP));
+        self.a.emit(alu64_imm(Alu::Add, R2, i32::from(stack::KEY)));
+        self.a.emit(call(Helper::MapLookupElem));
+        self.a.jmp_imm_to(Cond::Eq, R0, 0, done);
+        self.a.emit(st_imm(Size::DW, R0, 0, 1));
+        self.a.emit(alu64_imm(Alu::Add, R0, 8));
         crate::aggs::ops(al.func).update(self, tv, ti, done);
         self.a.bind(done);
         if let Some(t) = ti {

@@ -229,6 +229,8 @@ pub enum MapRole {
     ThreadVar(usize),
     Array(usize),
     Aggregation(AggId),
+    /// The per-CPU array of the aggregations that have no keys.
+    AggregationSlots,
     /// Dispatch table of program `n`.
     Dispatch(usize),
     /// The per-thread words kept at a hook (see [`ArgContext::Stash`]).
@@ -389,6 +391,11 @@ pub struct AggLayout {
     pub key_size: u32,
     /// The map's per-CPU value size in bytes (at least the function's).
     pub value_size: u32,
+    /// An aggregation with no keys: its index in the per-CPU array
+    /// `map` (`MapRole::AggregationSlots`), whose element on each CPU is
+    /// a word set once the slot is updated, then the values
+    /// (`value_size` bytes).
+    pub slot: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -227,7 +227,7 @@ impl ProgGen<'_, '_> {
         let out = self.a.new_label();
         self.a.emit(mov64_reg(R6, R1));
         self.a.emit(stx(Size::DW, FP, stack::CTX, R6));
-        if self.dmap.is_some() {
+        if self.plan.dispatch.is_some() {
             self.syscall_filter(out)?;
         }
         self.activity_check(out);
@@ -298,7 +298,7 @@ impl ProgGen<'_, '_> {
             self.plan.context,
             ArgContext::SyscallEnterRaw | ArgContext::SyscallExitRaw
         );
-        if raw_ctx && (uses_args || self.dmap.is_some()) {
+        if raw_ctx && uses_args {
             // Read r10..orig_ax of the task's pt_regs in one go.
             self.a.emit(mov64_reg(R1, R9));
             self.a.emit(alu64_imm(Alu::Add, R1, scratch::REGS as i32));
@@ -311,12 +311,8 @@ impl ProgGen<'_, '_> {
         if let Some(dm) = self.dmap {
             match self.plan.context {
                 ArgContext::SyscallEnterRaw => self.a.emit(ldx(Size::DW, R1, R6, 8)),
-                ArgContext::SyscallExitRaw => self.a.emit(ldx(
-                    Size::DW,
-                    R1,
-                    R9,
-                    (scratch::REGS + regs::ORIG_AX) as i16,
-                )),
+                // The number the filter read is still in its stack slot.
+                ArgContext::SyscallExitRaw => self.a.emit(ldx(Size::DW, R1, FP, stack::VALUE)),
                 _ => return Err(GenError("dispatch requires a syscall context".into())),
             }
             self.a.emit(stx(Size::W, FP, stack::KEY, R1));

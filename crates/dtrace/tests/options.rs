@@ -129,7 +129,56 @@ const DEMOS: &[(&str, Demo)] = &[
             !text(&plain.stdout).contains("percpu"),
             "per-CPU values by default",
             &plain,
-        )
+        )?;
+        // Aggregations with no keys (slots of a per-CPU array) updated on
+        // every CPU at once: each CPU's value, and their merge.
+        const CALLS: usize = 5000;
+        let online = dtrace_sys::cpus::online_cpus().unwrap_or_default();
+        let me = std::env::current_exe().expect("current_exe");
+        let fan = format!("{} {} {}", me.display(), FANOUT, CALLS);
+        let prog = "syscall::getpid:entry /ppid == $target/ { @c = count(); @lo = min(cpu); @hi = max(cpu); }";
+        let o = dtrace(&[
+            "-x",
+            "aggpercpu",
+            "-x",
+            "oformat=json",
+            "-n",
+            prog,
+            "-c",
+            &fan,
+        ]);
+        let percpu = (0..ncpus)
+            .map(|c| {
+                if online.contains(&(c as u32)) {
+                    CALLS.to_string()
+                } else {
+                    "0".to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(",");
+        let (lo, hi) = (
+            online.iter().min().copied().unwrap_or(0),
+            online.iter().max().copied().unwrap_or(0),
+        );
+        for want in [
+            format!(
+                "\"values\":[{}],\"percpu\":[[{}]]",
+                CALLS * online.len(),
+                percpu
+            ),
+            format!(
+                "\"names\":[\"@lo\"],\"rows\":[{{\"keys\":[],\"values\":[{}]",
+                lo
+            ),
+            format!(
+                "\"names\":[\"@hi\"],\"rows\":[{{\"keys\":[],\"values\":[{}]",
+                hi
+            ),
+        ] {
+            check(text(&o.stdout).contains(&want), &format!("no {}", want), &o)?;
+        }
+        Ok(())
     }),
     ("aggrate", || {
         // printa() shows the aggregation as read first after each

@@ -90,9 +90,65 @@ pub fn merge(layout: &AggLayout, percpu: &PerCpuValues) -> AggValue {
     aggs::merge(layout.func, &cpus)
 }
 
+/// The per-CPU values of an aggregation with no keys (`layout.slot`),
+/// each CPU's element past its updated word; `None` if no CPU has
+/// updated it.
+fn slot_values(map: &Map, slot: u32) -> io::Result<Option<PerCpuValues>> {
+    let mut vals = map.percpu_values()?;
+    if !map.lookup_percpu(&slot.to_ne_bytes(), &mut vals)? {
+        return Ok(None);
+    }
+    let updated = vals.iter().any(|c| c.get(..8).is_some_and(|w| w != [0; 8]));
+    Ok(updated.then_some(vals))
+}
+
+/// An aggregation with no keys: its one row, if any CPU has updated its
+/// slot.
+fn snapshot_slot(
+    map: &Map,
+    layout: &AggLayout,
+    slot: u32,
+    percpu: bool,
+) -> io::Result<Vec<AggEntry>> {
+    let Some(vals) = slot_values(map, slot)? else {
+        return Ok(Vec::new());
+    };
+    let cpus: Vec<&[u8]> = vals.iter().map(|c| c.get(8..).unwrap_or(&[])).collect();
+    Ok(vec![AggEntry {
+        key: Vec::new(),
+        value: aggs::merge(layout.func, &cpus),
+        raw_key: slot.to_ne_bytes().to_vec(),
+        merged_keys: Vec::new(),
+        percpu: percpu.then(|| {
+            cpus.iter()
+                .map(|c| aggs::merge(layout.func, &[c]))
+                .collect()
+        }),
+    }])
+}
+
+/// Empties the slot of an aggregation with no keys: its values zeroed on
+/// every CPU and, with `keep` false, its updated words too (it prints
+/// nothing until it is updated again).
+pub fn clear_slot(map: &Map, slot: u32, keep: bool) -> io::Result<()> {
+    let Some(mut vals) = slot_values(map, slot)? else {
+        return Ok(());
+    };
+    let stride = vals.stride();
+    for (i, b) in vals.as_bytes_mut().iter_mut().enumerate() {
+        if !keep || i % stride >= 8 {
+            *b = 0;
+        }
+    }
+    map.update(&slot.to_ne_bytes(), vals.as_bytes(), 0)
+}
+
 /// Reads every key of one aggregation from the map it shares (the keys
 /// whose first word is its id).
 pub fn snapshot(map: &Map, layout: &AggLayout, percpu: bool) -> io::Result<Vec<AggEntry>> {
+    if let Some(slot) = layout.slot {
+        return snapshot_slot(map, layout, slot, percpu);
+    }
     let id = layout.id.to_ne_bytes();
     let mut out: Vec<AggEntry> = Vec::new();
     // Rows merged from several keys, by decoded key.

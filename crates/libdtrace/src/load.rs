@@ -576,6 +576,9 @@ impl Running {
     /// clear(): zeroes every value of aggregation `id`, keeping its keys.
     pub(crate) fn clear_agg(&self, id: usize) -> Result<(), Error> {
         let map = self.agg(id);
+        if let Some(slot) = self.gen.aggs[id].slot {
+            return Ok(aggregate::clear_slot(map, slot, true)?);
+        }
         let zero = map.percpu_values()?;
         for e in self.snapshot(id)? {
             for k in std::iter::once(&e.raw_key).chain(&e.merged_keys) {
@@ -599,6 +602,10 @@ impl Running {
             }
         });
         for e in snap.iter().skip(keep.unsigned_abs() as usize) {
+            if let Some(slot) = self.gen.aggs[id].slot {
+                aggregate::clear_slot(self.agg(id), slot, false)?;
+                continue;
+            }
             for k in std::iter::once(&e.raw_key).chain(&e.merged_keys) {
                 self.agg(id).delete(k)?;
             }

@@ -1,4 +1,4 @@
-/* Aggregations: a keyed count and a scalar sum, per-CPU hashes. */
+/* Aggregations: a keyed count (a per-CPU hash) and a scalar sum (a slot of the per-CPU array). */
 syscall::read:entry
 {
 	@calls[pid] = count();
