@@ -1114,30 +1114,37 @@ impl TypeTable {
             return None;
         }
         self.load(r);
-        let members = self.records[r.id as usize].members.clone();
-        for m in &members {
+        // The member named so, and the anonymous records before it (whose
+        // members come first, in order), found without copying the list.
+        let mut named = None;
+        let mut anon: Vec<(TagRef, u64)> = Vec::new();
+        for m in &self.records.get(r.id as usize)?.members {
             match &m.name {
                 Some(n) if n == name => {
-                    return Some(FoundMember {
+                    named = Some(FoundMember {
                         ty: m.ty.clone(),
                         bit_offset: m.bit_offset,
                         bits: m.bits,
-                    })
+                    });
+                    break;
                 }
                 None => {
                     if let Type::Record(inner) = m.ty.resolved() {
-                        if let Some(f) = self.member_at(inner, name, depth + 1) {
-                            return Some(FoundMember {
-                                bit_offset: f.bit_offset + m.bit_offset,
-                                ..f
-                            });
-                        }
+                        anon.push((inner.clone(), m.bit_offset));
                     }
                 }
                 _ => {}
             }
         }
-        None
+        for (inner, at) in anon {
+            if let Some(f) = self.member_at(&inner, name, depth + 1) {
+                return Some(FoundMember {
+                    bit_offset: f.bit_offset + at,
+                    ..f
+                });
+            }
+        }
+        named
     }
 
     /// Reads the members of a record imported from the external source.

@@ -30,6 +30,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use crate::mapped::FileBytes;
+
 const BTF_MAGIC: u16 = 0xeb9f;
 
 /// Where the kernel exposes BTF.
@@ -336,10 +338,25 @@ pub struct Btf {
     str_base: u32,
     /// Checked to be UTF-8 and to end with a NUL when parsed.
     strings: String,
-    types: Vec<Type>,
+    /// The string section is ASCII (the kernel's is): every offset in it
+    /// starts a character, so a name is checked by its offset alone.
+    ascii: bool,
+    /// The type section. Every record is checked when parsed, but a type
+    /// is decoded only when first asked for: a program needs tens of the
+    /// kernel's hundred thousand types, and decoding them all cost most
+    /// of a parse.
+    file: FileBytes,
+    /// Where the type section lies in `file`.
+    tsec: std::ops::Range<usize>,
+    /// Where each own type's record starts in the type section (base BTF's void,
+    /// which has none, is `u32::MAX`).
+    offsets: Vec<u32>,
+    /// Each own type, once decoded, in chunks of `CELL_CHUNK` made as a
+    /// type of theirs is first asked for.
+    types: Vec<OnceLock<CellChunk>>,
     /// (hash of name, id) for every named type of this BTF (not the
     /// base's), sorted.
-    names: Vec<(u64, u32)>,
+    names: NameIndex,
     /// (hash of name, type id, index) for every enumerator, built on first
     /// use.
     enumerators: OnceLock<Vec<(u64, u32, u32)>>,
@@ -389,6 +406,75 @@ fn str_in(strings: &str, off: usize) -> Option<&str> {
     rest.find('\0').map(|end| &rest[..end])
 }
 
+/// Types per chunk of decoded-type cells.
+const CELL_CHUNK: usize = 256;
+
+/// `CELL_CHUNK` cells, each holding its type once decoded.
+type CellChunk = Box<[OnceLock<Box<Type>>]>;
+
+/// The named types of one BTF by the hash of their names: an open-
+/// addressed table (linear probing, at most half full) of `(high half of
+/// the hash) << 32 | (id + 1)`, 0 marking an empty slot, placed by that
+/// high half; built in one pass, with no sorting.
+#[derive(Default)]
+struct NameIndex {
+    slots: Vec<u64>,
+    len: usize,
+}
+
+impl NameIndex {
+    /// Room for `n` names before it grows.
+    fn with_room(n: usize) -> NameIndex {
+        NameIndex {
+            slots: vec![0; (2 * n).next_power_of_two().max(16)],
+            len: 0,
+        }
+    }
+
+    /// Adds type `id` (below `u32::MAX`) under hash `h`.
+    fn insert(&mut self, h: u64, id: u32) {
+        if 2 * (self.len + 1) > self.slots.len() {
+            let size = (2 * self.slots.len()).max(16);
+            let old = std::mem::replace(&mut self.slots, vec![0; size]);
+            for s in old.into_iter().filter(|&s| s != 0) {
+                self.place(s);
+            }
+        }
+        self.place(((h >> 32) << 32) | (u64::from(id) + 1));
+        self.len += 1;
+    }
+
+    fn place(&mut self, entry: u64) {
+        let mask = self.slots.len() - 1;
+        let mut i = (entry >> 32) as usize & mask;
+        while self.slots[i] != 0 {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = entry;
+    }
+
+    /// The ids whose names may hash to `h`, in no particular order (the
+    /// caller compares the names and sorts).
+    fn candidates(&self, h: u64) -> impl Iterator<Item = TypeId> + '_ {
+        let tag = h >> 32;
+        let mask = self.slots.len().wrapping_sub(1);
+        let mut i = tag as usize & mask;
+        std::iter::from_fn(move || {
+            // At most half full: an empty slot ends every run.
+            while let Some(&s) = self.slots.get(i) {
+                if s == 0 {
+                    return None;
+                }
+                i = (i + 1) & mask;
+                if s >> 32 == tag {
+                    return Some((s & 0xffff_ffff) as u32 - 1);
+                }
+            }
+            None
+        })
+    }
+}
+
 /// A cursor over the type section.
 struct Reader<'a> {
     data: &'a [u8],
@@ -415,7 +501,10 @@ impl Reader<'_> {
 impl Btf {
     /// Reads and parses `/sys/kernel/btf/vmlinux`.
     pub fn load_vmlinux() -> io::Result<Btf> {
-        Btf::parse(&std::fs::read(Path::new(SYSFS_BTF).join("vmlinux"))?)
+        Btf::parse_with(
+            FileBytes::map_or_read(&Path::new(SYSFS_BTF).join("vmlinux"))?,
+            None,
+        )
     }
 
     /// The kernel's BTF, parsed once per process and shared: the checker's
@@ -437,24 +526,25 @@ impl Btf {
     /// Reads and parses `/sys/kernel/btf/<name>`, a module's split BTF
     /// over `base` (vmlinux).
     pub fn load_module(name: &str, base: Arc<Btf>) -> io::Result<Btf> {
-        Btf::parse_split(
-            &std::fs::read(module_path(Path::new(SYSFS_BTF), name)?)?,
-            base,
+        Btf::parse_with(
+            FileBytes::map_or_read(&module_path(Path::new(SYSFS_BTF), name)?)?,
+            Some(base),
         )
     }
 
     /// Parses base (self-contained) BTF such as vmlinux's.
     pub fn parse(data: &[u8]) -> io::Result<Btf> {
-        Btf::parse_with(data, None)
+        Btf::parse_with(FileBytes::Owned(data.to_vec()), None)
     }
 
     /// Parses split BTF over `base`: its ids continue after the base's
     /// last id and its string offsets after the base's strings.
     pub fn parse_split(data: &[u8], base: Arc<Btf>) -> io::Result<Btf> {
-        Btf::parse_with(data, Some(base))
+        Btf::parse_with(FileBytes::Owned(data.to_vec()), Some(base))
     }
 
-    fn parse_with(data: &[u8], base: Option<Arc<Btf>>) -> io::Result<Btf> {
+    fn parse_with(file: FileBytes, base: Option<Arc<Btf>>) -> io::Result<Btf> {
+        let data = file.bytes();
         if data.len() < 24 || u16::from_le_bytes([data[0], data[1]]) != BTF_MAGIC {
             return Err(bad("not little-endian BTF"));
         }
@@ -503,53 +593,193 @@ impl Btf {
             base,
             first_id,
             str_base,
+            ascii: strings.is_ascii(),
             strings,
+            file: FileBytes::Owned(Vec::new()),
+            tsec: types_start..types_start + type_len,
+            offsets: Vec::new(),
             types: Vec::new(),
-            names: Vec::new(),
+            names: NameIndex::default(),
             enumerators: OnceLock::new(),
         };
         if btf.base.is_none() {
-            btf.types.push(Type {
-                name: Str(0),
-                data: TypeData::Void,
-            });
+            btf.offsets.push(u32::MAX);
+        }
+        if u32::try_from(tdata.len()).is_err() {
+            return Err(bad("BTF type section too large"));
         }
         let mut r = Reader {
             data: tdata,
             pos: 0,
         };
         // Every record is at least 12 bytes, which bounds the count.
-        btf.types.reserve(tdata.len() / 12);
-        let mut names = Vec::with_capacity(tdata.len() / 24);
+        btf.offsets.reserve(tdata.len() / 12);
+        let mut names = NameIndex::with_room(tdata.len() / 24);
+        // The largest type id any record refers to.
+        let mut max_ref = 0;
         while r.pos < tdata.len() {
-            let name_off = r.u32()?;
-            let info = r.u32()?;
-            let size_or_type = r.u32()?;
-            let vlen = (info & 0xffff) as usize;
-            let kind =
-                Kind::from_u32((info >> 24) & 0x1f).ok_or_else(|| bad("unknown BTF kind"))?;
-            let kind_flag = info >> 31 != 0;
-            let name = btf.checked_name(name_off)?;
-            let data = btf.decode(&mut r, kind, kind_flag, vlen, size_or_type)?;
-            let id = u32::try_from(btf.types.len())
+            let start = r.pos as u32;
+            let (name_off, refs) = btf.check_next(&mut r)?;
+            max_ref = max_ref.max(refs);
+            let name_hash = btf.name_hash(name_off)?;
+            let id = u32::try_from(btf.offsets.len())
                 .ok()
                 .and_then(|n| n.checked_add(first_id))
+                .filter(|&id| id < u32::MAX)
                 .ok_or_else(|| bad("too many BTF types"))?;
-            if !name.is_empty() {
-                names.push((hash(name.as_bytes()), id));
+            if let Some(h) = name_hash {
+                names.insert(h, id);
             }
-            btf.types.push(Type {
-                name: Str(name_off),
-                data,
-            });
+            btf.offsets.push(start);
         }
         if btf.type_count() == btf.first_id && btf.base.is_none() {
             return Err(bad("BTF has no types"));
         }
-        btf.check_ids()?;
-        names.sort_unstable();
+        if max_ref >= btf.type_count() {
+            return Err(bad("BTF type refers to a type id that does not exist"));
+        }
         btf.names = names;
+        btf.file = file;
+        btf.types = (0..btf.offsets.len().div_ceil(CELL_CHUNK))
+            .map(|_| OnceLock::new())
+            .collect();
         Ok(btf)
+    }
+
+    /// Decodes the record at the reader: its name offset and data.
+    fn decode_next(&self, r: &mut Reader) -> io::Result<(u32, TypeData)> {
+        let name_off = r.u32()?;
+        let info = r.u32()?;
+        let size_or_type = r.u32()?;
+        let vlen = (info & 0xffff) as usize;
+        let kind = Kind::from_u32((info >> 24) & 0x1f).ok_or_else(|| bad("unknown BTF kind"))?;
+        let kind_flag = info >> 31 != 0;
+        let data = self.decode(r, kind, kind_flag, vlen, size_or_type)?;
+        Ok((name_off, data))
+    }
+
+    /// The type section.
+    fn tdata(&self) -> &[u8] {
+        self.file.bytes().get(self.tsec.clone()).unwrap_or(&[])
+    }
+
+    /// Checks the record at the reader as `decode_next` would decode it,
+    /// without building it: its name offset, and the largest type id it
+    /// refers to (0 if none).
+    fn check_next(&self, r: &mut Reader) -> io::Result<(u32, TypeId)> {
+        let name_off = r.u32()?;
+        let info = r.u32()?;
+        let t = r.u32()?;
+        let vlen = (info & 0xffff) as usize;
+        let kind = Kind::from_u32((info >> 24) & 0x1f).ok_or_else(|| bad("unknown BTF kind"))?;
+        let refs = match kind {
+            Kind::Void => return Err(bad("BTF type of kind void")),
+            Kind::Int => {
+                r.u32()?;
+                0
+            }
+            Kind::Float | Kind::Fwd => 0,
+            Kind::Ptr
+            | Kind::Typedef
+            | Kind::Volatile
+            | Kind::Const
+            | Kind::Restrict
+            | Kind::TypeTag
+            | Kind::Func => t,
+            Kind::Var | Kind::DeclTag => {
+                r.u32()?;
+                t
+            }
+            Kind::Array => {
+                let elem = r.u32()?;
+                let index = r.u32()?;
+                r.u32()?;
+                elem.max(index)
+            }
+            Kind::Struct | Kind::Union => {
+                r.expect(vlen, 12)?;
+                let mut most = 0;
+                for _ in 0..vlen {
+                    self.check_name(r.u32()?)?;
+                    most = most.max(r.u32()?);
+                    r.u32()?;
+                }
+                most
+            }
+            Kind::Enum | Kind::Enum64 => {
+                let words = if kind == Kind::Enum64 { 3 } else { 2 };
+                r.expect(vlen, 4 * words)?;
+                for _ in 0..vlen {
+                    self.check_name(r.u32()?)?;
+                    for _ in 1..words {
+                        r.u32()?;
+                    }
+                }
+                0
+            }
+            Kind::FuncProto => {
+                r.expect(vlen, 8)?;
+                let mut most = t;
+                for i in 0..vlen {
+                    let name = r.u32()?;
+                    self.check_name(name)?;
+                    let ty = r.u32()?;
+                    // Only a last, nameless void parameter (`...`) may be
+                    // void.
+                    if ty == 0 && !(i + 1 == vlen && name == 0) {
+                        return Err(bad("BTF function parameter of type void"));
+                    }
+                    most = most.max(ty);
+                }
+                most
+            }
+            Kind::Datasec => {
+                r.expect(vlen, 12)?;
+                let mut most = 0;
+                for _ in 0..vlen {
+                    most = most.max(r.u32()?);
+                    r.u32()?;
+                    r.u32()?;
+                }
+                most
+            }
+        };
+        Ok((name_off, refs))
+    }
+
+    /// Own type `i` (an index into `offsets`), decoded from its record,
+    /// which was checked when parsed.
+    fn decode_own(&self, i: usize) -> Type {
+        let void = Type {
+            name: Str(0),
+            data: TypeData::Void,
+        };
+        let Some(&at) = self.offsets.get(i) else {
+            return void;
+        };
+        if at == u32::MAX {
+            return void;
+        }
+        let mut r = Reader {
+            data: self.tdata(),
+            pos: at as usize,
+        };
+        match self.decode_next(&mut r) {
+            Ok((name_off, data)) => Type {
+                name: Str(name_off),
+                data,
+            },
+            Err(_) => void,
+        }
+    }
+
+    /// The kind of own type `i`, from its record's head (no decoding).
+    fn kind_own(&self, i: usize) -> Option<Kind> {
+        match self.offsets.get(i) {
+            Some(&u32::MAX) => Some(Kind::Void),
+            Some(&at) => Kind::from_u32((rd32(self.tdata(), at as usize + 4).ok()? >> 24) & 0x1f),
+            None => None,
+        }
     }
 
     /// Decodes the data after a type record's 12-byte head.
@@ -700,42 +930,6 @@ impl Btf {
         })
     }
 
-    /// Every type id a record refers to must exist.
-    fn check_ids(&self) -> io::Result<()> {
-        let n = self.type_count();
-        let ok = |id: TypeId| id < n;
-        for t in &self.types {
-            let fine = match &t.data {
-                TypeData::Void
-                | TypeData::Int { .. }
-                | TypeData::Float { .. }
-                | TypeData::Fwd { .. } => true,
-                TypeData::Ptr(x)
-                | TypeData::Typedef(x)
-                | TypeData::Volatile(x)
-                | TypeData::Const(x)
-                | TypeData::Restrict(x)
-                | TypeData::TypeTag(x) => ok(*x),
-                TypeData::Array { elem, index, .. } => ok(*elem) && ok(*index),
-                TypeData::Struct { members, .. } | TypeData::Union { members, .. } => {
-                    members.iter().all(|m| ok(m.ty))
-                }
-                TypeData::Enum { .. } => true,
-                TypeData::FuncProto { ret, params, .. } => {
-                    ok(*ret) && params.iter().all(|p| ok(p.ty))
-                }
-                TypeData::Func { proto, .. } => ok(*proto),
-                TypeData::Var { ty, .. } => ok(*ty),
-                TypeData::Datasec { vars, .. } => vars.iter().all(|v| ok(v.ty)),
-                TypeData::DeclTag { ty, .. } => ok(*ty),
-            };
-            if !fine {
-                return Err(bad("BTF type refers to a type id that does not exist"));
-            }
-        }
-        Ok(())
-    }
-
     /// Fails unless `off` is a name (as `checked_name`, without finding
     /// its end).
     fn check_name(&self, off: u32) -> io::Result<()> {
@@ -746,7 +940,9 @@ impl Btf {
             };
         }
         let local = (off - self.str_base) as usize;
-        if self.strings.is_char_boundary(local) && local < self.strings.len() || off == 0 {
+        let starts =
+            local < self.strings.len() && (self.ascii || self.strings.is_char_boundary(local));
+        if starts || off == 0 {
             Ok(())
         } else {
             Err(bad("BTF name offset out of range"))
@@ -771,6 +967,29 @@ impl Btf {
             return Err(bad("BTF name offset out of range"));
         }
         str_in(&self.strings, local).ok_or_else(|| bad("BTF name offset inside a character"))
+    }
+
+    /// The hash (`hash`) of the name at `off`, checked as `checked_name`
+    /// checks it; `None` for an empty name. One pass over its bytes.
+    fn name_hash(&self, off: u32) -> io::Result<Option<u64>> {
+        if off < self.str_base {
+            return match &self.base {
+                Some(b) => b.name_hash(off),
+                None => Err(bad("BTF name offset out of range")),
+            };
+        }
+        let local = (off - self.str_base) as usize;
+        if local >= self.strings.len() {
+            if off == 0 {
+                return Ok(None);
+            }
+            return Err(bad("BTF name offset out of range"));
+        }
+        if !self.ascii && !self.strings.is_char_boundary(local) {
+            return Err(bad("BTF name offset inside a character"));
+        }
+        let name = self.strings.as_bytes()[local..].split(|&b| b == 0).next();
+        Ok(name.filter(|n| !n.is_empty()).map(hash))
     }
 
     /// The text of a name from this BTF (or its base). Names were checked
@@ -844,7 +1063,7 @@ impl Btf {
     /// One more than the largest valid type id (of the combined space for
     /// split BTF): the first id a BTF split over this one would use.
     pub fn type_count(&self) -> u32 {
-        self.first_id + self.types.len() as u32
+        self.first_id + self.offsets.len() as u32
     }
 
     /// The first id of this BTF's own types (0 for base BTF, whose id 0 is
@@ -867,17 +1086,41 @@ impl Btf {
         if id < self.first_id {
             return self.base.as_ref()?.get(id);
         }
-        self.types.get((id - self.first_id) as usize)
+        let i = (id - self.first_id) as usize;
+        if i >= self.offsets.len() {
+            return None;
+        }
+        let chunk = self
+            .types
+            .get(i / CELL_CHUNK)?
+            .get_or_init(|| (0..CELL_CHUNK).map(|_| OnceLock::new()).collect());
+        let cell = chunk.get(i % CELL_CHUNK)?;
+        Some(cell.get_or_init(|| Box::new(self.decode_own(i))))
     }
 
     /// The kind of type `id`.
     pub fn kind(&self, id: TypeId) -> Option<Kind> {
-        self.get(id).map(Type::kind)
+        if id < self.first_id {
+            return self.base.as_ref()?.kind(id);
+        }
+        self.kind_own((id - self.first_id) as usize)
     }
 
-    /// The ids of this BTF's own types (not the base's), with the types.
+    /// The ids of this BTF's own types (not the base's), with the types
+    /// (each decoded as it comes).
     pub fn own_types(&self) -> impl Iterator<Item = (TypeId, &Type)> + '_ {
-        (self.first_id..).zip(self.types.iter())
+        (self.first_id..self.type_count()).filter_map(|id| Some((id, self.get(id)?)))
+    }
+
+    /// The ids of this BTF's own types of kind `kind`, found from the
+    /// records' heads without decoding the others.
+    fn own_of_kind(&self, kind: Kind) -> impl Iterator<Item = (TypeId, &Type)> + '_ {
+        (0..self.offsets.len())
+            .filter(move |&i| self.kind_own(i) == Some(kind))
+            .filter_map(|i| {
+                let id = self.first_id + i as u32;
+                Some((id, self.get(id)?))
+            })
     }
 
     /// Every type id named `name`, this BTF's own before its base's, each
@@ -889,11 +1132,13 @@ impl Btf {
     }
 
     fn find_all_into(&self, name: &str, h: u64, out: &mut Vec<TypeId>) {
-        for &(_, id) in hash_range(&self.names, h, |e| e.0) {
+        let from = out.len();
+        for id in self.names.candidates(h) {
             if self.type_name(id) == name {
                 out.push(id);
             }
         }
+        out[from..].sort_unstable();
         if let Some(b) = &self.base {
             b.find_all_into(name, h, out);
         }
@@ -950,7 +1195,10 @@ impl Btf {
         let h = hash(name.as_bytes());
         let index = self.enumerators.get_or_init(|| {
             let mut v = Vec::new();
-            for (id, t) in self.own_types() {
+            let enums = self
+                .own_of_kind(Kind::Enum)
+                .chain(self.own_of_kind(Kind::Enum64));
+            for (id, t) in enums {
                 if let TypeData::Enum { values, .. } = &t.data {
                     for (i, e) in values.iter().enumerate() {
                         v.push((hash(self.str(e.name).as_bytes()), id, i as u32));
@@ -977,10 +1225,13 @@ impl Btf {
         if var < self.first_id {
             return self.base.as_ref()?.var_section(var);
         }
-        self.own_types().find_map(|(id, t)| match &t.data {
-            TypeData::Datasec { vars, .. } => vars.iter().find(|v| v.ty == var).map(|v| (id, *v)),
-            _ => None,
-        })
+        self.own_of_kind(Kind::Datasec)
+            .find_map(|(id, t)| match &t.data {
+                TypeData::Datasec { vars, .. } => {
+                    vars.iter().find(|v| v.ty == var).map(|v| (id, *v))
+                }
+                _ => None,
+            })
     }
 
     /// Follows typedefs, qualifiers and type tags to the underlying type;

@@ -9,6 +9,7 @@ pub mod bpf;
 pub mod btf;
 pub mod cpus;
 pub mod ksyms;
+mod mapped;
 pub mod perf;
 pub mod poll;
 pub mod process;

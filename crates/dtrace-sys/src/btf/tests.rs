@@ -943,3 +943,28 @@ fn types_are_named_as_c_writes_them() {
     assert_eq!(name("proto"), None);
     assert_eq!(btf.c_type_name(9999), None);
 }
+
+#[test]
+fn name_index_grows_and_finds_every_id() {
+    // Starts small, so it grows several times; one hash shared by many
+    // ids (a run of collisions) and many distinct hashes.
+    let mut ix = NameIndex::with_room(1);
+    let shared = 0xdead_beef_0000_0001u64;
+    for id in 0..5000u32 {
+        let h = if id % 5 == 0 {
+            shared
+        } else {
+            u64::from(id).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        };
+        ix.insert(h, id);
+    }
+    let mut same: Vec<u32> = ix.candidates(shared).collect();
+    same.sort_unstable();
+    assert_eq!(same, (0..5000).step_by(5).collect::<Vec<u32>>());
+    let one: Vec<u32> = ix
+        .candidates(7u64.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .collect();
+    assert!(one.contains(&7));
+    assert!(ix.candidates(0x1234_5678_9abc_def0).all(|id| id % 5 != 0));
+    assert_eq!(NameIndex::default().candidates(shared).count(), 0);
+}
