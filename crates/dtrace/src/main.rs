@@ -274,6 +274,11 @@ fn run(cmd: Cmd) -> u8 {
             Err(e) => return fatal(e),
         }
     }
+    // The principal buffers are made from here on, while the programs
+    // compile (not for -l or -e, which run nothing).
+    if cmd.mode != Mode::List && !cmd.exit_after_compile && !cmd.specs.is_empty() {
+        dt.prepare();
+    }
 
     // Processes come first, so that $target is known when compiling.
     let mut targets: Vec<dtrace_sys::process::Target> = Vec::new();

@@ -286,6 +286,8 @@ pub struct Dtrace {
     agg_tick: Instant,
     /// Buffers made before the programs (see `load::Premade`).
     pub(crate) premade: Option<load::Premade>,
+    /// Principal buffers being made ahead (`prepare`).
+    pub(crate) warm: Option<load::Warm>,
     /// Buffers the kernel made smaller than asked (`bufresize=auto`):
     /// what, and the size.
     pub(crate) lowered: Vec<(&'static str, u64)>,
@@ -399,6 +401,7 @@ impl Dtrace {
             end_cpu: None,
             ring_drained: false,
             premade: None,
+            warm: None,
             lowered: Vec::new(),
             last_clean: Instant::now(),
             err_handler: None,
@@ -521,6 +524,19 @@ impl Dtrace {
                 format!("invalid probe description \"{}\"", text)
             }
         })
+    }
+
+    /// Starts making the principal buffers, on a thread, for the options
+    /// set now, so that `go` finds them ready: making them waits for the
+    /// kernel (an RCU grace period, milliseconds), which can then overlap
+    /// compiling. Call it once the options are set and before `compile`
+    /// when the program will be run; if the program's pragmas change the
+    /// buffers' options, `go` makes them anew. It does nothing once
+    /// tracing has started or buffers are already being made.
+    pub fn prepare(&mut self) {
+        if self.running.is_none() && self.warm.is_none() {
+            self.warm = load::warm_up(self);
+        }
     }
 
     /// Compiles a program. Probe descriptions must match at least one probe

@@ -230,6 +230,9 @@ fn requested_specsize(dt: &Dtrace) -> u32 {
 /// what was lowered; under `manual` a refusal is an error.
 pub(crate) struct Premade {
     rings: Vec<Map>,
+    /// The array of maps holding `rings`, already filled, when they were
+    /// made ahead (`Warm`).
+    filled: Option<Map>,
     pub(crate) ring_size: u32,
     spec_buf: Option<Map>,
     pub(crate) specsize: u32,
@@ -256,20 +259,76 @@ fn with_halving<T>(
     }
 }
 
-fn premake(dt: &mut Dtrace) -> Result<Premade, Error> {
+/// The principal buffers' shape under the options set now: the size
+/// asked of each, whether a refused size is halved, how many.
+fn ring_shape(dt: &Dtrace) -> Result<(u64, bool, u32), Error> {
     let ncpus = dtrace_sys::cpus::cpu_id_limit()
         .map_err(|e| Error::Enable(format!("cannot size per-CPU data: {}", e)))?;
-    dt.lowered.clear();
     let asked = (dt.opts.get("bufsize").max(4096) as u64)
         .next_power_of_two()
         .min(1 << 62);
-    let auto = dt.opts.get("bufresize") == 0;
-    let (rings, ring_size) = with_halving(auto, asked, 4096, |size| {
+    Ok((asked, dt.opts.get("bufresize") == 0, ncpus))
+}
+
+/// A ring buffer of `asked` bytes (halved as `auto` allows) for each of
+/// `ncpus` CPUs, and the size made.
+fn make_rings(auto: bool, asked: u64, ncpus: u32) -> Result<(Vec<Map>, u64), Error> {
+    with_halving(auto, asked, 4096, |size| {
         let size = u32::try_from(size).map_err(|_| std::io::Error::from_raw_os_error(7))?;
         (0..ncpus)
             .map(|_| Map::create(MapType::Ringbuf, 0, 0, size, 0, "dt_buffer"))
             .collect::<std::io::Result<Vec<Map>>>()
-    })?;
+    })
+}
+
+/// Principal buffers being made ahead, while the program compiles, for
+/// the options set when they were started (`Dtrace::prepare`): the ring
+/// buffer of each CPU and the array of maps that holds them, filled.
+/// Filling an array of maps waits for an RCU grace period (about 15 ms
+/// here), which this takes off the path from compile to tracing.
+pub(crate) struct Warm {
+    shape: (u64, bool, u32),
+    thread: std::thread::JoinHandle<Result<WarmRings, Error>>,
+}
+
+/// Rings made ahead: each CPU's, the size made, the filled array of maps.
+type WarmRings = (Vec<Map>, u64, Map);
+
+/// Starts making the principal buffers on a thread.
+pub(crate) fn warm_up(dt: &Dtrace) -> Option<Warm> {
+    let shape = ring_shape(dt).ok()?;
+    let (asked, auto, ncpus) = shape;
+    let thread = std::thread::spawn(move || {
+        let (rings, size) = make_rings(auto, asked, ncpus)?;
+        let fail = |e: std::io::Error| Error::Enable(format!("failed to create a buffer: {}", e));
+        let first = rings
+            .first()
+            .ok_or_else(|| Error::Enable("no CPU to make a buffer for".into()))?;
+        let outer = Map::create_array_of_maps(first, ncpus, "dt_buffer").map_err(fail)?;
+        outer
+            .set_maps(&rings.iter().collect::<Vec<_>>())
+            .map_err(fail)?;
+        Ok((rings, size, outer))
+    });
+    Some(Warm { shape, thread })
+}
+
+fn premake(dt: &mut Dtrace) -> Result<Premade, Error> {
+    let (asked, auto, ncpus) = ring_shape(dt)?;
+    dt.lowered.clear();
+    // Buffers made ahead for these very options are taken; others (the
+    // program's pragmas changed the options, or making them failed) are
+    // dropped and the buffers made here, where a failure is reported.
+    let warm = dt
+        .warm
+        .take()
+        .filter(|w| w.shape == (asked, auto, ncpus))
+        .and_then(|w| w.thread.join().ok())
+        .and_then(Result::ok);
+    let ((rings, ring_size), filled) = match warm {
+        Some((rings, size, outer)) => ((rings, size), Some(outer)),
+        None => (make_rings(auto, asked, ncpus)?, None),
+    };
     if ring_size < asked {
         dt.lowered.push(("buffer size", ring_size));
     }
@@ -291,6 +350,7 @@ fn premake(dt: &mut Dtrace) -> Result<Premade, Error> {
     }
     Ok(Premade {
         rings,
+        filled,
         ring_size: ring_size as u32,
         spec_buf,
         specsize: specsize as u32,
@@ -342,6 +402,18 @@ pub(crate) fn start_with(
                 }
             };
             let inner = std::mem::take(&mut premade.rings);
+            if let Some(outer) = premade
+                .filled
+                .take()
+                .filter(|o| o.max_entries() == m.max_entries && inner.len() as u32 == m.max_entries)
+            {
+                // Made ahead, and filled already.
+                for r in inner {
+                    rings.push(RingBuf::new(r)?);
+                }
+                maps.push(outer);
+                continue;
+            }
             let outer =
                 Map::create_array_of_maps(&inner[0], m.max_entries, &m.name).map_err(fail)?;
             // Filling a map of maps waits for an RCU grace period: it is
