@@ -360,18 +360,39 @@ fn drain_output(mut out: impl Read + Send + 'static) -> std::sync::mpsc::Receive
 /// Interrupts a tracer as Ctrl-C would and collects what it printed.
 fn finish(r: Running) -> (String, String) {
     let Running { mut child, out: rx } = r;
+    let err_rx = child.stderr.take().map(drain_output);
     signal(&child, "INT");
+    // A tracer that has not yet set up its handler when the signal comes
+    // (bpftrace, still attaching) is asked again; one that never stops is
+    // killed, and says so.
+    let t = Instant::now();
+    let mut asked = Instant::now();
+    let mut killed = false;
+    while matches!(child.try_wait(), Ok(None)) {
+        if t.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            killed = true;
+            break;
+        }
+        if asked.elapsed() > Duration::from_secs(5) {
+            signal(&child, "INT");
+            asked = Instant::now();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.wait();
     let mut out = String::new();
-    let mut err = String::new();
     if let Some(mut o) = child.stdout.take() {
         let _ = o.read_to_string(&mut out);
     } else if let Some(rx) = rx {
         out = rx.recv_timeout(Duration::from_secs(60)).unwrap_or_default();
     }
-    if let Some(mut e) = child.stderr.take() {
-        let _ = e.read_to_string(&mut err);
+    let mut err = err_rx
+        .and_then(|rx| rx.recv_timeout(Duration::from_secs(60)).ok())
+        .unwrap_or_default();
+    if killed {
+        err.push_str("\n(did not stop on SIGINT within a minute: killed)");
     }
-    let _ = child.wait();
     (out, err)
 }
 
