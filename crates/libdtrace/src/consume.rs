@@ -58,7 +58,7 @@ pub struct RecDesc<'a> {
     /// arguments, exit()'s status, trunc()'s and normalize()'s count,
     /// setopt()'s name and value; none for printa(), clear() and
     /// ftruncate().
-    pub values: Vec<Arg<'a>>,
+    pub values: &'a [Arg<'a>],
 }
 
 /// One probe firing (`dtrace_probedata_t`).
@@ -446,84 +446,145 @@ fn consume_one(
         return Ok(Consume::Next);
     };
     let info = epid_info(dt, epid, desc.probe, desc.clause);
+    let layout = &*info.layout;
+    let cx = dt.render_cx();
+    let indent = cx.indent;
+    // The records' values go into one arena, and the records into one
+    // list, both kept from record to record (their allocations reused):
+    // nothing is allocated per record.
+    let mut arena: Vec<Arg> = std::mem::take(&mut dt.arg_pool);
+    let mut ranges = std::mem::take(&mut dt.range_pool);
+    ranges.clear();
+    for a in &layout.actions {
+        let from = arena.len();
+        match &a.action {
+            ActionLayout::Trace(v) | ActionLayout::Print(v) | ActionLayout::Tracemem(v, _) => {
+                arena.push(trace_arg(v, rec, indent))
+            }
+            ActionLayout::Printf { args, .. } => {
+                arena.extend(args.iter().map(|v| value_arg(v, rec, indent)))
+            }
+            ActionLayout::Exit(v)
+            | ActionLayout::Trunc(_, Some(v))
+            | ActionLayout::Normalize(_, Some(v)) => arena.push(value_arg(v, rec, indent)),
+            ActionLayout::Setopt(n, v) => arena.extend(
+                std::iter::once(n)
+                    .chain(v.as_ref())
+                    .map(|v| value_arg(v, rec, indent)),
+            ),
+            _ => {}
+        }
+        ranges.push((from, arena.len()));
+    }
+    let mut records: Vec<RecDesc> = std::mem::take(&mut dt.rec_pool);
+    records.extend(layout.actions.iter().zip(&ranges).map(|(a, &(from, to))| {
+        let (kind, (offset, size)) = match &a.action {
+            ActionLayout::Trace(v) => (RecKind::Trace, value_extent(v)),
+            ActionLayout::Printf { kind, .. } => (
+                match kind {
+                    PrintfKind::Printf => RecKind::Printf,
+                    PrintfKind::System => RecKind::System,
+                    PrintfKind::Freopen => RecKind::Freopen,
+                },
+                (RECORD_HEADER, 0),
+            ),
+            ActionLayout::Ftruncate => (RecKind::Ftruncate, (0, 0)),
+            ActionLayout::Exit(v) => (RecKind::Exit, value_extent(v)),
+            ActionLayout::Printa { .. } => (RecKind::Printa, (0, 0)),
+            ActionLayout::Clear(_) => (RecKind::Clear, (0, 0)),
+            ActionLayout::Trunc(_, v) => (
+                RecKind::Trunc,
+                v.as_ref().map(value_extent).unwrap_or((0, 0)),
+            ),
+            ActionLayout::Normalize(_, v) => (
+                RecKind::Normalize,
+                v.as_ref().map(value_extent).unwrap_or((0, 0)),
+            ),
+            ActionLayout::Setopt(n, _) => (RecKind::Setopt, value_extent(n)),
+            ActionLayout::Print(v) => (RecKind::Print, value_extent(v)),
+            ActionLayout::Tracemem(v, _) => (RecKind::Tracemem, value_extent(v)),
+        };
+        let values = &arena[from..to];
+        let int_value = match (&a.action, values.first()) {
+            (
+                ActionLayout::Trace(_) | ActionLayout::Exit(_) | ActionLayout::Trunc(_, Some(_)),
+                Some(Arg::Int(x, _)),
+            ) => Some(*x),
+            _ => None,
+        };
+        RecDesc {
+            kind,
+            offset,
+            size,
+            action: a.index,
+            int_value,
+            values,
+        }
+    }));
+    let fired = Fired {
+        epid,
+        cpu,
+        probe_id: desc.probe,
+        next_epid,
+    };
+    let result = present(dt, rec, &fired, &info, out, consumer, &records);
+    // The lists go back, emptied, for the next record (an empty list
+    // collected into another keeps its allocation).
+    dt.rec_pool = emptied(records);
+    dt.arg_pool = emptied(arena);
+    dt.range_pool = ranges;
+    result
+}
+
+/// `v` emptied, as a list of another type of the same layout (the same
+/// type with other lifetimes): collecting an empty list in place keeps
+/// its allocation, so the next record's list reuses it.
+// `filter` cannot change the element type; `filter_map` can.
+#[allow(clippy::unnecessary_filter_map)]
+fn emptied<T, U>(mut v: Vec<T>) -> Vec<U> {
+    v.clear();
+    v.into_iter().filter_map(|_| None).collect()
+}
+
+/// Which probe fired, for `present`.
+struct Fired {
+    epid: u32,
+    cpu: u32,
+    probe_id: u32,
+    next_epid: Option<u32>,
+}
+
+/// Hands a described probe firing to the consumer and, unless it
+/// declines, prints its records.
+fn present(
+    dt: &mut Dtrace,
+    rec: &[u8],
+    fired: &Fired,
+    info: &EpidInfo,
+    out: &mut dyn Write,
+    consumer: &mut dyn Consumer,
+    records: &[RecDesc],
+) -> Result<Consume, Error> {
+    let Fired {
+        epid,
+        cpu,
+        probe_id,
+        next_epid,
+    } = *fired;
     let (probe, layout) = (&*info.probe, &*info.layout);
     let cx = dt.render_cx();
     let indent = cx.indent;
-    let records: Vec<RecDesc> = layout
-        .actions
-        .iter()
-        .map(|a| {
-            let (kind, (offset, size)) = match &a.action {
-                ActionLayout::Trace(v) => (RecKind::Trace, value_extent(v)),
-                ActionLayout::Printf { kind, .. } => (
-                    match kind {
-                        PrintfKind::Printf => RecKind::Printf,
-                        PrintfKind::System => RecKind::System,
-                        PrintfKind::Freopen => RecKind::Freopen,
-                    },
-                    (RECORD_HEADER, 0),
-                ),
-                ActionLayout::Ftruncate => (RecKind::Ftruncate, (0, 0)),
-                ActionLayout::Exit(v) => (RecKind::Exit, value_extent(v)),
-                ActionLayout::Printa { .. } => (RecKind::Printa, (0, 0)),
-                ActionLayout::Clear(_) => (RecKind::Clear, (0, 0)),
-                ActionLayout::Trunc(_, v) => (
-                    RecKind::Trunc,
-                    v.as_ref().map(value_extent).unwrap_or((0, 0)),
-                ),
-                ActionLayout::Normalize(_, v) => (
-                    RecKind::Normalize,
-                    v.as_ref().map(value_extent).unwrap_or((0, 0)),
-                ),
-                ActionLayout::Setopt(n, _) => (RecKind::Setopt, value_extent(n)),
-                ActionLayout::Print(v) => (RecKind::Print, value_extent(v)),
-                ActionLayout::Tracemem(v, _) => (RecKind::Tracemem, value_extent(v)),
-            };
-            let int_value = match &a.action {
-                ActionLayout::Trace(v)
-                | ActionLayout::Exit(v)
-                | ActionLayout::Trunc(_, Some(v)) => match value_arg(v, rec, 0) {
-                    Arg::Int(x, _) => Some(x),
-                    _ => None,
-                },
-                _ => None,
-            };
-            let values = match &a.action {
-                ActionLayout::Trace(v) | ActionLayout::Print(v) => vec![trace_arg(v, rec, indent)],
-                ActionLayout::Tracemem(v, _) => vec![trace_arg(v, rec, indent)],
-                ActionLayout::Printf { args, .. } => {
-                    args.iter().map(|v| value_arg(v, rec, indent)).collect()
-                }
-                ActionLayout::Exit(v)
-                | ActionLayout::Trunc(_, Some(v))
-                | ActionLayout::Normalize(_, Some(v)) => vec![value_arg(v, rec, indent)],
-                ActionLayout::Setopt(n, v) => std::iter::once(n)
-                    .chain(v.as_ref())
-                    .map(|v| value_arg(v, rec, indent))
-                    .collect(),
-                _ => Vec::new(),
-            };
-            RecDesc {
-                kind,
-                offset,
-                size,
-                action: a.index,
-                int_value,
-                values,
-            }
-        })
-        .collect();
     let (flow, prefix, flow_depth) = if cx.flowindent {
-        flow_indent(dt, epid, desc.probe, probe, next_epid)
+        flow_indent(dt, epid, probe_id, probe, next_epid)
     } else {
         (Flow::None, "", 0)
     };
     let pd = ProbeData {
         epid,
         cpu,
-        probe_id: desc.probe,
+        probe_id,
         probe,
-        records: &records,
+        records,
         data: rec,
         flow,
         prefix,

@@ -288,6 +288,11 @@ pub struct Dtrace {
     pub(crate) premade: Option<load::Premade>,
     /// Principal buffers being made ahead (`prepare`).
     pub(crate) warm: Option<load::Warm>,
+    /// Emptied lists a record's description is built in, kept so that
+    /// their allocations serve the next record (`consume::consume_one`).
+    pub(crate) rec_pool: Vec<consume::RecDesc<'static>>,
+    pub(crate) arg_pool: Vec<format::Arg<'static>>,
+    pub(crate) range_pool: Vec<(usize, usize)>,
     /// Buffers the kernel made smaller than asked (`bufresize=auto`):
     /// what, and the size.
     pub(crate) lowered: Vec<(&'static str, u64)>,
@@ -402,6 +407,9 @@ impl Dtrace {
             ring_drained: false,
             premade: None,
             warm: None,
+            rec_pool: Vec::new(),
+            arg_pool: Vec::new(),
+            range_pool: Vec::new(),
             lowered: Vec::new(),
             last_clean: Instant::now(),
             err_handler: None,
