@@ -19,7 +19,7 @@ pub mod syscall;
 mod syscalls;
 pub mod table;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
@@ -88,12 +88,49 @@ pub struct Attributes {
 #[derive(Default)]
 pub struct ProbeTable {
     list: Vec<Probe>,
-    by_desc: BTreeMap<(String, String, String, String), u32>,
+    /// The probes by the hash of their description (`desc_hash`): the
+    /// first id with that hash; later ones follow in `same_hash`.
+    by_desc: HashMap<u64, u32>,
+    /// For each probe (by id - 1), the next probe whose description has
+    /// the same hash, or 0.
+    same_hash: Vec<u32>,
+}
+
+/// FNV-1a over the four parts of a description, each ended by a NUL
+/// (no part holds one), so that different splits hash apart.
+fn desc_hash(parts: [&str; 4]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for &b in p.as_bytes().iter().chain(std::iter::once(&0)) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
 }
 
 impl ProbeTable {
     pub fn get(&self, id: u32) -> Option<&Probe> {
         self.list.get(id.checked_sub(1)? as usize)
+    }
+
+    /// The id of the probe described so, if there is one.
+    fn find(&self, parts: [&str; 4], h: u64) -> Option<u32> {
+        let mut id = self.by_desc.get(&h).copied().unwrap_or(0);
+        while id != 0 {
+            let d = &self.get(id)?.desc;
+            if [
+                d.provider.as_str(),
+                d.module.as_str(),
+                d.function.as_str(),
+                d.name.as_str(),
+            ] == parts
+            {
+                return Some(id);
+            }
+            id = self.same_hash.get(id as usize - 1).copied().unwrap_or(0);
+        }
+        None
     }
 
     /// The identity the BPF code gives a probe.
@@ -120,13 +157,9 @@ impl ProbeSink<'_> {
     /// Adds probe `local` of this provider as `name:module:function:probe`,
     /// returning its id (a probe already there keeps its id).
     pub fn add(&mut self, module: &str, function: &str, name: &str, local: u32) -> u32 {
-        let key = (
-            self.name.clone(),
-            module.to_string(),
-            function.to_string(),
-            name.to_string(),
-        );
-        if let Some(&id) = self.table.by_desc.get(&key) {
+        let parts = [self.name.as_str(), module, function, name];
+        let h = desc_hash(parts);
+        if let Some(id) = self.table.find(parts, h) {
             return id;
         }
         let id = self.table.list.len() as u32 + 1;
@@ -136,18 +169,16 @@ impl ProbeSink<'_> {
             provider: self.provider,
             local,
         });
-        self.table.by_desc.insert(key, id);
+        // The newest first in its chain.
+        let next = self.table.by_desc.insert(h, id).unwrap_or(0);
+        self.table.same_hash.push(next);
         id
     }
 
     /// True if the probe is already in the table.
     pub fn has(&self, module: &str, function: &str, name: &str) -> bool {
-        self.table.by_desc.contains_key(&(
-            self.name.clone(),
-            module.to_string(),
-            function.to_string(),
-            name.to_string(),
-        ))
+        let parts = [self.name.as_str(), module, function, name];
+        self.table.find(parts, desc_hash(parts)).is_some()
     }
 }
 
@@ -630,6 +661,34 @@ pub(crate) fn dispatch_plan(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn probes_are_found_by_their_whole_description() {
+        let mut table = ProbeTable::default();
+        let mut sink = ProbeSink {
+            table: &mut table,
+            provider: 0,
+            name: "p".into(),
+        };
+        let a = sink.add("m", "ab", "c", 0);
+        // The same parts split otherwise are another probe.
+        let b = sink.add("m", "a", "bc", 1);
+        assert_ne!(a, b);
+        assert_eq!(sink.add("m", "ab", "c", 2), a);
+        assert!(sink.has("m", "a", "bc"));
+        assert!(!sink.has("m", "abc", ""));
+        // Thousands of probes, each found again under its own id.
+        let ids: Vec<u32> = (0..5000)
+            .map(|i| sink.add("mod", &format!("f{}", i % 97), &format!("n{}", i), i))
+            .collect();
+        for (i, &id) in ids.iter().enumerate() {
+            assert_eq!(
+                sink.add("mod", &format!("f{}", i % 97), &format!("n{}", i), 0),
+                id
+            );
+        }
+        assert_eq!(table.get(b).map(|p| p.desc.function.as_str()), Some("a"));
+    }
 
     fn desc(text: &str) -> ProbeDesc {
         ProbeDesc::parse(text).expect("valid description")
