@@ -599,17 +599,25 @@ fn probe_effect_on(cfg: &Config, cpus: &[u32]) {
     let mut t: Vec<[Vec<f64>; 3]> = shapes.iter().map(|_| Default::default()).collect();
     for round in 0..cfg.rounds {
         for (s, times) in shapes.iter().zip(t.iter_mut()) {
+            // A tracer that counted fewer calls than were made is named.
+            let short = |who: &str, c: u64, err: &str| {
+                if c < all {
+                    println!(
+                        "  round {}: {}: {} counted {} of {} ({})",
+                        round,
+                        s.label,
+                        who,
+                        c,
+                        all,
+                        err.trim().replace('\n', "; ")
+                    );
+                }
+            };
             none.push(time_loop(n));
             match floor::Floor::attach(s.floor) {
                 Ok(f) => {
                     let ns = time_loop(n);
-                    let c = f.count(&me);
-                    if c < all {
-                        println!(
-                            "  round {}: {}: floor counted {} of {}",
-                            round, s.label, c, all
-                        );
-                    }
+                    short("floor", f.count(&me), "");
                     times[0].push(ns);
                 }
                 Err(e) => println!("  {}: floor: {}", s.label, e),
@@ -626,33 +634,14 @@ fn probe_effect_on(cfg: &Config, cpus: &[u32]) {
             } else {
                 tally(s.tally, &out, &me)
             };
-            if c < all {
-                println!(
-                    "  round {}: {}: dtrace counted {} of {} ({})",
-                    round,
-                    s.label,
-                    c,
-                    all,
-                    err.trim().replace('\n', "; ")
-                );
-            }
+            short("dtrace", c, &err);
             times[1].push(ns);
 
             if let Some(b) = &cfg.bpftrace {
                 let child = start_bpftrace(b, &["-e", s.bpftrace], pin);
                 let ns = time_loop(n);
                 let (out, err) = finish(child);
-                let c = tally(s.tally, &out, &me);
-                if c < all {
-                    println!(
-                        "  round {}: {}: bpftrace counted {} of {} ({})",
-                        round,
-                        s.label,
-                        c,
-                        all,
-                        err.trim().replace('\n', "; ")
-                    );
-                }
+                short("bpftrace", tally(s.tally, &out, &me), &err);
                 times[2].push(ns);
             }
         }

@@ -1599,43 +1599,38 @@ impl ProgGen<'_, '_> {
             (CKind::Str(_), k) if !matches!(k, CKind::Str(_)) => (b, a, swap_cmp(op)),
             _ => (a, b, op),
         };
-        let short_name = |s: &[u8]| s.len() < COMM_LEN as usize && !s.contains(&0);
-        if let (CKind::Builtin(Builtin::Execname), CKind::Str(s), CmpOp::Eq | CmpOp::Ne) =
-            (&x.kind, &y.kind, op)
-        {
-            if short_name(s.as_ref()) {
-                // execname against a shorter constant: the comm is
-                // NUL-padded to its 16 bytes (bpf_get_current_comm pads),
-                // so equal names are equal words, two compares.
-                let mut b = [0u8; COMM_LEN as usize];
-                b[..s.len()].copy_from_slice(s.as_ref());
-                let (px, _) = self.eval_str(x)?;
-                self.load_temp(px, R1);
-                self.free(px);
-                let diff = self.a.new_label();
-                let done = self.a.new_label();
-                for (i, w) in b.chunks(8).enumerate() {
-                    let w = u64::from_ne_bytes(w.try_into().expect("8 bytes"));
-                    self.a.emit(ldx(Size::DW, R2, R1, 8 * i as i16));
-                    load_imm(&mut self.a, R3, w as i64);
-                    self.a.jmp_reg_to(Cond::Ne, R2, R3, diff);
-                }
-                self.a.emit(mov64_imm(R0, 0));
-                self.a.ja_to(done);
-                self.a.bind(diff);
-                self.a.emit(mov64_imm(R0, 1));
-                self.a.bind(done);
-                let cond = cmp_cond(op, true);
-                let t = self.a.new_label();
-                self.a.emit(mov64_reg(R1, R0));
-                self.a.emit(mov64_imm(R0, 1));
-                self.a.jmp_imm_to(cond, R1, 0, t);
-                self.a.emit(mov64_imm(R0, 0));
-                self.a.bind(t);
-                return Ok(());
+        // execname against a constant shorter than its 16 bytes.
+        let short_name = match (&x.kind, &y.kind, op) {
+            (CKind::Builtin(Builtin::Execname), CKind::Str(s), CmpOp::Eq | CmpOp::Ne)
+                if s.len() < COMM_LEN as usize && !s.contains(&0) =>
+            {
+                Some(s)
             }
-        }
-        if let CKind::Str(s) = &y.kind {
+            _ => None,
+        };
+        if let Some(s) = short_name {
+            // The comm is NUL-padded to its 16 bytes (bpf_get_current_comm
+            // pads), so equal names are equal words: two compares, r0 0
+            // if equal, 1 if not.
+            let mut b = [0u8; COMM_LEN as usize];
+            b[..s.len()].copy_from_slice(s);
+            let (px, _) = self.eval_str(x)?;
+            self.load_temp(px, R1);
+            self.free(px);
+            let diff = self.a.new_label();
+            let done = self.a.new_label();
+            for (i, w) in b.chunks(8).enumerate() {
+                let w = u64::from_ne_bytes(w.try_into().expect("8 bytes"));
+                self.a.emit(ldx(Size::DW, R2, R1, 8 * i as i16));
+                load_imm(&mut self.a, R3, w as i64);
+                self.a.jmp_reg_to(Cond::Ne, R2, R3, diff);
+            }
+            self.a.emit(mov64_imm(R0, 0));
+            self.a.ja_to(done);
+            self.a.bind(diff);
+            self.a.emit(mov64_imm(R0, 1));
+            self.a.bind(done);
+        } else if let CKind::Str(s) = &y.kind {
             // bpf_strncmp against a constant in frozen read-only data.
             let (px, cx) = self.eval_str(x)?;
             let off = self.g.string(s);

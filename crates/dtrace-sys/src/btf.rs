@@ -970,7 +970,8 @@ impl Btf {
     }
 
     /// The hash (`hash`) of the name at `off`, checked as `checked_name`
-    /// checks it; `None` for an empty name. One pass over its bytes.
+    /// checks it; `None` for an empty name. One pass over the name's
+    /// bytes, where `checked_name` finds its end first.
     fn name_hash(&self, off: u32) -> io::Result<Option<u64>> {
         if off < self.str_base {
             return match &self.base {
@@ -1112,11 +1113,14 @@ impl Btf {
         (self.first_id..self.type_count()).filter_map(|id| Some((id, self.get(id)?)))
     }
 
-    /// The ids of this BTF's own types of kind `kind`, found from the
+    /// This BTF's own types of the kinds `want` accepts, found from the
     /// records' heads without decoding the others.
-    fn own_of_kind(&self, kind: Kind) -> impl Iterator<Item = (TypeId, &Type)> + '_ {
+    fn own_where(
+        &self,
+        want: impl Fn(Kind) -> bool + 'static,
+    ) -> impl Iterator<Item = (TypeId, &Type)> + '_ {
         (0..self.offsets.len())
-            .filter(move |&i| self.kind_own(i) == Some(kind))
+            .filter(move |&i| self.kind_own(i).is_some_and(&want))
             .filter_map(|i| {
                 let id = self.first_id + i as u32;
                 Some((id, self.get(id)?))
@@ -1195,10 +1199,7 @@ impl Btf {
         let h = hash(name.as_bytes());
         let index = self.enumerators.get_or_init(|| {
             let mut v = Vec::new();
-            let enums = self
-                .own_of_kind(Kind::Enum)
-                .chain(self.own_of_kind(Kind::Enum64));
-            for (id, t) in enums {
+            for (id, t) in self.own_where(|k| matches!(k, Kind::Enum | Kind::Enum64)) {
                 if let TypeData::Enum { values, .. } = &t.data {
                     for (i, e) in values.iter().enumerate() {
                         v.push((hash(self.str(e.name).as_bytes()), id, i as u32));
@@ -1225,7 +1226,7 @@ impl Btf {
         if var < self.first_id {
             return self.base.as_ref()?.var_section(var);
         }
-        self.own_of_kind(Kind::Datasec)
+        self.own_where(|k| k == Kind::Datasec)
             .find_map(|(id, t)| match &t.data {
                 TypeData::Datasec { vars, .. } => {
                     vars.iter().find(|v| v.ty == var).map(|v| (id, *v))
