@@ -19,7 +19,9 @@
 //!    (the one before per-CPU buffers, for instance).
 //!
 //! Usage: `bench/run.sh [--calls N] [--rounds R] [--no-wide]
-//! [--baseline PATH] [--only probe-effect|startup|wide|stream|snapshot]`.
+//! [--baseline PATH] [--only probe-effect|startup|wide|stream|snapshot]
+//! [--shape TEXT]` (`--shape` keeps the probe-effect shapes whose label
+//! contains TEXT).
 
 #![forbid(unsafe_code)]
 
@@ -47,6 +49,9 @@ struct Config {
     /// `--only PART`: run one part (probe-effect, startup, wide, stream,
     /// snapshot).
     only: Option<String>,
+    /// `--shape TEXT`: the probe effect of the clause shapes whose label
+    /// contains TEXT only.
+    shape: Option<String>,
 }
 
 fn main() {
@@ -75,6 +80,7 @@ fn main() {
         bpftrace: which("bpftrace"),
         baseline: None,
         only: None,
+        shape: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -92,9 +98,10 @@ fn main() {
             "--no-bpftrace" => cfg.bpftrace = None,
             "--baseline" => cfg.baseline = it.next().map(PathBuf::from),
             "--only" => cfg.only = it.next().cloned(),
+            "--shape" => cfg.shape = it.next().cloned(),
             other => {
                 eprintln!("dtrace-bench: unknown argument {}", other);
-                eprintln!("usage: dtrace-bench [--calls N] [--rounds R] [--no-wide] [--no-bpftrace] [--dtrace PATH] [--baseline PATH] [--only probe-effect|startup|wide|stream|snapshot]");
+                eprintln!("usage: dtrace-bench [--calls N] [--rounds R] [--no-wide] [--no-bpftrace] [--dtrace PATH] [--baseline PATH] [--only probe-effect|startup|wide|stream|snapshot] [--shape TEXT]");
                 std::process::exit(2);
             }
         }
@@ -578,7 +585,10 @@ fn probe_effect_on(cfg: &Config, cpus: &[u32]) {
     let all = n * cpus.len() as u64;
     let time_loop = |n| time_loop_on(n, cpus).as_nanos() as f64 / n as f64;
     let me = comm();
-    let shapes = shapes();
+    let shapes: Vec<Shape> = shapes()
+        .into_iter()
+        .filter(|s| cfg.shape.as_deref().is_none_or(|t| s.label.contains(t)))
+        .collect();
     // With CPUs to spare, the tracers (their consumers) and this process
     // (a floor's drain) run on the others: the figure is what the probes
     // cost the loops, not a consumer's time slices taken from them.

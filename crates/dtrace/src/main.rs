@@ -141,6 +141,12 @@ impl Consumer for Chew {
         }
     }
 
+    /// Quiet, and without flow indentation, a printf() firing's
+    /// callbacks print nothing.
+    fn sees_printf(&self) -> bool {
+        !self.quiet || self.flowindent
+    }
+
     fn setopt(&mut self, name: &str, value: Option<&str>) {
         let on = value != Some("0") && value != Some("off");
         match name {

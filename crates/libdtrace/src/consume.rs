@@ -185,6 +185,7 @@ fn rd_u64(b: &[u8], o: usize) -> u64 {
 
 /// The value of a recorded or constant value, as a format argument.
 /// `indent` is the `stackindent` a stack is printed with.
+#[inline]
 fn value_arg<'a>(v: &'a Value, data: &'a [u8], indent: usize) -> Arg<'a> {
     match v {
         Value::Int { offset, ty } if ty.is_float() => {
@@ -269,7 +270,7 @@ pub(crate) fn consume_all(
     if dt.stopped() && !dt.ring_drained {
         dt.ring_drained = true;
         for rec in ring_records(dt)? {
-            if consume_one(dt, &rec, None, out, consumer)? == Consume::Abort {
+            if consume_one(dt, &rec, None, out, consumer, &mut Plain::Unknown)? == Consume::Abort {
                 return Ok(());
             }
         }
@@ -320,6 +321,7 @@ pub(crate) fn consume_all(
             break Ok(());
         }
         let mut aborted = false;
+        let mut gate = Plain::Unknown;
         for i in 0..ends.len() {
             let start = if i == 0 { 0 } else { ends[i - 1] };
             let rec = &bytes[start..ends[i]];
@@ -328,7 +330,7 @@ pub(crate) fn consume_all(
                 .get(i + 1)
                 .and_then(|&e| bytes.get(ends[i]..e))
                 .map(|n| rd_u32(n, 0));
-            match consume_one(dt, rec, next, out, consumer) {
+            match consume_one(dt, rec, next, out, consumer, &mut gate) {
                 Ok(Consume::Abort) => {
                     aborted = true;
                     break;
@@ -340,13 +342,17 @@ pub(crate) fn consume_all(
                 }
             }
         }
+        if let Err(e) = flush_plain(dt, out) {
+            break Err(e);
+        }
         if aborted {
             break Ok(());
         }
         out.flush().ok();
     };
     dt.batch_bytes = bytes;
-    res
+    // The ring policy's records may have left plain text.
+    res.and(flush_plain(dt, out))
 }
 
 /// The records the ring policy's chunks hold, each CPU's oldest first.
@@ -398,6 +404,77 @@ fn ring_records(dt: &Dtrace) -> Result<Vec<Vec<u8>>, Error> {
 pub(crate) struct EpidInfo {
     probe: Rc<ProbeDesc>,
     layout: Rc<ClauseLayout>,
+    /// When the record is printf()s alone, every one always run and with
+    /// no `*` width or precision: how the plain path (`plain_printf`)
+    /// reads each one's arguments.
+    plain: Option<Rc<[Vec<PlainArg>]>>,
+}
+
+/// How the plain path reads a printf() argument.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum PlainArg {
+    /// An integer of this type, 8 bytes at this offset (no float, no
+    /// symbol or module address): formatted straight from the record
+    /// when its conversion is an integer's.
+    Int {
+        offset: usize,
+        it: dtrace_lang::types::IntType,
+    },
+    /// As `Int`, for a bare `%d`, `%i` or `%u` (no flag, width or
+    /// precision, no `h` or `hh`): its digits alone.
+    Decimal {
+        offset: usize,
+        it: dtrace_lang::types::IntType,
+        signed: bool,
+    },
+    /// Anything else: decoded by `value_arg`.
+    Other,
+}
+
+/// The plain path's plan for a clause whose records are printf()s alone
+/// (no other action, no flag saying whether one ran, no width or
+/// precision from an argument); `None` for any other clause.
+fn plain_plan(layout: &ClauseLayout) -> Option<Rc<[Vec<PlainArg>]>> {
+    if layout.actions.is_empty() {
+        return None;
+    }
+    let mut plan = Vec::with_capacity(layout.actions.len());
+    for a in &layout.actions {
+        let ActionLayout::Printf { format, kind, args } = &a.action else {
+            return None;
+        };
+        let simple = format.conversions().all(|c| {
+            !c.is_agg()
+                && c.width != dtrace_lang::printf::Count::Star
+                && c.precision != dtrace_lang::printf::Count::Star
+        });
+        if a.ran_flag.is_some() || *kind != PrintfKind::Printf || !simple {
+            return None;
+        }
+        // With no `*`, the arguments are the conversions'
+        // one for one.
+        plan.push(
+            args.iter()
+                .zip(
+                    format
+                        .conversions()
+                        .map(Some)
+                        .chain(std::iter::repeat(None)),
+                )
+                .map(|(v, c)| match v {
+                    Value::Int { offset, ty } if !ty.is_float() && ty.special().is_none() => {
+                        let (offset, it) = (*offset as usize, format::int_type_of(ty));
+                        match c.and_then(format::bare_decimal) {
+                            Some(signed) => PlainArg::Decimal { offset, it, signed },
+                            None => PlainArg::Int { offset, it },
+                        }
+                    }
+                    _ => PlainArg::Other,
+                })
+                .collect(),
+        );
+    }
+    Some(plan.into())
 }
 
 fn epid_info(dt: &mut Dtrace, epid: u32, probe: u32, clause: usize) -> EpidInfo {
@@ -405,6 +482,11 @@ fn epid_info(dt: &mut Dtrace, epid: u32, probe: u32, clause: usize) -> EpidInfo 
     if let Some(Some(info)) = dt.epid_cache.get(i) {
         return info.clone();
     }
+    let layout: ClauseLayout = dt
+        .running
+        .as_ref()
+        .and_then(|r| r.gen.clauses.get(clause).cloned())
+        .unwrap_or_default();
     let info = EpidInfo {
         probe: Rc::new(
             dt.probes
@@ -412,12 +494,8 @@ fn epid_info(dt: &mut Dtrace, epid: u32, probe: u32, clause: usize) -> EpidInfo 
                 .map(|p| p.desc.clone())
                 .unwrap_or_default(),
         ),
-        layout: Rc::new(
-            dt.running
-                .as_ref()
-                .and_then(|r| r.gen.clauses.get(clause).cloned())
-                .unwrap_or_default(),
-        ),
+        plain: plain_plan(&layout),
+        layout: Rc::new(layout),
     };
     if dt.epid_cache.len() <= i {
         dt.epid_cache.resize(i + 1, None);
@@ -426,14 +504,56 @@ fn epid_info(dt: &mut Dtrace, epid: u32, probe: u32, clause: usize) -> EpidInfo 
     info
 }
 
+/// Whether firings of printf()s alone take the plain path (`plain_printf`):
+/// worked out once for a run of records, and again after any record that
+/// took the other path (which may have set an option).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Plain {
+    Unknown,
+    No,
+    Yes { indent: usize, target: i64 },
+}
+
 fn consume_one(
     dt: &mut Dtrace,
     rec: &[u8],
     next_epid: Option<u32>,
     out: &mut dyn Write,
     consumer: &mut dyn Consumer,
+    gate: &mut Plain,
 ) -> Result<Consume, Error> {
     let epid = rd_u32(rec, 0);
+    if *gate == Plain::Unknown {
+        let cx = dt.render_cx();
+        *gate = if !cx.flowindent && !consumer.sees_printf() && dt.output.text_is_verbatim() {
+            Plain::Yes {
+                indent: cx.indent,
+                target: cx.target,
+            }
+        } else {
+            Plain::No
+        };
+    }
+    if let Plain::Yes { indent, target } = *gate {
+        if dt.epid_cache.get(epid as usize).is_none_or(Option::is_none) {
+            if let Some(desc) = dt.epid(epid) {
+                epid_info(dt, epid, desc.probe, desc.clause);
+            }
+        }
+        if let Some(Some(info)) = dt.epid_cache.get(epid as usize) {
+            if let Some(plan) = &info.plain {
+                plain_printf(&mut dt.plain_text, rec, &info.layout, plan, indent, target);
+                if dt.plain_text.len() >= PLAIN_FLUSH {
+                    flush_plain(dt, out)?;
+                }
+                return Ok(Consume::This);
+            }
+        }
+    }
+    // Anything else is printed after the plain path's text, and may set
+    // an option the gate depends on.
+    *gate = Plain::Unknown;
+    flush_plain(dt, out)?;
     let cpu = rd_u32(rec, 4);
     if epid == ERROR_EPID {
         handle_error_record(dt, rec);
@@ -534,6 +654,79 @@ fn consume_one(
     dt.arg_pool = emptied(arena);
     dt.range_pool = ranges;
     result
+}
+
+/// A firing whose records are printf()s alone, for a consumer that does
+/// not see them and an output that takes text verbatim: formatted
+/// straight into the kept text buffer, an integer argument of an integer
+/// conversion read from the record as it is formatted, with none of the
+/// descriptions the callbacks need. What it prints is what `present`
+/// prints for the same record.
+fn plain_printf(
+    text: &mut Vec<u8>,
+    rec: &[u8],
+    layout: &ClauseLayout,
+    plan: &[Vec<PlainArg>],
+    indent: usize,
+    target: i64,
+) {
+    use dtrace_lang::printf::{ConvKind, Segment};
+    for (a, plain) in layout.actions.iter().zip(plan) {
+        let ActionLayout::Printf { format, args, .. } = &a.action else {
+            continue;
+        };
+        let mut next = args.iter().zip(plain);
+        for seg in &format.segments {
+            let c = match seg {
+                Segment::Literal(b) => {
+                    text.extend_from_slice(b);
+                    continue;
+                }
+                Segment::Conv(c) => c,
+            };
+            let Some((v, how)) = next.next() else {
+                continue;
+            };
+            if let &PlainArg::Decimal { offset, it, signed } = how {
+                let v = format::normalize(rd_u64(rec, offset) as i64, it);
+                format::push_decimal(text, v, it, signed);
+                continue;
+            }
+            let (width, prec) = (format::fixed(c.width), format::fixed(c.precision));
+            match (how, c.kind) {
+                (
+                    &PlainArg::Int { offset, it },
+                    ConvKind::Signed
+                    | ConvKind::Unsigned
+                    | ConvKind::Octal
+                    | ConvKind::Hex { .. }
+                    | ConvKind::Pointer,
+                ) => {
+                    let v = format::normalize(rd_u64(rec, offset) as i64, it);
+                    format::format_int(text, c, v, it, width, prec);
+                }
+                _ => format::format_conv(text, c, value_arg(v, rec, indent), width, prec, target),
+            }
+        }
+    }
+}
+
+/// The plain path's text is written out when it reaches this size, when
+/// a record takes the other path, and when a batch of records ends.
+const PLAIN_FLUSH: usize = 1 << 15;
+
+/// Writes out the plain path's text (printed firings of printf()s alone,
+/// kept to be written in one go).
+pub(crate) fn flush_plain(dt: &mut Dtrace, out: &mut dyn Write) -> Result<(), Error> {
+    if dt.plain_text.is_empty() {
+        return Ok(());
+    }
+    let text = std::mem::take(&mut dt.plain_text);
+    let res = dt.emit(out, &text);
+    dt.plain_text = text;
+    dt.plain_text.clear();
+    res?;
+    Ok(())
 }
 
 /// `v` emptied, as a list of another type of the same layout (the same
@@ -847,7 +1040,15 @@ fn handle_spec_record(
             if size == 0 || off + size > chunk.len() {
                 break;
             }
-            if consume_one(dt, &chunk[off..off + size], None, out, consumer)? == Consume::Abort {
+            if consume_one(
+                dt,
+                &chunk[off..off + size],
+                None,
+                out,
+                consumer,
+                &mut Plain::Unknown,
+            )? == Consume::Abort
+            {
                 return Ok(Consume::Abort);
             }
             off += size;

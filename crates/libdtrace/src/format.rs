@@ -140,9 +140,49 @@ fn decimal(mut u: u64, buf: &mut [u8; 24]) -> usize {
     at
 }
 
+/// For a `%d`, `%i` or `%u` with no flag (but `'`, which changes
+/// nothing), width or precision, and no `h` or `hh`: whether it is the
+/// signed one. `format_int` prints such a conversion of an integer as its
+/// digits alone (`push_decimal`).
+pub(crate) fn bare_decimal(c: &Conversion) -> Option<bool> {
+    let f = &c.flags;
+    let bare = !(f.minus || f.plus || f.space || f.hash || f.zero)
+        && c.width == Count::None
+        && c.precision == Count::None
+        && !c.agg
+        && matches!(
+            c.length,
+            Length::None | Length::L | Length::Ll | Length::Wide
+        );
+    match c.kind {
+        ConvKind::Signed if bare => Some(true),
+        ConvKind::Unsigned if bare => Some(false),
+        _ => None,
+    }
+}
+
+/// What `format_int` prints for a bare decimal conversion (see
+/// `bare_decimal`) of `v`, an integer of type `t`: signed if both the
+/// conversion and the type are, else unsigned in the type's size.
+pub(crate) fn push_decimal(out: &mut Vec<u8>, v: i64, t: IntType, signed: bool) {
+    let mut buf = [0u8; 24];
+    let u = if signed && t.signed {
+        if v < 0 {
+            out.push(b'-');
+        }
+        v.unsigned_abs()
+    } else if t.size >= 8 {
+        v as u64
+    } else {
+        v as u64 & ((1u64 << (8 * t.size)) - 1)
+    };
+    let at = decimal(u, &mut buf);
+    out.extend_from_slice(&buf[at..]);
+}
+
 /// Formats one integer conversion, straight into `out`: the consumer
 /// does this for every integer of every printf() record.
-fn format_int(
+pub(crate) fn format_int(
     out: &mut Vec<u8>,
     c: &Conversion,
     v: i64,
@@ -711,6 +751,35 @@ mod tests {
     fn f(fmt: &str, args: &[Arg]) -> String {
         let p = Format::parse(fmt.as_bytes()).unwrap();
         String::from_utf8(format(&p, args, None, 0)).unwrap()
+    }
+
+    #[test]
+    fn bare_decimals_print_as_format_int_does() {
+        use dtrace_lang::types::{CHAR, INT, UCHAR, UINT};
+        let u64t = IntType::new(8, false, "uint64_t");
+        let i64t = IntType::new(8, true, "int64_t");
+        let vals = [0i64, 1, -1, 127, -128, 255, 65535, i64::MIN, i64::MAX, -42];
+        for conv in ["%d", "%i", "%u", "%ld", "%lld", "%'d", "%zu"] {
+            let p = Format::parse(conv.as_bytes()).unwrap();
+            let c = p.conversions().next().unwrap();
+            let signed = bare_decimal(c).expect("a bare decimal");
+            for t in [CHAR, UCHAR, INT, UINT, u64t, i64t] {
+                for v in vals {
+                    let v = normalize(v, t);
+                    let (mut want, mut got) = (Vec::new(), Vec::new());
+                    format_int(&mut want, c, v, t, None, None);
+                    push_decimal(&mut got, v, t, signed);
+                    assert_eq!(got, want, "{} of {} as {}", conv, v, t.name);
+                }
+            }
+        }
+        for conv in [
+            "%5d", "%-d", "%+d", "% d", "%.3d", "%hd", "%hhu", "%x", "%*d", "%c",
+        ] {
+            let p = Format::parse(conv.as_bytes()).unwrap();
+            let c = p.conversions().next().unwrap();
+            assert_eq!(bare_decimal(c), None, "{}", conv);
+        }
     }
 
     #[test]

@@ -211,6 +211,14 @@ pub trait Consumer {
     /// Called when setopt() has set an option as tracing runs (DTrace's
     /// setopt handler), so a consumer can follow `quiet` and the like.
     fn setopt(&mut self, _name: &str, _value: Option<&str>) {}
+    /// Whether `probe` and `record` are called for a firing whose records
+    /// are printf()s alone. A consumer answering false has such firings
+    /// printed as if `probe` and `record` had returned `This` and
+    /// `record(None)` had written nothing, and saves the decoding the
+    /// callbacks would need. Asked for each such firing.
+    fn sees_printf(&self) -> bool {
+        true
+    }
 }
 
 /// A consumer that does nothing but let the library print.
@@ -306,6 +314,9 @@ pub struct Dtrace {
     pub(crate) batch_bytes: Vec<u8>,
     /// The text of the record being printed (kept likewise).
     pub(crate) text_scratch: Vec<u8>,
+    /// Text of firings printed by the plain path, not yet written out
+    /// (`consume::flush_plain`).
+    pub(crate) plain_text: Vec<u8>,
     /// The CPU BEGIN ran on, until its records have been read: its
     /// buffer is read first, as DTrace does, so that BEGIN's output comes
     /// before that of probes that fired on other CPUs after it.
@@ -400,6 +411,7 @@ impl Dtrace {
             spec_dirty: Vec::new(),
             batch_bytes: Vec::new(),
             text_scratch: Vec::new(),
+            plain_text: Vec::new(),
             render_cache: std::cell::Cell::new(None),
             fmt_scratch: Vec::new(),
             begin_cpu: None,

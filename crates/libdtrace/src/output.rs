@@ -54,8 +54,9 @@ pub trait Output {
     fn value(&mut self, buf: &mut Vec<u8>, v: Arg<'_>, cx: RenderCx);
     /// Text formatted by `printf()`.
     fn text(&mut self, buf: &mut Vec<u8>, text: &[u8]);
-    /// True if `text` appends its text unchanged, so that a printf()'s
-    /// text may be formatted straight into the buffer.
+    /// True if `text` appends its text unchanged and a firing's `begin`
+    /// and `end` add nothing, so that a printf()'s text may be formatted
+    /// straight into the buffer.
     fn text_is_verbatim(&self) -> bool {
         false
     }
