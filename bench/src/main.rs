@@ -954,9 +954,11 @@ const SNAP_KEYS: u64 = 50_000;
 
 /// The aggregation snapshot: a getpid loop on each CPU of a set fills
 /// an aggregation of SNAP_KEYS keys (every key on every CPU); END
-/// prints the wall-clock time, then dtrace reads every CPU's values,
-/// merges, sorts and prints the rows and exits. The figure is END to
-/// exit, and every count must be there.
+/// prints the time, then the tracer reads every CPU's values, merges,
+/// sorts and prints the rows and exits. The figure is END to exit, and
+/// every count must be there. dtrace's END prints `walltimestamp`
+/// (against this process's wall clock at exit), bpftrace's `nsecs`
+/// (against the monotonic clock).
 fn agg_snapshot(cfg: &Config) {
     println!(
         "== aggregation snapshot: {} keys, each on every loaded CPU; END to exit",
@@ -967,6 +969,10 @@ fn agg_snapshot(cfg: &Config) {
         "syscall::getpid:entry /ppid == $target/ {{ self->i = self->i + 1; @[self->i % {}] = count(); }} END {{ printf(\"end %d\\n\", walltimestamp); }}",
         SNAP_KEYS
     );
+    let bt_prog = format!(
+        "tracepoint:syscalls:sys_enter_getpid /curtask->real_parent->tgid == cpid/ {{ @i[tid] = @i[tid] + 1; @[@i[tid] % {}] = count(); }} END {{ printf(\"end %lld\\n\", nsecs); }}",
+        SNAP_KEYS
+    );
     for cpus in cpu_sets() {
         let list = cpus
             .iter()
@@ -974,58 +980,120 @@ fn agg_snapshot(cfg: &Config) {
             .collect::<Vec<_>>()
             .join(",");
         let target = format!("{} {} {} {}", me.display(), FANOUT_ARG, list, cfg.calls);
-        let mut times = Vec::new();
-        let mut short = None;
+        let made = cfg.calls * cpus.len() as u64;
+        let mut d = Snap::default();
+        let mut b = Snap::default();
         for _ in 0..cfg.rounds {
-            let Ok(o) = Command::new(&cfg.dtrace)
-                .args(["-q", "-n", &prog, "-c", &target])
-                .stdin(Stdio::null())
-                .output()
-            else {
-                continue;
-            };
-            let done = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as i128)
-                .unwrap_or(0);
-            let out = String::from_utf8_lossy(&o.stdout);
-            let end = out
-                .lines()
-                .find_map(|l| l.strip_prefix("end ")?.trim().parse::<i128>().ok());
-            let (mut rows, mut total) = (0u64, 0u64);
-            for l in out.lines().filter(|l| !l.starts_with("end ")) {
+            let mut cmd = Command::new(&cfg.dtrace);
+            cmd.args(["-q", "-n", &prog, "-c", &target]);
+            d.round(cmd, made, Clock::Wall, |l| {
+                // "  key  count"
                 let mut w = l.split_whitespace();
-                if let (Some(_), Some(c), None) = (w.next(), w.next(), w.next()) {
-                    if let Ok(c) = c.parse::<u64>() {
-                        rows += 1;
-                        total += c;
-                    }
+                match (w.next(), w.next(), w.next()) {
+                    (Some(k), Some(c), None) if k.parse::<u64>().is_ok() => c.parse().ok(),
+                    _ => None,
                 }
-            }
-            let made = cfg.calls * cpus.len() as u64;
-            if rows != SNAP_KEYS || total != made {
-                short = Some(format!(
-                    "{} rows of {}, {} counted of {} ({})",
-                    rows,
-                    SNAP_KEYS,
-                    total,
-                    made,
-                    String::from_utf8_lossy(&o.stderr).trim()
-                ));
-            }
-            if let Some(e) = end {
-                times.push((done - e) as f64 / 1e6);
+            });
+            if let Some(bt) = &cfg.bpftrace {
+                let mut cmd = Command::new(bt);
+                // bpftrace's maps hold 4,096 keys unless told otherwise.
+                cmd.env("BPFTRACE_MAP_KEYS_MAX", (2 * SNAP_KEYS).to_string())
+                    .args(["-e", &bt_prog, "-c", &target]);
+                b.round(cmd, made, Clock::Monotonic, |l| {
+                    // "@[key]: count"
+                    let (_, c) = l.strip_prefix("@[")?.split_once("]: ")?;
+                    c.trim().parse().ok()
+                });
             }
         }
+        let show = |who: &str, s: &mut Snap| {
+            format!(
+                "{} {:>8.1} ms{}",
+                who,
+                median(&mut s.times),
+                s.short
+                    .as_ref()
+                    .map(|x| format!(" (short: {})", x))
+                    .unwrap_or_default()
+            )
+        };
         println!(
-            "  {} CPU{:<2} dtrace {:>8.1} ms{}",
+            "  {} CPU{:<2} {}  {}",
             cpus.len(),
             if cpus.len() == 1 { "" } else { "s" },
-            median(&mut times),
-            short
-                .map(|s| format!("  (short: {})", s))
-                .unwrap_or_default()
+            show("dtrace", &mut d),
+            if cfg.bpftrace.is_some() {
+                show("bpftrace", &mut b)
+            } else {
+                String::new()
+            }
         );
     }
     println!();
+}
+
+/// The clock a tracer's END time is read from.
+#[derive(Clone, Copy)]
+enum Clock {
+    Wall,
+    Monotonic,
+}
+
+impl Clock {
+    fn now_ns(self) -> i128 {
+        match self {
+            Clock::Wall => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as i128)
+                .unwrap_or(0),
+            Clock::Monotonic => i128::from(dtrace_sys::monotonic_ns()),
+        }
+    }
+}
+
+/// One tracer's aggregation-snapshot rounds: END-to-exit times, and what
+/// a round found missing.
+#[derive(Default)]
+struct Snap {
+    times: Vec<f64>,
+    short: Option<String>,
+}
+
+impl Snap {
+    /// Runs `cmd` to its exit; its output's `end T` line gives END's
+    /// time on `clock`, and `count` each row's count.
+    fn round(
+        &mut self,
+        mut cmd: Command,
+        made: u64,
+        clock: Clock,
+        count: impl Fn(&str) -> Option<u64>,
+    ) {
+        let Ok(o) = cmd.stdin(Stdio::null()).output() else {
+            return;
+        };
+        let done = clock.now_ns();
+        let out = String::from_utf8_lossy(&o.stdout);
+        let end = out
+            .lines()
+            .find_map(|l| l.strip_prefix("end ")?.trim().parse::<i128>().ok());
+        let (mut rows, mut total) = (0u64, 0u64);
+        for c in out.lines().filter_map(|l| count(l)) {
+            rows += 1;
+            total += c;
+        }
+        if rows != SNAP_KEYS || total != made {
+            self.short = Some(format!(
+                "{} rows of {}, {} counted of {} ({})",
+                rows,
+                SNAP_KEYS,
+                total,
+                made,
+                String::from_utf8_lossy(&o.stderr).trim()
+            ));
+        }
+        if let Some(e) = end {
+            self.times.push((done - e) as f64 / 1e6);
+        }
+    }
 }

@@ -715,4 +715,57 @@ mod tests {
         // Nothing matched: args[] cannot be used (only reached with zdefs).
         assert_eq!(p.desc_arg_types(&desc("nosuch:::")), ArgTypes::Unstable);
     }
+
+    /// A tracefs of a few events, in a directory of its own.
+    fn fake_tracefs(tag: &str) -> std::path::PathBuf {
+        let root = std::env::temp_dir().join(format!("dt-tracefs-{}-{}", tag, std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for e in ["sys_enter_getpid", "sys_exit_getpid", "sys_enter_read", "sys_exit_read"] {
+            std::fs::create_dir_all(root.join("events/syscalls").join(e)).expect("mkdir");
+        }
+        std::fs::write(
+            root.join("available_events"),
+            "sched:sched_switch\nsched:sched_wakeup\nirq:irq_handler_entry\nsyscalls:sys_enter_read\n",
+        )
+        .expect("write");
+        root
+    }
+
+    fn names(p: &Probes) -> Vec<String> {
+        p.iter()
+            .filter(|x| x.desc.provider == "syscall" || x.desc.provider == "sdt")
+            .map(|x| x.desc.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn tracefs_probes_are_made_as_descriptions_name_them() {
+        let root = fake_tracefs("lazy");
+        let mut p = Probes::builtin();
+        p.register(Box::new(syscall::Syscall::discover(&root)));
+        p.register(Box::new(sdt::Sdt::discover(&root)));
+        // Nothing is read before a description asks.
+        assert!(names(&p).is_empty());
+        // One call: its two probes alone; no tracepoint list read (a
+        // description naming a function cannot be an sdt probe).
+        assert_eq!(p.lookup(&desc("syscall::getpid:entry")).len(), 1);
+        assert_eq!(
+            names(&p),
+            ["syscall:vmlinux:getpid:entry", "syscall:vmlinux:getpid:return"]
+        );
+        // A bare name that neither a system call nor a tracepoint has.
+        assert!(p.lookup(&desc("BEGIN")).len() == 1);
+        assert_eq!(names(&p).len(), 2);
+        // A call the kernel has no tracepoint for.
+        assert!(p.lookup(&desc("syscall::nosuch:entry")).is_empty());
+        // Tracepoints: only those matched are made.
+        assert_eq!(p.lookup(&desc("sdt:sched::sched_switch")).len(), 1);
+        assert_eq!(names(&p).len(), 3);
+        // A description that could name any call lists them all, once.
+        assert_eq!(p.lookup(&desc("syscall:::entry")).len(), 2);
+        assert_eq!(p.lookup(&desc("syscall:::")).len(), 4);
+        assert_eq!(p.lookup(&desc("sdt:::")).len(), 3);
+        assert_eq!(names(&p).len(), 7);
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }

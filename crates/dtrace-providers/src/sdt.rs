@@ -15,6 +15,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use dtrace_bpf::plan::{ArgContext, Phase, ProgKind, TpArg, TpLoad};
+use dtrace_lang::pdesc::{field_matches, ProbeDesc};
 
 use crate::{
     single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink, ProbeTable,
@@ -26,7 +27,13 @@ const SKIP_GROUPS: &[&str] = &["syscalls", "kprobes", "uprobes", "ftrace", "dt_p
 
 pub struct Sdt {
     root: Option<PathBuf>,
+    /// Every tracepoint (group, event), sorted, once a description that
+    /// could name one has made the provider read `available_events`.
     events: Vec<(String, String)>,
+    /// `available_events` has been read.
+    read: bool,
+    /// Which of `events` have their probe made.
+    made: Vec<bool>,
     /// Fields read from format files, by probe.
     fields: RefCell<HashMap<u32, Option<Vec<Field>>>>,
     unavailable: Option<String>,
@@ -40,9 +47,27 @@ pub struct Field {
 }
 
 impl Sdt {
+    /// The tracepoints under `root`, read when a description could name
+    /// one, and their probes made as descriptions name them
+    /// (`provide_named`): a program of other providers' probes reads
+    /// nothing.
     pub fn discover(root: &Path) -> Sdt {
         let mut s = Sdt::unavailable(String::new());
         s.unavailable = None;
+        s.read = false;
+        s.root = Some(root.to_path_buf());
+        s
+    }
+
+    /// Reads `available_events` (once).
+    fn read_events(&mut self) {
+        if self.read {
+            return;
+        }
+        self.read = true;
+        let Some(root) = &self.root else {
+            return;
+        };
         match std::fs::read_to_string(root.join("available_events")) {
             Ok(text) => {
                 for line in text.lines() {
@@ -52,20 +77,24 @@ impl Sdt {
                     if SKIP_GROUPS.contains(&group) {
                         continue;
                     }
-                    s.events.push((group.to_string(), event.to_string()));
+                    self.events.push((group.to_string(), event.to_string()));
                 }
-                s.events.sort();
-                s.root = Some(root.to_path_buf());
+                self.events.sort();
+                self.made = vec![false; self.events.len()];
             }
-            Err(e) => s.unavailable = Some(format!("tracepoints are not listed: {}", e)),
+            Err(e) => {
+                self.unavailable = Some(format!("tracepoints are not listed: {}", e));
+                self.root = None;
+            }
         }
-        s
     }
 
     pub fn unavailable(why: String) -> Sdt {
         Sdt {
             root: None,
             events: Vec::new(),
+            read: true,
+            made: Vec::new(),
             fields: RefCell::new(HashMap::new()),
             unavailable: Some(why),
         }
@@ -173,10 +202,30 @@ impl Provider for Sdt {
         }
     }
 
-    fn provide(&mut self, sink: &mut ProbeSink<'_>) {
-        for (i, (group, event)) in self.events.iter().enumerate() {
-            sink.add(group, "", event, i as u32);
+    fn provide(&mut self, _sink: &mut ProbeSink<'_>) {}
+
+    /// A description that could name a tracepoint (its provider field
+    /// matching `sdt`, its function field empty or matching nothing)
+    /// makes the provider read the list, and the probes of the
+    /// tracepoints it matches.
+    fn provide_named(&mut self, sink: &mut ProbeSink<'_>, desc: &ProbeDesc) {
+        if !field_matches(&desc.provider, "sdt") || !field_matches(&desc.function, "") {
+            return;
         }
+        self.read_events();
+        for (i, (group, event)) in self.events.iter().enumerate() {
+            if !self.made[i]
+                && field_matches(&desc.module, group)
+                && field_matches(&desc.name, event)
+            {
+                self.made[i] = true;
+                sink.add(group, "", event, i as u32);
+            }
+        }
+    }
+
+    fn unavailable(&self) -> Option<String> {
+        self.unavailable.clone()
     }
 
     fn args(&self, local: u32) -> Option<Vec<ArgDesc>> {
@@ -210,10 +259,6 @@ impl Provider for Sdt {
             });
         }
         Ok(())
-    }
-
-    fn unavailable(&self) -> Option<String> {
-        self.unavailable.clone()
     }
 }
 

@@ -9,6 +9,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use dtrace_bpf::plan::{ArgContext, Phase, ProgKind, ProgramPlan};
+use dtrace_lang::pdesc::{field_matches, has_glob, ProbeDesc};
 
 use crate::{
     dispatch_plan, ArgDesc, Attach, Enabled, Planned, PlannedProgram, ProbeSink, ProbeTable,
@@ -29,6 +30,22 @@ fn numbers() -> HashMap<&'static str, u32> {
     }
 }
 
+/// One call's number in that table.
+fn number(name: &str) -> Option<u32> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        crate::syscalls::X86_64
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, nr)| nr)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = name;
+        None
+    }
+}
+
 /// One probe: the call's name, return or entry, its number.
 struct Call {
     name: String,
@@ -37,44 +54,79 @@ struct Call {
 }
 
 pub struct Syscall {
-    /// (name, has a return probe, number), in number order.
+    /// (name, has a return probe, number), in number order: the calls
+    /// `provide` makes probes for (a fixed list; the kernel's are made on
+    /// demand).
     calls: Vec<(String, bool, Option<u32>)>,
     probes: Vec<Call>,
+    /// The calls whose probes are made.
+    made: HashSet<String>,
+    /// Every call the kernel knows has its probes.
+    listed: bool,
     root: Option<PathBuf>,
     unavailable: Option<String>,
 }
 
 impl Syscall {
-    /// Every system call the kernel's syscall tracepoints know.
+    /// The system calls the kernel's syscall tracepoints know, their
+    /// probes made on demand: a description naming one call looks up its
+    /// two tracepoints alone, and only one that could name more lists
+    /// them all (`provide_named`).
     pub fn discover(root: &Path) -> Syscall {
         let mut s = Syscall::unavailable(String::new());
+        let dir = root.join("events").join("syscalls");
+        if let Err(e) = std::fs::metadata(&dir) {
+            s.unavailable = Some(format!("syscall tracepoints are not available: {}", e));
+            return s;
+        }
         s.unavailable = None;
-        let events = match dtrace_sys::tracefs::events(root, "syscalls") {
-            Ok(e) => e,
-            Err(e) => {
-                s.unavailable = Some(format!("syscall tracepoints are not available: {}", e));
-                return s;
-            }
+        s.listed = false;
+        s.root = Some(root.to_path_buf());
+        s
+    }
+
+    /// Every call's probes, in number order (unknown numbers last), but
+    /// those made already.
+    fn list_all(&mut self, sink: &mut ProbeSink<'_>) {
+        self.listed = true;
+        let Some(root) = self.root.clone() else {
+            return;
+        };
+        let Ok(events) = dtrace_sys::tracefs::events(&root, "syscalls") else {
+            return;
         };
         let nrs = numbers();
-        let mut names: Vec<(Option<u32>, String)> = events
+        let mut names: Vec<(Option<u32>, &str)> = events
             .iter()
             .filter_map(|e| e.strip_prefix("sys_enter_"))
-            .map(|n| (nrs.get(n).copied(), n.to_string()))
+            .filter(|n| !self.made.contains(*n))
+            .map(|n| (nrs.get(n).copied(), n))
             .collect();
-        // Number order, as a system call table lists them; unknown
-        // numbers last.
-        names.sort_by(|a, b| (a.0.is_none(), a.0, &a.1).cmp(&(b.0.is_none(), b.0, &b.1)));
+        names.sort_by(|a, b| (a.0.is_none(), a.0, a.1).cmp(&(b.0.is_none(), b.0, b.1)));
         let has_exit: HashSet<&str> = events
             .iter()
             .filter_map(|e| e.strip_prefix("sys_exit_"))
             .collect();
         for (nr, name) in names {
-            let ret = has_exit.contains(name.as_str());
-            s.calls.push((name, ret, nr));
+            self.add(sink, name, has_exit.contains(name), nr);
         }
-        s.root = Some(root.to_path_buf());
-        s
+    }
+
+    /// The entry probe of a call, and its return probe if it has one.
+    fn add(&mut self, sink: &mut ProbeSink<'_>, name: &str, has_ret: bool, nr: Option<u32>) {
+        self.made.insert(name.to_string());
+        for ret in [false, true] {
+            if ret && !has_ret {
+                continue;
+            }
+            self.probes.push(Call {
+                name: name.to_string(),
+                ret,
+                nr,
+            });
+            let probe = if ret { "return" } else { "entry" };
+            sink.add(MODULE, name, probe, self.probes.len() as u32 - 1);
+        }
     }
 
     /// The given calls (name, number), with no kernel to ask about their
@@ -82,6 +134,7 @@ impl Syscall {
     pub fn fixed(calls: &[(&str, u32)]) -> Syscall {
         let mut s = Syscall::unavailable(String::new());
         s.unavailable = None;
+        s.listed = true;
         s.calls = calls
             .iter()
             .map(|&(n, nr)| (n.to_string(), true, Some(nr)))
@@ -94,6 +147,8 @@ impl Syscall {
         Syscall {
             calls: Vec::new(),
             probes: Vec::new(),
+            made: HashSet::new(),
+            listed: true,
             root: None,
             unavailable: Some(why),
         }
@@ -107,18 +162,35 @@ impl Provider for Syscall {
 
     fn provide(&mut self, sink: &mut ProbeSink<'_>) {
         for (name, has_ret, nr) in std::mem::take(&mut self.calls) {
-            for ret in [false, true] {
-                if ret && !has_ret {
-                    continue;
-                }
-                self.probes.push(Call {
-                    name: name.clone(),
-                    ret,
-                    nr,
-                });
-                let probe = if ret { "return" } else { "entry" };
-                sink.add(MODULE, &name, probe, self.probes.len() as u32 - 1);
-            }
+            self.add(sink, &name, has_ret, nr);
+        }
+    }
+
+    /// A description naming one call (`syscall::read:entry`) makes that
+    /// call's probes if its tracepoint is there; one that could name
+    /// more (`syscall:::entry`, `::*read*:`) makes every call's.
+    fn provide_named(&mut self, sink: &mut ProbeSink<'_>, desc: &ProbeDesc) {
+        let named = |n: &str| field_matches(&desc.name, n);
+        if self.listed
+            || !field_matches(&desc.provider, "syscall")
+            || !field_matches(&desc.module, MODULE)
+            || !(named("entry") || named("return"))
+        {
+            return;
+        }
+        let f = desc.function.as_str();
+        if f.is_empty() || has_glob(f) {
+            self.list_all(sink);
+            return;
+        }
+        let Some(root) = self.root.clone() else {
+            return;
+        };
+        let exists = |dir: &str| {
+            dtrace_sys::tracefs::event_exists(&root, "syscalls", &format!("sys_{}_{}", dir, f))
+        };
+        if !self.made.contains(f) && exists("enter") {
+            self.add(sink, f, exists("exit"), number(f));
         }
     }
 

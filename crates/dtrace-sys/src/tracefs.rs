@@ -75,6 +75,11 @@ pub fn events(root: &Path, system: &str) -> io::Result<Vec<String>> {
 }
 
 /// The `format` file of `system/event`.
+/// True if tracefs has event `system:event` (one lookup, no listing).
+pub fn event_exists(root: &Path, system: &str, event: &str) -> bool {
+    root.join("events").join(system).join(event).is_dir()
+}
+
 pub fn event_format(root: &Path, system: &str, event: &str) -> io::Result<String> {
     fs::read_to_string(root.join("events").join(system).join(event).join("format"))
 }
