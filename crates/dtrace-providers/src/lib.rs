@@ -720,7 +720,12 @@ mod tests {
     fn fake_tracefs(tag: &str) -> std::path::PathBuf {
         let root = std::env::temp_dir().join(format!("dt-tracefs-{}-{}", tag, std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
-        for e in ["sys_enter_getpid", "sys_exit_getpid", "sys_enter_read", "sys_exit_read"] {
+        for e in [
+            "sys_enter_getpid",
+            "sys_exit_getpid",
+            "sys_enter_read",
+            "sys_exit_read",
+        ] {
             std::fs::create_dir_all(root.join("events/syscalls").join(e)).expect("mkdir");
         }
         std::fs::write(
@@ -751,7 +756,10 @@ mod tests {
         assert_eq!(p.lookup(&desc("syscall::getpid:entry")).len(), 1);
         assert_eq!(
             names(&p),
-            ["syscall:vmlinux:getpid:entry", "syscall:vmlinux:getpid:return"]
+            [
+                "syscall:vmlinux:getpid:entry",
+                "syscall:vmlinux:getpid:return"
+            ]
         );
         // A bare name that neither a system call nor a tracepoint has.
         assert!(p.lookup(&desc("BEGIN")).len() == 1);

@@ -354,9 +354,12 @@ pub struct Btf {
     /// Each own type, once decoded, in chunks of `CELL_CHUNK` made as a
     /// type of theirs is first asked for.
     types: Vec<OnceLock<CellChunk>>,
-    /// (hash of name, id) for every named type of this BTF (not the
-    /// base's), sorted.
+    /// Every named type of this BTF (not the base's) but its functions,
+    /// by the hash of its name.
     names: NameIndex,
+    /// Its functions (FUNC), likewise: most of a kernel's named types, and
+    /// looked up only by fbt, so indexed on first use.
+    funcs: OnceLock<NameIndex>,
     /// (hash of name, type id, index) for every enumerator, built on first
     /// use.
     enumerators: OnceLock<Vec<(u64, u32, u32)>>,
@@ -473,6 +476,16 @@ impl NameIndex {
             None
         })
     }
+}
+
+/// Which name index a lookup searches.
+#[derive(Clone, Copy)]
+enum Named {
+    /// Every named type but functions.
+    Types,
+    /// Functions.
+    Funcs,
+    Both,
 }
 
 /// A cursor over the type section.
@@ -600,6 +613,7 @@ impl Btf {
             offsets: Vec::new(),
             types: Vec::new(),
             names: NameIndex::default(),
+            funcs: OnceLock::new(),
             enumerators: OnceLock::new(),
         };
         if btf.base.is_none() {
@@ -614,14 +628,22 @@ impl Btf {
         };
         // Every record is at least 12 bytes, which bounds the count.
         btf.offsets.reserve(tdata.len() / 12);
-        let mut names = NameIndex::with_room(tdata.len() / 24);
+        // About one record in ten is named and not a function (a
+        // kernel's: 15,000 of 127,000 in 5 MB); the table grows if need be.
+        let mut names = NameIndex::with_room(tdata.len() / 256);
         // The largest type id any record refers to.
         let mut max_ref = 0;
         while r.pos < tdata.len() {
             let start = r.pos as u32;
-            let (name_off, refs) = btf.check_next(&mut r)?;
+            let (name_off, refs, kind) = btf.check_next(&mut r)?;
             max_ref = max_ref.max(refs);
-            let name_hash = btf.name_hash(name_off)?;
+            // A function's name is checked, not read (`func_index`).
+            let name_hash = if kind == Kind::Func {
+                btf.check_name(name_off)?;
+                None
+            } else {
+                btf.name_hash(name_off)?
+            };
             let id = u32::try_from(btf.offsets.len())
                 .ok()
                 .and_then(|n| n.checked_add(first_id))
@@ -666,7 +688,7 @@ impl Btf {
     /// Checks the record at the reader as `decode_next` would decode it,
     /// without building it: its name offset, and the largest type id it
     /// refers to (0 if none).
-    fn check_next(&self, r: &mut Reader) -> io::Result<(u32, TypeId)> {
+    fn check_next(&self, r: &mut Reader) -> io::Result<(u32, TypeId, Kind)> {
         let name_off = r.u32()?;
         let info = r.u32()?;
         let t = r.u32()?;
@@ -744,7 +766,7 @@ impl Btf {
                 most
             }
         };
-        Ok((name_off, refs))
+        Ok((name_off, refs, kind))
     }
 
     /// Own type `i` (an index into `offsets`), decoded from its record,
@@ -1131,27 +1153,65 @@ impl Btf {
     /// in id order.
     pub fn find_all(&self, name: &str) -> Vec<TypeId> {
         let mut out = Vec::new();
-        self.find_all_into(name, hash(name.as_bytes()), &mut out);
+        self.find_all_into(name, hash(name.as_bytes()), Named::Both, &mut out);
         out
     }
 
-    fn find_all_into(&self, name: &str, h: u64, out: &mut Vec<TypeId>) {
+    fn find_all_into(&self, name: &str, h: u64, which: Named, out: &mut Vec<TypeId>) {
         let from = out.len();
-        for id in self.names.candidates(h) {
-            if self.type_name(id) == name {
-                out.push(id);
+        let indexes = match which {
+            Named::Types => [Some(&self.names), None],
+            Named::Funcs => [Some(self.func_index()), None],
+            Named::Both => [Some(&self.names), Some(self.func_index())],
+        };
+        for index in indexes.into_iter().flatten() {
+            for id in index.candidates(h) {
+                if self.type_name(id) == name {
+                    out.push(id);
+                }
             }
         }
         out[from..].sort_unstable();
         if let Some(b) = &self.base {
-            b.find_all_into(name, h, out);
+            b.find_all_into(name, h, which, out);
         }
+    }
+
+    /// The functions of this BTF by name, indexed on first use.
+    fn func_index(&self) -> &NameIndex {
+        self.funcs.get_or_init(|| {
+            let mut index = NameIndex::default();
+            for i in 0..self.offsets.len() {
+                if self.kind_own(i) != Some(Kind::Func) {
+                    continue;
+                }
+                let at = self.offsets[i] as usize;
+                let h = rd32(self.tdata(), at).and_then(|off| self.name_hash(off));
+                if let Ok(Some(h)) = h {
+                    index.insert(h, self.first_id + i as u32);
+                }
+            }
+            index
+        })
+    }
+
+    /// The types named `name` of the kinds `which` holds, own before the
+    /// base's.
+    fn find_named(&self, name: &str, which: Named) -> Vec<TypeId> {
+        let mut out = Vec::new();
+        self.find_all_into(name, hash(name.as_bytes()), which, &mut out);
+        out
     }
 
     /// The first type named `name` of kind `kind` (own types before the
     /// base's). `Kind::Enum` finds ENUM64 too.
     pub fn find(&self, name: &str, kind: Kind) -> Option<TypeId> {
-        self.find_all(name).into_iter().find(|&id| {
+        let which = if kind == Kind::Func {
+            Named::Funcs
+        } else {
+            Named::Types
+        };
+        self.find_named(name, which).into_iter().find(|&id| {
             let k = self.kind(id);
             k == Some(kind) || (kind == Kind::Enum && k == Some(Kind::Enum64))
         })
@@ -1160,7 +1220,7 @@ impl Btf {
     /// The id of the struct (or union) named `name`, skipping forward
     /// declarations.
     pub fn find_struct(&self, name: &str) -> Option<TypeId> {
-        self.find_all(name)
+        self.find_named(name, Named::Types)
             .into_iter()
             .find(|&id| matches!(self.kind(id), Some(Kind::Struct | Kind::Union)))
     }
