@@ -335,6 +335,24 @@ impl Floor {
         })
     }
 
+    /// The calls counted so far, for a floor whose count is one slot (the
+    /// predicate shapes); 0 for the others.
+    pub fn fired(&self) -> u64 {
+        if !matches!(self.kind, Kind::PredPid | Kind::PredComm) {
+            return 0;
+        }
+        let Ok(mut vals) = self.counts.percpu_values() else {
+            return 0;
+        };
+        match self.counts.lookup_percpu(&[0; 4], &mut vals) {
+            Ok(true) => vals
+                .iter()
+                .map(|c| u64::from_ne_bytes(c.try_into().unwrap_or([0; 8])))
+                .sum(),
+            _ => 0,
+        }
+    }
+
     /// What the floor counted: for `@[execname]`, the calls of processes
     /// named `comm`; for `sum(pid)`, each key's sum over the key (its
     /// calls); for printf, the records drained; otherwise every call.

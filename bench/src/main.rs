@@ -10,7 +10,9 @@
 //!    tracer's count is checked afterwards, so a tracer that missed calls
 //!    cannot look cheap. The load runs on 1, 2, 4 ... and every CPU.
 //! 2. Start-up to exit of a one-probe script (the probe fires on the
-//!    bench's own getpid calls).
+//!    bench's own getpid calls), beside bpftrace's and, for the syscall
+//!    probe, a floor: a process that attaches a hand-written program to
+//!    `sys_enter`, waits for its first getpid call, detaches and exits.
 //! 3. Start-up to exit of a script enabling every syscall entry probe.
 //! 4. A printf stream of N getpid events from a process pinned to one
 //!    CPU, then from a process pinned to each CPU at once (N each):
@@ -36,6 +38,10 @@ const LOOP_ARG: &str = "--getpid-loop";
 /// `--fan-out CPUS N`: a getpid-loop child pinned to each CPU of the
 /// list, N calls each; waits for them all.
 const FANOUT_ARG: &str = "--fan-out";
+/// `--floor-start`: the start-up floor, a process that attaches a
+/// hand-written program to `sys_enter` (counting getpid calls), waits for
+/// the first, detaches and exits.
+const FLOOR_START_ARG: &str = "--floor-start";
 
 struct Config {
     calls: u64,
@@ -62,6 +68,20 @@ fn main() {
         getpid_loop(n);
         if args.get(2).map(String::as_str) == Some("--report") {
             println!("{}", t.elapsed().as_nanos());
+        }
+        return;
+    }
+    if args.first().map(String::as_str) == Some(FLOOR_START_ARG) {
+        match floor::Floor::attach(floor::Kind::PredPid) {
+            Ok(f) => {
+                while f.fired() == 0 {
+                    std::thread::sleep(Duration::from_micros(100));
+                }
+            }
+            Err(e) => {
+                eprintln!("dtrace-bench: the start-up floor cannot attach: {}", e);
+                std::process::exit(1);
+            }
         }
         return;
     }
@@ -712,9 +732,13 @@ fn time_to_exit(mut cmd: Command, limit: Duration) -> Option<Duration> {
     }
 }
 
-fn report_startup(name: &str, d: &mut [f64], b: &mut [f64]) {
+fn report_startup(name: &str, f: &mut [f64], d: &mut [f64], b: &mut [f64]) {
     let dm = median(d);
     print!("  {:<28} dtrace {:>8.1} ms", name, dm);
+    if !f.is_empty() {
+        let fm = median(f);
+        print!("   floor {:>6.1} ms   dtrace/floor = {:.2}x", fm, dm / fm);
+    }
     if !b.is_empty() {
         let bm = median(b);
         print!(
@@ -741,9 +765,19 @@ fn startup(cfg: &Config) {
             "tracepoint:sched:sched_switch { exit(); }",
         ),
     ];
+    let me = std::env::current_exe().expect("current_exe");
     for (label, dprog, bprog) in cases {
-        let (mut d, mut b) = (Vec::new(), Vec::new());
+        let (mut f, mut d, mut b) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..cfg.rounds {
+            // The floor: a hand-written program on sys_enter, detached at
+            // its first getpid call.
+            if label.starts_with("syscall") {
+                let mut c = Command::new(&me);
+                c.arg(FLOOR_START_ARG);
+                if let Some(t) = time_to_exit(c, Duration::from_secs(60)) {
+                    f.push(t.as_secs_f64() * 1e3);
+                }
+            }
             let mut c = Command::new(&cfg.dtrace);
             c.args(["-q", "-n", dprog]);
             if let Some(t) = time_to_exit(c, Duration::from_secs(60)) {
@@ -757,7 +791,7 @@ fn startup(cfg: &Config) {
                 }
             }
         }
-        report_startup(label, &mut d, &mut b);
+        report_startup(label, &mut f, &mut d, &mut b);
     }
     println!();
 }
@@ -781,7 +815,7 @@ fn wide(cfg: &Config) {
             None => println!("  bpftrace did not finish within 300 s"),
         }
     }
-    report_startup("syscall:::entry", &mut d, &mut b);
+    report_startup("syscall:::entry", &mut [], &mut d, &mut b);
     println!();
 }
 
