@@ -19,6 +19,9 @@
 //!    lines delivered, drops reported, lines lost silently, wall time,
 //!    beside bpftrace and, with `--baseline PATH`, another dtrace build
 //!    (the one before per-CPU buffers, for instance).
+//! 5. The aggregation snapshot: 50,000 keys counted on each loaded CPU,
+//!    timed from END to exit, beside bpftrace's (its map made big
+//!    enough), every count checked.
 //!
 //! Usage: `bench/run.sh [--calls N] [--rounds R] [--no-wide]
 //! [--baseline PATH] [--only probe-effect|startup|wide|stream|snapshot]
@@ -643,6 +646,11 @@ fn probe_effect_on(cfg: &Config, cpus: &[u32]) {
                     );
                 }
             };
+            // Each timing starts after the kernel's deferred work from the
+            // last tear-down (maps and programs freed after a grace
+            // period) has had time to finish.
+            let settle = || std::thread::sleep(Duration::from_millis(300));
+            settle();
             none.push(time_loop(n));
             match floor::Floor::attach(s.floor) {
                 Ok(f) => {
@@ -653,6 +661,7 @@ fn probe_effect_on(cfg: &Config, cpus: &[u32]) {
                 Err(e) => println!("  {}: floor: {}", s.label, e),
             }
 
+            settle();
             let mut args = vec!["-q"];
             args.extend_from_slice(s.d_opts);
             args.extend_from_slice(&["-n", s.d]);
@@ -668,6 +677,7 @@ fn probe_effect_on(cfg: &Config, cpus: &[u32]) {
             times[1].push(ns);
 
             if let Some(b) = &cfg.bpftrace {
+                settle();
                 let child = start_bpftrace(b, &["-e", s.bpftrace], pin);
                 let ns = time_loop(n);
                 let (out, err) = finish(child);
@@ -715,13 +725,28 @@ fn time_to_exit(mut cmd: Command, limit: Duration) -> Option<Duration> {
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .ok()?;
     loop {
         std::hint::black_box(std::process::id());
-        if let Ok(Some(_)) = child.try_wait() {
-            return Some(t.elapsed());
+        if let Ok(Some(st)) = child.try_wait() {
+            let took = t.elapsed();
+            if st.success() {
+                return Some(took);
+            }
+            // A run that failed is not a time: say why.
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                let _ = e.read_to_string(&mut err);
+            }
+            println!(
+                "  {:?} failed ({}): {}",
+                cmd.get_program(),
+                st,
+                err.trim().replace('\n', "; ")
+            );
+            return None;
         }
         if t.elapsed() > limit {
             let _ = child.kill();

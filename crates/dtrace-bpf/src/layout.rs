@@ -84,6 +84,11 @@ pub mod regs {
     pub const LEN: u32 = 72;
     /// `ip` within a full `pt_regs` (the perf event context).
     pub const IP_FULL: u32 = 128;
+    /// Offsets in the whole `struct pt_regs` (a uprobe's context): the
+    /// argument registers in order, the return value, the stack pointer.
+    pub const ARGS_FULL: [u32; 6] = [112, 104, 96, 88, 72, 64];
+    pub const AX_FULL: u32 = 80;
+    pub const SP_FULL: u32 = 152;
 }
 
 /// Where each variable of a scope lives: byte offset and stored size.

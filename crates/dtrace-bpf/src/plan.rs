@@ -24,6 +24,9 @@ pub enum ProgKind {
     /// then, at return, the return value.
     Fentry,
     Fexit,
+    /// A uprobe or uretprobe program (`BPF_PROG_TYPE_KPROBE`): its
+    /// context is the traced thread's user registers (`struct pt_regs`).
+    Uprobe,
 }
 
 /// How the hook's context provides the probe's arguments.
@@ -66,6 +69,14 @@ pub enum ArgContext {
     /// of `hook` (its own name), for the probes that fire `after` it
     /// (lockstat's contention_begin, for the probes at contention_end).
     Stash { hook: String, key: u8, nwords: u8 },
+    /// A pid provider probe, in process `pid` alone (a uprobe is on a
+    /// file, which other processes may map). At entry, arg0-arg5 are the
+    /// x86-64 argument registers and arg6-arg9 the words after the return
+    /// address on the user stack (0 where unreadable); at return
+    /// (`ret`), arg0 is 0 (DTrace's offset of the return instruction,
+    /// which a uretprobe cannot tell, as fbt's) and arg1 the return
+    /// value.
+    Uprobe { ret: bool, pid: u32 },
 }
 
 /// The hook a probe fires after (see [`ArgContext::Stash`]): the stash is

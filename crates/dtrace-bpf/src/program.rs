@@ -159,7 +159,7 @@ pub(crate) fn build(
         // an interrupt) share the per-CPU scratch slot for that context.
         raw: matches!(
             plan.kind,
-            ProgKind::RawTracepoint | ProgKind::Fentry | ProgKind::Fexit
+            ProgKind::RawTracepoint | ProgKind::Fentry | ProgKind::Fexit | ProgKind::Uprobe
         ),
         error_sub,
         error_used: false,
@@ -231,6 +231,12 @@ impl ProgGen<'_, '_> {
             self.syscall_filter(out)?;
         }
         self.activity_check(out);
+        if let ArgContext::Uprobe { pid, .. } = self.plan.context {
+            // The file may be mapped by other processes too.
+            self.a.emit(call(Helper::GetCurrentPidTgid));
+            self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
+            self.a.jmp_imm_to(Cond::Ne, R0, pid as i32, out);
+        }
         if let (Some(off), Some(period)) = (gate_off, self.plan.tick_gate) {
             self.tick_gate(off, period, out);
         }
@@ -649,6 +655,28 @@ impl ProgGen<'_, '_> {
             }
             // A stash program serves no probe: it has no arguments.
             ArgContext::None | ArgContext::Stash { .. } => self.zero_args(0),
+            ArgContext::Uprobe { ret: true, .. } => {
+                self.a.emit(st_imm(Size::DW, R9, scratch::ARGS as i16, 0));
+                self.a.emit(ldx(Size::DW, R1, R6, regs::AX_FULL as i16));
+                self.store_arg(1, R1);
+                self.zero_args(2);
+            }
+            ArgContext::Uprobe { ret: false, .. } => {
+                for (i, off) in regs::ARGS_FULL.iter().enumerate() {
+                    self.a.emit(ldx(Size::DW, R1, R6, *off as i16));
+                    self.store_arg(i as u32, R1);
+                }
+                // The rest on the user stack, after the return address.
+                for i in 6..10u32 {
+                    self.a.emit(mov64_reg(R1, R9));
+                    self.a
+                        .emit(alu64_imm(Alu::Add, R1, (scratch::ARGS + 8 * i) as i32));
+                    self.a.emit(mov64_imm(R2, 8));
+                    self.a.emit(ldx(Size::DW, R3, R6, regs::SP_FULL as i16));
+                    self.a.emit(alu64_imm(Alu::Add, R3, (8 * (i - 5)) as i32));
+                    self.a.emit(call(Helper::ProbeReadUser));
+                }
+            }
             ArgContext::SyscallEnterTp { nargs } => {
                 let n = u32::from((*nargs).min(6));
                 for i in 0..n {

@@ -13,6 +13,7 @@
 pub mod cpc;
 pub mod dtrace;
 pub mod fbt;
+pub mod pid;
 pub mod profile;
 pub mod sdt;
 pub mod syscall;
@@ -157,7 +158,23 @@ impl ProbeSink<'_> {
     /// Adds probe `local` of this provider as `name:module:function:probe`,
     /// returning its id (a probe already there keeps its id).
     pub fn add(&mut self, module: &str, function: &str, name: &str, local: u32) -> u32 {
-        let parts = [self.name.as_str(), module, function, name];
+        let provider = std::mem::take(&mut self.name);
+        let id = self.add_as(&provider, module, function, name, local);
+        self.name = provider;
+        id
+    }
+
+    /// As `add`, under a provider name of its own: a provider of one
+    /// name per process (`pid123`).
+    pub fn add_as(
+        &mut self,
+        provider: &str,
+        module: &str,
+        function: &str,
+        name: &str,
+        local: u32,
+    ) -> u32 {
+        let parts = [provider, module, function, name];
         let h = desc_hash(parts);
         if let Some(id) = self.table.find(parts, h) {
             return id;
@@ -165,7 +182,7 @@ impl ProbeSink<'_> {
         let id = self.table.list.len() as u32 + 1;
         self.table.list.push(Probe {
             id,
-            desc: ProbeDesc::new(&self.name, module, function, name),
+            desc: ProbeDesc::new(provider, module, function, name),
             provider: self.provider,
             local,
         });
@@ -177,7 +194,12 @@ impl ProbeSink<'_> {
 
     /// True if the probe is already in the table.
     pub fn has(&self, module: &str, function: &str, name: &str) -> bool {
-        let parts = [self.name.as_str(), module, function, name];
+        self.has_as(&self.name, module, function, name)
+    }
+
+    /// As `has`, under another provider name (see `add_as`).
+    pub fn has_as(&self, provider: &str, module: &str, function: &str, name: &str) -> bool {
+        let parts = [provider, module, function, name];
         self.table.find(parts, desc_hash(parts)).is_some()
     }
 }
@@ -239,6 +261,11 @@ pub trait Provider: Send {
     /// tunable of its own takes its value (cpc's `cpcminoverflow`).
     fn tune(&mut self, _option: &str, _value: i64) {}
 
+    /// Process `pid` is a command created to be traced (`-c`), held
+    /// before it execs `exe`: a provider of user-level probes works out
+    /// what it will map from the file (pid).
+    fn held_target(&mut self, _pid: u32, _exe: &std::path::Path) {}
+
     /// Why the provider has no probes here, if it has none.
     fn unavailable(&self) -> Option<String> {
         None
@@ -289,6 +316,14 @@ impl Probes {
         }
     }
 
+    /// Tells every provider of a created command held before its exec
+    /// (`Provider::held_target`).
+    pub fn held_target(&mut self, pid: u32, exe: &std::path::Path) {
+        for p in &mut self.providers {
+            p.held_target(pid, exe);
+        }
+    }
+
     /// Passes an option's value to every provider (`Provider::tune`).
     pub fn tune(&mut self, option: &str, value: i64) {
         for p in &mut self.providers {
@@ -333,6 +368,7 @@ impl Probes {
     pub fn discover() -> Probes {
         let mut p = Probes::builtin();
         p.register(Box::new(fbt::Fbt::discover()));
+        p.register(Box::new(pid::Pid::default()));
         // Raw tracepoints need no tracefs.
         for (file, text) in table::TABLES {
             // The shipped tables parse (a unit test says so).
@@ -479,6 +515,14 @@ pub enum Attach {
     /// vmlinux BTF FUNC id this is: given when the program is loaded,
     /// which attaches it there.
     Function { btf_id: u32 },
+    /// A uprobe (a uretprobe with `ret`) at `offset` in file `path`,
+    /// for process `pid`, through the uprobe PMU (nothing in tracefs).
+    Uprobe {
+        path: PathBuf,
+        offset: u64,
+        ret: bool,
+        pid: u32,
+    },
     /// A sampling counter on every online CPU (cpc).
     Counter {
         type_: u32,
@@ -600,6 +644,25 @@ pub fn attach(att: &Attach, prog: &OwnedFd, tracefs: Option<&PathBuf>) -> io::Re
         }
         Attach::RawTracepoint(name) => Ok(vec![dtrace_sys::bpf::raw_tracepoint_open(name, prog)?]),
         Attach::Function { .. } => Ok(vec![dtrace_sys::bpf::tracing_attach(prog)?]),
+        Attach::Uprobe {
+            path,
+            offset,
+            ret,
+            pid,
+        } => {
+            use std::os::unix::ffi::OsStrExt;
+            let pmu = dtrace_sys::perf::uprobe_pmu()
+                .map_err(|e| io::Error::other(format!("the kernel has no uprobe PMU: {}", e)))?;
+            let c_path = std::ffi::CString::new(path.as_os_str().as_bytes())
+                .map_err(|_| io::Error::other("a file name with a NUL byte"))?;
+            let pid = i32::try_from(*pid).map_err(|_| io::Error::other("no such process"))?;
+            let ev =
+                dtrace_sys::perf::open_uprobe(pmu, &c_path, *offset, *ret, pid).map_err(|e| {
+                    io::Error::other(format!("uprobe at {}+{:#x}: {}", path.display(), offset, e))
+                })?;
+            dtrace_sys::perf::attach_bpf(&ev, prog)?;
+            Ok(vec![ev])
+        }
         Attach::Counter {
             type_,
             config,

@@ -199,6 +199,18 @@ fn text_of(planned: &Planned, gen: &Generated) -> String {
             Attach::RawTracepoint(name) => format!("raw tracepoint {}", name),
             Attach::Function { btf_id } => format!("kernel function (BTF id {})", btf_id),
             Attach::CpuClock { period_ns } => format!("cpu-clock every {}ns", period_ns),
+            Attach::Uprobe {
+                path,
+                offset,
+                ret,
+                pid,
+            } => format!(
+                "u{}probe {}+{:#x} in {}",
+                if *ret { "ret" } else { "" },
+                path.display(),
+                offset,
+                pid
+            ),
             Attach::Counter {
                 type_,
                 config,

@@ -20,6 +20,8 @@ pub struct Target {
     gate: Option<(OwnedFd, OwnedFd)>,
     pidfd: OwnedFd,
     exited: bool,
+    /// A created command's executable, as found in `PATH`.
+    exe: Option<std::path::PathBuf>,
 }
 
 /// Why a command could not be created for tracing.
@@ -179,6 +181,7 @@ impl Target {
             gate: Some((gate_w, err_r)),
             pidfd,
             exited: false,
+            exe: Some(path),
         })
     }
 
@@ -191,7 +194,14 @@ impl Target {
             gate: None,
             pidfd,
             exited: false,
+            exe: None,
         })
+    }
+
+    /// The executable a created command will exec, while it is held
+    /// before its exec (`None` once released, and for a grabbed process).
+    pub fn held_exe(&self) -> Option<&std::path::Path> {
+        self.gate.as_ref().and(self.exe.as_deref())
     }
 
     pub fn pid(&self) -> i32 {

@@ -64,6 +64,7 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
             Spec::Desc(kind, text) => {
                 let desc_text =
                     String::from_utf8_lossy(crate::cli::crop_description(text.as_bytes()));
+                let desc_text = dt.expand_desc(&desc_text);
                 let desc = match Dtrace::parse_desc(desc_text.trim_end(), *kind) {
                     Ok(d) => d,
                     Err(m) => {

@@ -324,6 +324,11 @@ fn run(cmd: Cmd) -> u8 {
     if let Some(t) = targets.first() {
         dt.set_target(t.pid());
     }
+    for t in &targets {
+        if let Some(exe) = t.held_exe() {
+            dt.held_target(t.pid(), exe);
+        }
+    }
 
     if cmd.mode == Mode::List {
         return list::list(&mut dt, &cmd);

@@ -514,6 +514,15 @@ impl Dtrace {
         }
     }
 
+    /// Process `pid` is a command created for tracing and held before it
+    /// execs `exe`: user-level probes in it (`pid$target`) are made from
+    /// the file and the libraries it needs.
+    pub fn held_target(&mut self, pid: i32, exe: &std::path::Path) {
+        if let Ok(pid) = u32::try_from(pid) {
+            self.probes.held_target(pid, exe);
+        }
+    }
+
     pub fn probes(&self) -> &Probes {
         &self.probes
     }
@@ -531,6 +540,28 @@ impl Dtrace {
     }
 
     /// Parses a description given to `-P`/`-m`/`-f`/`-n`.
+    /// A probe description's `$name` macros (`pid$target`) replaced by
+    /// their values, as compiling a program replaces them; unknown names
+    /// are left as written.
+    pub fn expand_desc(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(at) = rest.find('$') {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + 1..];
+            let len = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            match self.macros.named.iter().find(|(n, _)| n == &after[..len]) {
+                Some((_, v)) if len > 0 => out.push_str(&v.to_string()),
+                _ => out.push_str(&rest[at..at + 1 + len]),
+            }
+            rest = &after[len..];
+        }
+        out.push_str(rest);
+        out
+    }
+
     pub fn parse_desc(text: &str, kind: SpecKind) -> Result<ProbeDesc, String> {
         let text = align_spec(text, kind);
         ProbeDesc::parse(&text).map_err(|e| match e {
@@ -1457,6 +1488,20 @@ mod tests {
         o.set("statusrate", Some("2s")).unwrap();
         o.set("switchrate", Some("5s")).unwrap();
         assert_eq!(sleep_period(&o, s(500), s(0)), s(1500));
+    }
+
+    #[test]
+    fn description_macros_are_expanded_for_listing() {
+        let mut dt = Dtrace::with_probes(Probes::builtin());
+        dt.set_target(4321);
+        assert_eq!(
+            dt.expand_desc("pid$target:a.out::entry"),
+            "pid4321:a.out::entry"
+        );
+        assert_eq!(dt.expand_desc("$target$target"), "43214321");
+        // Unknown names, and a lone `$`, stay as written.
+        assert_eq!(dt.expand_desc("x$nosuch:$:y$"), "x$nosuch:$:y$");
+        assert_eq!(dt.expand_desc("syscall:::"), "syscall:::");
     }
 
     #[test]

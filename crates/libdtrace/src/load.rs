@@ -515,6 +515,7 @@ pub(crate) fn start_with(
             ProgKind::RawTracepoint => ProgType::RawTracepoint,
             ProgKind::PerfEvent => ProgType::PerfEvent,
             ProgKind::Fentry | ProgKind::Fexit => ProgType::Tracing,
+            ProgKind::Uprobe => ProgType::Kprobe,
         };
         // A tracing program names its function when it is loaded.
         let (attach_type, btf_id) = match (&pp.attach, pp.plan.kind) {

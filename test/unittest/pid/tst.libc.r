@@ -1,0 +1,3 @@
+atoi 42
+atoi returned 42
+
