@@ -628,10 +628,14 @@ fn probe_effect_on(cfg: &Config, cpus: &[u32]) {
         println!("  tracers and the floor's drain run on CPU {}", list);
     }
     let mut none = Vec::new();
-    // Per shape: floor, dtrace, bpftrace timings.
+    // Per shape: the ns/call floor, dtrace and bpftrace add, each round's
+    // time less that round's untraced time; and each round's ratios of
+    // dtrace's and bpftrace's to the floor's (the times of a round are
+    // taken back to back, so drift between rounds cancels in them).
     let mut t: Vec<[Vec<f64>; 3]> = shapes.iter().map(|_| Default::default()).collect();
+    let mut r: Vec<[Vec<f64>; 2]> = shapes.iter().map(|_| Default::default()).collect();
     for round in 0..cfg.rounds {
-        for (s, times) in shapes.iter().zip(t.iter_mut()) {
+        for ((s, times), ratios) in shapes.iter().zip(t.iter_mut()).zip(r.iter_mut()) {
             // A tracer that counted fewer calls than were made is named.
             let short = |who: &str, c: u64, err: &str| {
                 if c < all {
@@ -651,15 +655,24 @@ fn probe_effect_on(cfg: &Config, cpus: &[u32]) {
             // period) has had time to finish.
             let settle = || std::thread::sleep(Duration::from_millis(300));
             settle();
-            none.push(time_loop(n));
+            let untraced = time_loop(n);
+            none.push(untraced);
+            let mut floor_added = None;
             match floor::Floor::attach(s.floor) {
                 Ok(f) => {
                     let ns = time_loop(n);
                     short("floor", f.count(&me), "");
-                    times[0].push(ns);
+                    times[0].push(ns - untraced);
+                    floor_added = Some(ns - untraced);
                 }
                 Err(e) => println!("  {}: floor: {}", s.label, e),
             }
+            let mut record = |i: usize, ns: f64| {
+                times[i].push(ns - untraced);
+                if let Some(f) = floor_added {
+                    ratios[i - 1].push((ns - untraced) / f);
+                }
+            };
 
             settle();
             let mut args = vec!["-q"];
@@ -674,7 +687,7 @@ fn probe_effect_on(cfg: &Config, cpus: &[u32]) {
                 tally(s.tally, &out, &me)
             };
             short("dtrace", c, &err);
-            times[1].push(ns);
+            record(1, ns);
 
             if let Some(b) = &cfg.bpftrace {
                 settle();
@@ -682,7 +695,7 @@ fn probe_effect_on(cfg: &Config, cpus: &[u32]) {
                 let ns = time_loop(n);
                 let (out, err) = finish(child);
                 short("bpftrace", tally(s.tally, &out, &me), &err);
-                times[2].push(ns);
+                record(2, ns);
             }
         }
     }
@@ -690,19 +703,19 @@ fn probe_effect_on(cfg: &Config, cpus: &[u32]) {
         pin_self(&cpu_list(&online));
     }
     let base = median(&mut none);
-    println!("  nothing attached: {:.1} ns/call", base);
+    println!(
+        "  nothing attached: {:.1} ns/call; each column the median of the rounds' added ns/call, each ratio the median of the rounds' ratios",
+        base
+    );
     println!(
         "  {:<32} {:>8} {:>8} {:>9} {:>13} {:>15}",
         "clause", "floor", "dtrace", "bpftrace", "dtrace/floor", "bpftrace/floor"
     );
-    for (s, times) in shapes.iter().zip(t.iter_mut()) {
-        let f = median(&mut times[0]) - base;
-        let d = median(&mut times[1]) - base;
-        let b = if cfg.bpftrace.is_some() {
-            Some(median(&mut times[2]) - base)
-        } else {
-            None
-        };
+    for ((s, times), ratios) in shapes.iter().zip(t.iter_mut()).zip(r.iter_mut()) {
+        let f = median(&mut times[0]);
+        let d = median(&mut times[1]);
+        let b = cfg.bpftrace.is_some().then(|| median(&mut times[2]));
+        let rb = cfg.bpftrace.is_some().then(|| median(&mut ratios[1]));
         println!(
             "  {:<32} {:>8} {:>8} {:>9} {:>12.2}x {:>14}",
             s.label,
@@ -710,8 +723,8 @@ fn probe_effect_on(cfg: &Config, cpus: &[u32]) {
             format!("+{:.1}", d),
             b.map(|b| format!("+{:.1}", b))
                 .unwrap_or_else(|| "-".into()),
-            d / f,
-            b.map(|b| format!("{:.2}x", b / f))
+            median(&mut ratios[0]),
+            rb.map(|b| format!("{:.2}x", b))
                 .unwrap_or_else(|| "-".into()),
         );
     }
