@@ -5,7 +5,7 @@
 //! those that run dtrace against the kernel are ignored with the reason
 //! "needs root" when this process cannot trace.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -1058,6 +1058,7 @@ fn main() {
         destructive_actions_need_w: true,
         json_output_is_json: true,
         flamegraph_is_an_svg: true,
+        pid_probes_a_running_process: true,
     ];
     let trials = tests
         .iter()
@@ -1072,6 +1073,53 @@ fn main() {
         })
         .collect();
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// The pid provider on a running process (`-p`): its objects are read
+/// from its mappings, libc's write() is probed, the probe fires on the
+/// process's next write with its arguments, and nothing is left behind.
+fn pid_probes_a_running_process() {
+    let _g = serial();
+    let before = ours();
+    let mut cat = Command::new("cat")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("spawn cat");
+    let pid = cat.id().to_string();
+    let mut d = dtrace()
+        .args([
+            "-q",
+            "-p",
+            &pid,
+            "-n",
+            "pid$target:libc.so.6:write:entry { printf(\"%d %d\\n\", arg0, arg2); exit(0); }",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn dtrace");
+    let mut input = cat.stdin.take().expect("cat's stdin");
+    // cat's writes before the probe is attached go unseen: it is fed a
+    // line until dtrace has seen one and exited.
+    let t = Instant::now();
+    while d.try_wait().ok().flatten().is_none() {
+        if t.elapsed() > Duration::from_secs(30) {
+            let _ = d.kill();
+            panic!("dtrace never saw cat write");
+        }
+        let _ = input.write_all(b"hello\n");
+        let _ = input.flush();
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let o = d.wait_with_output().expect("dtrace's output");
+    drop(input);
+    let _ = cat.kill();
+    let _ = cat.wait();
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+    // write(1, "hello\n", 6).
+    assert_eq!(text(&o.stdout).lines().next(), Some("1 6"));
+    assert_released(before, "pid provider");
 }
 
 /// Every destructive action is refused without -w (nothing is loaded) and
