@@ -177,6 +177,7 @@ pub enum Helper {
     RingbufQuery = 134,
     ThisCpuPtr = 154,
     GetCurrentTaskBtf = 158,
+    GetAttachCookie = 174,
     TaskPtRegs = 175,
     Strncmp = 182,
 }
@@ -208,6 +209,7 @@ impl Helper {
         Helper::RingbufQuery,
         Helper::ThisCpuPtr,
         Helper::GetCurrentTaskBtf,
+        Helper::GetAttachCookie,
         Helper::TaskPtRegs,
         Helper::Strncmp,
     ];
@@ -239,6 +241,7 @@ impl Helper {
             Helper::RingbufQuery => "bpf_ringbuf_query",
             Helper::ThisCpuPtr => "bpf_this_cpu_ptr",
             Helper::GetCurrentTaskBtf => "bpf_get_current_task_btf",
+            Helper::GetAttachCookie => "bpf_get_attach_cookie",
             Helper::TaskPtRegs => "bpf_task_pt_regs",
             Helper::Strncmp => "bpf_strncmp",
         }

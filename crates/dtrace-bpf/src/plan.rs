@@ -155,6 +155,9 @@ pub enum TpLoad {
 pub enum DispatchKey {
     /// The syscall number: ctx->args[1] at entry, regs->orig_ax at exit.
     SyscallNr,
+    /// The attachment's cookie (`bpf_get_attach_cookie`): one program
+    /// attached at many places, each with its probe's key (pid).
+    Cookie,
 }
 
 /// A probe as the BPF code sees it.
@@ -172,7 +175,7 @@ pub struct ProbeIdentity {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProbeEnabling {
     pub probe: ProbeIdentity,
-    /// Dispatch key for shared programs (syscall number).
+    /// Dispatch key for shared programs (syscall number, cookie).
     pub key: u32,
     pub clauses: Vec<(usize, u32)>,
 }

@@ -227,7 +227,7 @@ impl ProgGen<'_, '_> {
         let out = self.a.new_label();
         self.a.emit(mov64_reg(R6, R1));
         self.a.emit(stx(Size::DW, FP, stack::CTX, R6));
-        if self.plan.dispatch.is_some() {
+        if self.plan.dispatch == Some(DispatchKey::SyscallNr) {
             self.syscall_filter(out)?;
         }
         self.activity_check(out);
@@ -315,10 +315,15 @@ impl ProgGen<'_, '_> {
             self.a.jmp_imm_to(Cond::Ne, R0, 0, out);
         }
         if let Some(dm) = self.dmap {
-            match self.plan.context {
-                ArgContext::SyscallEnterRaw => self.a.emit(ldx(Size::DW, R1, R6, 8)),
+            match (self.plan.dispatch, &self.plan.context) {
+                (Some(DispatchKey::Cookie), _) => {
+                    self.a.emit(mov64_reg(R1, R6));
+                    self.a.emit(call(Helper::GetAttachCookie));
+                    self.a.emit(mov64_reg(R1, R0));
+                }
+                (_, ArgContext::SyscallEnterRaw) => self.a.emit(ldx(Size::DW, R1, R6, 8)),
                 // The number the filter read is still in its stack slot.
-                ArgContext::SyscallExitRaw => self.a.emit(ldx(Size::DW, R1, FP, stack::VALUE)),
+                (_, ArgContext::SyscallExitRaw) => self.a.emit(ldx(Size::DW, R1, FP, stack::VALUE)),
                 _ => return Err(GenError("dispatch requires a syscall context".into())),
             }
             self.a.emit(stx(Size::W, FP, stack::KEY, R1));

@@ -515,11 +515,14 @@ pub enum Attach {
     /// vmlinux BTF FUNC id this is: given when the program is loaded,
     /// which attaches it there.
     Function { btf_id: u32 },
-    /// A uprobe (a uretprobe with `ret`) at `offset` in file `path`,
-    /// for process `pid`, through the uprobe PMU (nothing in tracefs).
+    /// Uprobes (uretprobes with `ret`) at `offsets` in file `path`, for
+    /// process `pid`, each with its cookie (the program's dispatch key),
+    /// through one uprobe_multi link (nothing in tracefs). The program
+    /// is loaded for that link (`BPF_TRACE_UPROBE_MULTI`).
     Uprobe {
         path: PathBuf,
-        offset: u64,
+        offsets: Vec<u64>,
+        cookies: Vec<u64>,
         ret: bool,
         pid: u32,
     },
@@ -646,22 +649,24 @@ pub fn attach(att: &Attach, prog: &OwnedFd, tracefs: Option<&PathBuf>) -> io::Re
         Attach::Function { .. } => Ok(vec![dtrace_sys::bpf::tracing_attach(prog)?]),
         Attach::Uprobe {
             path,
-            offset,
+            offsets,
+            cookies,
             ret,
             pid,
         } => {
             use std::os::unix::ffi::OsStrExt;
-            let pmu = dtrace_sys::perf::uprobe_pmu()
-                .map_err(|e| io::Error::other(format!("the kernel has no uprobe PMU: {}", e)))?;
             let c_path = std::ffi::CString::new(path.as_os_str().as_bytes())
                 .map_err(|_| io::Error::other("a file name with a NUL byte"))?;
-            let pid = i32::try_from(*pid).map_err(|_| io::Error::other("no such process"))?;
-            let ev =
-                dtrace_sys::perf::open_uprobe(pmu, &c_path, *offset, *ret, pid).map_err(|e| {
-                    io::Error::other(format!("uprobe at {}+{:#x}: {}", path.display(), offset, e))
+            let link =
+                dtrace_sys::bpf::uprobe_multi_attach(prog, &c_path, offsets, cookies, *ret, *pid)
+                    .map_err(|e| {
+                    io::Error::other(format!(
+                        "uprobes in {} (the kernel needs uprobe_multi links, Linux 6.6): {}",
+                        path.display(),
+                        e
+                    ))
                 })?;
-            dtrace_sys::perf::attach_bpf(&ev, prog)?;
-            Ok(vec![ev])
+            Ok(vec![link])
         }
         Attach::Counter {
             type_,

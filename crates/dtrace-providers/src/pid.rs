@@ -12,10 +12,14 @@
 //! usual directories), and theirs. Symbols come from each object's ELF
 //! symbol tables (`blazesym`'s inspector), functions only.
 //!
-//! Each enabled probe is a uprobe (a uretprobe at return) opened through
-//! the kernel's uprobe PMU for that process: nothing is written to tracefs,
-//! and closing the event removes it. The program checks the process too,
-//! as the file may be mapped by others.
+//! The enabled probes of one process, file and kind (entry and offsets,
+//! or return) share a program, attached at each probe's place by one
+//! uprobe_multi link (uretprobes at return) for that process, the place's
+//! cookie telling the program which probe fired: nothing is written to
+//! tracefs, and closing the link removes them all with one wait (uprobe
+//! perf events, one per probe, are removed one at a time, about 80 ms
+//! each). The program checks the process too, as the file may be mapped
+//! by others.
 
 use std::collections::{HashMap, HashSet};
 use std::io;
@@ -25,10 +29,10 @@ use std::path::{Path, PathBuf};
 use blazesym::inspect::source::{Elf, Source};
 use blazesym::inspect::Inspector;
 use blazesym::SymType;
-use dtrace_bpf::plan::{ArgContext, Phase, ProgKind};
+use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, ProbeEnabling, ProgKind, ProgramPlan};
 use dtrace_lang::pdesc::{field_matches, has_glob, ProbeDesc};
 
-use crate::{single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink};
+use crate::{ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink};
 use crate::{ProbeTable, Provider};
 
 /// One object of a process: its name as a probe's module, its file, and
@@ -194,30 +198,54 @@ impl Provider for Pid {
         None
     }
 
+    /// One program for each process, file and kind (entry and offsets,
+    /// or return), attached at all its probes' places by one uprobe_multi
+    /// link, each place's cookie its probe's dispatch key: detaching them
+    /// all is one wait, not one per probe.
     fn plan(&self, table: &ProbeTable, enabled: &[Enabled], out: &mut Planned) -> io::Result<()> {
+        // (pid, file, return) -> (offsets, enablings), in first-seen order.
+        type Group<'a> = ((u32, &'a Path, bool), Vec<u64>, Vec<ProbeEnabling>);
+        let mut groups: Vec<Group> = Vec::new();
         for e in enabled {
             let Some(p) = self.probes.get(e.local as usize) else {
                 continue;
             };
-            let (ret, offset, what) = match p.at {
-                At::Entry => (false, p.func_offset, "entry"),
-                At::Return => (true, p.func_offset, "return"),
-                At::Offset(o) => (false, p.func_offset + o, "offset"),
+            let (ret, offset) = match p.at {
+                At::Entry => (false, p.func_offset),
+                At::Return => (true, p.func_offset),
+                At::Offset(o) => (false, p.func_offset + o),
             };
+            let key = (p.pid, p.path.as_path(), ret);
+            let at = match groups.iter().position(|g| g.0 == key) {
+                Some(i) => i,
+                None => {
+                    groups.push((key, Vec::new(), Vec::new()));
+                    groups.len() - 1
+                }
+            };
+            let g = &mut groups[at];
+            let cookie = g.2.len() as u32;
+            g.1.push(offset);
+            g.2.push(e.enabling(table, cookie));
+        }
+        for ((pid, path, ret), offsets, probes) in groups {
             out.programs.push(PlannedProgram {
-                plan: single(
-                    &format!("dt_pid_{}", what),
-                    ProgKind::Uprobe,
-                    ArgContext::Uprobe { ret, pid: p.pid },
-                    Phase::Normal,
-                    e.enabling(table, 0),
-                    None,
-                ),
+                plan: ProgramPlan {
+                    name: format!("dt_pid_{}", if ret { "return" } else { "entry" }),
+                    kind: ProgKind::Uprobe,
+                    context: ArgContext::Uprobe { ret, pid },
+                    phase: Phase::Normal,
+                    probes,
+                    dispatch: Some(DispatchKey::Cookie),
+                    tick_gate: None,
+                    guard: None,
+                },
                 attach: Attach::Uprobe {
-                    path: p.path.clone(),
-                    offset,
+                    path: path.to_path_buf(),
+                    cookies: (0..offsets.len() as u64).collect(),
+                    offsets,
                     ret,
-                    pid: p.pid,
+                    pid,
                 },
             });
         }

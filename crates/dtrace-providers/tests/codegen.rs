@@ -201,14 +201,15 @@ fn text_of(planned: &Planned, gen: &Generated) -> String {
             Attach::CpuClock { period_ns } => format!("cpu-clock every {}ns", period_ns),
             Attach::Uprobe {
                 path,
-                offset,
+                offsets,
                 ret,
                 pid,
+                ..
             } => format!(
-                "u{}probe {}+{:#x} in {}",
+                "u{}probes {}+{:x?} in {}",
                 if *ret { "ret" } else { "" },
                 path.display(),
-                offset,
+                offsets,
                 pid
             ),
             Attach::Counter {

@@ -23,6 +23,7 @@ const BPF_RAW_TRACEPOINT_OPEN: u32 = 17;
 const BPF_MAP_FREEZE: u32 = 22;
 const BPF_MAP_LOOKUP_BATCH: u32 = 24;
 const BPF_MAP_UPDATE_BATCH: u32 = 26;
+const BPF_LINK_CREATE: u32 = 28;
 const BPF_LINK_GET_NEXT_ID: u32 = 31;
 
 /// The map types whose value sizes this crate knows (and so can read and
@@ -177,6 +178,25 @@ struct TestRunAttr {
     flags: u32,
     cpu: u32,
     batch_size: u32,
+    _pad: u32,
+}
+
+/// `BPF_LINK_CREATE` for a uprobe_multi link (`bpf_attr.link_create`
+/// with its `uprobe_multi` member).
+#[repr(C)]
+#[derive(Default)]
+struct UprobeMultiAttr {
+    prog_fd: u32,
+    target_fd: u32,
+    attach_type: u32,
+    flags: u32,
+    path: u64,
+    offsets: u64,
+    ref_ctr_offsets: u64,
+    cookies: u64,
+    cnt: u32,
+    multi_flags: u32,
+    pid: u32,
     _pad: u32,
 }
 
@@ -437,6 +457,42 @@ pub fn tracing_attach(prog: &OwnedFd) -> io::Result<OwnedFd> {
         ..Default::default()
     };
     sys_bpf(BPF_RAW_TRACEPOINT_OPEN, &mut attr).map(fd_result)
+}
+
+/// Expected attach type of a program for a uprobe_multi link.
+pub const BPF_TRACE_UPROBE_MULTI: u32 = 48;
+/// uprobe_multi flag: uretprobes.
+const BPF_F_UPROBE_MULTI_RETURN: u32 = 1;
+
+/// Attaches `prog` (loaded as `BPF_TRACE_UPROBE_MULTI`) at each of
+/// `offsets` in file `path`, uretprobes with `ret`, for process `pid`
+/// alone; the program reads each one's cookie (`bpf_get_attach_cookie`).
+/// One link for them all: closing it removes every probe with one wait,
+/// where a uprobe perf event per offset waits for each in turn.
+pub fn uprobe_multi_attach(
+    prog: &OwnedFd,
+    path: &std::ffi::CStr,
+    offsets: &[u64],
+    cookies: &[u64],
+    ret: bool,
+    pid: u32,
+) -> io::Result<OwnedFd> {
+    let cnt = u32::try_from(offsets.len())
+        .ok()
+        .filter(|&n| n > 0 && offsets.len() == cookies.len())
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "bad uprobe offsets"))?;
+    let mut attr = UprobeMultiAttr {
+        prog_fd: prog.as_raw_fd() as u32,
+        attach_type: BPF_TRACE_UPROBE_MULTI,
+        path: path.as_ptr() as u64,
+        offsets: offsets.as_ptr() as u64,
+        cookies: cookies.as_ptr() as u64,
+        cnt,
+        multi_flags: if ret { BPF_F_UPROBE_MULTI_RETURN } else { 0 },
+        pid,
+        ..Default::default()
+    };
+    sys_bpf(BPF_LINK_CREATE, &mut attr).map(fd_result)
 }
 
 /// Runs a raw tracepoint program once, now, on `cpu` (or on the calling

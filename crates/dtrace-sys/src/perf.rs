@@ -129,50 +129,18 @@ pub fn open_counter(
     open(&mut attr, -1, cpu as i32)
 }
 
-/// The kernel's uprobe PMU: its event type, and the `config` bit that
-/// makes a probe a return probe.
-#[derive(Clone, Copy, Debug)]
-pub struct UprobePmu {
-    pub type_: u32,
-    pub retprobe_bit: u32,
-}
-
-/// Reads the uprobe PMU from sysfs (`/sys/bus/event_source/devices/uprobe`).
-pub fn uprobe_pmu() -> io::Result<UprobePmu> {
-    let dir = std::path::Path::new("/sys/bus/event_source/devices/uprobe");
-    let type_ = std::fs::read_to_string(dir.join("type"))?
-        .trim()
-        .parse()
-        .map_err(|_| io::Error::other("the uprobe PMU's type is not a number"))?;
-    // "config:0": the bit of config that asks for a uretprobe.
-    let format = std::fs::read_to_string(dir.join("format/retprobe"))?;
-    let retprobe_bit = format
-        .trim()
-        .strip_prefix("config:")
-        .and_then(|b| b.parse().ok())
-        .filter(|&b: &u32| b < 64)
-        .ok_or_else(|| {
-            io::Error::other(format!("unexpected uprobe retprobe format {:?}", format))
-        })?;
-    Ok(UprobePmu {
-        type_,
-        retprobe_bit,
-    })
-}
-
 /// Opens a uprobe (or, with `ret`, a uretprobe) on `path` at file `offset`
-/// through the uprobe PMU, for process `pid` (every thread of it: the
-/// kernel filters by address space) or, with -1, every process.
+/// through the uprobe PMU.
 pub fn open_uprobe(
-    pmu: UprobePmu,
+    pmu_type: u32,
     path: &std::ffi::CStr,
     offset: u64,
     ret: bool,
     pid: i32,
 ) -> io::Result<OwnedFd> {
     let mut attr = PerfEventAttr {
-        type_: pmu.type_,
-        config: if ret { 1 << pmu.retprobe_bit } else { 0 },
+        type_: pmu_type,
+        config: u64::from(ret),
         config1: path.as_ptr() as u64,
         config2: offset,
         sample_period: 1,
