@@ -657,16 +657,26 @@ pub fn attach(att: &Attach, prog: &OwnedFd, tracefs: Option<&PathBuf>) -> io::Re
             use std::os::unix::ffi::OsStrExt;
             let c_path = std::ffi::CString::new(path.as_os_str().as_bytes())
                 .map_err(|_| io::Error::other("a file name with a NUL byte"))?;
-            let link =
-                dtrace_sys::bpf::uprobe_multi_attach(prog, &c_path, offsets, cookies, *ret, *pid)
-                    .map_err(|e| {
-                    io::Error::other(format!(
-                        "uprobes in {} (the kernel needs uprobe_multi links, Linux 6.6): {}",
-                        path.display(),
-                        e
-                    ))
-                })?;
-            Ok(vec![link])
+            let mut links = Vec::new();
+            let mut refused = None;
+            attach_uprobes(
+                prog,
+                &c_path,
+                offsets,
+                cookies,
+                (*ret, *pid),
+                &mut links,
+                &mut refused,
+            )?;
+            match refused {
+                // Not one place would take a probe: the kernel cannot.
+                Some(e) if links.is_empty() => Err(io::Error::other(format!(
+                    "uprobes in {} (the kernel needs uprobe_multi links, Linux 6.6): {}",
+                    path.display(),
+                    e
+                ))),
+                _ => Ok(links),
+            }
         }
         Attach::Counter {
             type_,
@@ -706,6 +716,60 @@ pub fn attach(att: &Attach, prog: &OwnedFd, tracefs: Option<&PathBuf>) -> io::Re
             }
             Ok(out)
         }
+    }
+}
+
+/// Attaches `prog` at `offsets` of a file with one uprobe_multi link. The
+/// kernel refuses a whole link for one place it cannot probe (an
+/// instruction its uprobes cannot step, EOPNOTSUPP/ENOTSUPP, or a place
+/// that is not an instruction, EINVAL): then each half is tried on its
+/// own, down to single places, which are left out (the first such error
+/// kept in `refused`). Other errors end the attachment.
+fn attach_uprobes(
+    prog: &OwnedFd,
+    path: &std::ffi::CStr,
+    offsets: &[u64],
+    cookies: &[u64],
+    (ret, pid): (bool, u32),
+    links: &mut Vec<OwnedFd>,
+    refused: &mut Option<io::Error>,
+) -> io::Result<()> {
+    if offsets.is_empty() {
+        return Ok(());
+    }
+    match dtrace_sys::bpf::uprobe_multi_attach(prog, path, offsets, cookies, ret, pid) {
+        Ok(link) => {
+            links.push(link);
+            Ok(())
+        }
+        // EINVAL, EOPNOTSUPP, ENOTSUPP (the kernel's 524).
+        Err(e) if matches!(e.raw_os_error(), Some(22 | 95 | 524)) => {
+            if offsets.len() == 1 {
+                refused.get_or_insert(e);
+                return Ok(());
+            }
+            let half = offsets.len() / 2;
+            let who = (ret, pid);
+            attach_uprobes(
+                prog,
+                path,
+                &offsets[..half],
+                &cookies[..half],
+                who,
+                links,
+                refused,
+            )?;
+            attach_uprobes(
+                prog,
+                path,
+                &offsets[half..],
+                &cookies[half..],
+                who,
+                links,
+                refused,
+            )
+        }
+        Err(e) => Err(e),
     }
 }
 

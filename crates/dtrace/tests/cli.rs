@@ -1059,6 +1059,7 @@ fn main() {
         json_output_is_json: true,
         flamegraph_is_an_svg: true,
         pid_probes_a_running_process: true,
+        pid_probes_leave_out_places_the_kernel_refuses: true,
     ];
     let trials = tests
         .iter()
@@ -1120,6 +1121,29 @@ fn pid_probes_a_running_process() {
     // write(1, "hello\n", 6).
     assert_eq!(text(&o.stdout).lines().next(), Some("1 6"));
     assert_released(before, "pid provider");
+}
+
+/// Every function of libc: the kernel refuses a link with a place it
+/// cannot probe, so the places are tried in halves and the refused ones
+/// left out; the rest fire.
+fn pid_probes_leave_out_places_the_kernel_refuses() {
+    let _g = serial();
+    let before = ours();
+    let o = run(&[
+        "-q",
+        "-n",
+        "pid$target:libc.so.6::entry { @n = count(); } END { printa(\"%@d\\n\", @n); }",
+        "-c",
+        "true",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+    let n: u64 = text(&o.stdout)
+        .split_whitespace()
+        .next()
+        .and_then(|w| w.parse().ok())
+        .unwrap_or(0);
+    assert!(n > 0, "no libc function fired: {}", text(&o.stdout));
+    assert_released(before, "pid provider, all of libc");
 }
 
 /// Every destructive action is refused without -w (nothing is loaded) and
