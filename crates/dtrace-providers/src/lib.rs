@@ -266,6 +266,13 @@ pub trait Provider: Send {
     /// what it will map from the file (pid).
     fn held_target(&mut self, _pid: u32, _exe: &std::path::Path) {}
 
+    /// `desc` as this provider names the probes it means, where it uses
+    /// another name for them (pid: the executable's file name for
+    /// `a.out`); `None` when it is already so, or not this provider's.
+    fn canonical(&mut self, _desc: &ProbeDesc) -> Option<ProbeDesc> {
+        None
+    }
+
     /// Why the provider has no probes here, if it has none.
     fn unavailable(&self) -> Option<String> {
         None
@@ -419,6 +426,11 @@ impl Probes {
     /// The ids of the probes a description matches, creating on-demand
     /// probes (profile-N, tick-N) it names exactly.
     pub fn lookup(&mut self, pat: &ProbeDesc) -> Vec<u32> {
+        // A description in another name for the same probes (pid's
+        // executable by its file name) is matched as its provider names
+        // them.
+        let canonical = self.providers.iter_mut().find_map(|p| p.canonical(pat));
+        let pat = canonical.as_ref().unwrap_or(pat);
         for (i, p) in self.providers.iter_mut().enumerate() {
             let mut sink = ProbeSink {
                 table: &mut self.table,

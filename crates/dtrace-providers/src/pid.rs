@@ -142,6 +142,18 @@ impl Provider for Pid {
         self.held.insert(pid, exe.to_path_buf());
     }
 
+    /// The executable named by its file name (`pid$target:date::entry`)
+    /// is `a.out`, the module its probes have.
+    fn canonical(&mut self, desc: &ProbeDesc) -> Option<ProbeDesc> {
+        let pid = pid_of(&desc.provider)?;
+        if desc.module.is_empty() || desc.module == "a.out" || has_glob(&desc.module) {
+            return None;
+        }
+        let exe = self.objects(pid).into_iter().find(|o| o.exe)?;
+        (exe.name == desc.module)
+            .then(|| ProbeDesc::new(&desc.provider, "a.out", &desc.function, &desc.name))
+    }
+
     /// `pidN:MODULE:FUNCTION:NAME`: the matching functions of N's
     /// objects get their entry and return probes as NAME matches them,
     /// and an offset probe when NAME is one.
