@@ -1728,14 +1728,7 @@ impl ProgGen<'_, '_> {
             self.st_imm_at(R9, kb + 8 * w, 0);
         }
         self.build_key_at(kb, &al.keys, keys)?;
-        let tv = match value {
-            Some(v) => Some(self.eval_int(v)?),
-            None => None,
-        };
-        let ti = match incr {
-            Some(v) => Some(self.eval_int(v)?),
-            None => None,
-        };
+        let (tv, ti) = self.agg_operands(value, incr)?;
         let have = self.a.new_label();
         let done = self.a.new_label();
         self.a.ld_map_fd(R1, al.map);
@@ -1758,17 +1751,30 @@ impl ProgGen<'_, '_> {
         self.a.bind(have);
         crate::aggs::ops(al.func).update(self, tv, ti, done);
         self.a.bind(done);
-        if let Some(t) = ti {
-            self.free(t);
-        }
-        if let Some(t) = tv {
-            self.free(t);
-        }
+        self.free_operands(tv, ti);
         Ok(())
     }
 }
 
 impl ProgGen<'_, '_> {
+    /// An aggregating function's value and increment, evaluated.
+    fn agg_operands(
+        &mut self,
+        value: Option<&CExpr>,
+        incr: Option<&CExpr>,
+    ) -> R<(Option<Temp>, Option<Temp>)> {
+        let tv = value.map(|v| self.eval_int(v)).transpose()?;
+        let ti = incr.map(|v| self.eval_int(v)).transpose()?;
+        Ok((tv, ti))
+    }
+
+    /// Frees what `agg_operands` evaluated.
+    fn free_operands(&mut self, tv: Option<Temp>, ti: Option<Temp>) {
+        for t in [ti, tv].into_iter().flatten() {
+            self.free(t);
+        }
+    }
+
     /// An aggregation with no keys: its slot of the per-CPU array
     /// (always there), marked updated, then its values updated.
     fn agg_update_slot(
@@ -1778,14 +1784,7 @@ impl ProgGen<'_, '_> {
         value: Option<&CExpr>,
         incr: Option<&CExpr>,
     ) -> R<()> {
-        let tv = match value {
-            Some(v) => Some(self.eval_int(v)?),
-            None => None,
-        };
-        let ti = match incr {
-            Some(v) => Some(self.eval_int(v)?),
-            None => None,
-        };
+        let (tv, ti) = self.agg_operands(value, incr)?;
         let done = self.a.new_label();
         self.a.emit(st_imm(Size::W, FP, stack::KEY, slot as i32));
         self.a.ld_map_fd(R1, al.map);
@@ -1797,12 +1796,7 @@ impl ProgGen<'_, '_> {
         self.a.emit(alu64_imm(Alu::Add, R0, 8));
         crate::aggs::ops(al.func).update(self, tv, ti, done);
         self.a.bind(done);
-        if let Some(t) = ti {
-            self.free(t);
-        }
-        if let Some(t) = tv {
-            self.free(t);
-        }
+        self.free_operands(tv, ti);
         Ok(())
     }
 }
