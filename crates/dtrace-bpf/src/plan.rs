@@ -77,6 +77,33 @@ pub enum ArgContext {
     /// which a uretprobe cannot tell, as fbt's) and arg1 the return
     /// value.
     Uprobe { ret: bool, pid: u32 },
+    /// A USDT probe (a uprobe at a `stapsdt` note's place), in process
+    /// `pid` alone: each argument where the note says it is.
+    Usdt { pid: u32, args: Vec<UsdtArg> },
+}
+
+/// Where a USDT probe's argument is at its place, as its note describes
+/// it (`-4@%eax`, `8@-8(%rbp)`, `4@$5`). Registers are offsets in the
+/// whole `struct pt_regs`; a value of `size` bytes (1, 2, 4 or 8) is
+/// sign-extended if `signed`, else zero-extended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UsdtArg {
+    /// A constant.
+    Const(i64),
+    /// The low `size` bytes of a register.
+    Reg { reg: u16, size: u8, signed: bool },
+    /// `size` bytes of user memory at `disp` plus register `base`, plus
+    /// register `index` times its scale, plus (`ip_relative`) the place's
+    /// run-time address (`bpf_get_func_ip`): a symbol's address relative
+    /// to the probe's.
+    Mem {
+        base: Option<u16>,
+        index: Option<(u16, u8)>,
+        disp: i64,
+        ip_relative: bool,
+        size: u8,
+        signed: bool,
+    },
 }
 
 /// The hook a probe fires after (see [`ArgContext::Stash`]): the stash is

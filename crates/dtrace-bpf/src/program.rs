@@ -231,7 +231,7 @@ impl ProgGen<'_, '_> {
             self.syscall_filter(out)?;
         }
         self.activity_check(out);
-        if let ArgContext::Uprobe { pid, .. } = self.plan.context {
+        if let ArgContext::Uprobe { pid, .. } | ArgContext::Usdt { pid, .. } = self.plan.context {
             // The file may be mapped by other processes too.
             self.a.emit(call(Helper::GetCurrentPidTgid));
             self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
@@ -596,6 +596,77 @@ impl ProgGen<'_, '_> {
         self.zero_args(n);
     }
 
+    /// USDT argument `i`, where its note says it is (r6: the probe's
+    /// `pt_regs`). Memory that cannot be read gives 0.
+    fn load_usdt_arg(&mut self, i: u32, arg: &UsdtArg) {
+        let slot = (scratch::ARGS + 8 * i) as i16;
+        let (size, signed) = match *arg {
+            UsdtArg::Const(v) => {
+                crate::codegen::load_imm(&mut self.a, R1, v);
+                self.store_arg(i, R1);
+                return;
+            }
+            UsdtArg::Reg { reg, size, signed } => {
+                self.a.emit(ldx(Size::DW, R1, R6, reg as i16));
+                self.store_arg(i, R1);
+                (size, signed)
+            }
+            UsdtArg::Mem {
+                base,
+                index,
+                disp,
+                ip_relative,
+                size,
+                signed,
+            } => {
+                // r3 = the address, built in r3 as the helper wants it.
+                if ip_relative {
+                    self.a.emit(mov64_reg(R1, R6));
+                    self.a.emit(call(Helper::GetFuncIp));
+                    crate::codegen::load_imm(&mut self.a, R3, disp);
+                    self.a.emit(alu64_reg(Alu::Add, R3, R0));
+                } else {
+                    crate::codegen::load_imm(&mut self.a, R3, disp);
+                }
+                if let Some(b) = base {
+                    self.a.emit(ldx(Size::DW, R1, R6, b as i16));
+                    self.a.emit(alu64_reg(Alu::Add, R3, R1));
+                }
+                if let Some((x, scale)) = index {
+                    self.a.emit(ldx(Size::DW, R1, R6, x as i16));
+                    if scale > 1 {
+                        self.a.emit(alu64_imm(Alu::Mul, R1, i32::from(scale)));
+                    }
+                    self.a.emit(alu64_reg(Alu::Add, R3, R1));
+                }
+                let n = if matches!(size, 1 | 2 | 4 | 8) {
+                    size
+                } else {
+                    8
+                };
+                self.a.emit(st_imm(Size::DW, R9, slot, 0));
+                self.a.emit(mov64_reg(R1, R9));
+                self.a.emit(alu64_imm(Alu::Add, R1, i32::from(slot)));
+                self.a.emit(mov64_imm(R2, i32::from(n)));
+                self.a.emit(call(Helper::ProbeReadUser));
+                // A failed read may leave part of the slot written.
+                let ok = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Eq, R0, 0, ok);
+                self.a.emit(st_imm(Size::DW, R9, slot, 0));
+                self.a.bind(ok);
+                (n, signed)
+            }
+        };
+        if size < 8 {
+            let bits = 64 - 8 * i32::from(size);
+            self.a.emit(ldx(Size::DW, R1, R9, slot));
+            self.a.emit(alu64_imm(Alu::Lsh, R1, bits));
+            let shift = if signed { Alu::Arsh } else { Alu::Rsh };
+            self.a.emit(alu64_imm(shift, R1, bits));
+            self.store_arg(i, R1);
+        }
+    }
+
     fn zero_args(&mut self, from: u32) {
         for i in from..10 {
             self.a
@@ -681,6 +752,12 @@ impl ProgGen<'_, '_> {
                     self.a.emit(alu64_imm(Alu::Add, R3, (8 * (i - 5)) as i32));
                     self.a.emit(call(Helper::ProbeReadUser));
                 }
+            }
+            ArgContext::Usdt { args, .. } => {
+                for (i, arg) in args.iter().take(10).enumerate() {
+                    self.load_usdt_arg(i as u32, arg);
+                }
+                self.zero_args(args.len().min(10) as u32);
             }
             ArgContext::SyscallEnterTp { nargs } => {
                 let n = u32::from((*nargs).min(6));

@@ -54,6 +54,26 @@ pub enum Item {
         members: Vec<(String, Expr, u32)>,
         line: u32,
     },
+    /// `provider name { probe ...; };`
+    Provider(ProviderDecl),
+}
+
+/// A provider of user-level static probes (`dtrace -h`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProviderDecl {
+    pub name: String,
+    pub probes: Vec<ProbeDecl>,
+    pub line: u32,
+}
+
+/// `probe name(native types) : (translated types);` of a provider; the
+/// name as D writes it (`query-start` for `query__start`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProbeDecl {
+    pub name: String,
+    pub args: Vec<TypeName>,
+    pub xargs: Option<Vec<TypeName>>,
+    pub line: u32,
 }
 
 impl Program {

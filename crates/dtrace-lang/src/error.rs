@@ -196,6 +196,10 @@ tags! {
     D_XLATE_NONE,
     D_XLATE_NOCONV,
     D_PRAGMA_DEPEND,
+    // Provider definitions.
+    D_PROV_PRDUP,
+    D_PROV_PRARGLEN,
+    D_PROV_PRARGTYPE,
 }
 
 /// A compile error: tag, optional line, message.

@@ -176,6 +176,13 @@ fn check_depth(prog: &Program) -> Result<(), CompileError> {
                 }
             }
             Item::TypeDecl { ty, .. } | Item::Typedef { ty, .. } => work.push((Node::T(ty), 1)),
+            Item::Provider(p) => {
+                for probe in &p.probes {
+                    for t in probe.args.iter().chain(probe.xargs.iter().flatten()) {
+                        work.push((Node::T(t), 1));
+                    }
+                }
+            }
             Item::Inline { ty, value, .. } => {
                 work.push((Node::T(ty), 1));
                 work.push((Node::E(value), 1));
@@ -732,13 +739,7 @@ impl<'a> Parser<'a> {
             match w.as_str() {
                 "inline" => return Ok(vec![self.inline_definition()?]),
                 "translator" => return Ok(vec![self.translator_definition()?]),
-                "provider" => {
-                    return Err(CompileError::new(
-                        Tag::D_NOTSUP,
-                        t.line,
-                        "provider declarations are not yet supported",
-                    ))
-                }
+                "provider" => return Ok(vec![self.provider_definition()?]),
                 _ => {}
             }
         }
@@ -882,6 +883,65 @@ impl<'a> Parser<'a> {
             value,
             line,
         })
+    }
+
+    /// `provider name { probe name(type, ...) [: (type, ...)]; ... };`:
+    /// a provider of user-level static probes, as `dtrace -h` makes a
+    /// header of. A `__` in a probe's name is a `-`, as in DTrace.
+    fn provider_definition(&mut self) -> Result<Item, CompileError> {
+        let line = self.next()?.line;
+        let (name, _) = self.ident()?;
+        self.expect("{")?;
+        let mut probes = Vec::new();
+        while !self.eat("}")? {
+            let t = self.next()?;
+            let pline = t.line;
+            match &t.tok {
+                Tok::Ident(w) if w == "probe" => {}
+                _ => return Err(syntax_error(&t)),
+            }
+            let (pname, _) = self.ident()?;
+            let args = self.probe_parameters()?;
+            let xargs = if self.eat(":")? {
+                Some(self.probe_parameters()?)
+            } else {
+                None
+            };
+            self.expect(";")?;
+            probes.push(ProbeDecl {
+                name: pname.replace("__", "-"),
+                args,
+                xargs,
+                line: pline,
+            });
+        }
+        self.expect(";")?;
+        self.unpeek();
+        Ok(Item::Provider(ProviderDecl { name, probes, line }))
+    }
+
+    /// `(type, ...)`, `()` or `(void)`: a probe's parameter types.
+    fn probe_parameters(&mut self) -> Result<Vec<TypeName>, CompileError> {
+        self.expect("(")?;
+        let mut out = Vec::new();
+        if self.eat(")")? {
+            return Ok(out);
+        }
+        loop {
+            out.push(self.parameter()?);
+            if self.eat(")")? {
+                break;
+            }
+            self.expect(",")?;
+        }
+        // `(void)`: none.
+        if out.len() == 1
+            && out[0].derived.is_empty()
+            && matches!(&out[0].spec, TypeSpec::Named { name, .. } if name == "void")
+        {
+            out.clear();
+        }
+        Ok(out)
     }
 
     /// `translator to < from param > { member = expression; ... };`

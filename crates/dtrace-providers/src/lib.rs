@@ -19,6 +19,8 @@ pub mod sdt;
 pub mod syscall;
 mod syscalls;
 pub mod table;
+mod uobj;
+pub mod usdt;
 
 use std::collections::{BTreeMap, HashMap};
 use std::io;
@@ -261,10 +263,19 @@ pub trait Provider: Send {
     /// tunable of its own takes its value (cpc's `cpcminoverflow`).
     fn tune(&mut self, _option: &str, _value: i64) {}
 
-    /// Process `pid` is a command created to be traced (`-c`), held
-    /// before it execs `exe`: a provider of user-level probes works out
-    /// what it will map from the file (pid).
-    fn held_target(&mut self, _pid: u32, _exe: &std::path::Path) {}
+    /// Process `pid` is traced (`-p`, or `-c` with `held`, the
+    /// executable of a command created and held before its exec): a
+    /// provider of user-level probes works out what it maps, or will map
+    /// from the file (pid, usdt).
+    fn target(&mut self, _pid: u32, _held: Option<&std::path::Path>) {}
+
+    /// Makes the probes listing every probe shows (`dtrace -l`): by
+    /// default those a description naming the provider (`NAME:::`) makes.
+    fn provide_all(&mut self, sink: &mut ProbeSink<'_>) {
+        if let Ok(d) = ProbeDesc::parse(&format!("{}:::", self.name())) {
+            self.provide_named(sink, &d);
+        }
+    }
 
     /// `desc` as this provider names the probes it means, where it uses
     /// another name for them (pid: the executable's file name for
@@ -311,23 +322,20 @@ impl Probes {
     /// description names its provider (`NAME:::`): what listing every
     /// probe shows.
     pub fn provide_all(&mut self) {
-        let names: Vec<String> = self
-            .providers
-            .iter()
-            .map(|p| p.name().to_string())
-            .collect();
-        for n in names {
-            if let Ok(d) = ProbeDesc::parse(&format!("{}:::", n)) {
-                self.lookup(&d);
-            }
+        for (i, p) in self.providers.iter_mut().enumerate() {
+            let mut sink = ProbeSink {
+                table: &mut self.table,
+                provider: i,
+                name: p.name().to_string(),
+            };
+            p.provide_all(&mut sink);
         }
     }
 
-    /// Tells every provider of a created command held before its exec
-    /// (`Provider::held_target`).
-    pub fn held_target(&mut self, pid: u32, exe: &std::path::Path) {
+    /// Tells every provider of a traced process (`Provider::target`).
+    pub fn target(&mut self, pid: u32, held: Option<&std::path::Path>) {
         for p in &mut self.providers {
-            p.held_target(pid, exe);
+            p.target(pid, held);
         }
     }
 
@@ -376,6 +384,7 @@ impl Probes {
         let mut p = Probes::builtin();
         p.register(Box::new(fbt::Fbt::discover()));
         p.register(Box::new(pid::Pid::default()));
+        p.register(Box::new(usdt::Usdt::default()));
         // Raw tracepoints need no tracefs.
         for (file, text) in table::TABLES {
             // The shipped tables parse (a unit test says so).
@@ -528,13 +537,16 @@ pub enum Attach {
     /// which attaches it there.
     Function { btf_id: u32 },
     /// Uprobes (uretprobes with `ret`) at `offsets` in file `path`, for
-    /// process `pid`, each with its cookie (the program's dispatch key),
-    /// through one uprobe_multi link (nothing in tracefs). The program
-    /// is loaded for that link (`BPF_TRACE_UPROBE_MULTI`).
+    /// process `pid`, each with its cookie (the program's dispatch key)
+    /// and, if `ref_ctr_offsets` is not empty, its USDT semaphore's
+    /// offset (0 for none), through one uprobe_multi link (nothing in
+    /// tracefs). The program is loaded for that link
+    /// (`BPF_TRACE_UPROBE_MULTI`).
     Uprobe {
         path: PathBuf,
         offsets: Vec<u64>,
         cookies: Vec<u64>,
+        ref_ctr_offsets: Vec<u64>,
         ret: bool,
         pid: u32,
     },
@@ -663,6 +675,7 @@ pub fn attach(att: &Attach, prog: &OwnedFd, tracefs: Option<&PathBuf>) -> io::Re
             path,
             offsets,
             cookies,
+            ref_ctr_offsets,
             ret,
             pid,
         } => {
@@ -674,8 +687,11 @@ pub fn attach(att: &Attach, prog: &OwnedFd, tracefs: Option<&PathBuf>) -> io::Re
             attach_uprobes(
                 prog,
                 &c_path,
-                offsets,
-                cookies,
+                Places {
+                    offsets,
+                    cookies,
+                    semaphores: ref_ctr_offsets,
+                },
                 (*ret, *pid),
                 &mut links,
                 &mut refused,
@@ -731,8 +747,37 @@ pub fn attach(att: &Attach, prog: &OwnedFd, tracefs: Option<&PathBuf>) -> io::Re
     }
 }
 
-/// Attaches `prog` at `offsets` of a file with one uprobe_multi link. The
-/// kernel refuses a whole link for one place it cannot probe (an
+/// The places of a uprobe_multi link: offsets in the file, each one's
+/// cookie and its semaphore's offset (none at all, or one each).
+#[derive(Clone, Copy)]
+struct Places<'a> {
+    offsets: &'a [u64],
+    cookies: &'a [u64],
+    semaphores: &'a [u64],
+}
+
+impl<'a> Places<'a> {
+    fn split(self, at: usize) -> (Places<'a>, Places<'a>) {
+        let (o1, o2) = self.offsets.split_at(at);
+        let (c1, c2) = self.cookies.split_at(at);
+        let (s1, s2) = self.semaphores.split_at(at.min(self.semaphores.len()));
+        (
+            Places {
+                offsets: o1,
+                cookies: c1,
+                semaphores: s1,
+            },
+            Places {
+                offsets: o2,
+                cookies: c2,
+                semaphores: s2,
+            },
+        )
+    }
+}
+
+/// Attaches `prog` at the places of a file with one uprobe_multi link.
+/// The kernel refuses a whole link for one place it cannot probe (an
 /// instruction its uprobes cannot step, EOPNOTSUPP/ENOTSUPP, or a place
 /// that is not an instruction, EINVAL): then each half is tried on its
 /// own, down to single places, which are left out (the first such error
@@ -740,16 +785,21 @@ pub fn attach(att: &Attach, prog: &OwnedFd, tracefs: Option<&PathBuf>) -> io::Re
 fn attach_uprobes(
     prog: &OwnedFd,
     path: &std::ffi::CStr,
-    offsets: &[u64],
-    cookies: &[u64],
+    places: Places<'_>,
     (ret, pid): (bool, u32),
     links: &mut Vec<OwnedFd>,
     refused: &mut Option<io::Error>,
 ) -> io::Result<()> {
+    let Places {
+        offsets,
+        cookies,
+        semaphores,
+    } = places;
     if offsets.is_empty() {
         return Ok(());
     }
-    match dtrace_sys::bpf::uprobe_multi_attach(prog, path, offsets, cookies, ret, pid) {
+    let refs = (!semaphores.is_empty()).then_some(semaphores);
+    match dtrace_sys::bpf::uprobe_multi_attach(prog, path, offsets, cookies, refs, ret, pid) {
         Ok(link) => {
             links.push(link);
             Ok(())
@@ -760,26 +810,9 @@ fn attach_uprobes(
                 refused.get_or_insert(e);
                 return Ok(());
             }
-            let half = offsets.len() / 2;
-            let who = (ret, pid);
-            attach_uprobes(
-                prog,
-                path,
-                &offsets[..half],
-                &cookies[..half],
-                who,
-                links,
-                refused,
-            )?;
-            attach_uprobes(
-                prog,
-                path,
-                &offsets[half..],
-                &cookies[half..],
-                who,
-                links,
-                refused,
-            )
+            let (first, second) = places.split(offsets.len() / 2);
+            attach_uprobes(prog, path, first, (ret, pid), links, refused)?;
+            attach_uprobes(prog, path, second, (ret, pid), links, refused)
         }
         Err(e) => Err(e),
     }

@@ -467,6 +467,9 @@ const BPF_F_UPROBE_MULTI_RETURN: u32 = 1;
 /// Attaches `prog` (loaded as `BPF_TRACE_UPROBE_MULTI`) at each of
 /// `offsets` in file `path`, uretprobes with `ret`, for process `pid`
 /// alone; the program reads each one's cookie (`bpf_get_attach_cookie`).
+/// `ref_ctr_offsets` are the file offsets of USDT semaphores, one for
+/// each place (0 for none): the kernel counts the probe in the
+/// process's copy while it is attached.
 /// One link for them all: closing it removes every probe with one wait,
 /// where a uprobe perf event per offset waits for each in turn.
 pub fn uprobe_multi_attach(
@@ -474,12 +477,17 @@ pub fn uprobe_multi_attach(
     path: &std::ffi::CStr,
     offsets: &[u64],
     cookies: &[u64],
+    ref_ctr_offsets: Option<&[u64]>,
     ret: bool,
     pid: u32,
 ) -> io::Result<OwnedFd> {
     let cnt = u32::try_from(offsets.len())
         .ok()
-        .filter(|&n| n > 0 && offsets.len() == cookies.len())
+        .filter(|&n| {
+            n > 0
+                && offsets.len() == cookies.len()
+                && !matches!(ref_ctr_offsets, Some(r) if r.len() != offsets.len())
+        })
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "bad uprobe offsets"))?;
     let mut attr = UprobeMultiAttr {
         prog_fd: prog.as_raw_fd() as u32,
@@ -487,6 +495,7 @@ pub fn uprobe_multi_attach(
         path: path.as_ptr() as u64,
         offsets: offsets.as_ptr() as u64,
         cookies: cookies.as_ptr() as u64,
+        ref_ctr_offsets: ref_ctr_offsets.map_or(0, |r| r.as_ptr() as u64),
         cnt,
         multi_flags: if ret { BPF_F_UPROBE_MULTI_RETURN } else { 0 },
         pid,

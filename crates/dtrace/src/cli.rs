@@ -20,6 +20,10 @@ pub enum Spec {
 pub enum Mode {
     Exec,
     List,
+    /// `-h`: write a C header for the scripts' provider definitions.
+    Header,
+    /// `-G`: write the object file build scripts link.
+    Link,
 }
 
 #[derive(Debug)]
@@ -234,14 +238,12 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
             }
             Short('V') => return Err(CliError::Exit(0, "dtrace: Sun D 1.13\n".into())),
             Short('h') => {
-                return Err(CliError::Fatal(
-                    "-h (generate a header file for static probes) is not supported yet".into(),
-                ))
+                cmd.mode = Mode::Header;
+                cmd.exit_after_compile = true;
             }
             Short('G') => {
-                return Err(CliError::Fatal(
-                    "-G (generate an object file for static probes) is not supported yet".into(),
-                ))
+                cmd.mode = Mode::Link;
+                cmd.exit_after_compile = true;
             }
             Short('C') => cmd.options.push(CliOption::flag("cpp", "-C")),
             Short('H') => {
@@ -298,6 +300,21 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
             return Err(CliError::Fatal(format!(
                 "-{} applies to the C preprocessor, which runs only with -C",
                 c
+            )));
+        }
+    }
+    if matches!(cmd.mode, Mode::Header | Mode::Link) {
+        let flag = if cmd.mode == Mode::Header { 'h' } else { 'G' };
+        if !cmd.specs.iter().any(|s| matches!(s, Spec::Script(_))) {
+            return Err(CliError::Fatal(format!(
+                "-{} requires one or more scripts (-s) with provider definitions",
+                flag
+            )));
+        }
+        if !cmd.commands.is_empty() || !cmd.pids.is_empty() {
+            return Err(CliError::Fatal(format!(
+                "-{} cannot be combined with -c or -p: it traces nothing",
+                flag
             )));
         }
     }

@@ -8,6 +8,7 @@
 mod output;
 mod cli;
 mod list;
+mod static_probes;
 
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
@@ -325,9 +326,7 @@ fn run(cmd: Cmd) -> u8 {
         dt.set_target(t.pid());
     }
     for t in &targets {
-        if let Some(exe) = t.held_exe() {
-            dt.held_target(t.pid(), exe);
-        }
+        dt.target(t.pid(), t.held_exe());
     }
 
     if cmd.mode == Mode::List {
@@ -338,6 +337,11 @@ fn run(cmd: Cmd) -> u8 {
         return E_USAGE;
     }
 
+    // -h and -G compile provider definitions: clauses beside them
+    // need not match probes here.
+    if matches!(cmd.mode, Mode::Header | Mode::Link) {
+        let _ = dt.setopt("zdefs", None);
+    }
     let errtags = dt.options().flag("errtags");
     let mut specs = Vec::new();
     for spec in &cmd.specs {
@@ -385,7 +389,11 @@ fn run(cmd: Cmd) -> u8 {
             ),
             Spec::Id(_) => unreachable!("resolved above"),
         };
-        let args: Vec<&[u8]> = cmd.args.iter().map(|a| a.as_bytes()).collect();
+        // -G's operands are object files, not script arguments.
+        let args: Vec<&[u8]> = match cmd.mode {
+            Mode::Link => Vec::new(),
+            _ => cmd.args.iter().map(|a| a.as_bytes()).collect(),
+        };
         dt.set_args(arg0, &args);
         match dt.compile(&text, source) {
             Ok(p) => programs.push((spec.clone(), p)),
@@ -401,6 +409,9 @@ fn run(cmd: Cmd) -> u8 {
                 return E_ERROR;
             }
         }
+    }
+    if matches!(cmd.mode, Mode::Header | Mode::Link) {
+        return static_probes::write(&dt, &cmd);
     }
     if cmd.exit_after_compile {
         // -S with -e: the programs are shown, nothing is enabled.

@@ -1059,6 +1059,8 @@ fn main() {
         json_output_is_json: true,
         flamegraph_is_an_svg: true,
         pid_probes_a_running_process: true,
+        usdt_probes_are_listed_and_traced_in_a_running_process: true,
+        headers_and_objects_for_static_probes: true,
         pid_probes_leave_out_places_the_kernel_refuses: true,
     ];
     let trials = tests
@@ -1121,6 +1123,258 @@ fn pid_probes_a_running_process() {
     // write(1, "hello\n", 6).
     assert_eq!(text(&o.stdout).lines().next(), Some("1 6"));
     assert_released(before, "pid provider");
+}
+
+/// The usdtapp fixture of the D suite, built here with the header the
+/// dtrace under test makes of its provider definition.
+fn usdtapp() -> std::path::PathBuf {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../test/fixtures");
+    let dir = std::env::temp_dir().join(format!("dtrace-cli-usdt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("fixture directory");
+    let o = run(&[
+        "-h",
+        "-s",
+        fixtures.join("usdtapp.d").to_str().expect("path"),
+        "-o",
+        dir.join("usdtapp.h").to_str().expect("path"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "dtrace -h: {}", text(&o.stderr));
+    let exe = dir.join("usdtapp");
+    let cc = Command::new("cc")
+        .args(["-O1", "-Wall", "-I"])
+        .arg(&dir)
+        .arg("-o")
+        .arg(&exe)
+        .arg(fixtures.join("usdtapp.c"))
+        .output()
+        .expect("cc (build-essential)");
+    assert!(cc.status.success(), "cc: {}", text(&cc.stderr));
+    exe
+}
+
+/// A running process's USDT probes: `-l -p PID` lists them (and `-m`
+/// those of one module), a probe fires with its arguments once the
+/// process runs on, and killing the process (`kill -9`) ends tracing
+/// with DTrace's notice and leaves nothing behind.
+fn usdt_probes_are_listed_and_traced_in_a_running_process() {
+    let _g = serial();
+    let before = ours();
+    let exe = usdtapp();
+    let spawn = || {
+        Command::new(&exe)
+            .args(["hello", "wait"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("spawn usdtapp")
+    };
+    let mut app = spawn();
+    let pid = app.id().to_string();
+    // The process has run its dynamic linker before it reads its input;
+    // listing waits until its libraries are mapped.
+    let t = Instant::now();
+    let listed = loop {
+        let o = run(&["-l", "-p", &pid]);
+        assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+        let out = text(&o.stdout);
+        if out.contains("query-start") || t.elapsed() > Duration::from_secs(10) {
+            break out;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let provider = format!("myserv{}", pid);
+    for name in ["query-start", "query-done", "tick"] {
+        assert!(
+            listed.lines().any(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                f.len() == 5
+                    && f[1] == provider
+                    && f[2] == "usdtapp"
+                    && f[3] == "run_query"
+                    && f[4] == name
+            }),
+            "{} not listed in:\n{}",
+            name,
+            listed
+        );
+    }
+    let o = run(&["-l", "-m", "usdtapp", "-p", &pid]);
+    let module = text(&o.stdout);
+    assert_eq!(module.lines().count(), 4, "{}", module);
+    // Traced: the probes are enabled (BEGIN says so), then the process
+    // runs its queries.
+    let mut d = dtrace()
+        .args([
+            "-q",
+            "-p",
+            &pid,
+            "-n",
+            "BEGIN { printf(\"ready\\n\"); }",
+            "-n",
+            "myserv$target:::query-start { printf(\"%s %d\\n\", copyinstr(arg0), arg1); }",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn dtrace");
+    let mut out = BufReader::new(d.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    out.read_line(&mut line).expect("dtrace's BEGIN");
+    assert_eq!(line, "ready\n");
+    let mut input = app.stdin.take().expect("usdtapp's stdin");
+    input.write_all(b"go\n").expect("feed usdtapp");
+    drop(input);
+    let mut rest = String::new();
+    let _ = out.read_to_string(&mut rest);
+    let o = d.wait_with_output().expect("dtrace's output");
+    let _ = app.wait();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    // (The blank line ends the output, as DTrace ends it.)
+    assert_eq!(rest, "hello 8\nhello 9\nhello 10\n\n");
+    // Killed while traced: tracing ends, nothing is left.
+    let mut app = spawn();
+    let pid = app.id().to_string();
+    let mut d = dtrace()
+        .args([
+            "-p",
+            &pid,
+            "-n",
+            "BEGIN { printf(\"ready\"); }",
+            "-n",
+            "myserv$target:::tick { }",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn dtrace");
+    let mut err = BufReader::new(d.stderr.take().expect("stderr"));
+    let mut out = BufReader::new(d.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    while !line.contains("ready") {
+        line.clear();
+        if out.read_line(&mut line).unwrap_or(0) == 0 {
+            break;
+        }
+    }
+    assert!(line.contains(":BEGIN ready"), "{}", line);
+    let _ = app.kill();
+    let _ = app.wait();
+    let mut rest = String::new();
+    let _ = err.read_to_string(&mut rest);
+    let status = d.wait().expect("dtrace");
+    assert_eq!(status.code(), Some(0), "{}", rest);
+    assert!(
+        rest.contains(&format!("dtrace: pid {} has exited", pid)),
+        "{}",
+        rest
+    );
+    assert_released(before, "usdt provider");
+    let _ = std::fs::remove_dir_all(exe.parent().expect("dir"));
+}
+
+/// `-h` writes DTrace's header for a provider definition (to `-o`, or
+/// beside a `NAME.d` script as `NAME.h`), which compiles; `-G` writes
+/// an object the build links; both refuse what they cannot do.
+fn headers_and_objects_for_static_probes() {
+    let dir = std::env::temp_dir().join(format!("dtrace-cli-h-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let prov = dir.join("shop.d");
+    std::fs::write(
+        &prov,
+        "provider shop {\n\tprobe order__placed(char *, unsigned int);\n\tprobe closed();\n};\n",
+    )
+    .expect("write shop.d");
+    let o = run(&["-h", "-s", prov.to_str().expect("path")]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let h = std::fs::read_to_string(dir.join("shop.h")).expect("shop.h beside shop.d");
+    assert!(h.contains("#ifndef\t_SHOP_H\n"), "{}", h);
+    assert!(h.contains("#define\tSHOP_ORDER_PLACED(arg0, arg1) \\\n\t__dtrace_shop___order__placed(arg0, arg1)\n"), "{}", h);
+    assert!(h.contains("#define\tSHOP_CLOSED_ENABLED() (0)\n"), "{}", h);
+    // It compiles, in C and C++, and the probes are in the object's notes.
+    let c = dir.join("use.c");
+    std::fs::write(
+        &c,
+        "#include \"shop.h\"\nint main(int argc, char **argv) {\n\tif (SHOP_ORDER_PLACED_ENABLED())\n\t\tSHOP_ORDER_PLACED(argv[0], argc);\n\tSHOP_CLOSED();\n\treturn 0;\n}\n",
+    )
+    .expect("write use.c");
+    for compiler in ["cc", "c++"] {
+        let mut cmd = Command::new(compiler);
+        if compiler == "c++" {
+            cmd.args(["-x", "c++"]);
+        }
+        let obj = dir.join(format!("use-{}.o", compiler));
+        let out = cmd
+            .args(["-Wall", "-Werror", "-O2", "-c", "-I"])
+            .arg(&dir)
+            .arg(&c)
+            .arg("-o")
+            .arg(&obj)
+            .output()
+            .expect("compiler");
+        assert!(out.status.success(), "{}: {}", compiler, text(&out.stderr));
+    }
+    // -G: an object that links with them.
+    let objs = [dir.join("use-cc.o")];
+    let shop_o = dir.join("shop.o");
+    let o = run(&[
+        "-G",
+        "-s",
+        prov.to_str().expect("path"),
+        "-o",
+        shop_o.to_str().expect("path"),
+        objs[0].to_str().expect("path"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let linked = Command::new("cc")
+        .arg(&objs[0])
+        .arg(&shop_o)
+        .arg("-o")
+        .arg(dir.join("use"))
+        .output()
+        .expect("cc");
+    assert!(linked.status.success(), "link: {}", text(&linked.stderr));
+    let ran = Command::new(dir.join("use")).status().expect("run use");
+    assert!(ran.success());
+    // What they refuse.
+    let o = run(&["-h", "-n", "BEGIN"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o.stderr),
+        "dtrace: -h requires one or more scripts (-s) with provider definitions\n"
+    );
+    let o = run(&[
+        "-h",
+        "-s",
+        prov.to_str().expect("path"),
+        "-s",
+        prov.to_str().expect("path"),
+    ]);
+    assert_eq!(
+        text(&o.stderr),
+        "dtrace: -h requires an output file if multiple scripts are specified\n"
+    );
+    let empty = dir.join("empty.d");
+    std::fs::write(&empty, "BEGIN { exit(0); }\n").expect("write empty.d");
+    let o = run(&["-h", "-s", empty.to_str().expect("path")]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("no providers are defined"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = run(&[
+        "-G",
+        "-s",
+        prov.to_str().expect("path"),
+        "-o",
+        "/dev/null",
+        "/nonexistent.o",
+    ]);
+    assert_eq!(
+        text(&o.stderr),
+        "dtrace: failed to open /nonexistent.o: No such file or directory\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Every function of libc: the kernel refuses a link with a place it

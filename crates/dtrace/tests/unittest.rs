@@ -57,7 +57,9 @@
 //! kernel on fresh memory, `comm HEX` sets the process's name (its
 //! `task_struct` `comm`, up to 15 bytes given in hex: bytes a test reads
 //! back as floats or structs) and then makes one getppid call.
-//! `fixture NAME ARGS` runs the C program `test/fixtures/NAME.c`,
+//! `fixture NAME ARGS` runs the C program `test/fixtures/NAME.c` (or
+//! the C++ program `NAME.cc`; with the header `dtrace -h` makes of the
+//! provider definition `NAME.d`, if there is one),
 //! compiled with the system's `cc` on first use, for events only C makes
 //! easily (`contend mutex`: kernel lock contention for lockstat).
 //!
@@ -485,7 +487,10 @@ fn self_tests() -> Vec<Trial> {
     ]
 }
 
-/// `test/fixtures/NAME.c` compiled (once, beside this executable).
+/// `test/fixtures/NAME.c` (or the C++ program `NAME.cc`) compiled
+/// (once, beside this executable). A fixture with a provider definition
+/// beside it, `NAME.d`, includes the header `dtrace -h` makes of it as
+/// `"NAME.h"`, made with the `dtrace` under test.
 fn fixture(name: &str) -> Result<PathBuf, String> {
     if !name
         .chars()
@@ -493,7 +498,15 @@ fn fixture(name: &str) -> Result<PathBuf, String> {
     {
         return Err(format!("fixture {}: not a fixture name", name));
     }
-    let src = root().join("../fixtures").join(format!("{}.c", name));
+    let dir_in = root().join("../fixtures");
+    let c = dir_in.join(format!("{}.c", name));
+    let (src, compiler) = if c.exists() {
+        (c, "cc")
+    } else {
+        (dir_in.join(format!("{}.cc", name)), "c++")
+    };
+    let provider = dir_in.join(format!("{}.d", name));
+    let provider = provider.exists().then_some(provider);
     let me = std::env::current_exe().map_err(|e| format!("current_exe: {}", e))?;
     let dir = me
         .parent()
@@ -502,24 +515,60 @@ fn fixture(name: &str) -> Result<PathBuf, String> {
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {}", dir.display(), e))?;
     let exe = dir.join(name);
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    if modified(&exe).is_some() && modified(&exe) >= modified(&src) {
+    let dtrace = PathBuf::from(env!("CARGO_BIN_EXE_dtrace"));
+    let inputs = [
+        Some(src.clone()),
+        provider.clone(),
+        provider.as_ref().map(|_| dtrace.clone()),
+    ];
+    let newest = inputs.iter().flatten().filter_map(|p| modified(p)).max();
+    if modified(&exe).is_some() && modified(&exe) >= newest {
         return Ok(exe);
     }
-    // Built under another name and renamed, so a reader never sees half.
-    let tmp = dir.join(format!("{}.{}", name, std::process::id()));
-    let out = Command::new("cc")
-        .args(["-O1", "-pthread", "-Wall", "-o"])
-        .arg(&tmp)
-        .arg(&src)
-        .output()
-        .map_err(|e| format!("cc (build-essential) for {}: {}", src.display(), e))?;
-    if !out.status.success() {
-        return Err(format!(
-            "cc {}: {}",
-            src.display(),
-            String::from_utf8_lossy(&out.stderr)
-        ));
+    let run = |cmd: &mut Command, what: &str| -> Result<(), String> {
+        let out = cmd
+            .output()
+            .map_err(|e| format!("{} for {}: {}", what, src.display(), e))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{} {}: {}",
+                what,
+                src.display(),
+                String::from_utf8_lossy(&out.stderr)
+            ))
+        }
+    };
+    // Each built under another name and renamed, so a reader never sees
+    // half of one.
+    let tag = std::process::id();
+    let include = dir.join(format!("include.{}.{}", name, tag));
+    if let Some(d) = &provider {
+        std::fs::create_dir_all(&include).map_err(|e| format!("{}: {}", include.display(), e))?;
+        let header = include.join(format!("{}.h", name));
+        run(
+            Command::new(&dtrace)
+                .arg("-h")
+                .arg("-s")
+                .arg(d)
+                .arg("-o")
+                .arg(&header),
+            "dtrace -h",
+        )?;
     }
+    let tmp = dir.join(format!("{}.{}", name, tag));
+    let built = run(
+        Command::new(compiler)
+            .args(["-O1", "-pthread", "-Wall", "-I"])
+            .arg(&include)
+            .arg("-o")
+            .arg(&tmp)
+            .arg(&src),
+        compiler,
+    );
+    let _ = std::fs::remove_dir_all(&include);
+    built?;
     std::fs::rename(&tmp, &exe).map_err(|e| format!("{}: {}", exe.display(), e))?;
     Ok(exe)
 }

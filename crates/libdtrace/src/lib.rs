@@ -21,6 +21,7 @@ pub mod cpp;
 mod dlib;
 mod flame;
 pub mod format;
+pub mod header;
 pub mod ksym;
 mod ktypes;
 mod load;
@@ -266,6 +267,8 @@ pub struct Dtrace {
     syms: Symbols,
     clauses: Vec<CClause>,
     next_clause: usize,
+    /// Provider definitions of the programs compiled (`dtrace -h`).
+    providers: Vec<dtrace_lang::check::ProviderDef>,
     /// Standard library files compiled so far, and whether the library
     /// directories (`syslibdir`, `libdir`) have been.
     std_loaded: Vec<&'static str>,
@@ -376,6 +379,7 @@ impl Dtrace {
             syms: Symbols::default(),
             clauses: Vec::new(),
             next_clause: 0,
+            providers: Vec::new(),
             std_loaded: Vec::new(),
             dirs_loaded: false,
             lib_dirs: Vec::new(),
@@ -514,17 +518,24 @@ impl Dtrace {
         }
     }
 
-    /// Process `pid` is a command created for tracing and held before it
-    /// execs `exe`: user-level probes in it (`pid$target`) are made from
-    /// the file and the libraries it needs.
-    pub fn held_target(&mut self, pid: i32, exe: &std::path::Path) {
+    /// Process `pid` is traced (`-p`; `-c` with `held`, the executable
+    /// of a command created for tracing and held before its exec):
+    /// user-level probes in it (`pid$target`, its USDT probes) are made
+    /// from what it maps, or from the file and the libraries it needs.
+    pub fn target(&mut self, pid: i32, held: Option<&std::path::Path>) {
         if let Ok(pid) = u32::try_from(pid) {
-            self.probes.held_target(pid, exe);
+            self.probes.target(pid, held);
         }
     }
 
     pub fn probes(&self) -> &Probes {
         &self.probes
+    }
+
+    /// The provider definitions (`provider name { probe ...; };`) of the
+    /// programs compiled so far: what `dtrace -h` writes a header for.
+    pub fn provider_definitions(&self) -> &[dtrace_lang::check::ProviderDef] {
+        &self.providers
     }
 
     /// Makes every provider's probes that are made only on first need
@@ -701,6 +712,7 @@ impl Dtrace {
         }
         self.syms = syms;
         self.next_clause = next;
+        self.providers.extend(checked.providers);
         let first = self.clauses.len();
         let count = checked.clauses.len();
         self.clauses.extend(checked.clauses);

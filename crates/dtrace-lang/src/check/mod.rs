@@ -118,6 +118,35 @@ pub struct Checked {
     pub options: Vec<(String, Option<String>, u32)>,
     /// `#pragma D depends_on`: kind, name, line.
     pub depends: Vec<(String, String, u32)>,
+    /// Provider definitions (`provider name { probe ...; };`).
+    pub providers: Vec<ProviderDef>,
+}
+
+/// A provider definition, its probes' parameter types resolved: what
+/// `dtrace -h` writes a header for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProviderDef {
+    pub name: String,
+    pub probes: Vec<ProbeDef>,
+    pub line: u32,
+}
+
+/// A probe of a provider definition: its name as D writes it
+/// (`query-start`) and its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProbeDef {
+    pub name: String,
+    pub params: Vec<ProbeParam>,
+    pub line: u32,
+}
+
+/// A probe parameter: its C type as written (`char *`), its size in
+/// bytes and whether it is a signed integer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProbeParam {
+    pub c_type: String,
+    pub size: u64,
+    pub signed: bool,
 }
 
 pub struct Checker<'a> {
@@ -212,6 +241,7 @@ impl<'a> Checker<'a> {
                     let cc = self.clause(c)?;
                     out.clauses.push(cc);
                 }
+                ast::Item::Provider(p) => out.providers.push(self.provider(p)?),
             }
         }
         if !self.env.defaultargs {
@@ -229,6 +259,68 @@ impl<'a> Checker<'a> {
             }
         }
         Ok(out)
+    }
+
+    /// A provider definition: each probe's parameters must be integers or
+    /// pointers (what a register holds), as a probe passes them.
+    fn provider(&mut self, p: &ast::ProviderDecl) -> Result<ProviderDef, CompileError> {
+        let mut probes: Vec<ProbeDef> = Vec::new();
+        for probe in &p.probes {
+            if probes.iter().any(|q| q.name == probe.name) {
+                return Err(err(
+                    Tag::D_PROV_PRDUP,
+                    probe.line,
+                    format!("probe {}:{} redeclared", p.name, probe.name),
+                ));
+            }
+            if probe.args.len() > 10 {
+                return Err(err(
+                    Tag::D_PROV_PRARGLEN,
+                    probe.line,
+                    format!("probe {}:{} has more than 10 arguments", p.name, probe.name),
+                ));
+            }
+            let mut params = Vec::new();
+            for (i, a) in probe.args.iter().enumerate() {
+                let ty = self.type_name(a, probe.line)?;
+                if !ty.is_scalar() {
+                    return Err(err(
+                        Tag::D_PROV_PRARGTYPE,
+                        probe.line,
+                        format!(
+                            "probe {}:{} argument #{} is of type {}: a probe passes integers and pointers",
+                            p.name,
+                            probe.name,
+                            i + 1,
+                            ty
+                        ),
+                    ));
+                }
+                let size = self.syms.types.size_of(&ty).unwrap_or(8);
+                let signed = matches!(ty.resolved(), Type::Int(t) if t.signed)
+                    || matches!(ty.resolved(), Type::Enum(..));
+                params.push(ProbeParam {
+                    c_type: ty.to_string(),
+                    size,
+                    signed,
+                });
+            }
+            if let Some(x) = &probe.xargs {
+                for a in x {
+                    self.type_name(a, probe.line)?;
+                }
+            }
+            probes.push(ProbeDef {
+                name: probe.name.clone(),
+                params,
+                line: probe.line,
+            });
+        }
+        Ok(ProviderDef {
+            name: p.name.clone(),
+            probes,
+            line: p.line,
+        })
     }
 
     fn declaration(&mut self, d: &ast::Decl) -> Result<(), CompileError> {

@@ -1,0 +1,456 @@
+//! The objects of a user process, for the providers of user-level
+//! probes (pid, usdt): which ELF files a process maps (or, held before
+//! its exec, will map), their functions, and their USDT probes (the
+//! `stapsdt` notes of `sys/sdt.h` and of `dtrace -h` headers).
+
+use std::collections::HashSet;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use blazesym::inspect::source::{Elf, Source};
+use blazesym::inspect::Inspector;
+use blazesym::SymType;
+use object::elf;
+use object::read::elf::{ElfFile64, FileHeader, ProgramHeader, SectionHeader, Sym};
+use object::Endianness;
+
+/// The objects of process `pid`: those of its executable `held` if it is
+/// a command held before its exec, else those it maps.
+pub(crate) fn objects_of(pid: u32, held: Option<&Path>) -> Vec<Object> {
+    match held {
+        Some(exe) => needed_objects(exe),
+        None => mapped_objects(pid),
+    }
+}
+
+/// One object of a process: its name as a probe's module, its file, and
+/// whether it is the executable (which also answers to `a.out`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Object {
+    pub name: String,
+    pub path: PathBuf,
+    pub exe: bool,
+}
+
+/// A function: its name and where it starts in its file.
+#[derive(Clone, Debug)]
+pub(crate) struct Func {
+    pub name: String,
+    pub offset: u64,
+    pub size: u64,
+}
+
+/// The base name of a path.
+pub(crate) fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The executable and shared objects a running process maps, in the
+/// order of their first mapping.
+pub(crate) fn mapped_objects(pid: u32) -> Vec<Object> {
+    let exe = std::fs::read_link(format!("/proc/{}/exe", pid)).ok();
+    let Ok(maps) = std::fs::read_to_string(format!("/proc/{}/maps", pid)) else {
+        return Vec::new();
+    };
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for line in maps.lines() {
+        // address perms offset dev inode path
+        let mut f = line.split_whitespace();
+        let (Some(_), Some(perms)) = (f.next(), f.next()) else {
+            continue;
+        };
+        let path: String = f.skip(3).collect::<Vec<_>>().join(" ");
+        if !perms.contains('x') || !path.starts_with('/') || path.ends_with(" (deleted)") {
+            continue;
+        }
+        let path = PathBuf::from(path);
+        if seen.insert(path.clone()) {
+            out.push(Object {
+                name: file_name(&path),
+                exe: exe.as_deref() == Some(path.as_path()),
+                path,
+            });
+        }
+    }
+    out
+}
+
+/// A command's executable and the libraries it will load, breadth first
+/// as the dynamic linker loads them.
+pub(crate) fn needed_objects(exe: &Path) -> Vec<Object> {
+    // Named as the process will map them: by their files' own names,
+    // not a link's (`libstdc++.so.6` is `libstdc++.so.6.0.30`).
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let exe = real(exe);
+    let mut out = vec![Object {
+        name: file_name(&exe),
+        path: exe.clone(),
+        exe: true,
+    }];
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut i = 0;
+    while i < out.len() && out.len() < 256 {
+        let path = out[i].path.clone();
+        i += 1;
+        let Ok(data) = std::fs::read(&path) else {
+            continue;
+        };
+        let Some(dynamic) = elf_dynamic(&data) else {
+            continue;
+        };
+        let origin = path.parent().unwrap_or(Path::new("/")).to_path_buf();
+        for lib in dynamic.needed {
+            if !seen.insert(lib.clone()) {
+                continue;
+            }
+            if let Some(found) = find_library(&lib, &dynamic.runpath, &origin) {
+                let path = real(&found);
+                if out.iter().all(|o| o.path != path) {
+                    out.push(Object {
+                        name: file_name(&path),
+                        path,
+                        exe: false,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Directories the dynamic linker searches after an object's own paths.
+const LIBRARY_DIRS: &[&str] = &[
+    "/lib/x86_64-linux-gnu",
+    "/usr/lib/x86_64-linux-gnu",
+    "/lib64",
+    "/usr/lib64",
+    "/lib",
+    "/usr/lib",
+    "/usr/local/lib",
+];
+
+/// Where the dynamic linker would find library `name`.
+fn find_library(name: &str, runpath: &[String], origin: &Path) -> Option<PathBuf> {
+    if name.contains('/') {
+        let p = PathBuf::from(name);
+        return p.is_file().then_some(p);
+    }
+    let own = runpath
+        .iter()
+        .map(|d| PathBuf::from(d.replace("$ORIGIN", &origin.to_string_lossy())));
+    own.chain(LIBRARY_DIRS.iter().map(PathBuf::from))
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// What an ELF object's dynamic section says it needs.
+#[derive(Debug, Default, PartialEq)]
+struct Dynamic {
+    needed: Vec<String>,
+    runpath: Vec<String>,
+}
+
+/// The `DT_NEEDED` names and `DT_RUNPATH` (or `DT_RPATH`) directories of
+/// a 64-bit little-endian ELF file; `None` if it is not one or has no
+/// dynamic section. Every read is bounds-checked: the file is untrusted.
+fn elf_dynamic(d: &[u8]) -> Option<Dynamic> {
+    let u16_at = |o: usize| Some(u16::from_le_bytes(d.get(o..o + 2)?.try_into().ok()?));
+    let u32_at = |o: usize| Some(u32::from_le_bytes(d.get(o..o + 4)?.try_into().ok()?));
+    let u64_at = |o: usize| Some(u64::from_le_bytes(d.get(o..o + 8)?.try_into().ok()?));
+    // \x7fELF, 64-bit, little-endian.
+    if d.get(0..4)? != b"\x7fELF" || *d.get(4)? != 2 || *d.get(5)? != 1 {
+        return None;
+    }
+    let phoff = usize::try_from(u64_at(32)?).ok()?;
+    let phentsize = usize::from(u16_at(54)?);
+    let phnum = usize::from(u16_at(56)?);
+    if phentsize < 56 {
+        return None;
+    }
+    // (vaddr, offset, filesz) of each loaded segment, and the dynamic one.
+    let mut loads = Vec::new();
+    let mut dynamic = None;
+    for i in 0..phnum.min(512) {
+        let ph = phoff.checked_add(i.checked_mul(phentsize)?)?;
+        let (ty, offset, vaddr, filesz) = (
+            u32_at(ph)?,
+            u64_at(ph + 8)?,
+            u64_at(ph + 16)?,
+            u64_at(ph + 32)?,
+        );
+        match ty {
+            1 => loads.push((vaddr, offset, filesz)),
+            2 => dynamic = Some((offset, filesz)),
+            _ => {}
+        }
+    }
+    let (dyn_off, dyn_size) = dynamic?;
+    let to_file = |vaddr: u64| {
+        loads.iter().find_map(|&(v, o, sz)| {
+            (vaddr >= v && vaddr - v < sz)
+                .then(|| usize::try_from(o.checked_add(vaddr - v)?).ok())?
+        })
+    };
+    let (mut strtab, mut needed, mut paths) = (None, Vec::new(), Vec::new());
+    let start = usize::try_from(dyn_off).ok()?;
+    let count = usize::try_from(dyn_size / 16).ok()?.min(4096);
+    for i in 0..count {
+        let at = start.checked_add(16 * i)?;
+        let (tag, val) = (u64_at(at)?, u64_at(at + 8)?);
+        match tag {
+            0 => break,
+            1 => needed.push(val),
+            5 => strtab = to_file(val),
+            15 | 29 => paths.push(val),
+            _ => {}
+        }
+    }
+    let strtab = strtab?;
+    let string = |off: u64| -> Option<String> {
+        let s = d.get(strtab.checked_add(usize::try_from(off).ok()?)?..)?;
+        let end = s.iter().position(|&c| c == 0)?;
+        Some(String::from_utf8_lossy(&s[..end]).into_owned())
+    };
+    Some(Dynamic {
+        needed: needed.into_iter().filter_map(string).collect(),
+        runpath: paths
+            .into_iter()
+            .filter_map(string)
+            .flat_map(|p| p.split(':').map(str::to_string).collect::<Vec<_>>())
+            .filter(|p| !p.is_empty())
+            .collect(),
+    })
+}
+
+/// An object's functions, from its ELF symbol tables: each name once
+/// (the first found), with its file offset.
+pub(crate) fn read_funcs(path: &Path) -> Vec<Func> {
+    let inspector = Inspector::new();
+    let src = Source::Elf(Elf {
+        debug_syms: false,
+        ..Elf::new(path)
+    });
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    let _ = inspector.for_each(&src, |sym| {
+        if sym.sym_type == SymType::Function && !sym.name.is_empty() {
+            if let Some(offset) = sym.file_offset {
+                if seen.insert(sym.name.to_string()) {
+                    out.push(Func {
+                        name: sym.name.to_string(),
+                        offset,
+                        size: sym.size.unwrap_or(0) as u64,
+                    });
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    out
+}
+
+/// A USDT probe of an object (a `stapsdt` note): its provider and name
+/// as written (`function__entry`), where it is (link-time address and
+/// file offset), its semaphore's file offset if it has one, its
+/// arguments' descriptions (`-4@%eax 8@-8(%rbp)`), and the function it
+/// is in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SdtNote {
+    pub provider: String,
+    pub name: String,
+    pub vaddr: u64,
+    pub offset: u64,
+    pub semaphore: Option<u64>,
+    pub args: String,
+    pub function: String,
+}
+
+/// The USDT probes of an ELF file (none if it is not one or has none).
+pub(crate) fn read_notes(path: &Path) -> Vec<SdtNote> {
+    match std::fs::read(path) {
+        Ok(data) => parse_notes(&data),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The `stapsdt` notes (type 3) of a 64-bit ELF image, each place moved
+/// as its `.stapsdt.base` section was (prelinking), and placed in the
+/// file through the loaded segments. A note whose place is in no segment
+/// is left out. Every read is checked by `object`: the file is
+/// untrusted.
+pub(crate) fn parse_notes(data: &[u8]) -> Vec<SdtNote> {
+    let mut out = Vec::new();
+    let Ok(file) = ElfFile64::<Endianness>::parse(data) else {
+        return out;
+    };
+    let endian = file.endian();
+    let header = file.elf_header();
+    let Ok(sections) = header.sections(endian, data) else {
+        return out;
+    };
+    let section = |name: &[u8]| {
+        sections
+            .iter()
+            .find(|s| sections.section_name(endian, s) == Ok(name))
+    };
+    let Some(note_section) = section(b".note.stapsdt") else {
+        return out;
+    };
+    let base = section(b".stapsdt.base").map(|s| s.sh_addr(endian));
+    let loads: Vec<(u64, u64, u64)> = header
+        .program_headers(endian, data)
+        .unwrap_or(&[])
+        .iter()
+        .filter(|p| p.p_type(endian) == elf::PT_LOAD)
+        .map(|p| (p.p_vaddr(endian), p.p_offset(endian), p.p_filesz(endian)))
+        .collect();
+    let to_file = |vaddr: u64| {
+        loads.iter().find_map(|&(v, o, sz)| {
+            (vaddr >= v && vaddr - v < sz).then(|| o.checked_add(vaddr - v))?
+        })
+    };
+    let funcs = function_symbols(&file, data);
+    let Ok(Some(mut notes)) = note_section.notes(endian, data) else {
+        return out;
+    };
+    while let Ok(Some(note)) = notes.next() {
+        if note.name() != b"stapsdt" || note.n_type(endian) != 3 {
+            continue;
+        }
+        let desc = note.desc();
+        let word = |i: usize| {
+            let b: [u8; 8] = desc.get(8 * i..8 * i + 8)?.try_into().ok()?;
+            Some(if endian == Endianness::Little {
+                u64::from_le_bytes(b)
+            } else {
+                u64::from_be_bytes(b)
+            })
+        };
+        let (Some(mut pc), Some(note_base), Some(sem)) = (word(0), word(1), word(2)) else {
+            continue;
+        };
+        if let (Some(b), true) = (base, note_base != 0) {
+            pc = pc.wrapping_add(b.wrapping_sub(note_base));
+        }
+        let mut strings = desc[24..]
+            .split(|&c| c == 0)
+            .map(|s| String::from_utf8_lossy(s).into_owned());
+        let (Some(provider), Some(name)) = (strings.next(), strings.next()) else {
+            continue;
+        };
+        let args = strings.next().unwrap_or_default();
+        let Some(offset) = to_file(pc) else {
+            continue;
+        };
+        if provider.is_empty() || name.is_empty() {
+            continue;
+        }
+        let function = funcs
+            .iter()
+            .find(|(a, sz, _)| pc >= *a && pc - a < (*sz).max(1))
+            .map(|f| f.2.clone())
+            .unwrap_or_default();
+        out.push(SdtNote {
+            provider,
+            name,
+            vaddr: pc,
+            offset,
+            semaphore: if sem == 0 { None } else { to_file(sem) },
+            args,
+            function,
+        });
+    }
+    out
+}
+
+/// (address, size, name) of an ELF file's function symbols, from its
+/// symbol table and dynamic symbol table.
+fn function_symbols(file: &ElfFile64<Endianness>, data: &[u8]) -> Vec<(u64, u64, String)> {
+    let endian = file.endian();
+    let mut out = Vec::new();
+    let Ok(sections) = file.elf_header().sections(endian, data) else {
+        return out;
+    };
+    for kind in [elf::SHT_SYMTAB, elf::SHT_DYNSYM] {
+        let Ok(table) = sections.symbols(endian, data, kind) else {
+            continue;
+        };
+        for sym in table.iter() {
+            if sym.st_type() != elf::STT_FUNC || sym.st_value(endian) == 0 {
+                continue;
+            }
+            if let Ok(name) = sym.name(endian, table.strings()) {
+                if !name.is_empty() {
+                    out.push((
+                        sym.st_value(endian),
+                        sym.st_size(endian),
+                        String::from_utf8_lossy(name).into_owned(),
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The address of symbol `name` in an ELF image (its symbol table, then
+/// its dynamic one), for a USDT argument given relative to one
+/// (`counter(%rip)`).
+pub(crate) fn symbol_address(data: &[u8], name: &str) -> Option<u64> {
+    let file = ElfFile64::<Endianness>::parse(data).ok()?;
+    let endian = file.endian();
+    let sections = file.elf_header().sections(endian, data).ok()?;
+    [elf::SHT_SYMTAB, elf::SHT_DYNSYM].iter().find_map(|&kind| {
+        let table = sections.symbols(endian, data, kind).ok()?;
+        table.iter().find_map(|sym| {
+            (sym.st_value(endian) != 0
+                && sym.name(endian, table.strings()).ok()? == name.as_bytes())
+            .then(|| sym.st_value(endian))
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_test_finds_its_own_libraries_and_functions() {
+        let me = std::env::current_exe().expect("current_exe");
+        let objs = needed_objects(&me);
+        assert!(objs[0].exe);
+        // A Rust test links libc dynamically.
+        assert!(
+            objs.iter().any(|o| o.name.starts_with("libc.so")),
+            "{:?}",
+            objs
+        );
+        let libc = objs.iter().find(|o| o.name.starts_with("libc.so")).unwrap();
+        let funcs = read_funcs(&libc.path);
+        assert!(funcs.iter().any(|f| f.name == "malloc" && f.offset > 0));
+        // The running process maps the same libc.
+        let mapped = mapped_objects(std::process::id());
+        assert!(mapped.iter().any(|o| o.exe));
+        assert!(mapped.iter().any(|o| o.name == libc.name));
+    }
+
+    #[test]
+    fn odd_elf_files_are_refused_without_panicking() {
+        assert_eq!(elf_dynamic(b""), None);
+        assert_eq!(elf_dynamic(b"\x7fELF"), None);
+        let me = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        assert!(elf_dynamic(&me).is_some());
+        // Every truncation and a few corruptions: no panic.
+        for n in (0..me.len().min(8192)).step_by(7) {
+            let _ = elf_dynamic(&me[..n]);
+        }
+        let mut bad = me[..me.len().min(1 << 16)].to_vec();
+        for i in (0..bad.len()).step_by(13) {
+            bad[i] ^= 0xff;
+            let _ = elf_dynamic(&bad);
+        }
+    }
+}

@@ -1,0 +1,620 @@
+//! The usdt provider: user-level statically defined probes, the
+//! `stapsdt` notes that `sys/sdt.h` (glibc, libstdc++, Python, Postgres)
+//! and this project's `dtrace -h` headers put in ELF objects. A probe is
+//! `PROVIDERpid:MODULE:FUNCTION:NAME`: the note's provider and the
+//! process ID (`python1234`), the object's file name, the function the
+//! note is in, and the note's name with each `__` made `-`
+//! (`function__entry` is `function-entry`, as DTrace's headers write a
+//! `-` of a probe name).
+//!
+//! Probes are made on demand for the processes a description can name:
+//! the one its provider names (`python1234`, `python$target`), every
+//! target (`-p`, `-c`) for a description whose provider is a glob or
+//! empty (so `dtrace -l -p PID` lists them), and every process for a
+//! glob with a fixed start (`python*`). All the probes of one object of
+//! one process are made together.
+//!
+//! Each place is a uprobe, with the note's semaphore (if any) counted by
+//! the kernel while it is attached, so that `PROBE_ENABLED()` tests and
+//! the `_SEMAPHORE` of `sys/sdt.h` see it. The places of a process and
+//! file whose arguments are in the same registers and memory share a
+//! program and a uprobe_multi link; each place's cookie tells the
+//! program which probe fired.
+
+use std::collections::{HashMap, HashSet};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use dtrace_bpf::plan::UsdtArg;
+use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, ProbeEnabling, ProgKind, ProgramPlan};
+use dtrace_lang::pdesc::{field_matches, has_glob, ProbeDesc};
+
+use crate::uobj::{objects_of, read_notes, symbol_address, Object, SdtNote};
+use crate::{ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink};
+use crate::{ProbeTable, Provider};
+
+/// One place of a probe: its offset in the file, its semaphore's (0 for
+/// none), and where its arguments are.
+#[derive(Clone, Debug)]
+struct Place {
+    offset: u64,
+    semaphore: u64,
+    args: Vec<UsdtArg>,
+}
+
+/// A probe: its process and file, its places, and its arguments' sizes
+/// (negative if signed) as its first place's note gives them.
+#[derive(Clone, Debug)]
+struct UsdtProbe {
+    pid: u32,
+    path: PathBuf,
+    places: Vec<Place>,
+    sizes: Vec<i8>,
+}
+
+#[derive(Default)]
+pub struct Usdt {
+    probes: Vec<UsdtProbe>,
+    /// The traced processes (`-p`, `-c`), with the executable of a
+    /// created one held before its exec.
+    targets: Vec<(u32, Option<PathBuf>)>,
+    /// Each process's objects, once listed.
+    objects: HashMap<u32, Vec<Object>>,
+    /// Each object's notes, once read.
+    notes: HashMap<PathBuf, Vec<SdtNote>>,
+    /// The (process, object) pairs whose probes are made.
+    made: HashSet<(u32, PathBuf)>,
+    /// Each probe's local number by its id.
+    by_id: HashMap<u32, u32>,
+}
+
+/// A provider name that names a process: the provider and the process ID
+/// (`python1234`: `python`, 1234). `pidN` is the pid provider's.
+fn split_pid(provider: &str) -> Option<(&str, u32)> {
+    let digits = provider.len()
+        - provider
+            .trim_end_matches(|c: char| c.is_ascii_digit())
+            .len();
+    let (name, n) = provider.split_at(provider.len() - digits);
+    if name.is_empty() || n.is_empty() || name == "pid" || has_glob(name) {
+        return None;
+    }
+    let pid = n.parse().ok().filter(|&p| p > 0)?;
+    Some((name, pid))
+}
+
+/// A note's probe name as D writes it: each `__` a `-`.
+fn probe_name(note: &str) -> String {
+    note.replace("__", "-")
+}
+
+/// The D type of an argument of `size` bytes (negative if signed).
+fn arg_type(size: i8) -> &'static str {
+    match size {
+        -1 => "int8_t",
+        1 => "uint8_t",
+        -2 => "int16_t",
+        2 => "uint16_t",
+        -4 => "int32_t",
+        4 => "uint32_t",
+        -8 => "int64_t",
+        _ => "uint64_t",
+    }
+}
+
+impl Usdt {
+    fn objects(&mut self, pid: u32) -> Vec<Object> {
+        if let Some(o) = self.objects.get(&pid) {
+            return o.clone();
+        }
+        let held = self
+            .targets
+            .iter()
+            .find(|t| t.0 == pid)
+            .and_then(|t| t.1.clone());
+        let objects = objects_of(pid, held.as_deref());
+        self.objects.insert(pid, objects.clone());
+        objects
+    }
+
+    /// The processes a description's provider can name.
+    fn candidates(&self, provider: &str) -> Vec<u32> {
+        if !has_glob(provider) && !provider.is_empty() {
+            return split_pid(provider)
+                .map(|(_, p)| vec![p])
+                .unwrap_or_default();
+        }
+        let mut pids: Vec<u32> = self.targets.iter().map(|t| t.0).collect();
+        // A glob with a fixed start (`python*`) names a provider in any
+        // process, as DTrace's do.
+        let fixed = provider
+            .chars()
+            .next()
+            .is_some_and(|c| !matches!(c, '*' | '?' | '[' | '\\'));
+        if fixed {
+            if let Ok(dir) = std::fs::read_dir("/proc") {
+                for e in dir.flatten() {
+                    let name = e.file_name();
+                    if let Some(pid) = name.to_str().and_then(|n| n.parse::<u32>().ok()) {
+                        if pid != std::process::id() && !pids.contains(&pid) {
+                            pids.push(pid);
+                        }
+                    }
+                }
+            }
+        }
+        pids
+    }
+
+    /// Makes the probes of every object of `pid` whose name `module`
+    /// matches.
+    fn provide_process(&mut self, sink: &mut ProbeSink<'_>, pid: u32, module: &str) {
+        for obj in self.objects(pid) {
+            if !field_matches(module, &obj.name) || self.made.contains(&(pid, obj.path.clone())) {
+                continue;
+            }
+            let notes = self
+                .notes
+                .entry(obj.path.clone())
+                .or_insert_with(|| read_notes(&obj.path))
+                .clone();
+            if notes.is_empty() {
+                continue;
+            }
+            self.made.insert((pid, obj.path.clone()));
+            let mut data = None;
+            for note in &notes {
+                let provider = format!("{}{}", note.provider, pid);
+                let name = probe_name(&note.name);
+                let (sizes, args) = parse_args(&note.args, note.vaddr, &mut |sym| {
+                    let d =
+                        data.get_or_insert_with(|| std::fs::read(&obj.path).unwrap_or_default());
+                    symbol_address(d, sym)
+                });
+                let place = Place {
+                    offset: note.offset,
+                    semaphore: note.semaphore.unwrap_or(0),
+                    args,
+                };
+                let local = self.probes.len() as u32;
+                let id = sink.add_as(&provider, &obj.name, &note.function, &name, local);
+                // A probe written twice in a function has two places.
+                match self.by_id.get(&id) {
+                    Some(&l) => self.probes[l as usize].places.push(place),
+                    None => {
+                        self.by_id.insert(id, local);
+                        self.probes.push(UsdtProbe {
+                            pid,
+                            path: obj.path.clone(),
+                            places: vec![place],
+                            sizes,
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Provider for Usdt {
+    fn name(&self) -> &str {
+        "usdt"
+    }
+
+    fn attributes(&self) -> Attributes {
+        Attributes {
+            probe: ("Evolving", "Evolving", "ISA"),
+            args: ("Evolving", "Evolving", "ISA"),
+        }
+    }
+
+    fn provide(&mut self, _sink: &mut ProbeSink<'_>) {}
+
+    fn target(&mut self, pid: u32, held: Option<&Path>) {
+        self.objects.remove(&pid);
+        self.targets.retain(|t| t.0 != pid);
+        self.targets.push((pid, held.map(Path::to_path_buf)));
+    }
+
+    fn provide_named(&mut self, sink: &mut ProbeSink<'_>, desc: &ProbeDesc) {
+        for pid in self.candidates(&desc.provider) {
+            self.provide_process(sink, pid, &desc.module);
+        }
+    }
+
+    /// Every target's probes: what `dtrace -l -p PID` lists.
+    fn provide_all(&mut self, sink: &mut ProbeSink<'_>) {
+        let pids: Vec<u32> = self.targets.iter().map(|t| t.0).collect();
+        for pid in pids {
+            self.provide_process(sink, pid, "");
+        }
+    }
+
+    /// Integers of the sizes the note gives.
+    fn args(&self, local: u32) -> Option<Vec<ArgDesc>> {
+        let p = self.probes.get(local as usize)?;
+        Some(
+            p.sizes
+                .iter()
+                .map(|&s| ArgDesc::new(arg_type(s), ""))
+                .collect(),
+        )
+    }
+
+    fn plan(&self, table: &ProbeTable, enabled: &[Enabled], out: &mut Planned) -> io::Result<()> {
+        // (pid, file, arguments) -> (places, enablings), first seen first.
+        struct Group<'a> {
+            pid: u32,
+            path: &'a Path,
+            args: &'a [UsdtArg],
+            offsets: Vec<u64>,
+            cookies: Vec<u64>,
+            semaphores: Vec<u64>,
+            probes: Vec<ProbeEnabling>,
+        }
+        let mut groups: Vec<Group> = Vec::new();
+        for e in enabled {
+            let Some(p) = self.probes.get(e.local as usize) else {
+                continue;
+            };
+            for place in &p.places {
+                let at = groups
+                    .iter()
+                    .position(|g| g.pid == p.pid && g.path == p.path && g.args == place.args);
+                let g = match at {
+                    Some(i) => &mut groups[i],
+                    None => {
+                        groups.push(Group {
+                            pid: p.pid,
+                            path: &p.path,
+                            args: &place.args,
+                            offsets: Vec::new(),
+                            cookies: Vec::new(),
+                            semaphores: Vec::new(),
+                            probes: Vec::new(),
+                        });
+                        groups.last_mut().expect("just pushed")
+                    }
+                };
+                let key = match g.probes.iter().position(|x| x.probe.id == e.id) {
+                    Some(k) => k,
+                    None => {
+                        g.probes.push(e.enabling(table, g.probes.len() as u32));
+                        g.probes.len() - 1
+                    }
+                };
+                if !g.offsets.contains(&place.offset) {
+                    g.offsets.push(place.offset);
+                    g.cookies.push(key as u64);
+                    g.semaphores.push(place.semaphore);
+                }
+            }
+        }
+        for g in groups {
+            let semaphores = if g.semaphores.iter().any(|&s| s != 0) {
+                g.semaphores
+            } else {
+                Vec::new()
+            };
+            out.programs.push(PlannedProgram {
+                plan: ProgramPlan {
+                    name: "dt_usdt".to_string(),
+                    kind: ProgKind::Uprobe,
+                    context: ArgContext::Usdt {
+                        pid: g.pid,
+                        args: g.args.to_vec(),
+                    },
+                    phase: Phase::Normal,
+                    probes: g.probes,
+                    dispatch: Some(DispatchKey::Cookie),
+                    tick_gate: None,
+                    guard: None,
+                },
+                attach: Attach::Uprobe {
+                    path: g.path.to_path_buf(),
+                    offsets: g.offsets,
+                    cookies: g.cookies,
+                    ref_ctr_offsets: semaphores,
+                    ret: false,
+                    pid: g.pid,
+                },
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The x86-64 registers a note may name: their offset in `struct
+/// pt_regs` and their width in bytes.
+fn register(name: &str) -> Option<(u16, u8)> {
+    const FULL: &[(&str, &str, &str, &str, u16)] = &[
+        ("rax", "eax", "ax", "al", 80),
+        ("rbx", "ebx", "bx", "bl", 40),
+        ("rcx", "ecx", "cx", "cl", 88),
+        ("rdx", "edx", "dx", "dl", 96),
+        ("rsi", "esi", "si", "sil", 104),
+        ("rdi", "edi", "di", "dil", 112),
+        ("rbp", "ebp", "bp", "bpl", 32),
+        ("rsp", "esp", "sp", "spl", 152),
+    ];
+    for &(q, d, w, b, off) in FULL {
+        for (n, width) in [(q, 8), (d, 4), (w, 2), (b, 1)] {
+            if name == n {
+                return Some((off, width));
+            }
+        }
+    }
+    // r8..r15, with d, w, b (or l) for their low parts.
+    let rest = name.strip_prefix('r')?;
+    let digits = rest.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let n: u16 = digits.parse().ok().filter(|n| (8..=15).contains(n))?;
+    let width = match &rest[digits.len()..] {
+        "" => 8,
+        "d" => 4,
+        "w" => 2,
+        "b" | "l" => 1,
+        _ => return None,
+    };
+    // pt_regs: r15 at 0 ... r12 at 24, then bp, bx, r11 at 48 ... r8 at 72.
+    let off = if n >= 12 {
+        8 * (15 - n)
+    } else {
+        48 + 8 * (11 - n)
+    };
+    Some((off, width))
+}
+
+/// A number as a note writes one: decimal or `0x` hexadecimal, maybe
+/// negative.
+fn number(s: &str) -> Option<i64> {
+    let (neg, digits) = match s.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let v = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        Some(h) => u64::from_str_radix(h, 16).ok()? as i64,
+        None => digits.parse::<u64>().ok()? as i64,
+    };
+    Some(if neg { v.wrapping_neg() } else { v })
+}
+
+/// A note's argument descriptions: each argument's size (negative if
+/// signed) and where it is. An operand this reader cannot place (a
+/// register it does not know, an absolute symbol) reads as 0. `vaddr` is
+/// the note's place, for operands relative to `%rip`; `symbol` finds a
+/// symbol's address in the note's file.
+fn parse_args(
+    text: &str,
+    vaddr: u64,
+    symbol: &mut dyn FnMut(&str) -> Option<u64>,
+) -> (Vec<i8>, Vec<UsdtArg>) {
+    let mut sizes = Vec::new();
+    let mut args = Vec::new();
+    for word in text.split_whitespace().take(12) {
+        let (size, op) = match word.split_once('@') {
+            Some((n, op)) => match n.parse::<i8>() {
+                Ok(n) if matches!(n.unsigned_abs(), 1 | 2 | 4 | 8) => (n, op),
+                _ => (8, op),
+            },
+            None => (8, word),
+        };
+        sizes.push(size);
+        let arg = operand(op, size, vaddr, symbol).unwrap_or(UsdtArg::Const(0));
+        args.push(arg);
+    }
+    (sizes, args)
+}
+
+fn operand(
+    op: &str,
+    size: i8,
+    vaddr: u64,
+    symbol: &mut dyn FnMut(&str) -> Option<u64>,
+) -> Option<UsdtArg> {
+    let signed = size < 0;
+    let bytes = size.unsigned_abs();
+    if let Some(imm) = op.strip_prefix('$') {
+        let v = number(imm)?;
+        return Some(UsdtArg::Const(v));
+    }
+    if let Some(reg) = op.strip_prefix('%') {
+        let (off, width) = register(reg)?;
+        return Some(UsdtArg::Reg {
+            reg: off,
+            size: bytes.min(width),
+            signed,
+        });
+    }
+    // disp(%base,%index,scale), each part optional but the parentheses.
+    let open = op.find('(')?;
+    let inner = op[open + 1..].strip_suffix(')')?;
+    let disp_text = &op[..open];
+    let mut parts = inner.split(',');
+    let base = parts.next().unwrap_or("").trim();
+    let index = parts.next().map(str::trim).filter(|s| !s.is_empty());
+    let scale = match parts.next() {
+        Some(s) => u8::try_from(number(s.trim())?).ok()?,
+        None => 1,
+    };
+    if parts.next().is_some() {
+        return None;
+    }
+    let ip_relative = base == "%rip";
+    // sym, sym+N, sym-N, N, or nothing.
+    let (sym, n) = match disp_text.find(['+', '-']) {
+        _ if disp_text.is_empty() => (None, 0),
+        Some(0) | None if number(disp_text).is_some() => (None, number(disp_text)?),
+        Some(i) if i > 0 => (Some(&disp_text[..i]), number(&disp_text[i..])?),
+        None => (Some(disp_text), 0),
+        Some(_) => return None,
+    };
+    let disp = match sym {
+        // A symbol's address relative to the probe's own: the run-time
+        // address is the place's plus the difference.
+        Some(s) if ip_relative => (symbol(s)?.wrapping_sub(vaddr) as i64).wrapping_add(n),
+        Some(_) => return None,
+        None => n,
+    };
+    let reg_of = |r: &str| -> Option<u16> {
+        let (off, width) = register(r.strip_prefix('%')?)?;
+        (width == 8).then_some(off)
+    };
+    let base = match base {
+        "" | "%rip" => None,
+        b => Some(reg_of(b)?),
+    };
+    let index = match index {
+        Some(x) => Some((reg_of(x)?, scale)),
+        None => None,
+    };
+    Some(UsdtArg::Mem {
+        base,
+        index,
+        disp,
+        ip_relative,
+        size: bytes,
+        signed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(text: &str) -> Vec<UsdtArg> {
+        parse_args(text, 0x1000, &mut |s| (s == "counter").then_some(0x4010)).1
+    }
+
+    #[test]
+    fn provider_names_name_a_process() {
+        assert_eq!(split_pid("python1234"), Some(("python", 1234)));
+        assert_eq!(split_pid("libstdcxx7"), Some(("libstdcxx", 7)));
+        assert_eq!(split_pid("python"), None);
+        assert_eq!(split_pid("1234"), None);
+        assert_eq!(split_pid("pid1234"), None);
+        assert_eq!(split_pid("py*1"), None);
+        assert_eq!(split_pid("python0"), None);
+    }
+
+    #[test]
+    fn note_names_are_written_with_dashes() {
+        assert_eq!(probe_name("function__entry"), "function-entry");
+        assert_eq!(probe_name("throw"), "throw");
+    }
+
+    #[test]
+    fn registers_are_found_in_pt_regs() {
+        assert_eq!(register("rax"), Some((80, 8)));
+        assert_eq!(register("eax"), Some((80, 4)));
+        assert_eq!(register("dil"), Some((112, 1)));
+        assert_eq!(register("r15"), Some((0, 8)));
+        assert_eq!(register("r12d"), Some((24, 4)));
+        assert_eq!(register("r11"), Some((48, 8)));
+        assert_eq!(register("r8b"), Some((72, 1)));
+        assert_eq!(register("r16"), None);
+        assert_eq!(register("xmm0"), None);
+    }
+
+    #[test]
+    fn argument_descriptions_are_placed() {
+        assert_eq!(
+            args("-4@%eax 8@%rbp"),
+            vec![
+                UsdtArg::Reg {
+                    reg: 80,
+                    size: 4,
+                    signed: true
+                },
+                UsdtArg::Reg {
+                    reg: 32,
+                    size: 8,
+                    signed: false
+                },
+            ]
+        );
+        assert_eq!(
+            args("4@$5 -8@$-3"),
+            vec![UsdtArg::Const(5), UsdtArg::Const(-3)]
+        );
+        assert_eq!(
+            args("-4@112(%rsp)"),
+            vec![UsdtArg::Mem {
+                base: Some(152),
+                index: None,
+                disp: 112,
+                ip_relative: false,
+                size: 4,
+                signed: true
+            }]
+        );
+        assert_eq!(
+            args("8@-80(%rbx,%rcx,8) 2@(%rdi)"),
+            vec![
+                UsdtArg::Mem {
+                    base: Some(40),
+                    index: Some((88, 8)),
+                    disp: -80,
+                    ip_relative: false,
+                    size: 8,
+                    signed: false
+                },
+                UsdtArg::Mem {
+                    base: Some(112),
+                    index: None,
+                    disp: 0,
+                    ip_relative: false,
+                    size: 2,
+                    signed: false
+                },
+            ]
+        );
+        // A symbol relative to %rip: its distance from the probe.
+        assert_eq!(
+            args("-4@counter+4(%rip)"),
+            vec![UsdtArg::Mem {
+                base: None,
+                index: None,
+                disp: 0x3014,
+                ip_relative: true,
+                size: 4,
+                signed: true
+            }]
+        );
+        // What cannot be placed reads 0; the sizes are still told.
+        let (sizes, a) = parse_args("4@%xmm0 8@other(%rip) %rdi", 0, &mut |_| None);
+        assert_eq!(sizes, vec![4, 8, 8]);
+        assert_eq!(a[0], UsdtArg::Const(0));
+        assert_eq!(a[1], UsdtArg::Const(0));
+        assert!(matches!(a[2], UsdtArg::Reg { reg: 112, .. }));
+        for bad in [
+            "",
+            "@",
+            "8@",
+            "8@(",
+            "8@()",
+            "8@1(%rax,%rbx,x)",
+            "8@$x",
+            "99@%rax",
+        ] {
+            let _ = parse_args(bad, 0, &mut |_| None);
+        }
+    }
+
+    #[test]
+    fn python_and_libstdcxx_notes_are_read_where_installed() {
+        // Debian builds both with sys/sdt.h; skipped where they are not.
+        for path in ["/usr/bin/python3", "/lib/x86_64-linux-gnu/libstdc++.so.6"] {
+            let p = Path::new(path);
+            if !p.exists() {
+                continue;
+            }
+            for n in read_notes(p) {
+                assert!(!n.provider.is_empty() && !n.name.is_empty());
+                assert!(n.offset > 0);
+            }
+        }
+    }
+}

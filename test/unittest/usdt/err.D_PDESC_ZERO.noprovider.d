@@ -1,0 +1,8 @@
+/*
+ * A provider the target does not have matches nothing.
+ */
+/* @@trigger: fixture usdtapp */
+
+nosuch$target:::query-start
+{
+}

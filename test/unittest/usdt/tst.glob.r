@@ -1,0 +1,3 @@
+query-start 3
+tick 3
+

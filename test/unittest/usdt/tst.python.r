@@ -1,0 +1,3 @@
+python3.11 gc-start generation 2
+gc-done
+

@@ -1,0 +1,4 @@
+tick 0
+tick 0
+tick 0
+
