@@ -30,6 +30,9 @@ const MAX_STACK_FRAMES: u32 = 127;
 
 /// `bpf_get_stack`'s flag for the user-level stack.
 const BPF_F_USER_STACK: i32 = 1 << 8;
+/// With `BPF_F_USER_STACK`: each frame as its object's build ID and the
+/// offset in it (`struct bpf_stack_build_id`).
+const BPF_F_USER_BUILD_ID: i32 = 1 << 11;
 
 /// Frames a raw tracepoint program's kernel stack begins with that are
 /// not the traced code's: the program itself and `bpf_trace_runN`.
@@ -68,6 +71,58 @@ impl ProgGen<'_, '_> {
                 let size = frames * 8;
                 let buf = self.alloc_buf(size);
                 self.get_stack(buf, size, false, 0);
+                self.ptr(R1, R9, buf);
+                Ok(self.int_result(R1))
+            }
+            // The process ID, then the user stack's frames, each a word
+            // (`types::USTACK_IP`): the kernel gives each frame's build
+            // ID and file offset, or its address, in 32 bytes, which are
+            // packed into words here. By reference.
+            CKind::UStack { frames } => {
+                let n = *frames;
+                let out = self.alloc_buf(8 + 8 * n);
+                let raw = self.alloc_buf(32 * n);
+                self.a.emit(call(Helper::GetCurrentPidTgid));
+                self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
+                self.stx_at(R9, out, R0, Size::DW);
+                self.a
+                    .emit(ldx(Size::DW, R1, FP, crate::codegen::stack::CTX));
+                self.ptr(R2, R9, raw);
+                self.a.emit(mov64_imm(R3, (32 * n) as i32));
+                self.a
+                    .emit(mov64_imm(R4, BPF_F_USER_STACK | BPF_F_USER_BUILD_ID));
+                self.a.emit(call(Helper::GetStack));
+                for i in 0..n {
+                    self.pack_user_frame(raw + 32 * i, out + 8 + 8 * i);
+                }
+                self.ptr(R1, R9, out);
+                Ok(self.int_result(R1))
+            }
+            // The process ID and the address, then the probe's own user
+            // address as a ustack() frame and as a number, by reference
+            // (`types::Special::USym`).
+            CKind::UserAddr(a) => {
+                let t = self.eval_int(a)?;
+                let buf = self.alloc_buf(32);
+                let raw = self.alloc_buf(32);
+                self.load_temp(t, R1);
+                self.stx_at(R9, buf + 8, R1, Size::DW);
+                self.free(t);
+                self.a.emit(call(Helper::GetCurrentPidTgid));
+                self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
+                self.stx_at(R9, buf, R0, Size::DW);
+                for (at, size, flags) in [
+                    (buf + 24, 8, BPF_F_USER_STACK),
+                    (raw, 32, BPF_F_USER_STACK | BPF_F_USER_BUILD_ID),
+                ] {
+                    self.a
+                        .emit(ldx(Size::DW, R1, FP, crate::codegen::stack::CTX));
+                    self.ptr(R2, R9, at);
+                    self.a.emit(mov64_imm(R3, size));
+                    self.a.emit(mov64_imm(R4, flags));
+                    self.a.emit(call(Helper::GetStack));
+                }
+                self.pack_user_frame(raw, buf + 16);
                 self.ptr(R1, R9, buf);
                 Ok(self.int_result(R1))
             }
@@ -487,6 +542,32 @@ impl ProgGen<'_, '_> {
     /// fentry or fexit program's stack starts in the program, which its
     /// trampoline called from the traced function (not yet checked on a
     /// kernel that allows them).
+    /// Packs the `struct bpf_stack_build_id` at scratch offset `src` into
+    /// the word at `dst` (`types::USTACK_IP`): 31 bits of the build ID
+    /// and the file offset, or the marked address, or 0 for none.
+    fn pack_user_frame(&mut self, src: u32, dst: u32) {
+        let ip = self.a.new_label();
+        let store = self.a.new_label();
+        self.ldx_at(R1, R9, src, Size::W);
+        self.a.emit(mov64_imm(R0, 0));
+        self.a.jmp_imm_to(Cond::Ne, R1, 1, ip);
+        // BPF_STACK_BUILD_ID_VALID: build ID and offset.
+        self.ldx_at(R0, R9, src + 4, Size::W);
+        self.a.emit(alu64_imm(Alu::And, R0, 0x7fff_ffff));
+        self.a.emit(alu64_imm(Alu::Lsh, R0, 32));
+        self.ldx_at(R2, R9, src + 24, Size::W);
+        self.a.emit(alu64_reg(Alu::Or, R0, R2));
+        self.a.ja_to(store);
+        // BPF_STACK_BUILD_ID_IP: the address, marked.
+        self.a.bind(ip);
+        self.a.jmp_imm_to(Cond::Ne, R1, 2, store);
+        self.ldx_at(R0, R9, src + 24, Size::DW);
+        load_imm(&mut self.a, R2, dtrace_lang::types::USTACK_IP as i64);
+        self.a.emit(alu64_reg(Alu::Or, R0, R2));
+        self.a.bind(store);
+        self.stx_at(R9, dst, R0, Size::DW);
+    }
+
     fn get_stack(&mut self, buf: u32, size: u32, user: bool, skip: i32) {
         self.a
             .emit(ldx(Size::DW, R1, FP, crate::codegen::stack::CTX));

@@ -234,6 +234,14 @@ pub enum CKind {
     Stack {
         frames: u32,
     },
+    /// `ustack(n)`: the process ID and the user stack's frames with
+    /// their objects' build IDs (see `Special::UStack`), by reference.
+    UStack {
+        frames: u32,
+    },
+    /// `usym()`, `ufunc()`, `umod()`, `uaddr()`: the process ID and the
+    /// address, two words by reference (the type says how it prints).
+    UserAddr(Box<CExpr>),
     /// `speculation()`: a new speculation's ID, or 0 when none is free.
     Speculation,
     Str(Vec<u8>),
@@ -539,6 +547,7 @@ impl CExpr {
             | CKind::Var(_)
             | CKind::Rand
             | CKind::Stack { .. }
+            | CKind::UStack { .. }
             | CKind::Speculation
             | CKind::PerCpuAddr(_) => {}
             CKind::Copyin(a, b)
@@ -584,6 +593,7 @@ impl CExpr {
             | CKind::Cleanpath(a)
             | CKind::KernelString(a)
             | CKind::Strlen(a)
+            | CKind::UserAddr(a)
             | CKind::Deref(a) => f(a),
             CKind::Arith(_, a, b)
             | CKind::InetNtop(a, b, _)

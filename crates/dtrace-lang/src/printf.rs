@@ -301,7 +301,10 @@ impl ConvKind {
             ConvKind::Str | ConvKind::EscapedStr => t.is_string(),
             ConvKind::AggValue => true,
             ConvKind::Float { .. } => t.is_float(),
-            ConvKind::Stack => matches!(t.special(), Some(crate::types::Special::Stack(_))),
+            ConvKind::Stack => matches!(
+                t.special(),
+                Some(crate::types::Special::Stack(_) | crate::types::Special::UStack(_))
+            ),
         }
     }
 

@@ -253,7 +253,32 @@ pub enum Special {
     Sym,
     /// `mod()`: the module.
     Mod,
+    /// `ustack()`: the process ID, then this many frames of a word each
+    /// (see `USTACK_IP`), 0 past the last.
+    UStack(u32),
+    /// `usym()` and `ufunc()`: the process ID and a user address, then
+    /// the probe's own user address as a `ustack()` frame and as a
+    /// number (to place the address in the probe's object after the
+    /// process is gone), printed as `module`function`.
+    USym,
+    /// `umod()`: the process ID and a user address, printed as the module.
+    UMod,
+    /// `uaddr()`: the process ID and a user address, printed as
+    /// `module`function+0xoff`.
+    UAddr,
 }
+
+/// A `ustack()` frame is a word: with this bit, the address (the kernel
+/// could not tell the object); without it, the low 31 bits of the first
+/// 4 bytes of the object's build ID (native order) in the high half and
+/// the offset in the object's file in the low half, so that the frame is
+/// named after the process is gone.
+pub const USTACK_IP: u64 = 1 << 63;
+
+/// The most frames `ustack()` records without a count: what fits an
+/// aggregation key (512 bytes, less the aggregation's and the process's
+/// words).
+pub const USTACK_DEFAULT_MAX: u32 = 60;
 
 impl Special {
     pub fn type_of(self) -> Type {
@@ -264,6 +289,21 @@ impl Special {
             ),
             Special::Sym => Type::Named(Arc::from("_symaddr"), Box::new(Type::Int(UINTPTR_T))),
             Special::Mod => Type::Named(Arc::from("_modaddr"), Box::new(Type::Int(UINTPTR_T))),
+            Special::UStack(n) => Type::Named(
+                Arc::from("ustack"),
+                Box::new(Type::Array(Box::new(Type::Int(UINT64)), 1 + n)),
+            ),
+            Special::USym | Special::UMod | Special::UAddr => {
+                let name = match self {
+                    Special::USym => "_usymaddr",
+                    Special::UMod => "_umodaddr",
+                    _ => "_uaddr",
+                };
+                Type::Named(
+                    Arc::from(name),
+                    Box::new(Type::Array(Box::new(Type::Int(UINT64)), 4)),
+                )
+            }
         }
     }
 }
@@ -278,6 +318,10 @@ impl Type {
             ("stack", Type::Array(_, n)) => Some(Special::Stack(*n)),
             ("_symaddr", Type::Int(_)) => Some(Special::Sym),
             ("_modaddr", Type::Int(_)) => Some(Special::Mod),
+            ("ustack", Type::Array(_, n)) => Some(Special::UStack(n.saturating_sub(1))),
+            ("_usymaddr", Type::Array(..)) => Some(Special::USym),
+            ("_umodaddr", Type::Array(..)) => Some(Special::UMod),
+            ("_uaddr", Type::Array(..)) => Some(Special::UAddr),
             _ => None,
         }
     }
@@ -729,6 +773,10 @@ pub struct TypeTable {
     pub strsize: u32,
     /// The frames `stack()` records (the `stackframes` option).
     pub stackframes: u32,
+    /// The frames `ustack()` records (`ustackframes`), and `jstack()`
+    /// (`jstackframes`).
+    pub ustackframes: u32,
+    pub jstackframes: u32,
 }
 
 impl Default for TypeTable {
@@ -744,12 +792,17 @@ impl Default for TypeTable {
             ext_tags: HashMap::new(),
             strsize: DEFAULT_STRSIZE,
             stackframes: DEFAULT_STACKFRAMES,
+            ustackframes: DEFAULT_USTACKFRAMES,
+            jstackframes: DEFAULT_JSTACKFRAMES,
         }
     }
 }
 
 /// `stackframes`' default.
 pub const DEFAULT_STACKFRAMES: u32 = 20;
+/// `ustackframes`' and `jstackframes`' defaults.
+pub const DEFAULT_USTACKFRAMES: u32 = 100;
+pub const DEFAULT_JSTACKFRAMES: u32 = 50;
 
 /// `strsize`'s default.
 pub const DEFAULT_STRSIZE: u32 = 256;

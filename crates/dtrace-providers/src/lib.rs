@@ -521,6 +521,16 @@ impl Probes {
     }
 }
 
+/// The files of a process's objects (see `Provider::target`): those it
+/// maps, or for a command held before its exec, its executable and the
+/// libraries it will load.
+pub fn process_files(pid: u32, held: Option<&std::path::Path>) -> Vec<PathBuf> {
+    uobj::objects_of(pid, held)
+        .into_iter()
+        .map(|o| o.path)
+        .collect()
+}
+
 /// How a planned program is attached.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Attach {

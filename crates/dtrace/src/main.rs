@@ -527,6 +527,9 @@ fn run(cmd: Cmd) -> u8 {
         }
         let intr = signals.count();
         for (t, rep) in targets.iter_mut().zip(reported.iter_mut()) {
+            if !*rep {
+                dt.remember_process(t.pid());
+            }
             if !*rep && t.poll_exited() {
                 *rep = true;
                 live -= 1;

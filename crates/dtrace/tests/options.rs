@@ -35,6 +35,23 @@ fn getpids(n: u32) -> String {
     format!("{} {} {}", me.display(), TRIGGER, n)
 }
 
+/// The D suite's `frames` fixture (nested calls with frame pointers and
+/// a USDT probe), built here.
+fn frames_fixture() -> Result<String, Failed> {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../test/fixtures/frames.c");
+    let exe = std::env::temp_dir().join(format!("dtrace-options-frames-{}", std::process::id()));
+    let o = Command::new("cc")
+        .args(["-O1", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .output()
+        .map_err(|e| format!("cc: {}", e))?;
+    if !o.status.success() {
+        return Err(format!("cc: {}", text(&o.stderr)).into());
+    }
+    Ok(exe.display().to_string())
+}
+
 /// Records printed (one CPU number a line) plus the drops reported, by
 /// CPU, and the drops in all.
 fn printed_and_dropped(o: &Output) -> (std::collections::BTreeMap<usize, usize>, usize) {
@@ -652,6 +669,22 @@ const DEMOS: &[(&str, Demo)] = &[
     ("stackframes", || {
         let prog = "syscall::getpid:entry /pid == $target/ { stack(); }";
         let o = dtrace(&["-q", "-x", "stackframes=1", "-n", prog, "-c", &getpids(1)]);
+        let frames = text(&o.stdout).lines().filter(|l| l.contains('`')).count();
+        check(frames == 1, "not one frame", &o)
+    }),
+    ("ustackframes", || {
+        let exe = frames_fixture()?;
+        let prog = "BEGIN { n = 0; } frames$target:::here /n++ == 0/ { ustack(); }";
+        let o = dtrace(&["-q", "-x", "ustackframes=2", "-n", prog, "-c", &exe]);
+        let _ = std::fs::remove_file(&exe);
+        let frames = text(&o.stdout).lines().filter(|l| l.contains('`')).count();
+        check(frames == 2, "not two frames", &o)
+    }),
+    ("jstackframes", || {
+        let exe = frames_fixture()?;
+        let prog = "BEGIN { n = 0; } frames$target:::here /n++ == 0/ { jstack(); }";
+        let o = dtrace(&["-q", "-x", "jstackframes=1", "-n", prog, "-c", &exe]);
+        let _ = std::fs::remove_file(&exe);
         let frames = text(&o.stdout).lines().filter(|l| l.contains('`')).count();
         check(frames == 1, "not one frame", &o)
     }),

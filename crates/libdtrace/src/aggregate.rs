@@ -22,6 +22,9 @@ pub enum KeyValue {
     Str(Vec<u8>),
     /// A kernel stack's words (`stack()`).
     Stack(Vec<u8>),
+    /// A user stack as recorded (`ustack()`: the process ID, then its
+    /// frames by build ID).
+    UStack(Vec<u8>),
     /// A function's first address (`sym()`, `func()`: every address in a
     /// function is one key, as DTrace's consumer merges them).
     Sym(u64),
@@ -64,6 +67,18 @@ pub fn decode_key(layout: &AggLayout, raw: &[u8]) -> Vec<KeyValue> {
             Type::String => KeyValue::Str(cstr(bytes).to_vec()),
             t if t.special().is_some() => match t.special() {
                 Some(Special::Stack(_)) => KeyValue::Stack(bytes.to_vec()),
+                Some(Special::UStack(_)) => KeyValue::UStack(bytes.to_vec()),
+                // A user symbol, module or address, by its text: keys
+                // in one function are one row (usym), as in DTrace.
+                Some(Special::USym) => {
+                    KeyValue::Mod(crate::usym::pair_text(bytes, crate::usym::UserHow::Sym))
+                }
+                Some(Special::UMod) => {
+                    KeyValue::Mod(crate::usym::pair_text(bytes, crate::usym::UserHow::Mod))
+                }
+                Some(Special::UAddr) => {
+                    KeyValue::Mod(crate::usym::pair_text(bytes, crate::usym::UserHow::Addr))
+                }
                 Some(Special::Sym) => {
                     KeyValue::Sym(crate::ksym::sym_start(
                         read_i64(raw, f.offset as usize) as u64
@@ -208,6 +223,7 @@ fn cmp_key(a: &[KeyValue], b: &[KeyValue]) -> Ordering {
             (KeyValue::Stack(p), KeyValue::Stack(q)) => {
                 crate::ksym::frames(p).cmp(crate::ksym::frames(q))
             }
+            (KeyValue::UStack(p), KeyValue::UStack(q)) => p.cmp(q),
             (KeyValue::Sym(p), KeyValue::Sym(q)) => p.cmp(q),
             (KeyValue::Mod(p), KeyValue::Mod(q)) => p.cmp(q),
             (KeyValue::Bytes(p), KeyValue::Bytes(q)) => p.cmp(q),
@@ -226,7 +242,7 @@ fn key_rank(k: &KeyValue) -> u8 {
     match k {
         KeyValue::Int(..) => 0,
         KeyValue::Str(_) => 1,
-        KeyValue::Stack(_) => 2,
+        KeyValue::Stack(_) | KeyValue::UStack(_) => 2,
         KeyValue::Sym(_) => 3,
         KeyValue::Mod(_) => 4,
         KeyValue::Bytes(_) => 5,
@@ -376,6 +392,7 @@ pub fn print_distribution(out: &mut Vec<u8>, d: &Distribution, normal: u64) {
 fn key_default(out: &mut Vec<u8>, k: &KeyValue, indent: usize) {
     match k {
         KeyValue::Stack(b) => crate::ksym::print_stack(out, b, indent),
+        KeyValue::UStack(b) => crate::usym::print_ustack(out, b, indent),
         KeyValue::Sym(a) => {
             out.extend_from_slice(format!("  {:<50}", crate::ksym::sym_text(*a)).as_bytes())
         }
@@ -496,6 +513,7 @@ pub fn print_formatted(
                         Some(KeyValue::Int(v, t)) => Arg::Int(*v, *t),
                         Some(KeyValue::Str(s)) => Arg::Str(s),
                         Some(KeyValue::Stack(b)) => Arg::Stack(b, indent),
+                        Some(KeyValue::UStack(b)) => Arg::UStack(b, indent),
                         Some(KeyValue::Sym(a)) => Arg::Sym(*a),
                         Some(KeyValue::Mod(m)) => Arg::Str(m.as_bytes()),
                         Some(KeyValue::Bytes(b)) => Arg::Bytes(b),

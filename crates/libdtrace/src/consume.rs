@@ -183,6 +183,16 @@ fn rd_u64(b: &[u8], o: usize) -> u64 {
         .unwrap_or(0)
 }
 
+/// How a user address value prints, if the type is one.
+fn user_how(ty: &dtrace_lang::types::Type) -> Option<crate::usym::UserHow> {
+    match ty.special()? {
+        Special::USym => Some(crate::usym::UserHow::Sym),
+        Special::UMod => Some(crate::usym::UserHow::Mod),
+        Special::UAddr => Some(crate::usym::UserHow::Addr),
+        _ => None,
+    }
+}
+
 /// The value of a recorded or constant value, as a format argument.
 /// `indent` is the `stackindent` a stack is printed with.
 #[inline]
@@ -222,6 +232,10 @@ fn value_arg<'a>(v: &'a Value, data: &'a [u8], indent: usize) -> Arg<'a> {
             let b = data.get(o..o + *size as usize).unwrap_or(&[]);
             if let Some(Special::Stack(_)) = ty.special() {
                 Arg::Stack(b, indent)
+            } else if let Some(Special::UStack(_)) = ty.special() {
+                Arg::UStack(b, indent)
+            } else if let Some(how) = user_how(ty) {
+                Arg::User(b, how)
             } else if ty.is_float() {
                 Arg::Float(format::float_from_bytes(b))
             } else {

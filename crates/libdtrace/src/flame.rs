@@ -15,9 +15,11 @@ use crate::ksym;
 
 /// Whether rows with these keys can be drawn: one of them is a stack.
 pub fn has_stack(entries: &[AggEntry]) -> bool {
-    entries
-        .iter()
-        .any(|e| e.key.iter().any(|k| matches!(k, KeyValue::Stack(_))))
+    entries.iter().any(|e| {
+        e.key
+            .iter()
+            .any(|k| matches!(k, KeyValue::Stack(_) | KeyValue::UStack(_)))
+    })
 }
 
 /// The folded lines of an aggregation's rows (`a;b;c N`), those with a
@@ -36,6 +38,18 @@ pub fn folded(entries: &[AggEntry], normal: u64) -> Vec<String> {
             match k {
                 KeyValue::Stack(b) => {
                     let mut f: Vec<String> = ksym::frames(b).map(ksym::sym_text).collect();
+                    f.reverse();
+                    frames.extend(f);
+                }
+                KeyValue::UStack(b) => {
+                    // Functions without offsets, as for kernel frames.
+                    let mut f: Vec<String> = crate::usym::ustack_frames(b)
+                        .into_iter()
+                        .map(|t| match t.rsplit_once("+0x") {
+                            Some((func, _)) => func.to_string(),
+                            None => t,
+                        })
+                        .collect();
                     f.reverse();
                     frames.extend(f);
                 }

@@ -24,6 +24,12 @@ pub enum Arg<'a> {
     Sym(u64),
     /// A kernel address printed as its module (`mod()`).
     Mod(u64),
+    /// A user stack (`ustack()`, `jstack()`): the process ID and frames
+    /// as recorded, and the `stackindent`.
+    UStack(&'a [u8], usize),
+    /// A user address with its process ID (`usym()`, `umod()`,
+    /// `uaddr()`), and how it prints.
+    User(&'a [u8], crate::usym::UserHow),
 }
 
 /// The bytes of a NUL-terminated string in a buffer.
@@ -391,6 +397,14 @@ pub fn format_conv(
             format_str(out, c, crate::ksym::addr_text(v).as_bytes(), width, prec)
         }
         (ConvKind::Stack, Arg::Stack(b, indent)) => crate::ksym::print_stack(out, b, indent),
+        (_, Arg::UStack(b, indent)) => crate::usym::print_ustack(out, b, indent),
+        (_, Arg::User(b, how)) => format_str(
+            out,
+            c,
+            crate::usym::pair_text(b, how).as_bytes(),
+            width,
+            prec,
+        ),
         (_, Arg::Int(v, t)) => format_int(out, c, v, t, width, prec),
         (_, Arg::Str(s)) => format_str(out, c, s, width, prec),
         // The checker matches conversions to arguments; these do not

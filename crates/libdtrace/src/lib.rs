@@ -525,11 +525,24 @@ impl Dtrace {
     pub fn target(&mut self, pid: i32, held: Option<&std::path::Path>) {
         if let Ok(pid) = u32::try_from(pid) {
             self.probes.target(pid, held);
+            // Its objects, to name its stacks' frames after it is gone.
+            let files = dtrace_providers::process_files(pid, held);
+            usym::remember_objects(pid, held.is_some(), &files);
         }
     }
 
     pub fn probes(&self) -> &Probes {
         &self.probes
+    }
+
+    /// Reads and keeps a traced process's mappings (again, if they were
+    /// read more than 100 ms ago), so that its user addresses (`usym()`,
+    /// `uaddr()`, `%A`) are named after it exits: call it while a target
+    /// runs.
+    pub fn remember_process(&self, pid: i32) {
+        if let Ok(pid) = u32::try_from(pid) {
+            usym::refresh_process(pid);
+        }
     }
 
     /// The provider definitions (`provider name { probe ...; };`) of the
@@ -631,7 +644,12 @@ impl Dtrace {
         // probes are made (cpc's minimum count): set it first. A bad
         // value is reported with the other pragmas below.
         // So do the sizes the checker gives types (`string`, `stack()`).
-        for name in Probes::TUNABLES.iter().chain(&["strsize", "stackframes"]) {
+        for name in Probes::TUNABLES.iter().chain(&[
+            "strsize",
+            "stackframes",
+            "ustackframes",
+            "jstackframes",
+        ]) {
             if let Some(v) = dtrace_lang::pragma_value(&text, name) {
                 let _ = self.setopt(name, Some(&v));
             }
@@ -639,6 +657,8 @@ impl Dtrace {
         let mut syms = self.syms.clone();
         syms.types.strsize = self.opts.get("strsize").clamp(2, 1 << 16) as u32;
         syms.types.stackframes = self.opts.get("stackframes").clamp(1, 127) as u32;
+        syms.types.ustackframes = self.opts.get("ustackframes").clamp(1, 127) as u32;
+        syms.types.jstackframes = self.opts.get("jstackframes").clamp(1, 127) as u32;
         let mut next = self.next_clause;
         // Clauses are checked in the context of their probes (`args[]`).
         // A description matching nothing is left to the check below

@@ -249,13 +249,15 @@ const OPTIONS: &[OptDef] = &[
         name: "jstackframes",
         kind: OptKind::Count,
         default: 50,
-        support: Support::Refused("jstack() is not supported"),
+        support: Support::Honoured,
     },
     OptDef {
         name: "jstackstrsize",
         kind: OptKind::Size,
         default: 512,
-        support: Support::Refused("jstack() is not supported"),
+        support: Support::Refused(
+            "there are no ustack helpers (a JVM's) on Linux to fill jstack() string space",
+        ),
     },
     OptDef {
         name: "libdir",
@@ -365,7 +367,7 @@ const OPTIONS: &[OptDef] = &[
         name: "ustackframes",
         kind: OptKind::Count,
         default: 100,
-        support: Support::Refused("ustack() is not supported"),
+        support: Support::Honoured,
     },
     OptDef {
         name: "verbose",

@@ -149,6 +149,10 @@ pub(crate) fn trace_text(out: &mut Vec<u8>, arg: Arg, quiet: bool) {
         // dtrace(1M) pads a symbol or module to 50 columns, quiet or not.
         Arg::Sym(a) => out.extend_from_slice(format!("  {:<50}", ksym::sym_text(a)).as_bytes()),
         Arg::Mod(a) => out.extend_from_slice(format!("  {:<50}", ksym::mod_text(a)).as_bytes()),
+        Arg::UStack(b, indent) => crate::usym::print_ustack(out, b, indent),
+        Arg::User(b, how) => {
+            out.extend_from_slice(format!("  {:<50}", crate::usym::pair_text(b, how)).as_bytes())
+        }
         Arg::Str(s) => {
             if quiet {
                 out.extend_from_slice(s);
@@ -368,7 +372,20 @@ fn arg_json(out: &mut Vec<u8>, v: Arg<'_>) {
         Arg::Stack(b, _) => stack_json(out, b),
         Arg::Sym(a) => json_str(out, ksym::sym_text(a).as_bytes()),
         Arg::Mod(a) => json_str(out, ksym::mod_text(a).as_bytes()),
+        Arg::UStack(b, _) => ustack_json(out, b),
+        Arg::User(b, how) => json_str(out, crate::usym::pair_text(b, how).as_bytes()),
     }
+}
+
+fn ustack_json(out: &mut Vec<u8>, b: &[u8]) {
+    out.push(b'[');
+    for (i, f) in crate::usym::ustack_frames(b).iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        json_str(out, f.as_bytes());
+    }
+    out.push(b']');
 }
 
 fn key_json(out: &mut Vec<u8>, k: &KeyValue) {
@@ -379,6 +396,7 @@ fn key_json(out: &mut Vec<u8>, k: &KeyValue) {
         KeyValue::Int(v, _) => out.extend_from_slice(v.to_string().as_bytes()),
         KeyValue::Str(s) => json_str(out, s),
         KeyValue::Stack(b) => stack_json(out, b),
+        KeyValue::UStack(b) => ustack_json(out, b),
         KeyValue::Sym(a) => json_str(out, ksym::sym_text(*a).as_bytes()),
         KeyValue::Mod(m) => json_str(out, m.as_bytes()),
         KeyValue::Bytes(b) => hex_str(out, b),

@@ -1,80 +1,321 @@
-//! User addresses as text, as DTrace's `%A` writes them:
-//! `object`function+0xoffset` from the process's ELF symbols (no offset
-//! at the function's first byte), `object`0xADDR` in an object without a
-//! symbol for it, `0xADDR` when the process or the address is unknown.
-//! The object is the mapped file's base name. Symbols are read by the
-//! `blazesym` crate from the process's mappings while it lives.
+//! User addresses as text, as DTrace's consumer writes them:
+//! `object`function+0xoffset` from the object's ELF symbols (no offset
+//! at the function's first byte), `object`0xOFFSET` in an object without
+//! a symbol for it, `0xADDR` when the process or the address is unknown.
+//! The object is the file's base name. Symbols are read by the
+//! `blazesym` crate, by file offset in the object's file.
+//!
+//! A process's objects must be known to name its addresses, and a
+//! process is often gone before its addresses are printed (an
+//! aggregation printed at the end of a `-c` command). So:
+//! - `ustack()` records each frame as the kernel gives it with
+//!   `BPF_F_USER_BUILD_ID` (the object's build ID and the offset in the
+//!   file), packed in a word: 31 bits of the build ID and the offset
+//!   (`types::USTACK_IP`). Objects are found by build ID among those this module has
+//!   seen: the objects of every traced process (`remember_objects`, with
+//!   a `-c` command's executable and the libraries it needs, known
+//!   before it runs), and those of any process whose mappings it read.
+//! - `usym()`, `umod()`, `uaddr()` and `%A` record the process ID and the
+//!   address; the process's mappings are read when first needed and kept
+//!   (`remember_process`), so that they are named after it is gone if it
+//!   was seen alive. An address in a process never seen alive is printed
+//!   as a number.
 
 use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 
-use blazesym::symbolize::source::{Process, Source};
+use blazesym::symbolize::source::{Elf, Source};
 use blazesym::symbolize::{Input, Symbolized, Symbolizer};
-use blazesym::Pid;
+use dtrace_lang::types::USTACK_IP;
 
 thread_local! {
     /// One symbolizer, whose caches of parsed objects outlive a call.
     static SYMBOLIZER: RefCell<Symbolizer> = RefCell::new(Symbolizer::new());
 }
 
-fn base_name(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
+/// A file-backed mapping of a process: `[lo, hi)` maps `path` from
+/// file offset `offset`.
+#[derive(Clone, Debug)]
+struct Mapping {
+    lo: u64,
+    hi: u64,
+    offset: u64,
+    path: PathBuf,
 }
 
-/// The object `/proc/PID/maps` maps at `addr`, by base name.
-fn object_at(pid: u32, addr: u64) -> Option<String> {
-    let maps = std::fs::read_to_string(format!("/proc/{}/maps", pid)).ok()?;
-    maps.lines().find_map(|l| {
-        let mut f = l.split_whitespace();
-        let (lo, hi) = f.next()?.split_once('-')?;
-        let (lo, hi) = (
-            u64::from_str_radix(lo, 16).ok()?,
-            u64::from_str_radix(hi, 16).ok()?,
-        );
-        let path = f.nth(4)?;
-        (lo <= addr && addr < hi && path.starts_with('/')).then(|| base_name(path).to_string())
+/// What this process knows of traced processes' objects.
+#[derive(Default)]
+struct Known {
+    /// Objects by build ID: the low 31 bits of its first 4 bytes
+    /// (native order), as a `ustack()` frame carries it.
+    by_build_id: HashMap<u32, PathBuf>,
+    /// Files whose build ID has been read.
+    read: HashSet<PathBuf>,
+    /// Each process's mappings, as last read, and when.
+    maps: HashMap<u32, Vec<Mapping>>,
+    read_at: HashMap<u32, std::time::Instant>,
+}
+
+fn known() -> &'static Mutex<Known> {
+    static KNOWN: OnceLock<Mutex<Known>> = OnceLock::new();
+    KNOWN.get_or_init(Mutex::default)
+}
+
+fn with_known<T>(f: impl FnOnce(&mut Known) -> T) -> T {
+    let mut k = known().lock().unwrap_or_else(|e| e.into_inner());
+    f(&mut k)
+}
+
+fn base_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+impl Known {
+    fn learn_object(&mut self, path: &Path) {
+        if !self.read.insert(path.to_path_buf()) {
+            return;
+        }
+        if let Ok(Some(id)) = blazesym::helper::read_elf_build_id(path) {
+            self.by_build_id
+                .insert(build_id_key(&id), path.to_path_buf());
+        }
+    }
+
+    /// Reads `pid`'s mappings (kept if it has any) and learns their
+    /// objects' build IDs.
+    fn read_process(&mut self, pid: u32) -> bool {
+        let Ok(text) = std::fs::read_to_string(format!("/proc/{}/maps", pid)) else {
+            return false;
+        };
+        let maps: Vec<Mapping> = text.lines().filter_map(parse_maps_line).collect();
+        if maps.is_empty() {
+            return false;
+        }
+        let paths: HashSet<PathBuf> = maps.iter().map(|m| m.path.clone()).collect();
+        for p in paths {
+            self.learn_object(&p);
+        }
+        self.maps.insert(pid, maps);
+        self.read_at.insert(pid, std::time::Instant::now());
+        true
+    }
+
+    /// Where `addr` is in `pid`: its file and the offset in it. The
+    /// mappings kept are looked in first, then read again if the process
+    /// is alive (it may have mapped more since).
+    fn place(&mut self, pid: u32, addr: u64) -> Option<(PathBuf, u64)> {
+        let find = |k: &Known| {
+            k.maps.get(&pid)?.iter().find_map(|m| {
+                (m.lo <= addr && addr < m.hi).then(|| (m.path.clone(), addr - m.lo + m.offset))
+            })
+        };
+        if let Some(found) = find(self) {
+            return Some(found);
+        }
+        if self.read_process(pid) {
+            return find(self);
+        }
+        None
+    }
+}
+
+/// A build ID as a `ustack()` frame carries it.
+fn build_id_key(id: &[u8]) -> u32 {
+    let mut first = [0u8; 4];
+    let n = id.len().min(4);
+    first[..n].copy_from_slice(&id[..n]);
+    u32::from_ne_bytes(first) & 0x7fff_ffff
+}
+
+/// One line of `/proc/PID/maps` that maps a file executable.
+fn parse_maps_line(line: &str) -> Option<Mapping> {
+    let mut f = line.split_whitespace();
+    let (lo, hi) = f.next()?.split_once('-')?;
+    let perms = f.next()?;
+    let offset = u64::from_str_radix(f.next()?, 16).ok()?;
+    let path: String = f.skip(2).collect::<Vec<_>>().join(" ");
+    if !perms.contains('x') || !path.starts_with('/') || path.ends_with(" (deleted)") {
+        return None;
+    }
+    Some(Mapping {
+        lo: u64::from_str_radix(lo, 16).ok()?,
+        hi: u64::from_str_radix(hi, 16).ok()?,
+        offset,
+        path: PathBuf::from(path),
     })
+}
+
+/// Learns the objects of a traced process: its mappings if it runs (not
+/// `held` before its exec, when they are not yet its own), and the files
+/// given (for a held command, its executable and the libraries it will
+/// load).
+pub fn remember_objects(pid: u32, held: bool, files: &[PathBuf]) {
+    with_known(|k| {
+        if !held {
+            k.read_process(pid);
+        }
+        for f in files {
+            k.learn_object(f);
+        }
+    })
+}
+
+/// Reads and keeps a process's mappings now, while it lives.
+pub fn remember_process(pid: u32) {
+    with_known(|k| {
+        k.read_process(pid);
+    })
+}
+
+/// As `remember_process`, unless they were read in the last 100 ms: for
+/// a traced process, while it runs (it maps more as it goes).
+pub fn refresh_process(pid: u32) {
+    with_known(|k| {
+        let fresh = k
+            .read_at
+            .get(&pid)
+            .is_some_and(|t| t.elapsed() < std::time::Duration::from_millis(100));
+        if !fresh {
+            k.read_process(pid);
+        }
+    })
+}
+
+/// The function holding `offset` in the file: its name and the offset
+/// into it.
+fn symbol_at(path: &Path, offset: u64) -> Option<(String, u64)> {
+    let src = Source::Elf(Elf {
+        debug_syms: false,
+        ..Elf::new(path)
+    });
+    SYMBOLIZER.with(|s| {
+        let s = s.borrow();
+        match s.symbolize_single(&src, Input::FileOffset(offset)) {
+            Ok(Symbolized::Sym(sym)) => Some((sym.name.to_string(), sym.offset as u64)),
+            _ => None,
+        }
+    })
+}
+
+/// How a user address is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UserHow {
+    /// `module`function` (`usym()`, `ufunc()`).
+    Sym,
+    /// The module (`umod()`).
+    Mod,
+    /// `module`function+0xoff` (`uaddr()`, `%A`, a stack frame).
+    Addr,
+}
+
+/// An offset in an object as `how` prints it.
+fn object_text(path: &Path, offset: u64, how: UserHow) -> String {
+    let module = base_name(path);
+    if how == UserHow::Mod {
+        return module;
+    }
+    match symbol_at(path, offset) {
+        Some((name, off)) if off == 0 || how == UserHow::Sym => format!("{}`{}", module, name),
+        Some((name, off)) => format!("{}`{}+0x{:x}", module, name, off),
+        None => format!("{}`0x{:x}", module, offset),
+    }
+}
+
+/// `addr` in process `pid` as `how` prints it.
+pub fn user_text(pid: i64, addr: u64, how: UserHow) -> String {
+    let place = u32::try_from(pid)
+        .ok()
+        .filter(|&p| p != 0)
+        .and_then(|pid| with_known(|k| k.place(pid, addr)));
+    match place {
+        Some((path, off)) => object_text(&path, off, how),
+        None => format!("0x{:x}", addr),
+    }
 }
 
 /// `addr` in process `pid` (0: no process) as `%A` prints it.
 pub fn uaddr_text(pid: i64, addr: u64) -> String {
-    let raw = || format!("0x{:x}", addr);
-    let Ok(pid) = u32::try_from(pid) else {
-        return raw();
+    user_text(pid, addr, UserHow::Addr)
+}
+
+/// A recorded `usym()` value as `how` prints it: the process ID, the
+/// address, and the probe's own address as a `ustack()` frame and as a
+/// number. The address is placed by the process's mappings, if they are
+/// known; else, if the probe's object is known by its build ID, as in
+/// that object at the same distance from the probe's place (an address
+/// in the probe's own object: `usym(uregs[R_PC])`, `ufunc(ucaller)`).
+pub fn pair_text(bytes: &[u8], how: UserHow) -> String {
+    let word = |i: usize| {
+        bytes
+            .get(8 * i..8 * i + 8)
+            .map(|w| u64::from_ne_bytes(w.try_into().expect("8 bytes")))
+            .unwrap_or(0)
     };
-    if pid == 0 {
-        return raw();
+    let (pid, addr, frame, ip) = (word(0) as i64, word(1), word(2), word(3));
+    let place = u32::try_from(pid)
+        .ok()
+        .filter(|&p| p != 0)
+        .and_then(|pid| with_known(|k| k.place(pid, addr)));
+    if let Some((path, off)) = place {
+        return object_text(&path, off, how);
     }
-    let mut proc_src = Process::new(Pid::from(pid));
-    proc_src.debug_syms = false;
-    proc_src.perf_map = false;
-    let src = Source::Process(proc_src);
-    let found = SYMBOLIZER.with(|s| {
-        let s = s.borrow();
-        match s.symbolize_single(&src, Input::AbsAddr(addr)) {
-            Ok(Symbolized::Sym(sym)) => Some((
-                sym.name.to_string(),
-                sym.offset as u64,
-                sym.module
-                    .map(|m| base_name(&m.to_string_lossy()).to_string()),
-            )),
-            _ => None,
-        }
-    });
-    match found {
-        Some((name, off, module)) => {
-            let obj = module
-                .or_else(|| object_at(pid, addr))
-                .unwrap_or_else(|| "?".to_string());
-            if off == 0 {
-                format!("{}`{}", obj, name)
-            } else {
-                format!("{}`{}+0x{:x}", obj, name, off)
+    if frame != 0 && frame & USTACK_IP == 0 && ip != 0 {
+        let (id, ip_off) = ((frame >> 32) as u32, frame & 0xffff_ffff);
+        let path = with_known(|k| k.by_build_id.get(&id).cloned());
+        let off = ip_off.checked_add_signed(addr.wrapping_sub(ip) as i64);
+        if let (Some(path), Some(off)) = (path, off) {
+            let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+            if off < size {
+                return object_text(&path, off, how);
             }
         }
-        None => match object_at(pid, addr) {
-            Some(obj) => format!("{}`0x{:x}", obj, addr),
-            None => raw(),
-        },
+    }
+    format!("0x{:x}", addr)
+}
+
+/// The frames of a recorded `ustack()` as text, innermost first: each
+/// by its object's build ID and offset where the kernel could read the
+/// build ID, else by its address in the process.
+pub fn ustack_frames(bytes: &[u8]) -> Vec<String> {
+    let mut words = bytes
+        .chunks_exact(8)
+        .map(|w| u64::from_ne_bytes(w.try_into().expect("8 bytes")));
+    let pid = words.next().unwrap_or(0) as i64;
+    let mut out = Vec::new();
+    for w in words.take_while(|&w| w != 0) {
+        if w & USTACK_IP != 0 {
+            out.push(user_text(pid, w & !USTACK_IP, UserHow::Addr));
+            continue;
+        }
+        let (id, offset) = ((w >> 32) as u32, w & 0xffff_ffff);
+        let mut path = with_known(|k| k.by_build_id.get(&id).cloned());
+        if path.is_none() {
+            // An object not seen yet: the process's, if it lives.
+            if let Ok(p) = u32::try_from(pid) {
+                remember_process(p);
+            }
+            path = with_known(|k| k.by_build_id.get(&id).cloned());
+        }
+        out.push(match path {
+            Some(p) => object_text(&p, offset, UserHow::Addr),
+            None => format!("0x{:x}", offset),
+        });
+    }
+    out
+}
+
+/// A recorded user stack as DTrace prints it: a newline, then each frame
+/// on a line of its own after `indent` spaces.
+pub fn print_ustack(out: &mut Vec<u8>, bytes: &[u8], indent: usize) {
+    out.push(b'\n');
+    for f in ustack_frames(bytes) {
+        out.extend(std::iter::repeat_n(b' ', indent));
+        out.extend_from_slice(f.as_bytes());
+        out.push(b'\n');
     }
 }
 
@@ -94,7 +335,78 @@ mod tests {
         // The symbol as the table has it (Rust's are mangled).
         assert!(text.contains("a_function_of_ours"), "{}", text);
         assert!(text.ends_with("+0x1"), "{}", text);
+        let sym = user_text(pid, a_function_of_ours() + 1, UserHow::Sym);
+        assert!(!sym.contains("+0x"), "{}", sym);
+        let me = std::env::current_exe().unwrap();
+        assert_eq!(
+            user_text(pid, a_function_of_ours(), UserHow::Mod),
+            base_name(&me)
+        );
         assert_eq!(uaddr_text(0, 0x1234), "0x1234");
         assert_eq!(uaddr_text(pid, 8), "0x8");
+    }
+
+    #[test]
+    fn stack_frames_are_named_by_build_id() {
+        let me = std::env::current_exe().unwrap();
+        let Ok(Some(id)) = blazesym::helper::read_elf_build_id(&me) else {
+            // Built without a build ID: nothing to name a frame by.
+            return;
+        };
+        // The function's file offset, from this process's mappings.
+        let pid = std::process::id();
+        let (path, off) = with_known(|k| k.place(pid, a_function_of_ours())).unwrap();
+        assert_eq!(path, me);
+        // A process that is not there: the build ID alone names it.
+        let words = [
+            u64::MAX >> 1,
+            (u64::from(build_id_key(&id)) << 32) | (off + 2),
+            USTACK_IP | 0x10,
+            0,
+        ];
+        let rec: Vec<u8> = words.iter().flat_map(|w| w.to_ne_bytes()).collect();
+        let frames = ustack_frames(&rec);
+        assert_eq!(frames.len(), 2, "{:?}", frames);
+        // (Rust's symbols are mangled: the name, a hash, the offset.)
+        assert!(
+            frames[0].contains("a_function_of_ours") && frames[0].ends_with("+0x2"),
+            "{:?}",
+            frames
+        );
+        assert_eq!(frames[1], "0x10");
+        let mut out = Vec::new();
+        print_ustack(&mut out, &rec, 4);
+        assert!(String::from_utf8(out).unwrap().starts_with("\n    "));
+        // Short or odd records: no panic.
+        for n in 0..rec.len() {
+            let _ = ustack_frames(&rec[..n]);
+        }
+        assert_eq!(pair_text(&[], UserHow::Sym), "0x0");
+        // An address placed by the probe's own frame: 2 bytes before it.
+        let words = [
+            u64::MAX >> 1,
+            a_function_of_ours() + 1,
+            (u64::from(build_id_key(&id)) << 32) | (off + 3),
+            a_function_of_ours() + 3,
+        ];
+        let rec: Vec<u8> = words.iter().flat_map(|w| w.to_ne_bytes()).collect();
+        let text = pair_text(&rec, UserHow::Addr);
+        assert!(
+            text.contains("a_function_of_ours") && text.ends_with("+0x1"),
+            "{}",
+            text
+        );
+    }
+
+    #[test]
+    fn maps_lines_are_read() {
+        let m = parse_maps_line(
+            "7f00-7f80 r-xp 00002000 fe:00 123    /usr/lib/x86_64-linux-gnu/libc.so.6",
+        )
+        .unwrap();
+        assert_eq!((m.lo, m.hi, m.offset), (0x7f00, 0x7f80, 0x2000));
+        assert!(parse_maps_line("7f00-7f80 rw-p 00000000 00:00 0").is_none());
+        assert!(parse_maps_line("7f00-7f80 r-xp 00000000 00:00 0    [vdso]").is_none());
+        assert!(parse_maps_line("garbage").is_none());
     }
 }

@@ -63,8 +63,8 @@ impl Checker<'_> {
                 _ => {
                     let c = self.expr(e)?;
                     let a = self.next_action(1);
-                    // stack() as a statement records the stack.
-                    if matches!(c.kind, CKind::Stack { .. }) {
+                    // stack() and ustack() as statements record the stack.
+                    if matches!(c.kind, CKind::Stack { .. } | CKind::UStack { .. }) {
                         return Ok(CStmt::Trace(c, a));
                     }
                     Ok(CStmt::Eval(c, a))

@@ -34,6 +34,117 @@ impl Checker<'_> {
         })
     }
 
+    /// `ustack(n, strsize)`: the process ID and `n` user frames
+    /// (`ustackframes` by default, at most `USTACK_DEFAULT_MAX` so that
+    /// it fits an aggregation key) by their objects' build IDs, so they
+    /// are symbolized after the process is gone. `strsize` is the
+    /// room for the frames a ustack helper (a JVM's) names: there are
+    /// none on Linux, so only 0 is taken.
+    pub(super) fn subr_ustack(
+        &mut self,
+        args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let n = self.syms.types.ustackframes;
+        self.user_stack(
+            args,
+            n.min(crate::types::USTACK_DEFAULT_MAX),
+            "ustack",
+            line,
+        )
+    }
+
+    /// `jstack(n, strsize)`: `ustack()` with `jstackframes` frames by
+    /// default (the frames of a process with no ustack helper, as in
+    /// DTrace).
+    pub(super) fn subr_jstack(
+        &mut self,
+        args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let n = self.syms.types.jstackframes;
+        self.user_stack(
+            args,
+            n.min(crate::types::USTACK_DEFAULT_MAX),
+            "jstack",
+            line,
+        )
+    }
+
+    fn user_stack(
+        &mut self,
+        args: Vec<CExpr>,
+        default: u32,
+        name: &str,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let frames = match args.first() {
+            None => default,
+            Some(a) => match a.kind {
+                CKind::Int(n) if n > 0 => n.min(i64::from(MAX_STACK_FRAMES)) as u32,
+                _ => {
+                    return Err(err(
+                        Tag::D_USTACK_FRAMES,
+                        line,
+                        format!(
+                            "{}( ) argument #1 must be a non-zero positive integer constant",
+                            name
+                        ),
+                    ))
+                }
+            },
+        };
+        match args.get(1).map(|a| &a.kind) {
+            None | Some(CKind::Int(0)) => {}
+            Some(CKind::Int(n)) if *n > 0 => {
+                return Err(err(
+                    Tag::D_USTACK_STRSIZE,
+                    line,
+                    format!(
+                        "{}( ) argument #2: there are no ustack helpers on Linux to fill string space; give 0",
+                        name
+                    ),
+                ))
+            }
+            Some(_) => {
+                return Err(err(
+                    Tag::D_USTACK_STRSIZE,
+                    line,
+                    format!(
+                        "{}( ) argument #2 must be a positive integer constant",
+                        name
+                    ),
+                ))
+            }
+        }
+        let frames = frames.clamp(1, MAX_STACK_FRAMES);
+        Ok(CExpr {
+            kind: CKind::UStack { frames },
+            ty: Special::UStack(frames).type_of(),
+            line,
+        })
+    }
+
+    /// `usym(addr)` and `ufunc(addr)`: the address in the current
+    /// process, printed as the user symbol that holds it.
+    pub(super) fn subr_usym(&mut self, args: Vec<CExpr>, line: u32) -> Result<CExpr, CompileError> {
+        Ok(user_addr(args, Special::USym, line))
+    }
+
+    /// `umod(addr)`: printed as the user module that holds it.
+    pub(super) fn subr_umod(&mut self, args: Vec<CExpr>, line: u32) -> Result<CExpr, CompileError> {
+        Ok(user_addr(args, Special::UMod, line))
+    }
+
+    /// `uaddr(addr)`: printed as `module`function+0xoff`.
+    pub(super) fn subr_uaddr(
+        &mut self,
+        args: Vec<CExpr>,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        Ok(user_addr(args, Special::UAddr, line))
+    }
+
     /// `sym(addr)` and `func(addr)`: the address, printed as the kernel
     /// symbol that holds it.
     pub(super) fn subr_sym(&mut self, args: Vec<CExpr>, _line: u32) -> Result<CExpr, CompileError> {
@@ -43,6 +154,16 @@ impl Checker<'_> {
     /// `mod(addr)`: the address, printed as the module that holds it.
     pub(super) fn subr_mod(&mut self, args: Vec<CExpr>, _line: u32) -> Result<CExpr, CompileError> {
         Ok(retyped(args, Special::Mod))
+    }
+}
+
+/// A user address with the process ID, printed as `how` says.
+fn user_addr(mut args: Vec<CExpr>, how: Special, line: u32) -> CExpr {
+    let a = args.remove(0);
+    CExpr {
+        kind: CKind::UserAddr(Box::new(a)),
+        ty: how.type_of(),
+        line,
     }
 }
 

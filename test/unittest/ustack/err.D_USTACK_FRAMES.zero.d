@@ -1,0 +1,7 @@
+/*
+ * A user stack of no frames.
+ */
+BEGIN
+{
+	ustack(0);
+}

@@ -1,0 +1,7 @@
+
+              frames`inner
+              frames`outer
+
+              frames`inner
+done
+
