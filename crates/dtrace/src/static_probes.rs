@@ -45,8 +45,9 @@ fn output_name(cmd: &Cmd, ext: &str) -> Result<OsString, String> {
     }
 }
 
-/// Writes the header (`-h`) or object (`-G`) for the compiled programs'
-/// provider definitions.
+/// Writes the header (`-h`; Rust source for the `dtrace-usdt` crate when
+/// the output's name ends in `.rs`) or object (`-G`) for the compiled
+/// programs' provider definitions.
 pub(crate) fn write(dt: &Dtrace, cmd: &Cmd) -> u8 {
     let providers = dt.provider_definitions();
     if providers.is_empty() {
@@ -61,7 +62,10 @@ pub(crate) fn write(dt: &Dtrace, cmd: &Cmd) -> u8 {
         Ok(p) => p,
         Err(msg) => return fatal(msg),
     };
-    let bytes = if cmd.mode == Mode::Header {
+    let bytes = if cmd.mode == Mode::Header && path.as_bytes().ends_with(b".rs") {
+        // A Rust program's providers, for the dtrace-usdt crate.
+        libdtrace::header::rust_providers(providers).into_bytes()
+    } else if cmd.mode == Mode::Header {
         let name = String::from_utf8_lossy(path.as_bytes()).into_owned();
         libdtrace::header::header(providers, Some(&name)).into_bytes()
     } else {

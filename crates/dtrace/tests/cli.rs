@@ -1335,6 +1335,24 @@ fn headers_and_objects_for_static_probes() {
     assert!(linked.status.success(), "link: {}", text(&linked.stderr));
     let ran = Command::new(dir.join("use")).status().expect("run use");
     assert!(ran.success());
+    // Rust for the dtrace-usdt crate, when the output is `*.rs`: the
+    // example's generated provider is what -h writes today.
+    let example =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../dtrace-usdt/examples/rustprobes");
+    let rs = dir.join("provider.rs");
+    let o = run(&[
+        "-h",
+        "-s",
+        example.join("provider.d").to_str().expect("path"),
+        "-o",
+        rs.to_str().expect("path"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(
+        std::fs::read_to_string(&rs).expect("provider.rs"),
+        std::fs::read_to_string(example.join("provider.rs")).expect("the example's provider.rs"),
+        "regenerate crates/dtrace-usdt/examples/rustprobes/provider.rs with dtrace -h"
+    );
     // What they refuse.
     let o = run(&["-h", "-n", "BEGIN"]);
     assert_eq!(o.status.code(), Some(1));

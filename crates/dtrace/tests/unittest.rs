@@ -62,6 +62,9 @@
 //! provider definition `NAME.d`, if there is one),
 //! compiled with the system's `cc` on first use, for events only C makes
 //! easily (`contend mutex`: kernel lock contention for lockstat).
+//! `example NAME ARGS` runs a workspace example (`rustprobes`, the
+//! `dtrace-usdt` crate's Rust program with static probes), which `cargo
+//! test --workspace` builds.
 //!
 //! dtrace is pinned to CPU 0 so that the CPU column, BEGIN, END and
 //! every spawned trigger land on one known CPU.
@@ -282,6 +285,12 @@ fn check(bin: &str, spec: &Spec) -> Result<(), String> {
             let mut w = t.split_whitespace().skip(1);
             let name = w.next().ok_or("fixture: which one?")?;
             let exe = fixture(name)?;
+            let rest: Vec<&str> = w.collect();
+            args.push(format!("{} {}", exe.display(), rest.join(" ")));
+        } else if first == "example" {
+            let mut w = t.split_whitespace().skip(1);
+            let name = w.next().ok_or("example: which one?")?;
+            let exe = example(name)?;
             let rest: Vec<&str> = w.collect();
             args.push(format!("{} {}", exe.display(), rest.join(" ")));
         } else if TRIGGERS.contains(&first) {
@@ -571,6 +580,29 @@ fn fixture(name: &str) -> Result<PathBuf, String> {
     built?;
     std::fs::rename(&tmp, &exe).map_err(|e| format!("{}: {}", exe.display(), e))?;
     Ok(exe)
+}
+
+/// A workspace example built beside this test (`target/release/examples/
+/// NAME`): `cargo test --workspace` builds the examples of every crate
+/// before it runs a test (`dtrace-usdt`'s `rustprobes`, a Rust program
+/// with static probes).
+fn example(name: &str) -> Result<PathBuf, String> {
+    let me = std::env::current_exe().map_err(|e| format!("current_exe: {}", e))?;
+    let exe = me
+        .parent()
+        .and_then(Path::parent)
+        .ok_or("current_exe has no directory")?
+        .join("examples")
+        .join(name);
+    if exe.is_file() {
+        Ok(exe)
+    } else {
+        Err(format!(
+            "example {} is not built ({}): run the tests with cargo test --workspace, which builds it",
+            name,
+            exe.display()
+        ))
+    }
 }
 
 const TRIGGER_ARG: &str = "--dtrace-test-trigger";
