@@ -75,8 +75,12 @@ pub enum ArgContext {
     /// address on the user stack (0 where unreadable); at return
     /// (`ret`), arg0 is 0 (DTrace's offset of the return instruction,
     /// which a uretprobe cannot tell, as fbt's) and arg1 the return
-    /// value.
-    Uprobe { ret: bool, pid: u32 },
+    /// value. With `entry`, every probe is at a function's first
+    /// instruction, where the return address is on top of the user stack
+    /// (the function has not saved its caller's frame pointer yet):
+    /// `ustack()` puts it after the first frame, or the caller would be
+    /// missing.
+    Uprobe { ret: bool, pid: u32, entry: bool },
     /// A USDT probe (a uprobe at a `stapsdt` note's place), in process
     /// `pid` alone: each argument where the note says it is.
     Usdt { pid: u32, args: Vec<UsdtArg> },

@@ -194,19 +194,21 @@ impl Provider for Pid {
     /// link, each place's cookie its probe's dispatch key: detaching them
     /// all is one wait, not one per probe.
     fn plan(&self, table: &ProbeTable, enabled: &[Enabled], out: &mut Planned) -> io::Result<()> {
-        // (pid, file, return) -> (offsets, enablings), in first-seen order.
-        type Group<'a> = ((u32, &'a Path, bool), Vec<u64>, Vec<ProbeEnabling>);
+        // (pid, file, kind) -> (offsets, enablings), in first-seen order:
+        // entries apart from offsets, so that their programs know the
+        // return address is on top of the stack.
+        type Group<'a> = ((u32, &'a Path, At), Vec<u64>, Vec<ProbeEnabling>);
         let mut groups: Vec<Group> = Vec::new();
         for e in enabled {
             let Some(p) = self.probes.get(e.local as usize) else {
                 continue;
             };
-            let (ret, offset) = match p.at {
-                At::Entry => (false, p.func_offset),
-                At::Return => (true, p.func_offset),
-                At::Offset(o) => (false, p.func_offset + o),
+            let (kind, offset) = match p.at {
+                At::Entry => (At::Entry, p.func_offset),
+                At::Return => (At::Return, p.func_offset),
+                At::Offset(o) => (At::Offset(0), p.func_offset + o),
             };
-            let key = (p.pid, p.path.as_path(), ret);
+            let key = (p.pid, p.path.as_path(), kind);
             let at = match groups.iter().position(|g| g.0 == key) {
                 Some(i) => i,
                 None => {
@@ -219,12 +221,14 @@ impl Provider for Pid {
             g.1.push(offset);
             g.2.push(e.enabling(table, cookie));
         }
-        for ((pid, path, ret), offsets, probes) in groups {
+        for ((pid, path, kind), offsets, probes) in groups {
+            let ret = kind == At::Return;
+            let entry = kind == At::Entry;
             out.programs.push(PlannedProgram {
                 plan: ProgramPlan {
                     name: format!("dt_pid_{}", if ret { "return" } else { "entry" }),
                     kind: ProgKind::Uprobe,
-                    context: ArgContext::Uprobe { ret, pid },
+                    context: ArgContext::Uprobe { ret, pid, entry },
                     phase: Phase::Normal,
                     probes,
                     dispatch: Some(DispatchKey::Cookie),

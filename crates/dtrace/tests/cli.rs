@@ -1061,6 +1061,7 @@ fn main() {
         pid_probes_a_running_process: true,
         usdt_probes_are_listed_and_traced_in_a_running_process: true,
         headers_and_objects_for_static_probes: true,
+        ustack_at_a_pid_entry_probe_has_the_caller: true,
         pid_probes_leave_out_places_the_kernel_refuses: true,
     ];
     let trials = tests
@@ -1270,6 +1271,74 @@ fn usdt_probes_are_listed_and_traced_in_a_running_process() {
     );
     assert_released(before, "usdt provider");
     let _ = std::fs::remove_dir_all(exe.parent().expect("dir"));
+}
+
+/// At a pid `entry` probe the function has not saved its caller's frame
+/// pointer: `ustack()` takes the caller from the return address on top
+/// of the stack, so `leaf`'s stack is leaf, inner, outer, main.
+fn ustack_at_a_pid_entry_probe_has_the_caller() {
+    let _g = serial();
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../test/fixtures");
+    let exe = std::env::temp_dir().join(format!("dtrace-cli-frames-{}", std::process::id()));
+    let cc = Command::new("cc")
+        .args(["-O1", "-o"])
+        .arg(&exe)
+        .arg(fixtures.join("frames.c"))
+        .output()
+        .expect("cc (build-essential)");
+    assert!(cc.status.success(), "cc: {}", text(&cc.stderr));
+    let mut app = Command::new(&exe)
+        .arg("wait")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("spawn frames");
+    let pid = app.id().to_string();
+    let mut input = app.stdin.take().expect("stdin");
+    let mut d = dtrace()
+        .args([
+            "-q",
+            "-p",
+            &pid,
+            "-n",
+            "BEGIN { printf(\"ready\\n\"); }",
+            "-n",
+            "pid$target:a.out:leaf:entry { ustack(4); exit(0); }",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn dtrace");
+    let mut out = BufReader::new(d.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    out.read_line(&mut line).expect("dtrace's BEGIN");
+    assert_eq!(line, "ready\n");
+    input.write_all(b"go\n").expect("feed frames");
+    let mut rest = String::new();
+    let _ = out.read_to_string(&mut rest);
+    let o = d.wait_with_output().expect("dtrace");
+    // The process lives on until it is fed again.
+    input.write_all(b"go\n").expect("feed frames");
+    drop(input);
+    let _ = app.wait();
+    let _ = std::fs::remove_file(&exe);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let frames: Vec<String> = rest
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| l.split("+0x").next().unwrap_or(l).to_string())
+        .collect();
+    let name = exe
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    let want: Vec<String> = ["leaf", "inner", "outer", "main"]
+        .iter()
+        .map(|f| format!("{}`{}", name, f))
+        .collect();
+    assert_eq!(frames, want, "{}", rest);
 }
 
 /// `-h` writes DTrace's header for a provider definition (to `-o`, or
