@@ -335,6 +335,47 @@ impl Floor {
         })
     }
 
+    /// The floor of `@ = count()` at a USDT probe: the count in slot 0 of
+    /// a per-CPU array, by a program attached at each place of the probe
+    /// in file `path` with one uprobe_multi link, the places' semaphores
+    /// raised (the program fires its probe only then).
+    pub fn attach_usdt(path: &std::path::Path, places: &[(u64, u64)]) -> io::Result<Floor> {
+        let counts = Map::create(MapType::PercpuArray, 4, 8, 1, 0, "floor_slot")?;
+        let mut a = Asm::new();
+        let out = a.new_label();
+        bump_slot(&mut a, out);
+        a.bind(out);
+        a.emit(mov64_imm(R0, 0));
+        a.emit(exit());
+        let code = a
+            .finish()
+            .map_err(|e| io::Error::other(format!("floor program: {:?}", e)))?;
+        let fd = counts.as_fd().as_raw_fd();
+        let bytes: Vec<u8> = code.link(|_| fd).iter().flat_map(|i| i.encode()).collect();
+        let prog = bpf::prog_load(
+            ProgType::Kprobe,
+            &bytes,
+            "floor_usdt",
+            bpf::BPF_TRACE_UPROBE_MULTI,
+        )
+        .map_err(|e| io::Error::other(format!("floor program refused: {}", e.error)))?;
+        use std::os::unix::ffi::OsStrExt;
+        let c_path = std::ffi::CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| io::Error::other("a file name with a NUL byte"))?;
+        let offsets: Vec<u64> = places.iter().map(|p| p.0).collect();
+        let sems: Vec<u64> = places.iter().map(|p| p.1).collect();
+        let cookies = vec![0; offsets.len()];
+        let link =
+            bpf::uprobe_multi_attach(&prog, &c_path, &offsets, &cookies, Some(&sems), false, 0)?;
+        Ok(Floor {
+            kind: Kind::PredPid,
+            counts,
+            drain: None,
+            _prog: prog,
+            _link: link,
+        })
+    }
+
     /// The calls counted so far, for a floor whose count is one slot (the
     /// predicate shapes); 0 for the others.
     pub fn fired(&self) -> u64 {

@@ -22,9 +22,14 @@
 //! 5. The aggregation snapshot: 50,000 keys counted on each loaded CPU,
 //!    timed from END to exit, beside bpftrace's (its map made big
 //!    enough), every count checked.
+//! 6. The USDT probe effect: N firings of this program's own static
+//!    probe (declared with `dtrace-usdt`), untraced, under a hand-written
+//!    floor (a count on one uprobe_multi link with the probe's semaphore
+//!    raised), under dtrace and under bpftrace, each `@ = count()`, every
+//!    count checked.
 //!
 //! Usage: `bench/run.sh [--calls N] [--rounds R] [--no-wide]
-//! [--baseline PATH] [--only probe-effect|startup|wide|stream|snapshot]
+//! [--baseline PATH] [--only probe-effect|startup|wide|stream|snapshot|usdt]
 //! [--shape TEXT]` (`--shape` keeps the probe-effect shapes whose label
 //! contains TEXT).
 
@@ -38,6 +43,16 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const LOOP_ARG: &str = "--getpid-loop";
+/// `--usdt-loop N`: fires `benchusdt:::tick` N times, then prints the
+/// nanoseconds that took.
+const USDT_LOOP_ARG: &str = "--usdt-loop";
+
+dtrace_usdt::provider! {
+    /// The benchmark's own static probe.
+    provider benchusdt {
+        probe tick(i: u64);
+    }
+}
 /// `--fan-out CPUS N`: a getpid-loop child pinned to each CPU of the
 /// list, N calls each; waits for them all.
 const FANOUT_ARG: &str = "--fan-out";
@@ -72,6 +87,15 @@ fn main() {
         if args.get(2).map(String::as_str) == Some("--report") {
             println!("{}", t.elapsed().as_nanos());
         }
+        return;
+    }
+    if args.first().map(String::as_str) == Some(USDT_LOOP_ARG) {
+        let n: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+        let t = Instant::now();
+        for i in 0..n {
+            benchusdt::tick(std::hint::black_box(i));
+        }
+        println!("{}", t.elapsed().as_nanos());
         return;
     }
     if args.first().map(String::as_str) == Some(FLOOR_START_ARG) {
@@ -124,7 +148,7 @@ fn main() {
             "--shape" => cfg.shape = it.next().cloned(),
             other => {
                 eprintln!("dtrace-bench: unknown argument {}", other);
-                eprintln!("usage: dtrace-bench [--calls N] [--rounds R] [--no-wide] [--no-bpftrace] [--dtrace PATH] [--baseline PATH] [--only probe-effect|startup|wide|stream|snapshot] [--shape TEXT]");
+                eprintln!("usage: dtrace-bench [--calls N] [--rounds R] [--no-wide] [--no-bpftrace] [--dtrace PATH] [--baseline PATH] [--only probe-effect|startup|wide|stream|snapshot|usdt] [--shape TEXT]");
                 std::process::exit(2);
             }
         }
@@ -166,6 +190,132 @@ fn main() {
     if run("snapshot") {
         agg_snapshot(&cfg);
     }
+    if run("usdt") {
+        usdt_effect(&cfg);
+    }
+}
+
+/// The firings counted in a tracer's output (`count N`, bpftrace's
+/// `@: N`) and the loop's nanoseconds (a line that is one number).
+fn usdt_output(out: &str) -> (Option<u64>, Option<u64>) {
+    let mut count = None;
+    let mut ns = None;
+    for l in out.lines().map(str::trim) {
+        if let Some(c) = l.strip_prefix("count ").or_else(|| l.strip_prefix("@: ")) {
+            count = c.trim().parse().ok();
+        } else if let Ok(v) = l.parse::<u64>() {
+            ns = Some(v);
+        }
+    }
+    (count, ns)
+}
+
+/// The USDT probe effect (part 6), on CPU 0.
+fn usdt_effect(cfg: &Config) {
+    let me = std::env::current_exe().expect("current_exe");
+    let places = dtrace_providers::usdt_places(&me, "benchusdt", "tick");
+    let n = cfg.calls;
+    println!(
+        "== USDT probe effect: {} firings of benchusdt:::tick (a Rust program's probe, dtrace-usdt) on CPU 0, `@ = count()`, ns/firing added to the untraced one",
+        n
+    );
+    if places.is_empty() {
+        println!("(the bench has no benchusdt:::tick note: skipped)\n");
+        return;
+    }
+    let loop_cmd = format!("{} {} {}", me.display(), USDT_LOOP_ARG, n);
+    let run_loop = || -> Option<u64> {
+        let o = pinned(&me, Some("0"))
+            .args([USDT_LOOP_ARG, &n.to_string()])
+            .stderr(Stdio::null())
+            .output()
+            .ok()?;
+        usdt_output(&String::from_utf8_lossy(&o.stdout)).1
+    };
+    let (mut dt_r, mut bt_r) = (Vec::new(), Vec::new());
+    let (mut floor_ns, mut dt_ns, mut bt_ns) = (Vec::new(), Vec::new(), Vec::new());
+    let mut untraced = Vec::new();
+    for round in 0..cfg.rounds {
+        let Some(none) = run_loop() else {
+            println!("round {}: the untraced loop failed", round + 1);
+            continue;
+        };
+        let per = |ns: u64| (ns as f64 - none as f64) / n as f64;
+        untraced.push(none as f64 / n as f64);
+        let floor = floor::Floor::attach_usdt(&me, &places).ok().and_then(|f| {
+            let ns = run_loop()?;
+            let fired = f.fired();
+            (fired == n).then_some(ns).or_else(|| {
+                println!("round {}: the floor counted {} of {}", round + 1, fired, n);
+                None
+            })
+        });
+        let dtrace = {
+            let o = pinned(&cfg.dtrace, Some("0"))
+                .args([
+                    "-q",
+                    "-n",
+                    "benchusdt$target:::tick { @ = count(); } END { printa(\"count %@d\\n\", @); }",
+                    "-c",
+                    &loop_cmd,
+                ])
+                .stderr(Stdio::null())
+                .output();
+            o.ok()
+                .and_then(|o| match usdt_output(&String::from_utf8_lossy(&o.stdout)) {
+                    (Some(c), Some(ns)) if c == n => Some(ns),
+                    (c, _) => {
+                        println!("round {}: dtrace counted {:?} of {}", round + 1, c, n);
+                        None
+                    }
+                })
+        };
+        let bpftrace = cfg.bpftrace.as_ref().and_then(|b| {
+            let prog = format!("usdt:{}:benchusdt:tick {{ @ = count(); }}", me.display());
+            let o = pinned(b, Some("0"))
+                .args(["-e", &prog, "-c", &loop_cmd])
+                .stderr(Stdio::null())
+                .output()
+                .ok()?;
+            match usdt_output(&String::from_utf8_lossy(&o.stdout)) {
+                (Some(c), Some(ns)) if c == n => Some(ns),
+                (c, _) => {
+                    println!("round {}: bpftrace counted {:?} of {}", round + 1, c, n);
+                    None
+                }
+            }
+        });
+        if let Some(f) = floor {
+            floor_ns.push(per(f));
+            if let Some(d) = dtrace {
+                dt_r.push(per(d) / per(f));
+            }
+            if let Some(b) = bpftrace {
+                bt_r.push(per(b) / per(f));
+            }
+        }
+        if let Some(d) = dtrace {
+            dt_ns.push(per(d));
+        }
+        if let Some(b) = bpftrace {
+            bt_ns.push(per(b));
+        }
+    }
+    println!(
+        "{:<24} {:>10} {:>10} {:>10} {:>14} {:>16}",
+        "clause", "floor", "dtrace", "bpftrace", "dtrace/floor", "bpftrace/floor"
+    );
+    println!(
+        "{:<24} {:>+10.1} {:>+10.1} {:>+10.1} {:>13.2}x {:>15.2}x",
+        "@ = count()",
+        median(&mut floor_ns),
+        median(&mut dt_ns),
+        median(&mut bt_ns),
+        median(&mut dt_r),
+        median(&mut bt_r)
+    );
+    println!("(untraced: {:.1} ns/firing)", median(&mut untraced));
+    println!();
 }
 
 fn default_dtrace() -> PathBuf {

@@ -531,6 +531,18 @@ pub fn process_files(pid: u32, held: Option<&std::path::Path>) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The places of USDT probe `provider`:`name` in an ELF file (its
+/// `stapsdt` notes, `__` in names as written): each place's file offset
+/// and its semaphore's (0 for none). For a tool that attaches to them
+/// itself (the benchmark's floor).
+pub fn usdt_places(path: &std::path::Path, provider: &str, name: &str) -> Vec<(u64, u64)> {
+    uobj::read_notes(path)
+        .into_iter()
+        .filter(|n| n.provider == provider && n.name == name)
+        .map(|n| (n.offset, n.semaphore.unwrap_or(0)))
+        .collect()
+}
+
 /// How a planned program is attached.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Attach {
