@@ -56,6 +56,15 @@ pub enum Item {
     },
     /// `provider name { probe ...; };`
     Provider(ProviderDecl),
+    /// `#pragma D attributes Name/Data/Class provider NAME PART`: the
+    /// stability of one part (provider, module, function, name, args) of
+    /// a provider defined in D.
+    Attributes {
+        provider: String,
+        part: String,
+        attr: (String, String, String),
+        line: u32,
+    },
 }
 
 /// A provider of user-level static probes (`dtrace -h`).

@@ -149,6 +149,23 @@ fn too_deep(line: u32) -> CompileError {
     )
 }
 
+/// The stability names and dependency classes of DTrace, in order.
+pub const STABILITIES: [&str; 8] = [
+    "Internal", "Private", "Obsolete", "External", "Unstable", "Evolving", "Stable", "Standard",
+];
+pub const CLASSES: [&str; 6] = ["Unknown", "CPU", "Platform", "Group", "ISA", "Common"];
+
+/// `Name/Data/Class` (`Evolving/Evolving/Common`), each a known name.
+fn parse_attributes(spec: &str) -> Option<(String, String, String)> {
+    let mut parts = spec.split('/');
+    let (n, d, c) = (parts.next()?, parts.next()?, parts.next()?);
+    (parts.next().is_none()
+        && STABILITIES.contains(&n)
+        && STABILITIES.contains(&d)
+        && CLASSES.contains(&c))
+    .then(|| (n.to_string(), d.to_string(), c.to_string()))
+}
+
 /// Refuses trees deeper than `MAX_DEPTH`, walking them without recursion:
 /// expressions, statements and types (declarators, struct members,
 /// parameters, array sizes, enumerator values).
@@ -183,6 +200,7 @@ fn check_depth(prog: &Program) -> Result<(), CompileError> {
                     }
                 }
             }
+            Item::Attributes { .. } => {}
             Item::Inline { ty, value, .. } => {
                 work.push((Node::T(ty), 1));
                 work.push((Node::E(value), 1));
@@ -543,9 +561,42 @@ impl<'a> Parser<'a> {
                     )),
                 }
             }
-            Some("attributes") | Some("binding") | Some("error") | Some("ident") | Some("line") => {
-                Ok(None)
+            Some("attributes") => {
+                let rest: Vec<&str> = words.collect();
+                match rest.as_slice() {
+                    // Of a provider defined in D: `A/B/C provider NAME PART`.
+                    [spec, "provider", name, part] => {
+                        let attr = parse_attributes(spec).filter(|_| {
+                            matches!(*part, "provider" | "module" | "function" | "name" | "args")
+                        });
+                        match attr {
+                            Some(attr) => Ok(Some(Item::Attributes {
+                                provider: name.to_string(),
+                                part: part.to_string(),
+                                attr,
+                                line,
+                            })),
+                            None => Err(CompileError::new(
+                                Tag::D_PRAGMA_INVAL,
+                                line,
+                                format!(
+                                    "invalid attributes specified by #pragma D attributes: {} provider {} {}",
+                                    spec, name, part
+                                ),
+                            )),
+                        }
+                    }
+                    // Of an identifier: stability reports are not kept
+                    // for identifiers.
+                    [_, _] => Ok(None),
+                    _ => Err(CompileError::new(
+                        Tag::D_PRAGMA_MALFORM,
+                        line,
+                        "malformed #pragma D attributes",
+                    )),
+                }
             }
+            Some("binding") | Some("error") | Some("ident") | Some("line") => Ok(None),
             Some(other) => Err(CompileError::new(
                 Tag::D_PRAGMA_INVAL,
                 line,

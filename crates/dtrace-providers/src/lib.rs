@@ -238,6 +238,12 @@ pub trait Provider: Send {
         }
     }
 
+    /// Stability of probe `local` (a provider whose probes differ: usdt,
+    /// whose providers say theirs); by default the provider's.
+    fn probe_attributes(&self, _local: u32) -> Attributes {
+        self.attributes()
+    }
+
     /// Adds the probes it has from the start.
     fn provide(&mut self, sink: &mut ProbeSink<'_>);
 
@@ -480,7 +486,7 @@ impl Probes {
     /// A probe's stability attributes.
     pub fn attributes(&self, id: u32) -> Option<Attributes> {
         let p = self.get(id)?;
-        Some(self.providers.get(p.provider)?.attributes())
+        Some(self.providers.get(p.provider)?.probe_attributes(p.local))
     }
 
     /// A probe's arguments as the checker sees them (`args[]`), or None

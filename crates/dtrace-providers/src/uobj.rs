@@ -3,7 +3,7 @@
 //! its exec, will map), their functions, and their USDT probes (the
 //! `stapsdt` notes of `sys/sdt.h` and of `dtrace -h` headers).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
@@ -362,6 +362,53 @@ pub(crate) fn parse_notes(data: &[u8]) -> Vec<SdtNote> {
             args,
             function,
         });
+    }
+    out
+}
+
+/// The stability attributes `dtrace -h` headers record for their
+/// providers (`#pragma D attributes`): `.note.dtrace` notes of owner
+/// `dtrace` and type 1, each the provider's name and then its parts'
+/// `part Name/Data/Class`. Provider -> (part, `Name/Data/Class`).
+pub(crate) fn read_provider_attributes(path: &Path) -> HashMap<String, Vec<(String, String)>> {
+    let mut out = HashMap::new();
+    let Ok(data) = std::fs::read(path) else {
+        return out;
+    };
+    let Ok(file) = ElfFile64::<Endianness>::parse(&*data) else {
+        return out;
+    };
+    let endian = file.endian();
+    let Ok(sections) = file.elf_header().sections(endian, &*data) else {
+        return out;
+    };
+    for section in sections.iter() {
+        if sections.section_name(endian, section) != Ok(&b".note.dtrace"[..]) {
+            continue;
+        }
+        let Ok(Some(mut notes)) = section.notes(endian, &*data) else {
+            continue;
+        };
+        while let Ok(Some(note)) = notes.next() {
+            if note.name() != b"dtrace" || note.n_type(endian) != 1 {
+                continue;
+            }
+            let mut strings = note
+                .desc()
+                .split(|&c| c == 0)
+                .map(|s| String::from_utf8_lossy(s).into_owned())
+                .filter(|s| !s.is_empty());
+            let Some(provider) = strings.next() else {
+                continue;
+            };
+            let parts: Vec<(String, String)> = strings
+                .filter_map(|s| {
+                    let (part, attr) = s.split_once(' ')?;
+                    Some((part.to_string(), attr.to_string()))
+                })
+                .collect();
+            out.entry(provider).or_insert(parts);
+        }
     }
     out
 }

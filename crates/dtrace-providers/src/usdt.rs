@@ -29,7 +29,9 @@ use dtrace_bpf::plan::UsdtArg;
 use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, ProbeEnabling, ProgKind, ProgramPlan};
 use dtrace_lang::pdesc::{field_matches, has_glob, ProbeDesc};
 
-use crate::uobj::{objects_of, read_notes, symbol_address, Object, SdtNote};
+use crate::uobj::{
+    objects_of, read_notes, read_provider_attributes, symbol_address, Object, SdtNote,
+};
 use crate::{ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink};
 use crate::{ProbeTable, Provider};
 
@@ -50,6 +52,44 @@ struct UsdtProbe {
     path: PathBuf,
     places: Vec<Place>,
     sizes: Vec<i8>,
+    attributes: Attributes,
+}
+
+/// The usdt provider's own attributes, for probes whose provider says
+/// none.
+const DEFAULT_ATTRIBUTES: Attributes = Attributes {
+    probe: ("Evolving", "Evolving", "ISA"),
+    args: ("Evolving", "Evolving", "ISA"),
+};
+
+/// `Name/Data/Class` as the static names they are, if they are ones.
+fn attribute_triple(text: &str) -> Option<(&'static str, &'static str, &'static str)> {
+    use dtrace_lang::parse::{CLASSES, STABILITIES};
+    let mut parts = text.split('/');
+    let (n, d, c) = (parts.next()?, parts.next()?, parts.next()?);
+    Some((
+        STABILITIES.iter().find(|s| **s == n)?,
+        STABILITIES.iter().find(|s| **s == d)?,
+        CLASSES.iter().find(|s| **s == c)?,
+    ))
+}
+
+/// A probe's attributes from its provider's `#pragma D attributes` (as
+/// a `dtrace -h` header records them): the description's from the
+/// `name` part, else the `provider` part; the arguments' from `args`.
+fn probe_attributes(parts: Option<&Vec<(String, String)>>) -> Attributes {
+    let find = |part: &str| {
+        parts?
+            .iter()
+            .find(|p| p.0 == part)
+            .and_then(|p| attribute_triple(&p.1))
+    };
+    Attributes {
+        probe: find("name")
+            .or_else(|| find("provider"))
+            .unwrap_or(DEFAULT_ATTRIBUTES.probe),
+        args: find("args").unwrap_or(DEFAULT_ATTRIBUTES.args),
+    }
 }
 
 #[derive(Default)]
@@ -62,6 +102,8 @@ pub struct Usdt {
     objects: HashMap<u32, Vec<Object>>,
     /// Each object's notes, once read.
     notes: HashMap<PathBuf, Vec<SdtNote>>,
+    /// Each object's providers' attributes, once read.
+    attributes: HashMap<PathBuf, HashMap<String, Vec<(String, String)>>>,
     /// The (process, object) pairs whose probes are made.
     made: HashSet<(u32, PathBuf)>,
     /// Each probe's local number by its id.
@@ -162,6 +204,11 @@ impl Usdt {
                 continue;
             }
             self.made.insert((pid, obj.path.clone()));
+            let attrs = self
+                .attributes
+                .entry(obj.path.clone())
+                .or_insert_with(|| read_provider_attributes(&obj.path))
+                .clone();
             let mut data = None;
             for note in &notes {
                 let provider = format!("{}{}", note.provider, pid);
@@ -188,6 +235,7 @@ impl Usdt {
                             path: obj.path.clone(),
                             places: vec![place],
                             sizes,
+                            attributes: probe_attributes(attrs.get(&note.provider)),
                         });
                     }
                 }
@@ -202,10 +250,15 @@ impl Provider for Usdt {
     }
 
     fn attributes(&self) -> Attributes {
-        Attributes {
-            probe: ("Evolving", "Evolving", "ISA"),
-            args: ("Evolving", "Evolving", "ISA"),
-        }
+        DEFAULT_ATTRIBUTES
+    }
+
+    /// As its provider's `#pragma D attributes` say, where a `dtrace -h`
+    /// header recorded them.
+    fn probe_attributes(&self, local: u32) -> Attributes {
+        self.probes
+            .get(local as usize)
+            .map_or(DEFAULT_ATTRIBUTES, |p| p.attributes)
     }
 
     fn provide(&mut self, _sink: &mut ProbeSink<'_>) {}
@@ -601,6 +654,20 @@ mod tests {
         ] {
             let _ = parse_args(bad, 0, &mut |_| None);
         }
+    }
+
+    #[test]
+    fn attributes_come_from_the_providers_parts() {
+        let parts = vec![
+            ("provider".to_string(), "Stable/Evolving/Common".to_string()),
+            ("args".to_string(), "Private/Private/Unknown".to_string()),
+        ];
+        let a = probe_attributes(Some(&parts));
+        assert_eq!(a.probe, ("Stable", "Evolving", "Common"));
+        assert_eq!(a.args, ("Private", "Private", "Unknown"));
+        assert_eq!(probe_attributes(None), DEFAULT_ATTRIBUTES);
+        let bad = vec![("name".to_string(), "Shiny/Evolving/Common".to_string())];
+        assert_eq!(probe_attributes(Some(&bad)).probe, DEFAULT_ATTRIBUTES.probe);
     }
 
     #[test]

@@ -1202,6 +1202,19 @@ fn usdt_probes_are_listed_and_traced_in_a_running_process() {
     let o = run(&["-l", "-m", "usdtapp", "-p", &pid]);
     let module = text(&o.stdout);
     assert_eq!(module.lines().count(), 4, "{}", module);
+    // The provider's #pragma D attributes, as the header recorded them.
+    let o = run(&["-lv", "-n", &format!("myserv{}:::tick", pid)]);
+    let v = text(&o.stdout);
+    assert!(
+        v.contains("Probe Description Attributes\n\t\tIdentifier Names: Evolving\n\t\tData Semantics:   Evolving\n\t\tDependency Class: Common"),
+        "{}",
+        v
+    );
+    assert!(
+        v.contains("Argument Attributes\n\t\tIdentifier Names: Private\n\t\tData Semantics:   Private\n\t\tDependency Class: Unknown"),
+        "{}",
+        v
+    );
     // Traced: the probes are enabled (BEGIN says so), then the process
     // runs its queries.
     let mut d = dtrace()

@@ -99,6 +99,9 @@ fn provider(out: &mut String, p: &ProviderDef) {
         ));
     }
     out.push_str("\n\n");
+    if !p.attributes.is_empty() {
+        attributes_note(out, p);
+    }
     for probe in &p.probes {
         definition(out, &pf, probe);
     }
@@ -111,6 +114,28 @@ fn provider(out: &mut String, p: &ProviderDef) {
         ));
     }
     out.push_str("\n#endif\n\n");
+}
+
+/// The provider's `#pragma D attributes`, as a note of this project's
+/// (`.note.dtrace`, owner `dtrace`, type 1: the provider's name, then
+/// each part's `part Name/Data/Class`), which the usdt provider reads
+/// for `dtrace -lv`; tools that read only `stapsdt` notes ignore it.
+fn attributes_note(out: &mut String, p: &ProviderDef) {
+    let mut strings = vec![func_name(&p.name)];
+    for (part, n, d, c) in &p.attributes {
+        strings.push(format!("{} {}/{}/{}", part, n, d, c));
+    }
+    out.push_str("__asm__(\".pushsection .note.dtrace, \\\"\\\", \\\"note\\\"\\n\"\n");
+    out.push_str("\t\".balign 4\\n\"\n");
+    out.push_str("\t\".4byte 992f-991f, 994f-993f, 1\\n\"\n");
+    out.push_str("\t\"991:\t.asciz \\\"dtrace\\\"\\n\"\n");
+    out.push_str("\t\"992:\t.balign 4\\n\"\n");
+    for (i, st) in strings.iter().enumerate() {
+        let label = if i == 0 { "993:" } else { "" };
+        out.push_str(&format!("\t\"{}\t.asciz \\\"{}\\\"\\n\"\n", label, st));
+    }
+    out.push_str("\t\"994:\t.balign 4\\n\"\n");
+    out.push_str("\t\".popsection\\n\");\n\n");
 }
 
 /// A probe's semaphore, and the macros its probe and enabled test expand
@@ -289,6 +314,12 @@ mod tests {
                 line: 2,
             }],
             line: 1,
+            attributes: vec![(
+                "provider".into(),
+                "Evolving".into(),
+                "Evolving".into(),
+                "Common".into(),
+            )],
         }]
     }
 
@@ -304,6 +335,16 @@ mod tests {
         assert!(h.contains("[a0] \"nor\" ((char *)(arg0)), [a1] \"nor\" ((int)(arg1))"));
         assert!(h.contains("#define\tMYSERV_QUERY_START(arg0, arg1)\n"));
         assert!(h.ends_with("#endif\t/* _MYSERV_H */\n"));
+        assert!(
+            h.contains("\t\"993:\t.asciz \\\"myserv\\\"\\n\"\n"),
+            "{}",
+            h
+        );
+        assert!(
+            h.contains("\t\"\t.asciz \\\"provider Evolving/Evolving/Common\\\"\\n\"\n"),
+            "{}",
+            h
+        );
     }
 
     #[test]

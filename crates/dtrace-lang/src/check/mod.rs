@@ -129,6 +129,9 @@ pub struct ProviderDef {
     pub name: String,
     pub probes: Vec<ProbeDef>,
     pub line: u32,
+    /// `#pragma D attributes` of its parts: (part, name stability, data
+    /// stability, dependency class).
+    pub attributes: Vec<(String, String, String, String)>,
 }
 
 /// A probe of a provider definition: its name as D writes it
@@ -242,6 +245,27 @@ impl<'a> Checker<'a> {
                     out.clauses.push(cc);
                 }
                 ast::Item::Provider(p) => out.providers.push(self.provider(p)?),
+                ast::Item::Attributes { .. } => {}
+            }
+        }
+        // Attributes name a provider the program defines, before or after.
+        for item in &prog.items {
+            if let ast::Item::Attributes {
+                provider,
+                part,
+                attr,
+                ..
+            } = item
+            {
+                if let Some(p) = out.providers.iter_mut().find(|p| &p.name == provider) {
+                    p.attributes.retain(|a| &a.0 != part);
+                    p.attributes.push((
+                        part.clone(),
+                        attr.0.clone(),
+                        attr.1.clone(),
+                        attr.2.clone(),
+                    ));
+                }
             }
         }
         if !self.env.defaultargs {
@@ -320,6 +344,7 @@ impl<'a> Checker<'a> {
             name: p.name.clone(),
             probes,
             line: p.line,
+            attributes: Vec::new(),
         })
     }
 
