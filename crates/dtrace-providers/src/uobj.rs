@@ -12,7 +12,8 @@ use blazesym::inspect::Inspector;
 use blazesym::SymType;
 use object::elf;
 use object::read::elf::{ElfFile64, FileHeader, ProgramHeader, SectionHeader, Sym};
-use object::Endianness;
+use object::read::ReadCache;
+use object::{Endianness, ReadRef};
 
 /// The objects of process `pid`: those of its executable `held` if it is
 /// a command held before its exec, else those it maps.
@@ -269,9 +270,12 @@ pub(crate) struct SdtNote {
 }
 
 /// The USDT probes of an ELF file (none if it is not one or has none).
+/// The file is read as far as needed (its headers, notes and symbol
+/// tables), not whole: a description like `python*:::` reads every
+/// object of every process.
 pub(crate) fn read_notes(path: &Path) -> Vec<SdtNote> {
-    match std::fs::read(path) {
-        Ok(data) => parse_notes(&data),
+    match std::fs::File::open(path) {
+        Ok(f) => parse_notes(&ReadCache::new(f)),
         Err(_) => Vec::new(),
     }
 }
@@ -281,9 +285,9 @@ pub(crate) fn read_notes(path: &Path) -> Vec<SdtNote> {
 /// file through the loaded segments. A note whose place is in no segment
 /// is left out. Every read is checked by `object`: the file is
 /// untrusted.
-pub(crate) fn parse_notes(data: &[u8]) -> Vec<SdtNote> {
+pub(crate) fn parse_notes<'a, R: ReadRef<'a>>(data: R) -> Vec<SdtNote> {
     let mut out = Vec::new();
-    let Ok(file) = ElfFile64::<Endianness>::parse(data) else {
+    let Ok(file) = ElfFile64::<Endianness, R>::parse(data) else {
         return out;
     };
     let endian = file.endian();
@@ -372,21 +376,23 @@ pub(crate) fn parse_notes(data: &[u8]) -> Vec<SdtNote> {
 /// `part Name/Data/Class`. Provider -> (part, `Name/Data/Class`).
 pub(crate) fn read_provider_attributes(path: &Path) -> HashMap<String, Vec<(String, String)>> {
     let mut out = HashMap::new();
-    let Ok(data) = std::fs::read(path) else {
+    let Ok(f) = std::fs::File::open(path) else {
         return out;
     };
-    let Ok(file) = ElfFile64::<Endianness>::parse(&*data) else {
+    let cache = ReadCache::new(f);
+    let data = &cache;
+    let Ok(file) = ElfFile64::<Endianness, _>::parse(data) else {
         return out;
     };
     let endian = file.endian();
-    let Ok(sections) = file.elf_header().sections(endian, &*data) else {
+    let Ok(sections) = file.elf_header().sections(endian, data) else {
         return out;
     };
     for section in sections.iter() {
         if sections.section_name(endian, section) != Ok(&b".note.dtrace"[..]) {
             continue;
         }
-        let Ok(Some(mut notes)) = section.notes(endian, &*data) else {
+        let Ok(Some(mut notes)) = section.notes(endian, data) else {
             continue;
         };
         while let Ok(Some(note)) = notes.next() {
@@ -415,7 +421,10 @@ pub(crate) fn read_provider_attributes(path: &Path) -> HashMap<String, Vec<(Stri
 
 /// (address, size, name) of an ELF file's function symbols, from its
 /// symbol table and dynamic symbol table.
-fn function_symbols(file: &ElfFile64<Endianness>, data: &[u8]) -> Vec<(u64, u64, String)> {
+fn function_symbols<'a, R: ReadRef<'a>>(
+    file: &ElfFile64<'a, Endianness, R>,
+    data: R,
+) -> Vec<(u64, u64, String)> {
     let endian = file.endian();
     let mut out = Vec::new();
     let Ok(sections) = file.elf_header().sections(endian, data) else {
