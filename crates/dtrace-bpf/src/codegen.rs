@@ -28,6 +28,20 @@ impl std::fmt::Display for GenError {
     }
 }
 
+/// The stash of plockstat's lock functions in process `pid`: the lock
+/// each thread is taking, from entry to return.
+pub(crate) fn plock_stash_name(pid: u32) -> String {
+    format!("plockstat:{}", pid)
+}
+
+/// Whether a plockstat program keeps or reads the stash.
+pub(crate) fn plock_stashed(hook: PlockHook) -> bool {
+    matches!(
+        hook,
+        PlockHook::Stash | PlockHook::MutexReturn { .. } | PlockHook::RwReturn { .. }
+    )
+}
+
 /// Hash map keys are built on the BPF stack by some helpers and are
 /// limited to its size.
 const MAX_KEY: u32 = 512;
@@ -418,9 +432,14 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     // deleted (several probes may read one), so the least recently used
     // make way when the map is full.
     for p in inp.plans {
+        let plock;
         let hook = match &p.context {
             ArgContext::Stash { hook, .. } => hook,
             ArgContext::RawArgs { after: Some(a), .. } => &a.hook,
+            ArgContext::Plock { pid, hook } if plock_stashed(*hook) => {
+                plock = plock_stash_name(*pid);
+                &plock
+            }
             _ => continue,
         };
         if g.stash_maps.iter().all(|(h, _)| h != hook) {
@@ -637,7 +656,12 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         };
         // One probe needs no table: the number filter admits only its
         // call, and its identity and EPIDs are constants.
-        let dmap = if plan.dispatch.is_some() && plan.probes.len() > 1 {
+        // One probe needs no table, but where the key also says which of
+        // a place's probes fired (plockstat's acquire or error), even one
+        // is looked up.
+        let dmap = if plan.dispatch.is_some()
+            && (plan.probes.len() > 1 || plan.dispatch == Some(DispatchKey::CookieResult))
+        {
             let (table, id) = build_dispatch(&mut g, pi, plan)?;
             dispatch.push(table);
             Some(id)

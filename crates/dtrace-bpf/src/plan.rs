@@ -81,9 +81,37 @@ pub enum ArgContext {
     /// `ustack()` puts it after the first frame, or the caller would be
     /// missing.
     Uprobe { ret: bool, pid: u32, entry: bool },
+    /// A plockstat probe in process `pid`: a uprobe at a pthread lock
+    /// function (see [`PlockHook`]).
+    Plock { pid: u32, hook: PlockHook },
     /// A USDT probe (a uprobe at a `stapsdt` note's place), in process
     /// `pid` alone: each argument where the note says it is.
     Usdt { pid: u32, args: Vec<UsdtArg> },
+}
+
+/// Where a plockstat program is, and what its probes' arguments are.
+/// glibc's `pthread_mutex_t` has its recursion count at offset 4 and its
+/// kind at 16; `pthread_rwlock_t` its writer's thread ID at 24.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlockHook {
+    /// At a lock function's entry: keeps its lock (the first argument)
+    /// for this thread, for the return. Serves no probe.
+    Stash,
+    /// At a mutex lock function's return, the lock kept at entry:
+    /// `mutex-acquire` (mutex, is_recursive, 0) when it returned 0,
+    /// else `mutex-error` (mutex, errno); with `try`, EBUSY fires
+    /// neither (a trylock that found the mutex held).
+    MutexReturn { try_: bool },
+    /// At a rwlock lock function's return: `rw-acquire` (lock,
+    /// is_writer) when it returned 0, else `rw-error` (lock, is_writer,
+    /// errno); with `try`, EBUSY fires neither.
+    RwReturn { writer: bool, try_: bool },
+    /// At `pthread_mutex_unlock`'s entry: `mutex-release` (mutex,
+    /// is_recursive).
+    MutexUnlock,
+    /// At `pthread_rwlock_unlock`'s entry: `rw-release` (lock, is_writer:
+    /// its writer is this thread).
+    RwUnlock,
 }
 
 /// Where a USDT probe's argument is at its place, as its note describes
@@ -189,6 +217,9 @@ pub enum DispatchKey {
     /// The attachment's cookie (`bpf_get_attach_cookie`): one program
     /// attached at many places, each with its probe's key (pid).
     Cookie,
+    /// Twice the cookie, plus one if the traced function returned
+    /// non-zero (plockstat's acquire and error probes at one return).
+    CookieResult,
 }
 
 /// A probe as the BPF code sees it.

@@ -168,6 +168,10 @@ pub(crate) fn build(
     };
     match &plan.context {
         ArgContext::Stash { hook, key, nwords } => p.stash(hook, *key, *nwords)?,
+        ArgContext::Plock {
+            pid,
+            hook: PlockHook::Stash,
+        } => p.plock_stash(*pid)?,
         _ => p.main(gate_off)?,
     }
     if p.error_used {
@@ -231,7 +235,10 @@ impl ProgGen<'_, '_> {
             self.syscall_filter(out)?;
         }
         self.activity_check(out);
-        if let ArgContext::Uprobe { pid, .. } | ArgContext::Usdt { pid, .. } = self.plan.context {
+        if let ArgContext::Uprobe { pid, .. }
+        | ArgContext::Usdt { pid, .. }
+        | ArgContext::Plock { pid, .. } = self.plan.context
+        {
             // The file may be mapped by other processes too.
             self.a.emit(call(Helper::GetCurrentPidTgid));
             self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
@@ -297,6 +304,29 @@ impl ProgGen<'_, '_> {
                 self.guard_word(g, out);
             }
         }
+        if let ArgContext::Plock { pid, hook } = self.plan.context {
+            if hook != PlockHook::MutexUnlock && hook != PlockHook::RwUnlock {
+                // The lock this thread's call took at entry: to scratch,
+                // and out of the stash (a return without it fires
+                // nothing).
+                let map = self.g.stash_map(&crate::codegen::plock_stash_name(pid))?;
+                self.plock_key();
+                self.a.ld_map_fd(R1, map);
+                self.a.emit(mov64_reg(R2, FP));
+                self.a
+                    .emit(alu64_imm(Alu::Add, R2, i32::from(stack::VALUE)));
+                self.a.emit(call(Helper::MapLookupElem));
+                self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
+                self.a.emit(ldx(Size::DW, R1, R0, 8));
+                self.a
+                    .emit(stx(Size::DW, R9, scratch::STASH as i16 + 8, R1));
+                self.a.ld_map_fd(R1, map);
+                self.a.emit(mov64_reg(R2, FP));
+                self.a
+                    .emit(alu64_imm(Alu::Add, R2, i32::from(stack::VALUE)));
+                self.a.emit(call(Helper::MapDeleteElem));
+            }
+        }
         let clauses = self.clause_list();
         let (uses_args, uses_errno) = self.uses(&clauses);
         let uses_args = uses_args || self.plan.guard.is_some();
@@ -320,6 +350,26 @@ impl ProgGen<'_, '_> {
                     self.a.emit(mov64_reg(R1, R6));
                     self.a.emit(call(Helper::GetAttachCookie));
                     self.a.emit(mov64_reg(R1, R0));
+                }
+                (Some(DispatchKey::CookieResult), ArgContext::Plock { hook, .. }) => {
+                    let try_ = matches!(
+                        hook,
+                        PlockHook::MutexReturn { try_: true }
+                            | PlockHook::RwReturn { try_: true, .. }
+                    );
+                    self.a.emit(mov64_reg(R1, R6));
+                    self.a.emit(call(Helper::GetAttachCookie));
+                    self.a.emit(mov64_reg(R1, R0));
+                    self.a.emit(alu64_imm(Alu::Lsh, R1, 1));
+                    self.a.emit(ldx(Size::W, R2, R6, regs::AX_FULL as i16));
+                    if try_ {
+                        // EBUSY from a try function: the lock was held.
+                        self.a.jmp_imm_to(Cond::Eq, R2, 16, out);
+                    }
+                    let ok = self.a.new_label();
+                    self.a.jmp_imm_to(Cond::Eq, R2, 0, ok);
+                    self.a.emit(alu64_imm(Alu::Add, R1, 1));
+                    self.a.bind(ok);
                 }
                 (_, ArgContext::SyscallEnterRaw) => self.a.emit(ldx(Size::DW, R1, R6, 8)),
                 // The number the filter read is still in its stack slot.
@@ -596,6 +646,148 @@ impl ProgGen<'_, '_> {
         self.zero_args(n);
     }
 
+    /// The key of this thread's plockstat stash entry, at fp+VALUE: the
+    /// thread, then a zero word.
+    fn plock_key(&mut self) {
+        self.a.emit(call(Helper::GetCurrentPidTgid));
+        self.a.emit(stx(Size::DW, FP, stack::VALUE, R0));
+        self.a.emit(st_imm(Size::DW, FP, stack::KEY, 0));
+    }
+
+    /// A plockstat stash program: while tracing is active, keeps the lock
+    /// (the first argument) for this thread of process `pid`.
+    fn plock_stash(&mut self, pid: u32) -> Result<(), GenError> {
+        let out = self.a.new_label();
+        let map = self.g.stash_map(&crate::codegen::plock_stash_name(pid))?;
+        self.a.emit(mov64_reg(R6, R1));
+        self.activity_check(out);
+        self.a.emit(call(Helper::GetCurrentPidTgid));
+        self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
+        self.a.jmp_imm_to(Cond::Ne, R0, pid as i32, out);
+        self.plock_key();
+        // The value below the key: the time, then the words.
+        let value = stack::SPILL - 8 * i16::from(STASH_WORDS);
+        self.a.emit(st_imm(Size::DW, FP, value, 0));
+        self.a
+            .emit(ldx(Size::DW, R1, R6, regs::ARGS_FULL[0] as i16));
+        self.a.emit(stx(Size::DW, FP, value + 8, R1));
+        for i in 1..i16::from(STASH_WORDS) {
+            self.a.emit(st_imm(Size::DW, FP, value + 8 + 8 * i, 0));
+        }
+        self.a.ld_map_fd(R1, map);
+        self.a.emit(mov64_reg(R2, FP));
+        self.a
+            .emit(alu64_imm(Alu::Add, R2, i32::from(stack::VALUE)));
+        self.a.emit(mov64_reg(R3, FP));
+        self.a.emit(alu64_imm(Alu::Add, R3, i32::from(value)));
+        self.a.emit(mov64_imm(R4, 0));
+        self.a.emit(call(Helper::MapUpdateElem));
+        self.a.bind(out);
+        self.a.emit(mov64_imm(R0, 0));
+        self.a.emit(exit());
+        Ok(())
+    }
+
+    /// Reads the 4-byte user word at `base + off` (base in R3) into
+    /// argument slot `slot`, zero-extended (0 if unreadable).
+    fn user_u32_to_slot(&mut self, off: i32, slot: u32) {
+        let at = (scratch::ARGS + 8 * slot) as i16;
+        self.a.emit(st_imm(Size::DW, R9, at, 0));
+        self.a.emit(alu64_imm(Alu::Add, R3, off));
+        self.a.emit(mov64_reg(R1, R9));
+        self.a.emit(alu64_imm(Alu::Add, R1, i32::from(at)));
+        self.a.emit(mov64_imm(R2, 4));
+        self.a.emit(call(Helper::ProbeReadUser));
+    }
+
+    /// arg1 = the mutex in arg0 is recursive and held more than once
+    /// (its kind's low bits are PTHREAD_MUTEX_RECURSIVE_NP, 1, and its
+    /// count is over 1). Uses argument slots 8 and 9.
+    fn plock_recursive(&mut self) {
+        self.a.emit(ldx(Size::DW, R3, R9, scratch::ARGS as i16));
+        self.user_u32_to_slot(16, 8);
+        self.a.emit(ldx(Size::DW, R3, R9, scratch::ARGS as i16));
+        self.user_u32_to_slot(4, 9);
+        let no = self.a.new_label();
+        let done = self.a.new_label();
+        self.a
+            .emit(ldx(Size::DW, R1, R9, (scratch::ARGS + 64) as i16));
+        self.a.emit(alu64_imm(Alu::And, R1, 3));
+        self.a.jmp_imm_to(Cond::Ne, R1, 1, no);
+        self.a
+            .emit(ldx(Size::DW, R1, R9, (scratch::ARGS + 72) as i16));
+        self.a.jmp_imm_to(Cond::Le, R1, 1, no);
+        self.a.emit(mov64_imm(R1, 1));
+        self.a.ja_to(done);
+        self.a.bind(no);
+        self.a.emit(mov64_imm(R1, 0));
+        self.a.bind(done);
+        self.store_arg(1, R1);
+    }
+
+    /// A plockstat probe's arguments (see `PlockHook`).
+    fn load_plock_args(&mut self, hook: PlockHook) {
+        let stashed = (scratch::STASH + 8) as i16;
+        match hook {
+            PlockHook::Stash => self.zero_args(0),
+            PlockHook::MutexReturn { .. } => {
+                self.zero_args(1);
+                self.a.emit(ldx(Size::DW, R1, R9, stashed));
+                self.store_arg(0, R1);
+                let err = self.a.new_label();
+                let done = self.a.new_label();
+                self.a.emit(ldx(Size::W, R1, R6, regs::AX_FULL as i16));
+                self.a.jmp_imm_to(Cond::Ne, R1, 0, err);
+                self.plock_recursive();
+                self.a.ja_to(done);
+                self.a.bind(err);
+                self.store_arg(1, R1);
+                self.a.bind(done);
+                self.zero_args(2);
+            }
+            PlockHook::RwReturn { writer, .. } => {
+                self.a.emit(ldx(Size::DW, R1, R9, stashed));
+                self.store_arg(0, R1);
+                self.a.emit(mov64_imm(R1, i32::from(writer)));
+                self.store_arg(1, R1);
+                self.a.emit(ldx(Size::W, R1, R6, regs::AX_FULL as i16));
+                self.store_arg(2, R1);
+                self.zero_args(3);
+            }
+            PlockHook::MutexUnlock => {
+                self.zero_args(1);
+                self.a
+                    .emit(ldx(Size::DW, R1, R6, regs::ARGS_FULL[0] as i16));
+                self.store_arg(0, R1);
+                self.plock_recursive();
+                self.zero_args(2);
+            }
+            PlockHook::RwUnlock => {
+                self.zero_args(1);
+                self.a
+                    .emit(ldx(Size::DW, R3, R6, regs::ARGS_FULL[0] as i16));
+                self.a.emit(stx(Size::DW, R9, scratch::ARGS as i16, R3));
+                // The writer's thread ID, against this thread's.
+                self.user_u32_to_slot(24, 8);
+                self.a.emit(call(Helper::GetCurrentPidTgid));
+                self.a.emit(alu64_imm(Alu::Lsh, R0, 32));
+                self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
+                self.a
+                    .emit(ldx(Size::DW, R1, R9, (scratch::ARGS + 64) as i16));
+                let no = self.a.new_label();
+                let done = self.a.new_label();
+                self.a.jmp_reg_to(Cond::Ne, R1, R0, no);
+                self.a.emit(mov64_imm(R1, 1));
+                self.a.ja_to(done);
+                self.a.bind(no);
+                self.a.emit(mov64_imm(R1, 0));
+                self.a.bind(done);
+                self.store_arg(1, R1);
+                self.zero_args(2);
+            }
+        }
+    }
+
     /// USDT argument `i`, where its note says it is (r6: the probe's
     /// `pt_regs`). Memory that cannot be read gives 0.
     fn load_usdt_arg(&mut self, i: u32, arg: &UsdtArg) {
@@ -753,6 +945,7 @@ impl ProgGen<'_, '_> {
                     self.a.emit(call(Helper::ProbeReadUser));
                 }
             }
+            ArgContext::Plock { hook, .. } => self.load_plock_args(*hook),
             ArgContext::Usdt { args, .. } => {
                 for (i, arg) in args.iter().take(10).enumerate() {
                     self.load_usdt_arg(i as u32, arg);

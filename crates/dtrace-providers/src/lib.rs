@@ -14,6 +14,7 @@ pub mod cpc;
 pub mod dtrace;
 pub mod fbt;
 pub mod pid;
+pub mod plockstat;
 pub mod profile;
 pub mod sdt;
 pub mod syscall;
@@ -391,6 +392,7 @@ impl Probes {
         p.register(Box::new(fbt::Fbt::discover()));
         p.register(Box::new(pid::Pid::default()));
         p.register(Box::new(usdt::Usdt::default()));
+        p.register(Box::new(plockstat::Plockstat::default()));
         // Raw tracepoints need no tracefs.
         for (file, text) in table::TABLES {
             // The shipped tables parse (a unit test says so).

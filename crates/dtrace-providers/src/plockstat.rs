@@ -1,0 +1,376 @@
+//! The plockstat provider: user-level lock events of process N's pthread
+//! mutexes and readers/writer locks, `plockstatN:MODULE:FUNCTION:NAME`,
+//! on uprobes at glibc's lock functions (module `libc.so.6`, or
+//! `libpthread.so.0` where a glibc has one):
+//!
+//! - `mutex-acquire` (mutex, is_recursive, spin count 0) at the return of
+//!   `pthread_mutex_lock`, `_trylock`, `_timedlock`, `_clocklock` that
+//!   took the mutex; `mutex-error` (mutex, errno) at one that failed
+//!   (EBUSY from a trylock is neither: the mutex was held);
+//! - `mutex-release` (mutex, is_recursive) at `pthread_mutex_unlock`;
+//! - `rw-acquire` (rwlock, is_writer) and `rw-error` (rwlock, is_writer,
+//!   errno) at the return of the `pthread_rwlock_*rdlock` and `*wrlock`
+//!   functions; `rw-release` (rwlock, is_writer) at
+//!   `pthread_rwlock_unlock`.
+//!
+//! The lock a call took is kept at its entry for the thread (a stash
+//! program at every enabled lock function's entry) and read at its
+//! return. glibc exports no function at which a thread blocks on a
+//! mutex or rwlock (its futex waits are internal), so `mutex-block`,
+//! `-blocked`, `-spin`, `-spun`, `rw-block` and `-blocked` have no
+//! probes; the spin count is 0.
+
+use std::collections::HashMap;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use dtrace_bpf::plan::ProgramPlan;
+use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, PlockHook, ProbeEnabling, ProgKind};
+use dtrace_lang::pdesc::{field_matches, ProbeDesc};
+
+use crate::uobj::{objects_of, read_funcs, Func, Object};
+use crate::{ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink};
+use crate::{ProbeTable, Provider};
+
+/// The lock functions and what fires at each: (function, hook, the
+/// probes there).
+const FUNCTIONS: &[(&str, PlockHook, &[&str])] = &[
+    (
+        "pthread_mutex_lock",
+        PlockHook::MutexReturn { try_: false },
+        MUTEX_TAKEN,
+    ),
+    (
+        "pthread_mutex_timedlock",
+        PlockHook::MutexReturn { try_: false },
+        MUTEX_TAKEN,
+    ),
+    (
+        "pthread_mutex_clocklock",
+        PlockHook::MutexReturn { try_: false },
+        MUTEX_TAKEN,
+    ),
+    (
+        "pthread_mutex_trylock",
+        PlockHook::MutexReturn { try_: true },
+        MUTEX_TAKEN,
+    ),
+    (
+        "pthread_mutex_unlock",
+        PlockHook::MutexUnlock,
+        &["mutex-release"],
+    ),
+    ("pthread_rwlock_rdlock", RD, RW_TAKEN),
+    ("pthread_rwlock_timedrdlock", RD, RW_TAKEN),
+    ("pthread_rwlock_clockrdlock", RD, RW_TAKEN),
+    ("pthread_rwlock_tryrdlock", RD_TRY, RW_TAKEN),
+    ("pthread_rwlock_wrlock", WR, RW_TAKEN),
+    ("pthread_rwlock_timedwrlock", WR, RW_TAKEN),
+    ("pthread_rwlock_clockwrlock", WR, RW_TAKEN),
+    ("pthread_rwlock_trywrlock", WR_TRY, RW_TAKEN),
+    (
+        "pthread_rwlock_unlock",
+        PlockHook::RwUnlock,
+        &["rw-release"],
+    ),
+];
+
+const MUTEX_TAKEN: &[&str] = &["mutex-acquire", "mutex-error"];
+const RW_TAKEN: &[&str] = &["rw-acquire", "rw-error"];
+const RD: PlockHook = PlockHook::RwReturn {
+    writer: false,
+    try_: false,
+};
+const RD_TRY: PlockHook = PlockHook::RwReturn {
+    writer: false,
+    try_: true,
+};
+const WR: PlockHook = PlockHook::RwReturn {
+    writer: true,
+    try_: false,
+};
+const WR_TRY: PlockHook = PlockHook::RwReturn {
+    writer: true,
+    try_: true,
+};
+
+/// One probe: its process, the object's file, the function's offset in
+/// it, what the function's programs are, and whether it is the error
+/// probe of its place (dispatch key 2k+1).
+#[derive(Clone, Debug)]
+struct PlockProbe {
+    pid: u32,
+    path: PathBuf,
+    func_offset: u64,
+    hook: PlockHook,
+    error: bool,
+    name: &'static str,
+}
+
+#[derive(Default)]
+pub struct Plockstat {
+    probes: Vec<PlockProbe>,
+    held: HashMap<u32, PathBuf>,
+    objects: HashMap<u32, Vec<Object>>,
+    funcs: HashMap<PathBuf, Vec<Func>>,
+}
+
+/// The process ID a `plockstatN` provider name names.
+fn pid_of(provider: &str) -> Option<u32> {
+    let n = provider.strip_prefix("plockstat")?;
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    n.parse().ok().filter(|&p| p > 0)
+}
+
+fn is_return(hook: PlockHook) -> bool {
+    matches!(
+        hook,
+        PlockHook::MutexReturn { .. } | PlockHook::RwReturn { .. }
+    )
+}
+
+impl Provider for Plockstat {
+    fn name(&self) -> &str {
+        "plockstat"
+    }
+
+    fn attributes(&self) -> Attributes {
+        Attributes {
+            probe: ("Evolving", "Evolving", "ISA"),
+            args: ("Evolving", "Evolving", "ISA"),
+        }
+    }
+
+    fn provide(&mut self, _sink: &mut ProbeSink<'_>) {}
+
+    fn target(&mut self, pid: u32, held: Option<&Path>) {
+        self.objects.remove(&pid);
+        if let Some(exe) = held {
+            self.held.insert(pid, exe.to_path_buf());
+        }
+    }
+
+    fn provide_named(&mut self, sink: &mut ProbeSink<'_>, desc: &ProbeDesc) {
+        let Some(pid) = pid_of(&desc.provider) else {
+            return;
+        };
+        let provider = format!("plockstat{}", pid);
+        let objects = match self.objects.get(&pid) {
+            Some(o) => o.clone(),
+            None => {
+                let o = objects_of(pid, self.held.get(&pid).map(PathBuf::as_path));
+                self.objects.insert(pid, o.clone());
+                o
+            }
+        };
+        for obj in objects {
+            if !field_matches(&desc.module, &obj.name) {
+                continue;
+            }
+            let funcs = self
+                .funcs
+                .entry(obj.path.clone())
+                .or_insert_with(|| read_funcs(&obj.path))
+                .clone();
+            for &(func, hook, names) in FUNCTIONS {
+                if !field_matches(&desc.function, func) {
+                    continue;
+                }
+                let Some(f) = funcs.iter().find(|f| f.name == func) else {
+                    continue;
+                };
+                for (i, &name) in names.iter().enumerate() {
+                    if !field_matches(&desc.name, name)
+                        || sink.has_as(&provider, &obj.name, func, name)
+                    {
+                        continue;
+                    }
+                    self.probes.push(PlockProbe {
+                        pid,
+                        path: obj.path.clone(),
+                        func_offset: f.offset,
+                        hook,
+                        error: i == 1,
+                        name,
+                    });
+                    let local = self.probes.len() as u32 - 1;
+                    sink.add_as(&provider, &obj.name, func, name, local);
+                }
+            }
+        }
+    }
+
+    fn args(&self, local: u32) -> Option<Vec<ArgDesc>> {
+        let p = self.probes.get(local as usize)?;
+        let list: &[(&str, &str)] = match p.name {
+            "mutex-acquire" => &[
+                ("pthread_mutex_t *", "mutex"),
+                ("int", "is_recursive"),
+                ("int", "spin_count"),
+            ],
+            "mutex-release" => &[("pthread_mutex_t *", "mutex"), ("int", "is_recursive")],
+            "mutex-error" => &[("pthread_mutex_t *", "mutex"), ("int", "errno")],
+            "rw-acquire" | "rw-release" => {
+                &[("pthread_rwlock_t *", "rwlock"), ("int", "is_writer")]
+            }
+            _ => &[
+                ("pthread_rwlock_t *", "rwlock"),
+                ("int", "is_writer"),
+                ("int", "errno"),
+            ],
+        };
+        Some(
+            list.iter()
+                .map(|(t, n)| {
+                    let mut a = ArgDesc::new(*t, *n);
+                    a.user = t.ends_with('*');
+                    a
+                })
+                .collect(),
+        )
+    }
+
+    /// A program per process, file and kind of function, attached at
+    /// their places by one uprobe_multi link (uretprobes for the lock
+    /// functions, whose return says whether the lock was taken, with a
+    /// stash program at their entries), each place's cookie its
+    /// function; at a return, the key is twice the cookie, plus one for
+    /// an error.
+    fn plan(&self, table: &ProbeTable, enabled: &[Enabled], out: &mut Planned) -> io::Result<()> {
+        struct Group<'a> {
+            pid: u32,
+            path: &'a Path,
+            hook: PlockHook,
+            offsets: Vec<u64>,
+            probes: Vec<ProbeEnabling>,
+        }
+        let mut groups: Vec<Group> = Vec::new();
+        // (pid, file) -> the lock functions to stash at.
+        let mut stashes: Vec<(u32, &Path, Vec<u64>)> = Vec::new();
+        for e in enabled {
+            let Some(p) = self.probes.get(e.local as usize) else {
+                continue;
+            };
+            let at = groups
+                .iter()
+                .position(|g| g.pid == p.pid && g.path == p.path && g.hook == p.hook);
+            let g = match at {
+                Some(i) => &mut groups[i],
+                None => {
+                    groups.push(Group {
+                        pid: p.pid,
+                        path: &p.path,
+                        hook: p.hook,
+                        offsets: Vec::new(),
+                        probes: Vec::new(),
+                    });
+                    groups.last_mut().expect("just pushed")
+                }
+            };
+            let cookie = match g.offsets.iter().position(|&o| o == p.func_offset) {
+                Some(c) => c,
+                None => {
+                    g.offsets.push(p.func_offset);
+                    g.offsets.len() - 1
+                }
+            } as u32;
+            let key = if is_return(p.hook) {
+                2 * cookie + u32::from(p.error)
+            } else {
+                cookie
+            };
+            g.probes.push(e.enabling(table, key));
+            if is_return(p.hook) {
+                let s = match stashes.iter().position(|s| s.0 == p.pid && s.1 == p.path) {
+                    Some(i) => &mut stashes[i],
+                    None => {
+                        stashes.push((p.pid, &p.path, Vec::new()));
+                        stashes.last_mut().expect("just pushed")
+                    }
+                };
+                if !s.2.contains(&p.func_offset) {
+                    s.2.push(p.func_offset);
+                }
+            }
+        }
+        for (pid, path, offsets) in stashes {
+            out.programs.push(PlannedProgram {
+                plan: ProgramPlan {
+                    name: "dt_plock_keep".to_string(),
+                    kind: ProgKind::Uprobe,
+                    context: ArgContext::Plock {
+                        pid,
+                        hook: PlockHook::Stash,
+                    },
+                    phase: Phase::Normal,
+                    probes: Vec::new(),
+                    dispatch: None,
+                    tick_gate: None,
+                    guard: None,
+                },
+                attach: Attach::Uprobe {
+                    path: path.to_path_buf(),
+                    cookies: vec![0; offsets.len()],
+                    offsets,
+                    ref_ctr_offsets: Vec::new(),
+                    ret: false,
+                    pid,
+                },
+            });
+        }
+        for g in groups {
+            let ret = is_return(g.hook);
+            out.programs.push(PlannedProgram {
+                plan: ProgramPlan {
+                    name: "dt_plockstat".to_string(),
+                    kind: ProgKind::Uprobe,
+                    context: ArgContext::Plock {
+                        pid: g.pid,
+                        hook: g.hook,
+                    },
+                    phase: Phase::Normal,
+                    probes: g.probes,
+                    dispatch: Some(if ret {
+                        DispatchKey::CookieResult
+                    } else {
+                        DispatchKey::Cookie
+                    }),
+                    tick_gate: None,
+                    guard: None,
+                },
+                attach: Attach::Uprobe {
+                    path: g.path.to_path_buf(),
+                    cookies: (0..g.offsets.len() as u64).collect(),
+                    offsets: g.offsets,
+                    ref_ctr_offsets: Vec::new(),
+                    ret,
+                    pid: g.pid,
+                },
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn provider_names_name_a_process() {
+        assert_eq!(pid_of("plockstat42"), Some(42));
+        assert_eq!(pid_of("plockstat"), None);
+        assert_eq!(pid_of("plockstat0"), None);
+        assert_eq!(pid_of("pid42"), None);
+    }
+
+    #[test]
+    fn every_function_has_its_probes() {
+        for (f, hook, names) in FUNCTIONS {
+            assert!(f.starts_with("pthread_"));
+            assert_eq!(is_return(*hook), names.len() == 2, "{}", f);
+        }
+    }
+}

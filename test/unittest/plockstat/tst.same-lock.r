@@ -1,0 +1,2 @@
+2 releases of the first mutex taken
+
