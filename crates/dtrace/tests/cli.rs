@@ -1283,6 +1283,39 @@ fn usdt_probes_are_listed_and_traced_in_a_running_process() {
         rest
     );
     assert_released(before, "usdt provider");
+    // dtrace killed (kill -9) while its probes are in a live process: the
+    // kernel closes its links, and the process runs on untraced.
+    let mut app = spawn();
+    let pid = app.id().to_string();
+    let mut d = dtrace()
+        .args([
+            "-p",
+            &pid,
+            "-n",
+            "BEGIN { printf(\"ready\"); }",
+            "-n",
+            "myserv$target:::query-start, pid$target:a.out:run_query:entry { }",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn dtrace");
+    let mut out = BufReader::new(d.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    while !line.contains("ready") {
+        line.clear();
+        if out.read_line(&mut line).unwrap_or(0) == 0 {
+            break;
+        }
+    }
+    assert!(line.contains(":BEGIN ready"), "{}", line);
+    let _ = d.kill();
+    let _ = d.wait();
+    assert_released(before, "kill -9 of dtrace with uprobes");
+    let mut input = app.stdin.take().expect("usdtapp's stdin");
+    input.write_all(b"go\n").expect("feed usdtapp");
+    drop(input);
+    assert_eq!(app.wait().expect("usdtapp").code(), Some(0));
     let _ = std::fs::remove_dir_all(exe.parent().expect("dir"));
 }
 
