@@ -96,10 +96,12 @@ pub(crate) fn needed_objects(exe: &Path) -> Vec<Object> {
     while i < out.len() && out.len() < 256 {
         let path = out[i].path.clone();
         i += 1;
-        let Ok(data) = std::fs::read(&path) else {
+        // Read as far as the dynamic section needs, not whole.
+        let Ok(file) = std::fs::File::open(&path) else {
             continue;
         };
-        let Some(dynamic) = elf_dynamic(&data) else {
+        let cache = ReadCache::new(file);
+        let Some(dynamic) = elf_dynamic(&cache) else {
             continue;
         };
         let origin = path.parent().unwrap_or(Path::new("/")).to_path_buf();
@@ -157,12 +159,14 @@ struct Dynamic {
 /// The `DT_NEEDED` names and `DT_RUNPATH` (or `DT_RPATH`) directories of
 /// a 64-bit little-endian ELF file; `None` if it is not one or has no
 /// dynamic section. Every read is bounds-checked: the file is untrusted.
-fn elf_dynamic(d: &[u8]) -> Option<Dynamic> {
-    let u16_at = |o: usize| Some(u16::from_le_bytes(d.get(o..o + 2)?.try_into().ok()?));
-    let u32_at = |o: usize| Some(u32::from_le_bytes(d.get(o..o + 4)?.try_into().ok()?));
-    let u64_at = |o: usize| Some(u64::from_le_bytes(d.get(o..o + 8)?.try_into().ok()?));
+fn elf_dynamic<'a, R: ReadRef<'a>>(d: R) -> Option<Dynamic> {
+    let bytes = |o: usize, n: usize| d.read_bytes_at(o as u64, n as u64).ok();
+    let u16_at = |o: usize| Some(u16::from_le_bytes(bytes(o, 2)?.try_into().ok()?));
+    let u32_at = |o: usize| Some(u32::from_le_bytes(bytes(o, 4)?.try_into().ok()?));
+    let u64_at = |o: usize| Some(u64::from_le_bytes(bytes(o, 8)?.try_into().ok()?));
+    let ident = bytes(0, 6)?;
     // \x7fELF, 64-bit, little-endian.
-    if d.get(0..4)? != b"\x7fELF" || *d.get(4)? != 2 || *d.get(5)? != 1 {
+    if &ident[..4] != b"\x7fELF" || ident[4] != 2 || ident[5] != 1 {
         return None;
     }
     let phoff = usize::try_from(u64_at(32)?).ok()?;
@@ -211,9 +215,9 @@ fn elf_dynamic(d: &[u8]) -> Option<Dynamic> {
     }
     let strtab = strtab?;
     let string = |off: u64| -> Option<String> {
-        let s = d.get(strtab.checked_add(usize::try_from(off).ok()?)?..)?;
-        let end = s.iter().position(|&c| c == 0)?;
-        Some(String::from_utf8_lossy(&s[..end]).into_owned())
+        let at = (strtab as u64).checked_add(off)?;
+        let s = d.read_bytes_at_until(at..at.saturating_add(4096), 0).ok()?;
+        Some(String::from_utf8_lossy(s).into_owned())
     };
     Some(Dynamic {
         needed: needed.into_iter().filter_map(string).collect(),
@@ -495,10 +499,10 @@ mod tests {
 
     #[test]
     fn odd_elf_files_are_refused_without_panicking() {
-        assert_eq!(elf_dynamic(b""), None);
-        assert_eq!(elf_dynamic(b"\x7fELF"), None);
+        assert_eq!(elf_dynamic(&b""[..]), None);
+        assert_eq!(elf_dynamic(&b"\x7fELF"[..]), None);
         let me = std::fs::read(std::env::current_exe().unwrap()).unwrap();
-        assert!(elf_dynamic(&me).is_some());
+        assert!(elf_dynamic(&me[..]).is_some());
         // Every truncation and a few corruptions: no panic.
         for n in (0..me.len().min(8192)).step_by(7) {
             let _ = elf_dynamic(&me[..n]);
@@ -506,7 +510,7 @@ mod tests {
         let mut bad = me[..me.len().min(1 << 16)].to_vec();
         for i in (0..bad.len()).step_by(13) {
             bad[i] ^= 0xff;
-            let _ = elf_dynamic(&bad);
+            let _ = elf_dynamic(&bad[..]);
         }
     }
 }

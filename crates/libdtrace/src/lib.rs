@@ -525,9 +525,8 @@ impl Dtrace {
     pub fn target(&mut self, pid: i32, held: Option<&std::path::Path>) {
         if let Ok(pid) = u32::try_from(pid) {
             self.probes.target(pid, held);
-            // Its objects, to name its stacks' frames after it is gone.
-            let files = dtrace_providers::process_files(pid, held);
-            usym::remember_objects(pid, held.is_some(), &files);
+            // Its objects name its stacks' frames after it is gone.
+            usym::remember_target(pid, held);
         }
     }
 

@@ -12,7 +12,7 @@
 //!   `BPF_F_USER_BUILD_ID` (the object's build ID and the offset in the
 //!   file), packed in a word: 31 bits of the build ID and the offset
 //!   (`types::USTACK_IP`). Objects are found by build ID among those this module has
-//!   seen: the objects of every traced process (`remember_objects`, with
+//!   seen: the objects of every traced process (`remember_target`, with
 //!   a `-c` command's executable and the libraries it needs, known
 //!   before it runs), and those of any process whose mappings it read.
 //! - `usym()`, `umod()`, `uaddr()` and `%A` record the process ID and the
@@ -56,6 +56,10 @@ struct Known {
     /// Each process's mappings, as last read, and when.
     maps: HashMap<u32, Vec<Mapping>>,
     read_at: HashMap<u32, std::time::Instant>,
+    /// Commands created held before their exec: their executables, until
+    /// their objects are learnt (when a frame's object is first not
+    /// known, not before: reading them costs the start-up of every `-c`).
+    held: HashMap<u32, PathBuf>,
 }
 
 fn known() -> &'static Mutex<Known> {
@@ -95,13 +99,24 @@ impl Known {
         if maps.is_empty() {
             return false;
         }
-        let paths: HashSet<PathBuf> = maps.iter().map(|m| m.path.clone()).collect();
-        for p in paths {
-            self.learn_object(&p);
-        }
         self.maps.insert(pid, maps);
         self.read_at.insert(pid, std::time::Instant::now());
         true
+    }
+
+    /// Learns the build IDs of every mapped object not read yet (when a
+    /// frame's object is not known: reading them costs a file each).
+    fn learn_mapped(&mut self) {
+        let paths: HashSet<PathBuf> = self
+            .maps
+            .values()
+            .flatten()
+            .map(|m| m.path.clone())
+            .filter(|p| !self.read.contains(p))
+            .collect();
+        for p in paths {
+            self.learn_object(&p);
+        }
     }
 
     /// Where `addr` is in `pid`: its file and the offset in it. The
@@ -149,19 +164,31 @@ fn parse_maps_line(line: &str) -> Option<Mapping> {
     })
 }
 
-/// Learns the objects of a traced process: its mappings if it runs (not
-/// `held` before its exec, when they are not yet its own), and the files
-/// given (for a held command, its executable and the libraries it will
-/// load).
-pub fn remember_objects(pid: u32, held: bool, files: &[PathBuf]) {
-    with_known(|k| {
-        if !held {
-            k.read_process(pid);
-        }
-        for f in files {
-            k.learn_object(f);
-        }
-    })
+/// Notes a traced process: a command created held before its exec
+/// (`held`, its executable) has its objects (the executable and the
+/// libraries it will load) learnt when a frame's object is first not
+/// known.
+pub fn remember_target(pid: u32, held: Option<&Path>) {
+    if let Some(exe) = held {
+        with_known(|k| {
+            k.held.insert(pid, exe.to_path_buf());
+        })
+    }
+}
+
+/// Learns the objects of the held commands not yet learnt, and of every
+/// process whose mappings were read.
+fn learn_held() {
+    with_known(Known::learn_mapped);
+    let held: Vec<(u32, PathBuf)> = with_known(|k| k.held.drain().collect());
+    for (pid, exe) in held {
+        let files = dtrace_providers::process_files(pid, Some(&exe));
+        with_known(|k| {
+            for f in &files {
+                k.learn_object(f);
+            }
+        });
+    }
 }
 
 /// Reads and keeps a process's mappings now, while it lives.
@@ -265,7 +292,11 @@ pub fn pair_text(bytes: &[u8], how: UserHow) -> String {
     }
     if frame != 0 && frame & USTACK_IP == 0 && ip != 0 {
         let (id, ip_off) = ((frame >> 32) as u32, frame & 0xffff_ffff);
-        let path = with_known(|k| k.by_build_id.get(&id).cloned());
+        let mut path = with_known(|k| k.by_build_id.get(&id).cloned());
+        if path.is_none() {
+            learn_held();
+            path = with_known(|k| k.by_build_id.get(&id).cloned());
+        }
         let off = ip_off.checked_add_signed(addr.wrapping_sub(ip) as i64);
         if let (Some(path), Some(off)) = (path, off) {
             let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
@@ -294,11 +325,16 @@ pub fn ustack_frames(bytes: &[u8]) -> Vec<String> {
         let (id, offset) = ((w >> 32) as u32, w & 0xffff_ffff);
         let mut path = with_known(|k| k.by_build_id.get(&id).cloned());
         if path.is_none() {
-            // An object not seen yet: the process's, if it lives.
+            // An object not seen yet: the process's, if it lives, or a
+            // created command's.
             if let Ok(p) = u32::try_from(pid) {
                 remember_process(p);
             }
             path = with_known(|k| k.by_build_id.get(&id).cloned());
+            if path.is_none() {
+                learn_held();
+                path = with_known(|k| k.by_build_id.get(&id).cloned());
+            }
         }
         out.push(match path {
             Some(p) => object_text(&p, offset, UserHow::Addr),
