@@ -690,6 +690,62 @@ pub(crate) fn single(
 
 /// Attaches a loaded program; the returned descriptors keep it attached.
 pub fn attach(att: &Attach, prog: &OwnedFd, tracefs: Option<&PathBuf>) -> io::Result<Vec<OwnedFd>> {
+    attach_counted(att, prog, tracefs).map(|(links, _)| links)
+}
+
+/// As [`attach`], also telling how many places of uprobes the kernel
+/// refused and were left out (an instruction it cannot step, a place
+/// inside an instruction), which dtrace reports.
+pub fn attach_counted(
+    att: &Attach,
+    prog: &OwnedFd,
+    tracefs: Option<&PathBuf>,
+) -> io::Result<(Vec<OwnedFd>, usize)> {
+    if let Attach::Uprobe {
+        path,
+        offsets,
+        cookies,
+        ref_ctr_offsets,
+        ret,
+        pid,
+    } = att
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let c_path = std::ffi::CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| io::Error::other("a file name with a NUL byte"))?;
+        let mut links = Vec::new();
+        let mut refused = (None, 0);
+        attach_uprobes(
+            prog,
+            &c_path,
+            Places {
+                offsets,
+                cookies,
+                semaphores: ref_ctr_offsets,
+            },
+            (*ret, *pid),
+            &mut links,
+            &mut refused,
+        )?;
+        return match refused {
+            // Not one place would take a probe: the kernel cannot.
+            (Some(e), _) if links.is_empty() => Err(io::Error::other(format!(
+                "uprobes in {} (the kernel needs uprobe_multi links, Linux 6.6): {}",
+                path.display(),
+                e
+            ))),
+            (_, n) => Ok((links, n)),
+        };
+    }
+    attach_other(att, prog, tracefs).map(|links| (links, 0))
+}
+
+/// Attaches a program that is not on uprobes.
+fn attach_other(
+    att: &Attach,
+    prog: &OwnedFd,
+    tracefs: Option<&PathBuf>,
+) -> io::Result<Vec<OwnedFd>> {
     match att {
         Attach::TestRun => Ok(Vec::new()),
         Attach::Tracepoint { system, event } => {
@@ -701,41 +757,8 @@ pub fn attach(att: &Attach, prog: &OwnedFd, tracefs: Option<&PathBuf>) -> io::Re
         }
         Attach::RawTracepoint(name) => Ok(vec![dtrace_sys::bpf::raw_tracepoint_open(name, prog)?]),
         Attach::Function { .. } => Ok(vec![dtrace_sys::bpf::tracing_attach(prog)?]),
-        Attach::Uprobe {
-            path,
-            offsets,
-            cookies,
-            ref_ctr_offsets,
-            ret,
-            pid,
-        } => {
-            use std::os::unix::ffi::OsStrExt;
-            let c_path = std::ffi::CString::new(path.as_os_str().as_bytes())
-                .map_err(|_| io::Error::other("a file name with a NUL byte"))?;
-            let mut links = Vec::new();
-            let mut refused = None;
-            attach_uprobes(
-                prog,
-                &c_path,
-                Places {
-                    offsets,
-                    cookies,
-                    semaphores: ref_ctr_offsets,
-                },
-                (*ret, *pid),
-                &mut links,
-                &mut refused,
-            )?;
-            match refused {
-                // Not one place would take a probe: the kernel cannot.
-                Some(e) if links.is_empty() => Err(io::Error::other(format!(
-                    "uprobes in {} (the kernel needs uprobe_multi links, Linux 6.6): {}",
-                    path.display(),
-                    e
-                ))),
-                _ => Ok(links),
-            }
-        }
+        // Attached by `attach_counted`.
+        Attach::Uprobe { .. } => Err(io::Error::other("uprobes are attached by attach_counted")),
         Attach::Counter {
             type_,
             config,
@@ -811,14 +834,14 @@ impl<'a> Places<'a> {
 /// instruction its uprobes cannot step, EOPNOTSUPP/ENOTSUPP, or a place
 /// that is not an instruction, EINVAL): then each half is tried on its
 /// own, down to single places, which are left out (the first such error
-/// kept in `refused`). Other errors end the attachment.
+/// kept in `refused`, with their count). Other errors end the attachment.
 fn attach_uprobes(
     prog: &OwnedFd,
     path: &std::ffi::CStr,
     places: Places<'_>,
     (ret, pid): (bool, u32),
     links: &mut Vec<OwnedFd>,
-    refused: &mut Option<io::Error>,
+    refused: &mut (Option<io::Error>, usize),
 ) -> io::Result<()> {
     let Places {
         offsets,
@@ -837,7 +860,8 @@ fn attach_uprobes(
         // EINVAL, EOPNOTSUPP, ENOTSUPP (the kernel's 524).
         Err(e) if matches!(e.raw_os_error(), Some(22 | 95 | 524)) => {
             if offsets.len() == 1 {
-                refused.get_or_insert(e);
+                refused.0.get_or_insert(e);
+                refused.1 += 1;
                 return Ok(());
             }
             let (first, second) = places.split(offsets.len() / 2);

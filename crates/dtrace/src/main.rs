@@ -509,6 +509,16 @@ fn run(cmd: Cmd) -> u8 {
     for (what, size) in dt.lowered_sizes() {
         note!("dtrace: {} lowered to {}", what, size_text(*size));
     }
+    // Places the kernel cannot put a uprobe (pid probes over every
+    // instruction, or every function of a library) are left out.
+    match dt.refused_places() {
+        0 => {}
+        1 => note!("dtrace: 1 probe place was left out: the kernel cannot put a uprobe there"),
+        n => note!(
+            "dtrace: {} probe places were left out: the kernel cannot put a uprobe there",
+            n
+        ),
+    }
     for t in &mut targets {
         if let Err(e) = t.release() {
             return fatal(format!("failed to start target: {}", e));

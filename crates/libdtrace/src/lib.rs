@@ -307,6 +307,9 @@ pub struct Dtrace {
     /// Buffers the kernel made smaller than asked (`bufresize=auto`):
     /// what, and the size.
     pub(crate) lowered: Vec<(&'static str, u64)>,
+    /// Places of uprobes the kernel refused when tracing started, left
+    /// out (`refused_places`).
+    pub(crate) refused_places: usize,
     /// The ring policy's chunks have been read (once, at the end).
     pub(crate) ring_drained: bool,
     /// Speculation IDs committed or discarded, freed at the next
@@ -427,6 +430,7 @@ impl Dtrace {
             arg_pool: Vec::new(),
             range_pool: Vec::new(),
             lowered: Vec::new(),
+            refused_places: 0,
             last_clean: Instant::now(),
             err_handler: None,
             drop_handler: None,
@@ -1401,6 +1405,13 @@ impl Dtrace {
     /// bytes), ("speculation size", bytes).
     pub fn lowered_sizes(&self) -> &[(&'static str, u64)] {
         &self.lowered
+    }
+
+    /// How many places of user-level probes (pid) the kernel refused when
+    /// tracing started, which were left out: an instruction its uprobes
+    /// cannot step, or a place inside an instruction.
+    pub fn refused_places(&self) -> usize {
+        self.refused_places
     }
 
     /// The `normalize()` factor of aggregation `id` (1 if none).

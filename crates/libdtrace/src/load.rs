@@ -322,6 +322,7 @@ pub(crate) fn warm_up(dt: &Dtrace) -> Option<Warm> {
 fn premake(dt: &mut Dtrace) -> Result<Premade, Error> {
     let (asked, auto, ncpus) = ring_shape(dt)?;
     dt.lowered.clear();
+    dt.refused_places = 0;
     // Buffers made ahead for these very options are taken; others (the
     // program's pragmas changed the options, or making them failed) are
     // dropped and the buffers made here, where a failure is reported.
@@ -546,13 +547,15 @@ pub(crate) fn start_with(
             (Attach::TestRun, _) => end = Some(fd),
             (_, _) if !attach => progs.push(fd),
             (att, _) => {
-                let l = dtrace_providers::attach(att, &fd, dt.probes.tracefs()).map_err(|e| {
-                    if is_eperm(&e) {
-                        Error::Privilege(PRIVILEGE.into())
-                    } else {
-                        Error::Enable(format!("failed to attach '{}': {}", pp.plan.name, e))
-                    }
-                })?;
+                let (l, refused) = dtrace_providers::attach_counted(att, &fd, dt.probes.tracefs())
+                    .map_err(|e| {
+                        if is_eperm(&e) {
+                            Error::Privilege(PRIVILEGE.into())
+                        } else {
+                            Error::Enable(format!("failed to attach '{}': {}", pp.plan.name, e))
+                        }
+                    })?;
+                dt.refused_places += refused;
                 links.extend(l);
                 progs.push(fd);
             }
