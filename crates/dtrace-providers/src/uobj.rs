@@ -85,7 +85,9 @@ pub(crate) fn needed_objects(exe: &Path) -> Vec<Object> {
     // Named as the process will map them: by their files' own names,
     // not a link's (`libstdc++.so.6` is `libstdc++.so.6.0.30`).
     let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let exe = real(exe);
+    // A script runs its `#!` interpreter: that is the executable.
+    let exe = interpreter(exe).unwrap_or_else(|| exe.to_path_buf());
+    let exe = real(&exe);
     let mut out = vec![Object {
         name: file_name(&exe),
         path: exe.clone(),
@@ -122,6 +124,23 @@ pub(crate) fn needed_objects(exe: &Path) -> Vec<Object> {
         }
     }
     out
+}
+
+/// The interpreter a script's `#!` line names (the kernel runs it in the
+/// script's place), as the kernel finds it: an absolute path, the first
+/// word after `#!`. One level only, as the kernel allows a few; `None` for
+/// a file that is not such a script.
+pub(crate) fn interpreter(path: &Path) -> Option<PathBuf> {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    let n = std::fs::File::open(path).ok()?.read(&mut head).ok()?;
+    let line = head[..n].strip_prefix(b"#!")?;
+    let line = &line[..line.iter().position(|&c| c == b'\n')?];
+    let word = String::from_utf8_lossy(line)
+        .split_whitespace()
+        .next()?
+        .to_string();
+    word.starts_with('/').then(|| PathBuf::from(word))
 }
 
 /// Directories the dynamic linker searches after an object's own paths.
@@ -495,6 +514,25 @@ mod tests {
         let mapped = mapped_objects(std::process::id());
         assert!(mapped.iter().any(|o| o.exe));
         assert!(mapped.iter().any(|o| o.name == libc.name));
+    }
+
+    #[test]
+    fn scripts_run_their_interpreters() {
+        let dir = std::env::temp_dir().join(format!("dtrace-uobj-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let script = dir.join("s");
+        std::fs::write(&script, "#!/bin/sh -e\necho hi\n").unwrap();
+        assert_eq!(interpreter(&script), Some(PathBuf::from("/bin/sh")));
+        std::fs::write(&script, "#! relative\n").unwrap();
+        assert_eq!(interpreter(&script), None);
+        std::fs::write(&script, "no shebang\n").unwrap();
+        assert_eq!(interpreter(&script), None);
+        let me = std::env::current_exe().unwrap();
+        assert_eq!(interpreter(&me), None);
+        std::fs::write(&script, "#!/bin/sh\n").unwrap();
+        let objs = needed_objects(&script);
+        assert!(objs[0].exe && objs[0].name != "s", "{:?}", objs);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

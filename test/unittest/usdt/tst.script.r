@@ -1,0 +1,2 @@
+python3.11 gc-start generation 2
+
