@@ -286,11 +286,7 @@ impl ProgGen<'_, '_> {
                 // this key: its time and words are copied to scratch.
                 let map = self.g.stash_map(&after.hook)?;
                 self.stash_key(after.key);
-                self.a.ld_map_fd(R1, map);
-                self.a.emit(mov64_reg(R2, FP));
-                self.a
-                    .emit(alu64_imm(Alu::Add, R2, i32::from(stack::VALUE)));
-                self.a.emit(call(Helper::MapLookupElem));
+                self.stash_call(map, Helper::MapLookupElem, None);
                 self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
                 for i in 0..=i16::from(STASH_WORDS) {
                     self.a.emit(ldx(Size::DW, R1, R0, 8 * i));
@@ -311,20 +307,12 @@ impl ProgGen<'_, '_> {
                 // nothing).
                 let map = self.g.stash_map(&crate::codegen::plock_stash_name(pid))?;
                 self.plock_key();
-                self.a.ld_map_fd(R1, map);
-                self.a.emit(mov64_reg(R2, FP));
-                self.a
-                    .emit(alu64_imm(Alu::Add, R2, i32::from(stack::VALUE)));
-                self.a.emit(call(Helper::MapLookupElem));
+                self.stash_call(map, Helper::MapLookupElem, None);
                 self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
                 self.a.emit(ldx(Size::DW, R1, R0, 8));
                 self.a
                     .emit(stx(Size::DW, R9, scratch::STASH as i16 + 8, R1));
-                self.a.ld_map_fd(R1, map);
-                self.a.emit(mov64_reg(R2, FP));
-                self.a
-                    .emit(alu64_imm(Alu::Add, R2, i32::from(stack::VALUE)));
-                self.a.emit(call(Helper::MapDeleteElem));
+                self.stash_call(map, Helper::MapDeleteElem, None);
             }
         }
         let clauses = self.clause_list();
@@ -513,14 +501,7 @@ impl ProgGen<'_, '_> {
                 self.a.emit(st_imm(Size::DW, FP, value + 8 + 8 * i, 0));
             }
         }
-        self.a.ld_map_fd(R1, map);
-        self.a.emit(mov64_reg(R2, FP));
-        self.a
-            .emit(alu64_imm(Alu::Add, R2, i32::from(stack::VALUE)));
-        self.a.emit(mov64_reg(R3, FP));
-        self.a.emit(alu64_imm(Alu::Add, R3, i32::from(value)));
-        self.a.emit(mov64_imm(R4, 0));
-        self.a.emit(call(Helper::MapUpdateElem));
+        self.stash_call(map, Helper::MapUpdateElem, Some(value));
         self.a.bind(out);
         self.a.emit(mov64_imm(R0, 0));
         self.a.emit(exit());
@@ -646,6 +627,21 @@ impl ProgGen<'_, '_> {
         self.zero_args(n);
     }
 
+    /// Calls `helper` on stash map `map` with the key at fp+VALUE (and,
+    /// for an update, the value at fp+`value`, any flags 0).
+    fn stash_call(&mut self, map: MapId, helper: Helper, value: Option<i16>) {
+        self.a.ld_map_fd(R1, map);
+        self.a.emit(mov64_reg(R2, FP));
+        self.a
+            .emit(alu64_imm(Alu::Add, R2, i32::from(stack::VALUE)));
+        if let Some(v) = value {
+            self.a.emit(mov64_reg(R3, FP));
+            self.a.emit(alu64_imm(Alu::Add, R3, i32::from(v)));
+            self.a.emit(mov64_imm(R4, 0));
+        }
+        self.a.emit(call(helper));
+    }
+
     /// The key of this thread's plockstat stash entry, at fp+VALUE: the
     /// thread, then a zero word.
     fn plock_key(&mut self) {
@@ -674,14 +670,7 @@ impl ProgGen<'_, '_> {
         for i in 1..i16::from(STASH_WORDS) {
             self.a.emit(st_imm(Size::DW, FP, value + 8 + 8 * i, 0));
         }
-        self.a.ld_map_fd(R1, map);
-        self.a.emit(mov64_reg(R2, FP));
-        self.a
-            .emit(alu64_imm(Alu::Add, R2, i32::from(stack::VALUE)));
-        self.a.emit(mov64_reg(R3, FP));
-        self.a.emit(alu64_imm(Alu::Add, R3, i32::from(value)));
-        self.a.emit(mov64_imm(R4, 0));
-        self.a.emit(call(Helper::MapUpdateElem));
+        self.stash_call(map, Helper::MapUpdateElem, Some(value));
         self.a.bind(out);
         self.a.emit(mov64_imm(R0, 0));
         self.a.emit(exit());

@@ -21,14 +21,13 @@
 //! each). The program checks the process too, as the file may be mapped
 //! by others.
 
-use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, ProbeEnabling, ProgKind, ProgramPlan};
 use dtrace_lang::pdesc::{field_matches, has_glob, ProbeDesc};
 
-use crate::uobj::{objects_of, read_funcs, Func, Object};
+use crate::uobj::{process_of, Func, ProcessObjects};
 use crate::{ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink};
 use crate::{ProbeTable, Provider};
 
@@ -54,39 +53,12 @@ struct PidProbe {
 #[derive(Default)]
 pub struct Pid {
     probes: Vec<PidProbe>,
-    /// Created commands held before their exec, by process ID: their
-    /// executables.
-    held: HashMap<u32, PathBuf>,
-    /// Each process's objects, once listed.
-    objects: HashMap<u32, Vec<Object>>,
-    /// Each object's functions, once read.
-    funcs: HashMap<PathBuf, Vec<Func>>,
-}
-
-impl Pid {
-    fn objects(&mut self, pid: u32) -> Vec<Object> {
-        if let Some(o) = self.objects.get(&pid) {
-            return o.clone();
-        }
-        let objects = objects_of(pid, self.held.get(&pid).map(PathBuf::as_path));
-        self.objects.insert(pid, objects.clone());
-        objects
-    }
-
-    fn funcs(&mut self, path: &Path) -> &[Func] {
-        self.funcs
-            .entry(path.to_path_buf())
-            .or_insert_with(|| read_funcs(path))
-    }
+    procs: ProcessObjects,
 }
 
 /// The process ID a `pidN` provider name names.
 fn pid_of(provider: &str) -> Option<u32> {
-    let n = provider.strip_prefix("pid")?;
-    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    n.parse().ok().filter(|&p| p > 0)
+    process_of(provider, "pid")
 }
 
 /// A probe name that is an offset: hexadecimal digits, as DTrace names
@@ -115,10 +87,7 @@ impl Provider for Pid {
     /// Process `pid` is traced; a command created to be traced is held
     /// before it execs (`held`): its objects are worked out from the file.
     fn target(&mut self, pid: u32, held: Option<&Path>) {
-        self.objects.remove(&pid);
-        if let Some(exe) = held {
-            self.held.insert(pid, exe.to_path_buf());
-        }
+        self.procs.target(pid, held);
     }
 
     /// The executable named by its file name (`pid$target:date::entry`)
@@ -128,7 +97,7 @@ impl Provider for Pid {
         if desc.module.is_empty() || desc.module == "a.out" || has_glob(&desc.module) {
             return None;
         }
-        let exe = self.objects(pid).into_iter().find(|o| o.exe)?;
+        let exe = self.procs.objects(pid).into_iter().find(|o| o.exe)?;
         (exe.name == desc.module)
             .then(|| ProbeDesc::new(&desc.provider, "a.out", &desc.function, &desc.name))
     }
@@ -144,13 +113,14 @@ impl Provider for Pid {
         let offset = (!has_glob(&desc.name))
             .then(|| offset_name(&desc.name))
             .flatten();
-        for obj in self.objects(pid) {
+        for obj in self.procs.objects(pid) {
             // The executable is `a.out`, as DTrace calls it.
             let module = if obj.exe { "a.out" } else { obj.name.as_str() };
             if !field_matches(&desc.module, module) {
                 continue;
             }
             let funcs: Vec<Func> = self
+                .procs
                 .funcs(&obj.path)
                 .iter()
                 .filter(|f| field_matches(&desc.function, &f.name))

@@ -20,7 +20,6 @@
 //! `-blocked`, `-spin`, `-spun`, `rw-block` and `-blocked` have no
 //! probes; the spin count is 0.
 
-use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -28,7 +27,7 @@ use dtrace_bpf::plan::ProgramPlan;
 use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, PlockHook, ProbeEnabling, ProgKind};
 use dtrace_lang::pdesc::{field_matches, ProbeDesc};
 
-use crate::uobj::{objects_of, read_funcs, Func, Object};
+use crate::uobj::{process_of, ProcessObjects};
 use crate::{ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink};
 use crate::{ProbeTable, Provider};
 
@@ -110,18 +109,12 @@ struct PlockProbe {
 #[derive(Default)]
 pub struct Plockstat {
     probes: Vec<PlockProbe>,
-    held: HashMap<u32, PathBuf>,
-    objects: HashMap<u32, Vec<Object>>,
-    funcs: HashMap<PathBuf, Vec<Func>>,
+    procs: ProcessObjects,
 }
 
 /// The process ID a `plockstatN` provider name names.
 fn pid_of(provider: &str) -> Option<u32> {
-    let n = provider.strip_prefix("plockstat")?;
-    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    n.parse().ok().filter(|&p| p > 0)
+    process_of(provider, "plockstat")
 }
 
 fn is_return(hook: PlockHook) -> bool {
@@ -146,10 +139,7 @@ impl Provider for Plockstat {
     fn provide(&mut self, _sink: &mut ProbeSink<'_>) {}
 
     fn target(&mut self, pid: u32, held: Option<&Path>) {
-        self.objects.remove(&pid);
-        if let Some(exe) = held {
-            self.held.insert(pid, exe.to_path_buf());
-        }
+        self.procs.target(pid, held);
     }
 
     fn provide_named(&mut self, sink: &mut ProbeSink<'_>, desc: &ProbeDesc) {
@@ -157,23 +147,11 @@ impl Provider for Plockstat {
             return;
         };
         let provider = format!("plockstat{}", pid);
-        let objects = match self.objects.get(&pid) {
-            Some(o) => o.clone(),
-            None => {
-                let o = objects_of(pid, self.held.get(&pid).map(PathBuf::as_path));
-                self.objects.insert(pid, o.clone());
-                o
-            }
-        };
-        for obj in objects {
+        for obj in self.procs.objects(pid) {
             if !field_matches(&desc.module, &obj.name) {
                 continue;
             }
-            let funcs = self
-                .funcs
-                .entry(obj.path.clone())
-                .or_insert_with(|| read_funcs(&obj.path))
-                .clone();
+            let funcs = self.procs.funcs(&obj.path).to_vec();
             for &(func, hook, names) in FUNCTIONS {
                 if !field_matches(&desc.function, func) {
                     continue;

@@ -15,6 +15,52 @@ use object::read::elf::{ElfFile64, FileHeader, ProgramHeader, SectionHeader, Sym
 use object::read::ReadCache;
 use object::{Endianness, ReadRef};
 
+/// The process ID a per-process provider name names (`pid123` with
+/// `prefix` "pid", `plockstat123` with "plockstat").
+pub(crate) fn process_of(provider: &str, prefix: &str) -> Option<u32> {
+    let n = provider.strip_prefix(prefix)?;
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    n.parse().ok().filter(|&p| p > 0)
+}
+
+/// What a provider of functions' probes (pid, plockstat) knows of the
+/// traced processes: created commands held before their exec (their
+/// executables), each process's objects and each object's functions,
+/// once read.
+#[derive(Default)]
+pub(crate) struct ProcessObjects {
+    held: HashMap<u32, PathBuf>,
+    objects: HashMap<u32, Vec<Object>>,
+    funcs: HashMap<PathBuf, Vec<Func>>,
+}
+
+impl ProcessObjects {
+    /// Process `pid` is traced (`Provider::target`).
+    pub(crate) fn target(&mut self, pid: u32, held: Option<&Path>) {
+        self.objects.remove(&pid);
+        if let Some(exe) = held {
+            self.held.insert(pid, exe.to_path_buf());
+        }
+    }
+
+    pub(crate) fn objects(&mut self, pid: u32) -> Vec<Object> {
+        if let Some(o) = self.objects.get(&pid) {
+            return o.clone();
+        }
+        let objects = objects_of(pid, self.held.get(&pid).map(PathBuf::as_path));
+        self.objects.insert(pid, objects.clone());
+        objects
+    }
+
+    pub(crate) fn funcs(&mut self, path: &Path) -> &[Func] {
+        self.funcs
+            .entry(path.to_path_buf())
+            .or_insert_with(|| read_funcs(path))
+    }
+}
+
 /// The objects of process `pid`: those of its executable `held` if it is
 /// a command held before its exec, else those it maps.
 pub(crate) fn objects_of(pid: u32, held: Option<&Path>) -> Vec<Object> {

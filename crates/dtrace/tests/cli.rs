@@ -1126,6 +1126,33 @@ fn pid_probes_a_running_process() {
     assert_released(before, "pid provider");
 }
 
+/// dtrace started with `args` and a BEGIN clause that prints "ready",
+/// returned once it has printed it (its probes are enabled then), with
+/// the rest of its standard output to read.
+fn dtrace_ready(args: &[&str]) -> (Child, BufReader<std::process::ChildStdout>) {
+    let mut d = dtrace()
+        .args(args)
+        .args(["-n", "BEGIN { printf(\"ready\\n\"); }"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn dtrace");
+    let mut out = BufReader::new(d.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    while !line.contains("ready") {
+        line.clear();
+        if out.read_line(&mut line).unwrap_or(0) == 0 {
+            break;
+        }
+    }
+    assert!(
+        line.contains("ready"),
+        "dtrace never said ready: {:?}",
+        line
+    );
+    (d, out)
+}
+
 /// The usdtapp fixture of the D suite, built here with the header the
 /// dtrace under test makes of its provider definition.
 fn usdtapp() -> std::path::PathBuf {
@@ -1217,24 +1244,13 @@ fn usdt_probes_are_listed_and_traced_in_a_running_process() {
     );
     // Traced: the probes are enabled (BEGIN says so), then the process
     // runs its queries.
-    let mut d = dtrace()
-        .args([
-            "-q",
-            "-p",
-            &pid,
-            "-n",
-            "BEGIN { printf(\"ready\\n\"); }",
-            "-n",
-            "myserv$target:::query-start { printf(\"%s %d\\n\", copyinstr(arg0), arg1); }",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn dtrace");
-    let mut out = BufReader::new(d.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    out.read_line(&mut line).expect("dtrace's BEGIN");
-    assert_eq!(line, "ready\n");
+    let (d, mut out) = dtrace_ready(&[
+        "-q",
+        "-p",
+        &pid,
+        "-n",
+        "myserv$target:::query-start { printf(\"%s %d\\n\", copyinstr(arg0), arg1); }",
+    ]);
     let mut input = app.stdin.take().expect("usdtapp's stdin");
     input.write_all(b"go\n").expect("feed usdtapp");
     drop(input);
@@ -1248,29 +1264,8 @@ fn usdt_probes_are_listed_and_traced_in_a_running_process() {
     // Killed while traced: tracing ends, nothing is left.
     let mut app = spawn();
     let pid = app.id().to_string();
-    let mut d = dtrace()
-        .args([
-            "-p",
-            &pid,
-            "-n",
-            "BEGIN { printf(\"ready\"); }",
-            "-n",
-            "myserv$target:::tick { }",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn dtrace");
+    let (mut d, _out) = dtrace_ready(&["-p", &pid, "-n", "myserv$target:::tick { }"]);
     let mut err = BufReader::new(d.stderr.take().expect("stderr"));
-    let mut out = BufReader::new(d.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    while !line.contains("ready") {
-        line.clear();
-        if out.read_line(&mut line).unwrap_or(0) == 0 {
-            break;
-        }
-    }
-    assert!(line.contains(":BEGIN ready"), "{}", line);
     let _ = app.kill();
     let _ = app.wait();
     let mut rest = String::new();
@@ -1287,28 +1282,12 @@ fn usdt_probes_are_listed_and_traced_in_a_running_process() {
     // kernel closes its links, and the process runs on untraced.
     let mut app = spawn();
     let pid = app.id().to_string();
-    let mut d = dtrace()
-        .args([
-            "-p",
-            &pid,
-            "-n",
-            "BEGIN { printf(\"ready\"); }",
-            "-n",
-            "myserv$target:::query-start, pid$target:a.out:run_query:entry { }",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn dtrace");
-    let mut out = BufReader::new(d.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    while !line.contains("ready") {
-        line.clear();
-        if out.read_line(&mut line).unwrap_or(0) == 0 {
-            break;
-        }
-    }
-    assert!(line.contains(":BEGIN ready"), "{}", line);
+    let (mut d, _out) = dtrace_ready(&[
+        "-p",
+        &pid,
+        "-n",
+        "myserv$target:::query-start, pid$target:a.out:run_query:entry { }",
+    ]);
     let _ = d.kill();
     let _ = d.wait();
     assert_released(before, "kill -9 of dtrace with uprobes");
@@ -1341,24 +1320,13 @@ fn ustack_at_a_pid_entry_probe_has_the_caller() {
         .expect("spawn frames");
     let pid = app.id().to_string();
     let mut input = app.stdin.take().expect("stdin");
-    let mut d = dtrace()
-        .args([
-            "-q",
-            "-p",
-            &pid,
-            "-n",
-            "BEGIN { printf(\"ready\\n\"); }",
-            "-n",
-            "pid$target:a.out:leaf:entry { ustack(4); exit(0); }",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn dtrace");
-    let mut out = BufReader::new(d.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    out.read_line(&mut line).expect("dtrace's BEGIN");
-    assert_eq!(line, "ready\n");
+    let (d, mut out) = dtrace_ready(&[
+        "-q",
+        "-p",
+        &pid,
+        "-n",
+        "pid$target:a.out:leaf:entry { ustack(4); exit(0); }",
+    ]);
     input.write_all(b"go\n").expect("feed frames");
     let mut rest = String::new();
     let _ = out.read_to_string(&mut rest);
