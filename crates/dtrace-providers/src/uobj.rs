@@ -385,6 +385,16 @@ pub(crate) fn parse_notes<'a, R: ReadRef<'a>>(data: R) -> Vec<SdtNote> {
             (vaddr >= v && vaddr - v < sz).then(|| o.checked_add(vaddr - v))?
         })
     };
+    // Every probe place is a one-byte `nop` (sys/sdt.h, `dtrace -h`, the
+    // `probe` crate). The base's move is followed, as prelink meant, but
+    // not onto a byte that is no `nop` from one that is: a Rust binary
+    // linked by lld can have notes whose base names another copy of the
+    // `.stapsdt.base` comdat than the one kept, with places that are
+    // right as written.
+    let is_nop = |vaddr: u64| {
+        let off = to_file(vaddr)?;
+        Some(data.read_bytes_at(off, 1).ok()? == [0x90])
+    };
     let funcs = function_symbols(&file, data);
     let Ok(Some(mut notes)) = note_section.notes(endian, data) else {
         return out;
@@ -406,7 +416,10 @@ pub(crate) fn parse_notes<'a, R: ReadRef<'a>>(data: R) -> Vec<SdtNote> {
             continue;
         };
         if let (Some(b), true) = (base, note_base != 0) {
-            pc = pc.wrapping_add(b.wrapping_sub(note_base));
+            let moved = pc.wrapping_add(b.wrapping_sub(note_base));
+            if moved != pc && !(is_nop(moved) == Some(false) && is_nop(pc) == Some(true)) {
+                pc = moved;
+            }
         }
         let mut strings = desc[24..]
             .split(|&c| c == 0)

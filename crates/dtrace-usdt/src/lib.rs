@@ -34,6 +34,11 @@
 //! integer ([`Arg`]): integers as their value, pointers, `&CStr` and
 //! slices as the address of their first byte (read with `copyin()` or
 //! `copyinstr()`), so that D sees each as `int64_t`.
+//!
+//! A probe runs where no page fault can be taken: `copyinstr()` of a
+//! string in a page the program has not touched yet (a literal in a part
+//! of the binary not read so far) fails with `invalid address`. Strings
+//! the program has just built or read are resident.
 
 #![forbid(unsafe_code)]
 

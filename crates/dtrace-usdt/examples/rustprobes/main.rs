@@ -4,7 +4,7 @@
 //! jobs, each firing `rustapp:::job-start`, `rustjobs:::job-start`,
 //! `rustjobs:::job-done` and `rustapp:::job-done`, and prints nothing.
 
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 
 dtrace_usdt::provider! {
     /// Probes declared in Rust.
@@ -26,9 +26,14 @@ fn run(id: u64, name: &CStr) -> i32 {
 }
 
 fn main() {
+    // A probe cannot fault a page in, so copyinstr() of a string that
+    // sits in a page of the binary not yet touched fails with "invalid
+    // address". The name is made on the heap, just written and so
+    // resident, as a program's own strings mostly are.
+    let name = CString::new("build").expect("no NUL inside");
     let mut total = 0;
     for id in 1..=3 {
-        total += run(id, c"build");
+        total += run(id, &name);
     }
     std::process::exit(if total > 0 { 0 } else { 1 });
 }
