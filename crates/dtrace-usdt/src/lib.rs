@@ -39,8 +39,16 @@
 //! string in a page the program has not touched yet (a literal in a part
 //! of the binary not read so far) fails with `invalid address`. Strings
 //! the program has just built or read are resident.
+//!
+//! The semaphores' section (`.probes`) is made to start a page. The
+//! kernel raises the semaphore of a process that starts after the probe
+//! was enabled (`dtrace -c`) in the first writable mapping of the
+//! semaphore's file page; lld lays out segments so that the page holding
+//! the start of `.data` is also mapped at the end of the RELRO segment,
+//! whose copy would then be raised instead (and later made read-only),
+//! leaving the probe disabled in the program.
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 #[doc(hidden)]
 pub use probe;
@@ -129,6 +137,15 @@ macro_rules! provider {
         $vis mod $provider {
             #[allow(unused_imports)]
             use super::*;
+            // The semaphores' section starts a page: see the crate's
+            // documentation.
+            #[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
+            ::core::arch::global_asm!(
+                ".pushsection .probes,\"aw\",@progbits",
+                ".balign 4096",
+                ".popsection",
+                options(att_syntax)
+            );
             $(
                 $(#[$pmeta])*
                 #[inline(always)]
@@ -145,7 +162,11 @@ macro_rules! provider {
     };
 }
 
+// The tests expand `provider!` here, and with it the `global_asm!`
+// (one alignment directive: no code, no symbol) that the lint counts as
+// unsafe code; programs that use the crate expand it from outside.
 #[cfg(test)]
+#[allow(unsafe_code)]
 mod tests {
     use super::Arg;
 
@@ -161,6 +182,17 @@ mod tests {
         // Nobody traces this test.
         assert!(!unit::nothing());
         assert!(!unit::three(1, -2, c"x"));
+    }
+
+    #[test]
+    fn the_semaphores_start_a_page() {
+        use object::{Object, ObjectSection};
+        let exe = std::fs::read("/proc/self/exe").expect("this test's executable");
+        let file = object::File::parse(&exe[..]).expect("an ELF file");
+        let probes = file.section_by_name(".probes").expect("semaphores");
+        assert_eq!(probes.address() % 4096, 0);
+        let (offset, _) = probes.file_range().expect("in the file");
+        assert_eq!(offset % 4096, 0);
     }
 
     #[test]

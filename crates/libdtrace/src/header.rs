@@ -42,6 +42,11 @@ fn arg_list(n: usize) -> String {
 /// probe's uprobe replaces, then (in the note section) its descriptor:
 /// the `nop`'s address, a base of 0 (there is no `.stapsdt.base`), the
 /// semaphore's address, and the provider, name and argument strings.
+/// Once per translation unit, the semaphores' section is made to start
+/// a page: the kernel raises a semaphore of a process started after the
+/// probe was enabled in the first writable mapping of the semaphore's
+/// file page, and a linker (lld) may map that page in the segment before
+/// too, whose copy is then raised instead and later made read-only.
 const NOTE_MACRO: &str = r#"#ifndef	_DTRACE_STAPSDT_NOTE
 #define	_DTRACE_STAPSDT_NOTE(provider, name, semaphore, args) \
 	"990:	nop\n" \
@@ -58,6 +63,9 @@ const NOTE_MACRO: &str = r#"#ifndef	_DTRACE_STAPSDT_NOTE
 	"	.asciz \"" args "\"\n" \
 	"994:	.balign 4\n" \
 	"	.popsection\n"
+__asm__(".pushsection .probes, \"aw\", @progbits\n"
+	"	.balign 4096\n"
+	"	.popsection\n");
 #endif
 "#;
 
