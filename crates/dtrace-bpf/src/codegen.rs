@@ -106,6 +106,10 @@ pub(crate) struct Generator<'a> {
     pub(crate) empty_at: u32,
     pub(crate) walltime_at: u32,
     pub(crate) state_size: u32,
+    /// The processes of user-level probes: the map and each one's slot
+    /// (see `TargetSlots`).
+    pub(crate) m_targets: Option<MapId>,
+    pub(crate) target_slots: Vec<(u32, u32)>,
 }
 
 /// Picks one name out of a probe's identity.
@@ -194,6 +198,8 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         m_globals: MapId(0),
         m_scratch: MapId(0),
         m_drops: MapId(0),
+        m_targets: None,
+        target_slots: Vec::new(),
         spec: None,
         end_reserve: 0,
         ring_size: 0,
@@ -244,6 +250,28 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         g.state_size,
         1,
     ));
+
+    let mut pids: Vec<u32> = Vec::new();
+    for pid in inp.plans.iter().filter_map(|p| p.context.process()) {
+        if !pids.contains(&pid) {
+            pids.push(pid);
+        }
+    }
+    if !pids.is_empty() {
+        g.m_targets = Some(g.add_map(map(
+            "dt_targets",
+            MapRole::Targets,
+            MapKind::Array,
+            4,
+            8 * pids.len() as u32,
+            1,
+        )));
+        g.target_slots = pids
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| (p, 8 * i as u32))
+            .collect();
+    }
 
     // rodata: the wall-clock offset, then the zero block (initial
     // aggregation values, and the empty string), then interned strings.
@@ -672,6 +700,15 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         programs.push(GenProgram { plan: pi, code });
     }
 
+    let targets = match g.m_targets {
+        Some(m) => Some(TargetSlots {
+            map: m,
+            slots: g.target_slots.clone(),
+            exec_watch: crate::program::exec_watch(m, &g.target_slots)?,
+        }),
+        None => None,
+    };
+
     let rsize = g.rodata.len() as u32;
     g.maps[g.m_rodata.0 as usize].value_size = rsize;
     let scratch_size = layout::round8(g.temp_base + g.temp_max).max(scratch::FIXED_END);
@@ -696,6 +733,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         end_reserve: g.end_reserve,
         ring_size: g.ring_size,
         ring: g.ring,
+        targets,
     })
 }
 

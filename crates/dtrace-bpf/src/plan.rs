@@ -89,6 +89,18 @@ pub enum ArgContext {
     Usdt { pid: u32, args: Vec<UsdtArg> },
 }
 
+impl ArgContext {
+    /// The process a user-level probe (pid, USDT, plockstat) is in.
+    pub fn process(&self) -> Option<u32> {
+        match self {
+            ArgContext::Uprobe { pid, .. }
+            | ArgContext::Usdt { pid, .. }
+            | ArgContext::Plock { pid, .. } => Some(*pid),
+            _ => None,
+        }
+    }
+}
+
 /// Where a plockstat program is, and what its probes' arguments are.
 /// glibc's `pthread_mutex_t` has its recursion count at offset 4 and its
 /// kind at 16; `pthread_rwlock_t` its writer's thread ID at 24.
@@ -311,6 +323,8 @@ pub enum MapRole {
     Dispatch(usize),
     /// The per-thread words kept at a hook (see [`ArgContext::Stash`]).
     Stash(String),
+    /// The processes user-level probes are in (see [`TargetSlots`]).
+    Targets,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -533,6 +547,25 @@ pub struct Generated {
     pub ring_size: u64,
     /// With the `ring` policy: its maps.
     pub ring: Option<RingMaps>,
+    /// With user-level probes: the processes they are in.
+    pub targets: Option<TargetSlots>,
+}
+
+/// The processes user-level probes (pid, USDT, plockstat) are in, one
+/// slot of two words each in one array element (`map`, key 0): the
+/// process ID while its image is the one the probes were made for, then
+/// 0, and how many more execs keep it (1 for a `-c` command held before
+/// its own exec, else 0). A probe's program compares the process that
+/// hit it with its slot's first word; `exec_watch`, a raw tracepoint
+/// program at `sched_process_exec`, counts a slot's execs down and then
+/// clears its first word, so that a process's probes end with its image,
+/// as DTrace's do (the new image may map the same files, libc always).
+#[derive(Clone, Debug)]
+pub struct TargetSlots {
+    pub map: MapId,
+    /// (process ID, offset of its slot in the element).
+    pub slots: Vec<(u32, u32)>,
+    pub exec_watch: Assembled,
 }
 
 /// The `ring` policy's buffers: per CPU, `chunks` arrays of `chunk`

@@ -235,14 +235,21 @@ impl ProgGen<'_, '_> {
             self.syscall_filter(out)?;
         }
         self.activity_check(out);
-        if let ArgContext::Uprobe { pid, .. }
-        | ArgContext::Usdt { pid, .. }
-        | ArgContext::Plock { pid, .. } = self.plan.context
-        {
-            // The file may be mapped by other processes too.
+        if let Some(pid) = self.plan.context.process() {
+            // The file may be mapped by other processes too, and by this
+            // one after an exec (libc always): the process's slot holds
+            // its ID while its image is the probes' (see `TargetSlots`).
+            let (Some(m), Some(&(_, off))) = (
+                self.g.m_targets,
+                self.g.target_slots.iter().find(|(p, _)| *p == pid),
+            ) else {
+                return Err(GenError(format!("no slot for process {}", pid)));
+            };
             self.a.emit(call(Helper::GetCurrentPidTgid));
             self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
-            self.a.jmp_imm_to(Cond::Ne, R0, pid as i32, out);
+            self.a.ld_map_value(R1, m, off);
+            self.a.emit(ldx(Size::W, R1, R1, 0));
+            self.a.jmp_reg_to(Cond::Ne, R0, R1, out);
         }
         if let (Some(off), Some(period)) = (gate_off, self.plan.tick_gate) {
             self.tick_gate(off, period, out);
@@ -1873,4 +1880,36 @@ impl ProgGen<'_, '_> {
             self.a.emit(alu64_imm(Alu::Add, dst, off as i32));
         }
     }
+}
+
+/// The raw tracepoint program at `sched_process_exec` that ends a
+/// process's user-level probes with its image (see `TargetSlots`): in
+/// the slot of the process that exec'd, the count of execs that keep it
+/// goes down, or, at 0, its process ID is cleared.
+pub(crate) fn exec_watch(map: MapId, slots: &[(u32, u32)]) -> Result<Assembled, GenError> {
+    let mut a = Asm::new();
+    let out = a.new_label();
+    a.emit(call(Helper::GetCurrentPidTgid));
+    a.emit(alu64_imm(Alu::Rsh, R0, 32));
+    a.emit(mov64_reg(R6, R0));
+    for &(pid, off) in slots {
+        let next = a.new_label();
+        let retire = a.new_label();
+        a.jmp_imm_to(Cond::Ne, R6, pid as i32, next);
+        a.ld_map_value(R1, map, off);
+        a.emit(ldx(Size::W, R2, R1, 4));
+        a.jmp_imm_to(Cond::Eq, R2, 0, retire);
+        a.emit(alu64_imm(Alu::Sub, R2, 1));
+        a.emit(stx(Size::W, R1, 4, R2));
+        a.ja_to(out);
+        a.bind(retire);
+        a.emit(st_imm(Size::W, R1, 0, 0));
+        a.ja_to(out);
+        a.bind(next);
+    }
+    a.bind(out);
+    a.emit(mov64_imm(R0, 0));
+    a.emit(exit());
+    a.finish()
+        .map_err(|e| GenError(format!("internal assembler error: {:?}", e)))
 }

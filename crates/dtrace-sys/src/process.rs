@@ -20,8 +20,35 @@ pub struct Target {
     gate: Option<(OwnedFd, OwnedFd)>,
     pidfd: OwnedFd,
     exited: bool,
+    /// How a created command ended, once reaped.
+    ended: Option<Exit>,
     /// A created command's executable, as found in `PATH`.
     exe: Option<std::path::PathBuf>,
+}
+
+/// How a process ended: its exit status, or the signal that killed it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    Status(i32),
+    Signal(i32),
+}
+
+/// A signal's name as DTrace prints it (`SIGKILL`, `SIGRTMIN+1`,
+/// `SIG#99`).
+pub fn signal_name(sig: i32) -> String {
+    const NAMES: [&str; 31] = [
+        "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV", "USR2",
+        "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU", "URG",
+        "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH", "IO", "PWR", "SYS",
+    ];
+    let (min, max) = (libc::SIGRTMIN(), libc::SIGRTMAX());
+    match sig {
+        1..=31 => format!("SIG{}", NAMES[sig as usize - 1]),
+        s if s == min => "SIGRTMIN".into(),
+        s if s == max => "SIGRTMAX".into(),
+        s if s > min && s < max => format!("SIGRTMIN+{}", s - min),
+        s => format!("SIG#{}", s),
+    }
 }
 
 /// Why a command could not be created for tracing.
@@ -181,6 +208,7 @@ impl Target {
             gate: Some((gate_w, err_r)),
             pidfd,
             exited: false,
+            ended: None,
             exe: Some(path),
         })
     }
@@ -194,6 +222,7 @@ impl Target {
             gate: None,
             pidfd,
             exited: false,
+            ended: None,
             exe: None,
         })
     }
@@ -242,6 +271,13 @@ impl Target {
             let mut status = 0;
             // SAFETY: a non-blocking wait for our own child.
             let r = unsafe { libc::waitpid(self.pid, &mut status, libc::WNOHANG) };
+            if r == self.pid {
+                self.ended = if libc::WIFSIGNALED(status) {
+                    Some(Exit::Signal(libc::WTERMSIG(status)))
+                } else {
+                    Some(Exit::Status(libc::WEXITSTATUS(status)))
+                };
+            }
             if r == self.pid || r < 0 {
                 self.exited = true;
             }
@@ -258,6 +294,12 @@ impl Target {
             }
         }
         self.exited
+    }
+
+    /// How a command dtrace created ended, once `poll_exited` says it
+    /// has (a grabbed process's end is its parent's to learn).
+    pub fn exit(&self) -> Option<Exit> {
+        self.ended
     }
 
     /// Kills a created command that is still running (dtrace exiting first).

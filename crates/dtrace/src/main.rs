@@ -544,7 +544,16 @@ fn run(cmd: Cmd) -> u8 {
                 *rep = true;
                 live -= 1;
                 if !dt.options().flag("quiet") {
-                    note!("dtrace: pid {} has exited", t.pid());
+                    use dtrace_sys::process::{signal_name, Exit};
+                    match t.exit() {
+                        Some(Exit::Signal(sig)) => {
+                            note!("dtrace: pid {} terminated by {}", t.pid(), signal_name(sig))
+                        }
+                        Some(Exit::Status(st)) if st != 0 => {
+                            note!("dtrace: pid {} exited with status {}", t.pid(), st)
+                        }
+                        _ => note!("dtrace: pid {} has exited", t.pid()),
+                    }
                 }
             }
         }

@@ -375,6 +375,40 @@ fn target_exit_ends_tracing() {
     );
 }
 
+/// How a created command ended, in DTrace's words: its exit status when
+/// not 0, the signal that killed it by name.
+fn target_end_is_reported() {
+    let _g = serial();
+    let dir = std::env::temp_dir().join(format!("dtrace-cli-end-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let script = dir.join("end.sh");
+    for (body, said) in [
+        ("exit 0", "has exited"),
+        ("exit 3", "exited with status 3"),
+        ("kill -SEGV $$", "terminated by SIGSEGV"),
+        ("kill -USR1 $$", "terminated by SIGUSR1"),
+    ] {
+        std::fs::write(&script, body).expect("script");
+        let cmd = format!("sh {}", script.display());
+        let o = run(&["-n", "BEGIN {}", "-c", &cmd]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        let err = text(&o.stderr);
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("dtrace: pid "))
+            .unwrap_or_else(|| panic!("no end for {:?}: {}", body, err));
+        assert!(line.ends_with(said), "{:?}: {}", body, line);
+        // -q says nothing of it.
+        let o = run(&["-q", "-n", "BEGIN {}", "-c", &cmd]);
+        assert!(
+            !text(&o.stderr).contains("dtrace: pid "),
+            "{}",
+            text(&o.stderr)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn sigint_runs_end_and_prints_aggregations() {
     let _g = serial();
     let before = ours();
@@ -1034,6 +1068,7 @@ fn main() {
         listing: true,
         output_file_and_compile_only: true,
         target_exit_ends_tracing: true,
+        target_end_is_reported: true,
         sigint_runs_end_and_prints_aggregations: true,
         sigterm_runs_end: true,
         kill_9_leaves_nothing_behind: true,

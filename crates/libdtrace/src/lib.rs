@@ -310,6 +310,9 @@ pub struct Dtrace {
     /// Places of uprobes the kernel refused when tracing started, left
     /// out (`refused_places`).
     pub(crate) refused_places: usize,
+    /// Targets created for tracing and held before their own exec (`-c`):
+    /// their probes outlast that exec, not the next.
+    pub(crate) held_targets: Vec<u32>,
     /// The ring policy's chunks have been read (once, at the end).
     pub(crate) ring_drained: bool,
     /// Speculation IDs committed or discarded, freed at the next
@@ -431,6 +434,7 @@ impl Dtrace {
             range_pool: Vec::new(),
             lowered: Vec::new(),
             refused_places: 0,
+            held_targets: Vec::new(),
             last_clean: Instant::now(),
             err_handler: None,
             drop_handler: None,
@@ -528,6 +532,9 @@ impl Dtrace {
     /// from what it maps, or from the file and the libraries it needs.
     pub fn target(&mut self, pid: i32, held: Option<&std::path::Path>) {
         if let Ok(pid) = u32::try_from(pid) {
+            if held.is_some() {
+                self.held_targets.push(pid);
+            }
             self.probes.target(pid, held);
             // Its objects name its stacks' frames after it is gone.
             usym::remember_target(pid, held);

@@ -510,6 +510,37 @@ pub(crate) fn start_with(
     let fds: Vec<i32> = maps.iter().map(|m| m.as_raw_fd()).collect();
     let mut progs = Vec::new();
     let mut links = Vec::new();
+
+    // The processes of user-level probes: each one's ID, and how many
+    // execs keep its probes (its own, for a command held before it), and
+    // the program that ends them at the exec after.
+    if let Some(t) = &gen.targets {
+        let mut v = vec![0u8; t.slots.len() * 8];
+        for &(pid, off) in &t.slots {
+            let off = off as usize;
+            let keep = u32::from(dt.held_targets.contains(&pid));
+            v[off..off + 4].copy_from_slice(&pid.to_ne_bytes());
+            v[off + 4..off + 8].copy_from_slice(&keep.to_ne_bytes());
+        }
+        map(t.map)
+            .update(&0u32.to_ne_bytes(), &v, bpf::BPF_ANY)
+            .map_err(|e| Error::Enable(format!("failed to fill the target table: {}", e)))?;
+        let linked = t.exec_watch.link(|m| fds[m.0 as usize]);
+        let bytes: Vec<u8> = linked.iter().flat_map(|i| i.encode()).collect();
+        let fd = bpf::prog_load_btf(ProgType::RawTracepoint, &bytes, "dt_exec_watch", 0, 0)
+            .map_err(|e| Error::Enable(format!("failed to load the exec watch: {}", e)))?;
+        if attach {
+            let l = bpf::raw_tracepoint_open("sched_process_exec", &fd).map_err(|e| {
+                if is_eperm(&e) {
+                    Error::Privilege(PRIVILEGE.into())
+                } else {
+                    Error::Enable(format!("failed to attach the exec watch: {}", e))
+                }
+            })?;
+            links.push(l);
+        }
+        progs.push(fd);
+    }
     let mut begin = None;
     let mut end = None;
     for p in &gen.programs {

@@ -1,0 +1,5 @@
+exec
+atoi 1
+dtt_step 1
+exec
+
