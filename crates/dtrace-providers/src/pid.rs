@@ -92,14 +92,26 @@ impl Provider for Pid {
 
     /// The executable named by its file name (`pid$target:date::entry`)
     /// is `a.out`, the module its probes have.
+    /// A library not loaded yet named by a link (`libz.so.1`) is named
+    /// by its file's own name (`libz.so.1.2.13`), as it will be once it
+    /// is mapped.
     fn canonical(&mut self, desc: &ProbeDesc) -> Option<ProbeDesc> {
         let pid = pid_of(&desc.provider)?;
         if desc.module.is_empty() || desc.module == "a.out" || has_glob(&desc.module) {
             return None;
         }
-        let exe = self.procs.objects(pid).into_iter().find(|o| o.exe)?;
-        (exe.name == desc.module)
-            .then(|| ProbeDesc::new(&desc.provider, "a.out", &desc.function, &desc.name))
+        let exe = self.procs.objects(pid).into_iter().find(|o| o.exe);
+        if exe.is_some_and(|e| e.name == desc.module) {
+            return Some(ProbeDesc::new(
+                &desc.provider,
+                "a.out",
+                &desc.function,
+                &desc.name,
+            ));
+        }
+        let lib = self.procs.unloaded(pid, &desc.module)?;
+        (lib.name != desc.module)
+            .then(|| ProbeDesc::new(&desc.provider, &lib.name, &desc.function, &desc.name))
     }
 
     /// `pidN:MODULE:FUNCTION:NAME`: the matching functions of N's
@@ -113,7 +125,11 @@ impl Provider for Pid {
         let offset = (!has_glob(&desc.name))
             .then(|| offset_name(&desc.name))
             .flatten();
-        for obj in self.procs.objects(pid) {
+        // A library the process has not loaded, named: its probes wait in
+        // its file for the process to map it (`dlopen()`).
+        let mut objects = self.procs.objects(pid);
+        objects.extend(self.procs.unloaded(pid, &desc.module));
+        for obj in objects {
             // The executable is `a.out`, as DTrace calls it.
             let module = if obj.exe { "a.out" } else { obj.name.as_str() };
             if !field_matches(&desc.module, module) {

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use blazesym::inspect::source::{Elf, Source};
 use blazesym::inspect::Inspector;
 use blazesym::SymType;
+use dtrace_lang::pdesc::has_glob;
 use object::elf;
 use object::read::elf::{ElfFile64, FileHeader, ProgramHeader, SectionHeader, Sym};
 use object::read::ReadCache;
@@ -33,6 +34,9 @@ pub(crate) fn process_of(provider: &str, prefix: &str) -> Option<u32> {
 pub(crate) struct ProcessObjects {
     held: HashMap<u32, PathBuf>,
     objects: HashMap<u32, Vec<Object>>,
+    /// Libraries looked up by name for a process that has not loaded
+    /// them (see `unloaded`).
+    unloaded: HashMap<(u32, String), Option<Object>>,
     funcs: HashMap<PathBuf, Vec<Func>>,
 }
 
@@ -40,6 +44,7 @@ impl ProcessObjects {
     /// Process `pid` is traced (`Provider::target`).
     pub(crate) fn target(&mut self, pid: u32, held: Option<&Path>) {
         self.objects.remove(&pid);
+        self.unloaded.retain(|(p, _), _| *p != pid);
         if let Some(exe) = held {
             self.held.insert(pid, exe.to_path_buf());
         }
@@ -52,6 +57,29 @@ impl ProcessObjects {
         let objects = objects_of(pid, self.held.get(&pid).map(PathBuf::as_path));
         self.objects.insert(pid, objects.clone());
         objects
+    }
+
+    /// A library process `pid` has not loaded, by the file name a
+    /// description's module gives (`libm.so.6`): where `dlopen()` of that
+    /// name would find it, named by its file's own name (a link's target
+    /// is the file the process will map). Its probes are made before it
+    /// is loaded, so that uprobes wait in it for the process to map it.
+    /// `None` for a glob, `a.out`, a path, or a name an object the
+    /// process has answers to.
+    pub(crate) fn unloaded(&mut self, pid: u32, name: &str) -> Option<Object> {
+        if name.is_empty() || name == "a.out" || name.contains('/') || has_glob(name) {
+            return None;
+        }
+        let objects = self.objects(pid);
+        if objects.iter().any(|o| o.name == name) {
+            return None;
+        }
+        if let Some(found) = self.unloaded.get(&(pid, name.to_string())) {
+            return found.clone();
+        }
+        let found = unloaded_object(pid, self.held.contains_key(&pid), &objects, name);
+        self.unloaded.insert((pid, name.to_string()), found.clone());
+        found
     }
 
     pub(crate) fn funcs(&mut self, path: &Path) -> &[Func] {
@@ -199,6 +227,82 @@ const LIBRARY_DIRS: &[&str] = &[
     "/usr/lib",
     "/usr/local/lib",
 ];
+
+/// The library `name` that process `pid` (a command `held` before its
+/// exec, or not), whose objects are `objects`, has not loaded: see
+/// `ProcessObjects::unloaded`.
+pub(crate) fn unloaded_object(
+    pid: u32,
+    held: bool,
+    objects: &[Object],
+    name: &str,
+) -> Option<Object> {
+    if name.is_empty() || name == "a.out" || name.contains('/') || has_glob(name) {
+        return None;
+    }
+    if objects.iter().any(|o| o.name == name) {
+        return None;
+    }
+    let exe = objects.iter().find(|o| o.exe).map(|o| o.path.clone());
+    dlopen_path(pid, held, exe.as_deref(), name)
+        .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
+        .filter(|p| objects.iter().all(|o| &o.path != p))
+        .map(|path| Object {
+            name: file_name(&path),
+            path,
+            exe: false,
+        })
+}
+
+/// Where `dlopen(name)` in process `pid` would find library `name` (no
+/// `/` in it): in `LD_LIBRARY_PATH` (the process's, or for a command
+/// `held` before its exec, dtrace's own, which it inherits), then the
+/// executable's `DT_RUNPATH`/`DT_RPATH`, then the usual directories;
+/// failing those, in the process's working directory and the
+/// executable's, where programs keep the plug-ins they open by path
+/// (`dlopen("./plugin.so")`).
+fn dlopen_path(pid: u32, held: bool, exe: Option<&Path>, name: &str) -> Option<PathBuf> {
+    let env_path = if held {
+        std::env::var("LD_LIBRARY_PATH").ok()
+    } else {
+        std::fs::read(format!("/proc/{}/environ", pid))
+            .ok()
+            .and_then(|env| {
+                env.split(|&b| b == 0)
+                    .find_map(|kv| kv.strip_prefix(b"LD_LIBRARY_PATH=").map(<[u8]>::to_vec))
+            })
+            .map(|v| String::from_utf8_lossy(&v).into_owned())
+    };
+    let origin = exe.and_then(Path::parent).map(Path::to_path_buf);
+    let runpath = exe
+        .and_then(|e| std::fs::File::open(e).ok())
+        .and_then(|f| elf_dynamic(&ReadCache::new(f)))
+        .map(|d| d.runpath)
+        .unwrap_or_default();
+    let cwd = if held {
+        std::env::current_dir().ok()
+    } else {
+        std::fs::read_link(format!("/proc/{}/cwd", pid)).ok()
+    };
+    let mut dirs: Vec<PathBuf> = env_path
+        .iter()
+        .flat_map(|p| p.split(':'))
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .collect();
+    if let Some(o) = &origin {
+        let o = o.to_string_lossy();
+        dirs.extend(
+            runpath
+                .iter()
+                .map(|d| PathBuf::from(d.replace("$ORIGIN", &o))),
+        );
+    }
+    dirs.extend(LIBRARY_DIRS.iter().map(PathBuf::from));
+    dirs.extend(cwd);
+    dirs.extend(origin);
+    dirs.into_iter().map(|d| d.join(name)).find(|p| p.is_file())
+}
 
 /// Where the dynamic linker would find library `name`.
 fn find_library(name: &str, runpath: &[String], origin: &Path) -> Option<PathBuf> {
@@ -573,6 +677,44 @@ mod tests {
         let mapped = mapped_objects(std::process::id());
         assert!(mapped.iter().any(|o| o.exe));
         assert!(mapped.iter().any(|o| o.name == libc.name));
+    }
+
+    #[test]
+    fn libraries_not_loaded_are_found_where_dlopen_finds_them() {
+        let pid = std::process::id();
+        let me = std::env::current_exe().unwrap();
+        let objects = vec![Object {
+            name: file_name(&me),
+            path: me.clone(),
+            exe: true,
+        }];
+        // The usual directories, by the file's own name.
+        let m = unloaded_object(pid, false, &objects, "libm.so.6").expect("libm");
+        assert_eq!(m.name, "libm.so.6");
+        assert!(m.path.is_absolute() && !m.exe, "{:?}", m);
+        // None for what the process has, a glob, a path, or nothing.
+        for name in [
+            "",
+            "a.out",
+            "lib*.so",
+            "/lib/x86_64-linux-gnu/libm.so.6",
+            "libnone.so.9",
+        ] {
+            assert_eq!(
+                unloaded_object(pid, false, &objects, name),
+                None,
+                "{}",
+                name
+            );
+        }
+        assert_eq!(unloaded_object(pid, false, &objects, &file_name(&me)), None);
+        // The executable's directory, for plug-ins opened by path.
+        let dir = me.parent().unwrap();
+        let plug = dir.join(format!("libdtt-plug-{}.so", pid));
+        std::fs::write(&plug, b"").unwrap();
+        let found = dlopen_path(pid, false, Some(&me), &file_name(&plug));
+        let _ = std::fs::remove_file(&plug);
+        assert_eq!(found, Some(plug));
     }
 
     #[test]

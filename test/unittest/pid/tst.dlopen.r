@@ -1,0 +1,3 @@
+jn 2
+jn returned
+
