@@ -556,12 +556,24 @@ pub(crate) fn parse_notes<'a, R: ReadRef<'a>>(data: R) -> Vec<SdtNote> {
     out
 }
 
-/// The stability attributes `dtrace -h` headers record for their
-/// providers (`#pragma D attributes`): `.note.dtrace` notes of owner
-/// `dtrace` and type 1, each the provider's name and then its parts'
-/// `part Name/Data/Class`. Provider -> (part, `Name/Data/Class`).
-pub(crate) fn read_provider_attributes(path: &Path) -> HashMap<String, Vec<(String, String)>> {
-    let mut out = HashMap::new();
+/// What this project's `.note.dtrace` notes (owner `dtrace`) say of an
+/// object's providers: their stability attributes (type 1, written by
+/// `dtrace -h` headers from `#pragma D attributes`: the provider's name,
+/// then its parts' `part Name/Data/Class`), and their probes' argument
+/// types (type 2, from `dtrace -h` headers: the provider, the probe's
+/// note name, then each argument's C type as the definition declares it;
+/// type 3, from the `dtrace-usdt` crate: the same with Rust types, made C
+/// ones by `rust_c_type`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct DtraceNotes {
+    /// Provider -> (part, `Name/Data/Class`).
+    pub attributes: HashMap<String, Vec<(String, String)>>,
+    /// (provider, note name) -> C types.
+    pub types: HashMap<(String, String), Vec<String>>,
+}
+
+pub(crate) fn read_dtrace_notes(path: &Path) -> DtraceNotes {
+    let mut out = DtraceNotes::default();
     let Ok(f) = std::fs::File::open(path) else {
         return out;
     };
@@ -582,9 +594,10 @@ pub(crate) fn read_provider_attributes(path: &Path) -> HashMap<String, Vec<(Stri
             continue;
         };
         while let Ok(Some(note)) = notes.next() {
-            if note.name() != b"dtrace" || note.n_type(endian) != 1 {
+            if note.name() != b"dtrace" {
                 continue;
             }
+            let kind = note.n_type(endian);
             let mut strings = note
                 .desc()
                 .split(|&c| c == 0)
@@ -593,16 +606,80 @@ pub(crate) fn read_provider_attributes(path: &Path) -> HashMap<String, Vec<(Stri
             let Some(provider) = strings.next() else {
                 continue;
             };
-            let parts: Vec<(String, String)> = strings
-                .filter_map(|s| {
-                    let (part, attr) = s.split_once(' ')?;
-                    Some((part.to_string(), attr.to_string()))
-                })
-                .collect();
-            out.entry(provider).or_insert(parts);
+            match kind {
+                1 => {
+                    let parts: Vec<(String, String)> = strings
+                        .filter_map(|s| {
+                            let (part, attr) = s.split_once(' ')?;
+                            Some((part.to_string(), attr.to_string()))
+                        })
+                        .collect();
+                    out.attributes.entry(provider).or_insert(parts);
+                }
+                2 | 3 => {
+                    let Some(name) = strings.next() else {
+                        continue;
+                    };
+                    let types: Vec<String> = if kind == 2 {
+                        strings.collect()
+                    } else {
+                        strings.map(|t| rust_c_type(&t).to_string()).collect()
+                    };
+                    out.types.entry((provider, name)).or_insert(types);
+                }
+                _ => {}
+            }
         }
     }
     out
+}
+
+/// The C type D gives an argument the `dtrace-usdt` crate declares with
+/// Rust type `t` (as `stringify!` spells it): integers their size and
+/// sign, C strings `char *`, other pointers and references `void *`,
+/// anything else (a type of the program's own) `int64_t`, the word its
+/// `Arg` makes.
+pub(crate) fn rust_c_type(t: &str) -> &'static str {
+    // Lifetimes (`&'a T` is `&T`) and spaces left out.
+    let mut plain = String::new();
+    let mut chars = t.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\'' {
+            while chars
+                .next_if(|c| c.is_alphanumeric() || *c == '_')
+                .is_some()
+            {}
+        } else if !c.is_whitespace() {
+            plain.push(c);
+        }
+    }
+    let t = plain;
+    let last = |s: &str| s.rsplit("::").next().unwrap_or(s).to_string();
+    if let Some(inner) = t
+        .strip_prefix("*const")
+        .or_else(|| t.strip_prefix("*mut"))
+        .or_else(|| t.strip_prefix('&'))
+    {
+        let inner = last(inner.trim_start_matches("mut"));
+        return match inner.as_str() {
+            "CStr" | "c_char" | "i8" | "u8" | "c_uchar" | "c_schar" => "char *",
+            _ => "void *",
+        };
+    }
+    match last(&t).as_str() {
+        "u8" | "c_uchar" => "uint8_t",
+        "i8" | "c_char" | "c_schar" => "int8_t",
+        "u16" | "c_ushort" => "uint16_t",
+        "i16" | "c_short" => "int16_t",
+        "u32" | "c_uint" => "uint32_t",
+        "i32" | "c_int" => "int32_t",
+        "u64" | "c_ulong" | "c_ulonglong" => "uint64_t",
+        "i64" | "c_long" | "c_longlong" => "int64_t",
+        "usize" => "uintptr_t",
+        "isize" => "intptr_t",
+        "bool" => "int",
+        _ => "int64_t",
+    }
 }
 
 /// (address, size, name) of an ELF file's function symbols, from its
@@ -677,6 +754,29 @@ mod tests {
         let mapped = mapped_objects(std::process::id());
         assert!(mapped.iter().any(|o| o.exe));
         assert!(mapped.iter().any(|o| o.name == libc.name));
+    }
+
+    #[test]
+    fn rust_types_are_c_types() {
+        for (rust, c) in [
+            ("u64", "uint64_t"),
+            ("i16", "int16_t"),
+            ("core::ffi::c_int", "int32_t"),
+            ("usize", "uintptr_t"),
+            ("bool", "int"),
+            ("&CStr", "char *"),
+            ("& 'static core :: ffi :: CStr", "char *"),
+            ("&'a CStr", "char *"),
+            ("&'a mut [u8]", "void *"),
+            ("*const core::ffi::c_char", "char *"),
+            ("*mut u8", "char *"),
+            ("&[u32]", "void *"),
+            ("*const core::ffi::c_void", "void *"),
+            ("&mut Conn", "void *"),
+            ("Conn", "int64_t"),
+        ] {
+            assert_eq!(rust_c_type(rust), c, "{}", rust);
+        }
     }
 
     #[test]

@@ -30,7 +30,7 @@ use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, ProbeEnabling, ProgKind, 
 use dtrace_lang::pdesc::{field_matches, has_glob, ProbeDesc};
 
 use crate::uobj::{
-    objects_of, read_notes, read_provider_attributes, symbol_address, Object, SdtNote,
+    objects_of, read_dtrace_notes, read_notes, symbol_address, DtraceNotes, Object, SdtNote,
 };
 use crate::{ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink};
 use crate::{ProbeTable, Provider};
@@ -52,6 +52,10 @@ struct UsdtProbe {
     path: PathBuf,
     places: Vec<Place>,
     sizes: Vec<i8>,
+    /// The arguments' C types as the provider's definition declares them
+    /// (a `dtrace -h` header or the `dtrace-usdt` crate records them), if
+    /// it does, one for each argument.
+    types: Option<Vec<String>>,
     attributes: Attributes,
 }
 
@@ -102,8 +106,9 @@ pub struct Usdt {
     objects: HashMap<u32, Vec<Object>>,
     /// Each object's notes, once read.
     notes: HashMap<PathBuf, Vec<SdtNote>>,
-    /// Each object's providers' attributes, once read.
-    attributes: HashMap<PathBuf, HashMap<String, Vec<(String, String)>>>,
+    /// Each object's `.note.dtrace` notes (its providers' attributes and
+    /// argument types), once read.
+    dtrace_notes: HashMap<PathBuf, DtraceNotes>,
     /// The (process, object) pairs whose probes are made.
     made: HashSet<(u32, PathBuf)>,
     /// Each probe's local number by its id.
@@ -204,10 +209,10 @@ impl Usdt {
                 continue;
             }
             self.made.insert((pid, obj.path.clone()));
-            let attrs = self
-                .attributes
+            let dnotes = self
+                .dtrace_notes
                 .entry(obj.path.clone())
-                .or_insert_with(|| read_provider_attributes(&obj.path))
+                .or_insert_with(|| read_dtrace_notes(&obj.path))
                 .clone();
             let mut data = None;
             for note in &notes {
@@ -230,12 +235,18 @@ impl Usdt {
                     Some(&l) => self.probes[l as usize].places.push(place),
                     None => {
                         self.by_id.insert(id, local);
+                        let types = dnotes
+                            .types
+                            .get(&(note.provider.clone(), note.name.clone()))
+                            .filter(|t| t.len() == sizes.len())
+                            .cloned();
                         self.probes.push(UsdtProbe {
                             pid,
                             path: obj.path.clone(),
                             places: vec![place],
                             sizes,
-                            attributes: probe_attributes(attrs.get(&note.provider)),
+                            types,
+                            attributes: probe_attributes(dnotes.attributes.get(&note.provider)),
                         });
                     }
                 }
@@ -283,9 +294,24 @@ impl Provider for Usdt {
         }
     }
 
-    /// Integers of the sizes the note gives.
+    /// The C types the provider's definition declares, where its object
+    /// records them; else integers of the sizes the note gives.
     fn args(&self, local: u32) -> Option<Vec<ArgDesc>> {
         let p = self.probes.get(local as usize)?;
+        if let Some(types) = &p.types {
+            // A pointer is an address in the traced process
+            // (`stringof(args[0])` reads a `char *` from it).
+            return Some(
+                types
+                    .iter()
+                    .map(|t| {
+                        let mut a = ArgDesc::new(t.as_str(), "");
+                        a.user = t.ends_with('*');
+                        a
+                    })
+                    .collect(),
+            );
+        }
         Some(
             p.sizes
                 .iter()

@@ -33,7 +33,10 @@
 //! function returns whether it was. Every argument is passed as a 64-bit
 //! integer ([`Arg`]): integers as their value, pointers, `&CStr` and
 //! slices as the address of their first byte (read with `copyin()` or
-//! `copyinstr()`), so that D sees each as `int64_t`.
+//! `copyinstr()`). The declared types are recorded beside the notes (a
+//! `.note.dtrace` note of type 3), so that D's `args[]` have them: the
+//! integers' sizes and signs, `char *` for a `&CStr` (`stringof(args[1])`
+//! reads it), `void *` for other pointers and slices.
 //!
 //! A probe runs where no page fault can be taken: `copyinstr()` of a
 //! string in a page the program has not touched yet (a literal in a part
@@ -147,6 +150,23 @@ macro_rules! provider {
                 options(att_syntax)
             );
             $(
+                // The probe's argument types, for dtrace's `args[]`: a
+                // note of dtrace's (`.note.dtrace`, owner `dtrace`, type
+                // 3: the provider, the probe, each argument's Rust type).
+                #[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
+                ::core::arch::global_asm!(
+                    ".pushsection .note.dtrace,\"\",@note",
+                    ".balign 4",
+                    ".4byte 992f-991f, 994f-993f, 3",
+                    "991: .asciz \"dtrace\"",
+                    "992: .balign 4",
+                    concat!("993: .asciz \"", stringify!($provider), "\""),
+                    concat!(".asciz \"", stringify!($name), "\""),
+                    $(concat!(".asciz \"", stringify!($ty), "\""),)*
+                    "994: .balign 4",
+                    ".popsection",
+                    options(att_syntax)
+                );
                 $(#[$pmeta])*
                 #[inline(always)]
                 #[allow(non_snake_case, clippy::too_many_arguments)]

@@ -1277,6 +1277,17 @@ fn usdt_probes_are_listed_and_traced_in_a_running_process() {
         "{}",
         v
     );
+    // The arguments' types as the definition declares them, which the
+    // header recorded too.
+    let o = run(&["-lv", "-n", &format!("myserv{}:::query-done", pid)]);
+    let v = text(&o.stdout);
+    assert!(
+        v.contains(
+            "Argument Types\n\t\targs[0]: char *\n\t\targs[1]: int\n\t\targs[2]: long long\n"
+        ),
+        "{}",
+        v
+    );
     // Traced: the probes are enabled (BEGIN says so), then the process
     // runs its queries.
     let (d, mut out) = dtrace_ready(&[

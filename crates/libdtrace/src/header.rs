@@ -110,6 +110,7 @@ fn provider(out: &mut String, p: &ProviderDef) {
     if !p.attributes.is_empty() {
         attributes_note(out, p);
     }
+    types_note(out, p);
     for probe in &p.probes {
         definition(out, &pf, probe);
     }
@@ -133,16 +134,44 @@ fn attributes_note(out: &mut String, p: &ProviderDef) {
     for (part, n, d, c) in &p.attributes {
         strings.push(format!("{} {}/{}/{}", part, n, d, c));
     }
+    notes_asm(out, 1, &[strings]);
+}
+
+/// The probes' argument types as the definition declares them, a note
+/// of this project's per probe (`.note.dtrace`, owner `dtrace`, type 2:
+/// the provider, the probe's note name, then each argument's C type),
+/// which the usdt provider types `args[]` by; the `stapsdt` notes say
+/// only sizes.
+fn types_note(out: &mut String, p: &ProviderDef) {
+    let pf = func_name(&p.name);
+    let notes: Vec<Vec<String>> = p
+        .probes
+        .iter()
+        .map(|probe| {
+            let mut strings = vec![pf.clone(), func_name(&probe.name)];
+            strings.extend(probe.params.iter().map(|a| a.c_type.clone()));
+            strings
+        })
+        .collect();
+    notes_asm(out, 2, &notes);
+}
+
+/// A top-level `__asm__` that writes notes of owner `dtrace` and type
+/// `kind` in the (unloaded) `.note.dtrace` section, each of the strings
+/// given.
+fn notes_asm(out: &mut String, kind: u32, notes: &[Vec<String>]) {
     out.push_str("__asm__(\".pushsection .note.dtrace, \\\"\\\", \\\"note\\\"\\n\"\n");
-    out.push_str("\t\".balign 4\\n\"\n");
-    out.push_str("\t\".4byte 992f-991f, 994f-993f, 1\\n\"\n");
-    out.push_str("\t\"991:\t.asciz \\\"dtrace\\\"\\n\"\n");
-    out.push_str("\t\"992:\t.balign 4\\n\"\n");
-    for (i, st) in strings.iter().enumerate() {
-        let label = if i == 0 { "993:" } else { "" };
-        out.push_str(&format!("\t\"{}\t.asciz \\\"{}\\\"\\n\"\n", label, st));
+    for strings in notes {
+        out.push_str("\t\".balign 4\\n\"\n");
+        out.push_str(&format!("\t\".4byte 992f-991f, 994f-993f, {}\\n\"\n", kind));
+        out.push_str("\t\"991:\t.asciz \\\"dtrace\\\"\\n\"\n");
+        out.push_str("\t\"992:\t.balign 4\\n\"\n");
+        for (i, st) in strings.iter().enumerate() {
+            let label = if i == 0 { "993:" } else { "" };
+            out.push_str(&format!("\t\"{}\t.asciz \\\"{}\\\"\\n\"\n", label, st));
+        }
+        out.push_str("\t\"994:\t.balign 4\\n\"\n");
     }
-    out.push_str("\t\"994:\t.balign 4\\n\"\n");
     out.push_str("\t\".popsection\\n\");\n\n");
 }
 

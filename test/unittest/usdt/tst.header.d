@@ -2,6 +2,7 @@
  * Probes a program defines with a header dtrace -h made of its provider
  * definition: each fires with its arguments where the compiler put them,
  * named provider$pid:module:function:name with a probe name's __ made -.
+ * args[] have the definition's types: args[0] is a char * in the process.
  */
 /* @@trigger: fixture usdtapp hello */
 #pragma D option quiet
@@ -14,7 +15,7 @@ myserv$target:::query-start
 
 myserv$target:::query-done
 {
-	printf("%s %s rows=%d elapsed=%d\n", probename, copyinstr(args[0]),
+	printf("%s %s rows=%d elapsed=%d\n", probename, stringof(args[0]),
 	    args[1], args[2]);
 }
 
