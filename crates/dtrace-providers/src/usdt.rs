@@ -30,7 +30,8 @@ use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, ProbeEnabling, ProgKind, 
 use dtrace_lang::pdesc::{field_matches, has_glob, ProbeDesc};
 
 use crate::uobj::{
-    objects_of, read_dtrace_notes, read_notes, symbol_address, DtraceNotes, Object, SdtNote,
+    objects_of, read_dtrace_notes, read_notes, symbol_address, unloaded_object, DtraceNotes,
+    Object, SdtNote,
 };
 use crate::{ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink};
 use crate::{ProbeTable, Provider};
@@ -196,7 +197,15 @@ impl Usdt {
     /// Makes the probes of every object of `pid` whose name `module`
     /// matches.
     fn provide_process(&mut self, sink: &mut ProbeSink<'_>, pid: u32, module: &str) {
-        for obj in self.objects(pid) {
+        let mut objects = self.objects(pid);
+        // A library a target has not loaded, named by its file: its
+        // probes wait in it for a dlopen(). (Not for every process a
+        // provider glob scans.)
+        if let Some(t) = self.targets.iter().find(|t| t.0 == pid) {
+            let held = t.1.is_some();
+            objects.extend(unloaded_object(pid, held, &objects, module));
+        }
+        for obj in objects {
             if !field_matches(module, &obj.name) || self.made.contains(&(pid, obj.path.clone())) {
                 continue;
             }

@@ -28,7 +28,9 @@
 //! `/* @@runtest-opts: -x foo */` adds dtrace options before `-s`,
 //! `/* @@args: a b */` adds script arguments after it,
 //! `/* @@trigger: cmd args */` runs `cmd` as the `-c` target (the
-//! test's own events), `/* @@status: N */` names the exit status and
+//! test's own events; `fixture NAME args` a program of `test/fixtures`,
+//! an argument `@fixture:libNAME` the path of a library built from
+//! there), `/* @@status: N */` names the exit status and
 //! `/* @@timeout: N */` the seconds allowed (default 30).
 //!
 //! Marks say how a trial is judged:
@@ -285,7 +287,14 @@ fn check(bin: &str, spec: &Spec) -> Result<(), String> {
             let mut w = t.split_whitespace().skip(1);
             let name = w.next().ok_or("fixture: which one?")?;
             let exe = fixture(name)?;
-            let rest: Vec<&str> = w.collect();
+            // `@fixture:NAME` is another fixture's path (a library the
+            // command loads).
+            let rest = w
+                .map(|a| match a.strip_prefix("@fixture:") {
+                    Some(n) => fixture(n).map(|p| p.display().to_string()),
+                    None => Ok(a.to_string()),
+                })
+                .collect::<Result<Vec<String>, String>>()?;
             args.push(format!("{} {}", exe.display(), rest.join(" ")));
         } else if first == "example" {
             let mut w = t.split_whitespace().skip(1);
@@ -497,9 +506,10 @@ fn self_tests() -> Vec<Trial> {
 }
 
 /// `test/fixtures/NAME.c` (or the C++ program `NAME.cc`) compiled
-/// (once, beside this executable). A fixture with a provider definition
-/// beside it, `NAME.d`, includes the header `dtrace -h` makes of it as
-/// `"NAME.h"`, made with the `dtrace` under test.
+/// (once, beside this executable); a `libNAME` is a shared library,
+/// `libNAME.so`. A fixture with a provider definition beside it,
+/// `NAME.d`, includes the header `dtrace -h` makes of it as `"NAME.h"`,
+/// made with the `dtrace` under test.
 fn fixture(name: &str) -> Result<PathBuf, String> {
     if !name
         .chars()
@@ -522,7 +532,12 @@ fn fixture(name: &str) -> Result<PathBuf, String> {
         .ok_or("current_exe has no directory")?
         .join("fixtures");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {}", dir.display(), e))?;
-    let exe = dir.join(name);
+    let library = name.starts_with("lib");
+    let exe = if library {
+        dir.join(format!("{}.so", name))
+    } else {
+        dir.join(name)
+    };
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
     let dtrace = PathBuf::from(env!("CARGO_BIN_EXE_dtrace"));
     let inputs = [
@@ -567,9 +582,12 @@ fn fixture(name: &str) -> Result<PathBuf, String> {
         )?;
     }
     let tmp = dir.join(format!("{}.{}", name, tag));
+    let shared: &[&str] = if library { &["-shared", "-fPIC"] } else { &[] };
     let built = run(
         Command::new(compiler)
-            .args(["-O1", "-pthread", "-Wall", "-I"])
+            .args(["-O1", "-pthread", "-Wall"])
+            .args(shared)
+            .arg("-I")
             .arg(&include)
             .arg("-o")
             .arg(&tmp)

@@ -1,0 +1,2 @@
+libusdtplug.so:run 7 plugged
+
