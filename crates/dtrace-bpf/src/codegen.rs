@@ -38,7 +38,11 @@ pub(crate) fn plock_stash_name(pid: u32) -> String {
 pub(crate) fn plock_stashed(hook: PlockHook) -> bool {
     matches!(
         hook,
-        PlockHook::Stash | PlockHook::MutexReturn { .. } | PlockHook::RwReturn { .. }
+        PlockHook::Stash
+            | PlockHook::MutexReturn { .. }
+            | PlockHook::RwReturn { .. }
+            | PlockHook::FutexWait
+            | PlockHook::Blocked
     )
 }
 
@@ -688,8 +692,11 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         // a place's probes fired (plockstat's acquire or error), even one
         // is looked up.
         let dmap = if plan.dispatch.is_some()
-            && (plan.probes.len() > 1 || plan.dispatch == Some(DispatchKey::CookieResult))
-        {
+            && (plan.probes.len() > 1
+                || matches!(
+                    plan.dispatch,
+                    Some(DispatchKey::CookieResult | DispatchKey::Stashed)
+                )) {
             let (table, id) = build_dispatch(&mut g, pi, plan)?;
             dispatch.push(table);
             Some(id)

@@ -104,11 +104,29 @@ impl ArgContext {
 /// Where a plockstat program is, and what its probes' arguments are.
 /// glibc's `pthread_mutex_t` has its recursion count at offset 4 and its
 /// kind at 16; `pthread_rwlock_t` its writer's thread ID at 24.
+///
+/// The stash entry of a thread in a lock function is the time and four
+/// words: the lock, the place's cookie (see [`plock_cookie`]), whether
+/// the thread blocked in the call (a futex wait on the lock), and which
+/// of the two programs at the function's return (the acquire or error
+/// probes', and the blocked probes') have seen it (bits 1 and 0): the
+/// second of them removes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlockHook {
     /// At a lock function's entry: keeps its lock (the first argument)
-    /// for this thread, for the return. Serves no probe.
+    /// and the place's cookie for this thread, for the return. Serves no
+    /// probe.
     Stash,
+    /// At the `syscalls:sys_enter_futex` tracepoint, in a thread that is
+    /// in a lock function: a wait (`FUTEX_WAIT`, `_WAIT_BITSET`,
+    /// `_LOCK_PI`, `_LOCK_PI2`) on a word of its lock marks the call
+    /// blocked and, the first time, fires `mutex-block` (mutex) or
+    /// `rw-block` (lock, is_writer), by the stashed cookie.
+    FutexWait,
+    /// At a blocking lock function's return, in a call that blocked:
+    /// `mutex-blocked` (mutex, acquired) or `rw-blocked` (lock,
+    /// is_writer, acquired).
+    Blocked,
     /// At a mutex lock function's return, the lock kept at entry:
     /// `mutex-acquire` (mutex, is_recursive, 0) when it returned 0,
     /// else `mutex-error` (mutex, errno); with `try`, EBUSY fires
@@ -124,6 +142,13 @@ pub enum PlockHook {
     /// At `pthread_rwlock_unlock`'s entry: `rw-release` (lock, is_writer:
     /// its writer is this thread).
     RwUnlock,
+}
+
+/// The cookie of a lock function's place for plockstat's stash program:
+/// the function's number in the provider's table, times four, plus its
+/// kind (0 a mutex, 1 a reader's rwlock, 2 a writer's).
+pub fn plock_cookie(function: u32, kind: u32) -> u64 {
+    u64::from(function) * 4 + u64::from(kind & 3)
 }
 
 /// Where a USDT probe's argument is at its place, as its note describes
@@ -232,6 +257,10 @@ pub enum DispatchKey {
     /// Twice the cookie, plus one if the traced function returned
     /// non-zero (plockstat's acquire and error probes at one return).
     CookieResult,
+    /// The cookie plockstat's stash program kept at the entry of the
+    /// lock function this thread is in (its block probes, which fire at
+    /// a futex wait). Looked up even for one probe.
+    Stashed,
 }
 
 /// A probe as the BPF code sees it.

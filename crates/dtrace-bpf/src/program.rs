@@ -309,18 +309,13 @@ impl ProgGen<'_, '_> {
         }
         if let ArgContext::Plock { pid, hook } = self.plan.context {
             if hook != PlockHook::MutexUnlock && hook != PlockHook::RwUnlock {
-                // The lock this thread's call took at entry: to scratch,
-                // and out of the stash (a return without it fires
-                // nothing).
-                let map = self.g.stash_map(&crate::codegen::plock_stash_name(pid))?;
-                self.plock_key();
-                self.stash_call(map, Helper::MapLookupElem, None);
-                self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
-                self.a.emit(ldx(Size::DW, R1, R0, 8));
-                self.a
-                    .emit(stx(Size::DW, R9, scratch::STASH as i16 + 8, R1));
-                self.stash_call(map, Helper::MapDeleteElem, None);
+                self.plock_stashed(pid, hook, out)?;
             }
+        }
+        if self.plan.probes.is_empty() {
+            // A program that only keeps state for others (plockstat's
+            // futex waits marking blocked calls): no probe fires here.
+            self.a.ja_to(out);
         }
         let clauses = self.clause_list();
         let (uses_args, uses_errno) = self.uses(&clauses);
@@ -365,6 +360,10 @@ impl ProgGen<'_, '_> {
                     self.a.jmp_imm_to(Cond::Eq, R2, 0, ok);
                     self.a.emit(alu64_imm(Alu::Add, R1, 1));
                     self.a.bind(ok);
+                }
+                (Some(DispatchKey::Stashed), _) => {
+                    self.a
+                        .emit(ldx(Size::DW, R1, R9, scratch::STASH as i16 + 16))
                 }
                 (_, ArgContext::SyscallEnterRaw) => self.a.emit(ldx(Size::DW, R1, R6, 8)),
                 // The number the filter read is still in its stack slot.
@@ -518,8 +517,8 @@ impl ProgGen<'_, '_> {
     /// The clauses this program runs, with their EPID and identity sources.
     fn clause_list(&self) -> Vec<(usize, EpidSrc, IdentSrc)> {
         let mut out = Vec::new();
-        if let Some(dl) = &self.dl {
-            let proto = self.plan.probes[0].probe.clone();
+        if let (Some(dl), Some(first)) = (&self.dl, self.plan.probes.first()) {
+            let proto = first.probe.clone();
             for (slot, &c) in dl.clauses.iter().enumerate() {
                 out.push((
                     c,
@@ -529,7 +528,9 @@ impl ProgGen<'_, '_> {
             }
             return out;
         }
-        let e = &self.plan.probes[0];
+        let Some(e) = self.plan.probes.first() else {
+            return out;
+        };
         let mut cl = e.clauses.clone();
         cl.sort_by_key(|x| x.0);
         for (c, epid) in cl {
@@ -657,8 +658,92 @@ impl ProgGen<'_, '_> {
         self.a.emit(st_imm(Size::DW, FP, stack::KEY, 0));
     }
 
+    /// The stash entry of this thread's lock call, for a plockstat
+    /// program at `hook` (see `PlockHook`): its lock, cookie, blocked
+    /// flag and seen bits copied to scratch (STASH + 8...), then, at a
+    /// futex wait, the call marked blocked; at the return, the entry
+    /// removed by the second of the two return programs to see it (only
+    /// the acquire one, if the call did not block). No entry, or a futex
+    /// wait that is not on the lock or not the call's first, jumps to
+    /// `out`, as does a call that did not block at the blocked probes.
+    fn plock_stashed(&mut self, pid: u32, hook: PlockHook, out: Label) -> Result<(), GenError> {
+        let map = self.g.stash_map(&crate::codegen::plock_stash_name(pid))?;
+        self.plock_key();
+        self.stash_call(map, Helper::MapLookupElem, None);
+        self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
+        for w in 0..i16::from(STASH_WORDS) {
+            self.a.emit(ldx(Size::DW, R1, R0, 8 + 8 * w));
+            self.a
+                .emit(stx(Size::DW, R9, scratch::STASH as i16 + 8 + 8 * w, R1));
+        }
+        let (blocked, seen) = (8 + 16, 8 + 24);
+        match hook {
+            PlockHook::FutexWait => {
+                // A wait: the command without the private and clock
+                // flags is FUTEX_WAIT (0), _LOCK_PI (6), _WAIT_BITSET (9)
+                // or _LOCK_PI2 (13).
+                let wait = self.a.new_label();
+                self.a.emit(ldx(Size::DW, R1, R6, 24));
+                self.a.emit(alu64_imm(Alu::And, R1, 127));
+                for cmd in [0, 6, 9, 13] {
+                    self.a.jmp_imm_to(Cond::Eq, R1, cmd, wait);
+                }
+                self.a.ja_to(out);
+                self.a.bind(wait);
+                // On a word of the lock (a mutex's first; a rwlock's
+                // readers, writers and phase words).
+                self.a.emit(ldx(Size::DW, R1, R6, 16));
+                self.a.emit(ldx(Size::DW, R2, R0, 8));
+                self.a.jmp_reg_to(Cond::Lt, R1, R2, out);
+                self.a.emit(alu64_imm(Alu::Add, R2, 32));
+                self.a.jmp_reg_to(Cond::Ge, R1, R2, out);
+                // Once per call.
+                self.a.emit(ldx(Size::DW, R1, R0, blocked));
+                self.a.jmp_imm_to(Cond::Ne, R1, 0, out);
+                self.a.emit(st_imm(Size::DW, R0, blocked, 1));
+            }
+            PlockHook::MutexReturn { .. } | PlockHook::RwReturn { .. } => {
+                // Left for the blocked probes if the call blocked and they
+                // have not seen it.
+                let remove = self.a.new_label();
+                let done = self.a.new_label();
+                self.a.emit(ldx(Size::DW, R1, R0, blocked));
+                self.a.jmp_imm_to(Cond::Eq, R1, 0, remove);
+                self.a.emit(ldx(Size::DW, R1, R0, seen));
+                self.a.emit(alu64_imm(Alu::And, R1, 1));
+                self.a.jmp_imm_to(Cond::Ne, R1, 0, remove);
+                self.a.emit(ldx(Size::DW, R1, R0, seen));
+                self.a.emit(alu64_imm(Alu::Or, R1, 2));
+                self.a.emit(stx(Size::DW, R0, seen, R1));
+                self.a.ja_to(done);
+                self.a.bind(remove);
+                self.stash_call(map, Helper::MapDeleteElem, None);
+                self.a.bind(done);
+            }
+            PlockHook::Blocked => {
+                let remove = self.a.new_label();
+                let done = self.a.new_label();
+                self.a.emit(ldx(Size::DW, R1, R0, blocked));
+                self.a.jmp_imm_to(Cond::Eq, R1, 0, out);
+                self.a.emit(ldx(Size::DW, R1, R0, seen));
+                self.a.emit(alu64_imm(Alu::And, R1, 2));
+                self.a.jmp_imm_to(Cond::Ne, R1, 0, remove);
+                self.a.emit(ldx(Size::DW, R1, R0, seen));
+                self.a.emit(alu64_imm(Alu::Or, R1, 1));
+                self.a.emit(stx(Size::DW, R0, seen, R1));
+                self.a.ja_to(done);
+                self.a.bind(remove);
+                self.stash_call(map, Helper::MapDeleteElem, None);
+                self.a.bind(done);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
     /// A plockstat stash program: while tracing is active, keeps the lock
-    /// (the first argument) for this thread of process `pid`.
+    /// (the first argument) and the place's cookie for this thread of
+    /// process `pid`, the call not yet blocked nor seen.
     fn plock_stash(&mut self, pid: u32) -> Result<(), GenError> {
         let out = self.a.new_label();
         let map = self.g.stash_map(&crate::codegen::plock_stash_name(pid))?;
@@ -674,7 +759,10 @@ impl ProgGen<'_, '_> {
         self.a
             .emit(ldx(Size::DW, R1, R6, regs::ARGS_FULL[0] as i16));
         self.a.emit(stx(Size::DW, FP, value + 8, R1));
-        for i in 1..i16::from(STASH_WORDS) {
+        self.a.emit(mov64_reg(R1, R6));
+        self.a.emit(call(Helper::GetAttachCookie));
+        self.a.emit(stx(Size::DW, FP, value + 16, R0));
+        for i in 2..i16::from(STASH_WORDS) {
             self.a.emit(st_imm(Size::DW, FP, value + 8 + 8 * i, 0));
         }
         self.stash_call(map, Helper::MapUpdateElem, Some(value));
@@ -721,11 +809,55 @@ impl ProgGen<'_, '_> {
         self.store_arg(1, R1);
     }
 
+    /// Argument `slot` = 1 if the lock function returned 0 (took the
+    /// lock), else 0.
+    fn plock_taken(&mut self, slot: u32) {
+        let no = self.a.new_label();
+        let done = self.a.new_label();
+        self.a.emit(ldx(Size::W, R1, R6, regs::AX_FULL as i16));
+        self.a.jmp_imm_to(Cond::Ne, R1, 0, no);
+        self.a.emit(mov64_imm(R1, 1));
+        self.a.ja_to(done);
+        self.a.bind(no);
+        self.a.emit(mov64_imm(R1, 0));
+        self.a.bind(done);
+        self.store_arg(slot, R1);
+    }
+
     /// A plockstat probe's arguments (see `PlockHook`).
     fn load_plock_args(&mut self, hook: PlockHook) {
         let stashed = (scratch::STASH + 8) as i16;
         match hook {
             PlockHook::Stash => self.zero_args(0),
+            PlockHook::FutexWait | PlockHook::Blocked => {
+                // The lock, is_writer (the stashed cookie's kind is 2),
+                // then, at the return, whether the lock was taken: after
+                // the lock for a mutex, after is_writer for a rwlock.
+                self.a.emit(ldx(Size::DW, R1, R9, stashed));
+                self.store_arg(0, R1);
+                let mutex = self.a.new_label();
+                let done = self.a.new_label();
+                self.a
+                    .emit(ldx(Size::DW, R2, R9, scratch::STASH as i16 + 16));
+                self.a.emit(alu64_imm(Alu::And, R2, 3));
+                self.a.jmp_imm_to(Cond::Eq, R2, 0, mutex);
+                self.a.emit(mov64_imm(R1, 0));
+                let reader = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Ne, R2, 2, reader);
+                self.a.emit(mov64_imm(R1, 1));
+                self.a.bind(reader);
+                self.store_arg(1, R1);
+                if hook == PlockHook::Blocked {
+                    self.plock_taken(2);
+                }
+                self.a.ja_to(done);
+                self.a.bind(mutex);
+                if hook == PlockHook::Blocked {
+                    self.plock_taken(1);
+                }
+                self.a.bind(done);
+                self.zero_args(if hook == PlockHook::Blocked { 3 } else { 2 });
+            }
             PlockHook::MutexReturn { .. } => {
                 self.zero_args(1);
                 self.a.emit(ldx(Size::DW, R1, R9, stashed));

@@ -13,18 +13,27 @@
 //!   functions; `rw-release` (rwlock, is_writer) at
 //!   `pthread_rwlock_unlock`.
 //!
+//! - `mutex-block` (mutex) and `rw-block` (rwlock, is_writer) at a futex
+//!   wait on the lock in a blocking lock function (the
+//!   `syscalls:sys_enter_futex` tracepoint: glibc's waits are internal,
+//!   no function to probe); `mutex-blocked` (mutex, successful) and
+//!   `rw-blocked` (rwlock, is_writer, successful) at the return of a call
+//!   that blocked.
+//!
 //! The lock a call took is kept at its entry for the thread (a stash
-//! program at every enabled lock function's entry) and read at its
-//! return. glibc exports no function at which a thread blocks on a
-//! mutex or rwlock (its futex waits are internal), so `mutex-block`,
-//! `-blocked`, `-spin`, `-spun`, `rw-block` and `-blocked` have no
-//! probes; the spin count is 0.
+//! program at every enabled lock function's entry, with the place's
+//! cookie: the function and kind of lock) and read at its return, and
+//! by the futex wait's program. glibc's adaptive mutexes spin in user
+//! space with nothing to hook, so `mutex-spin` and `-spun` have no
+//! probes and the spin count is 0.
 
 use std::io;
 use std::path::{Path, PathBuf};
 
 use dtrace_bpf::plan::ProgramPlan;
-use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, PlockHook, ProbeEnabling, ProgKind};
+use dtrace_bpf::plan::{
+    plock_cookie, ArgContext, DispatchKey, Phase, PlockHook, ProbeEnabling, ProgKind,
+};
 use dtrace_lang::pdesc::{field_matches, ProbeDesc};
 
 use crate::uobj::{process_of, ProcessObjects};
@@ -52,7 +61,7 @@ const FUNCTIONS: &[(&str, PlockHook, &[&str])] = &[
     (
         "pthread_mutex_trylock",
         PlockHook::MutexReturn { try_: true },
-        MUTEX_TAKEN,
+        MUTEX_TRY,
     ),
     (
         "pthread_mutex_unlock",
@@ -62,11 +71,11 @@ const FUNCTIONS: &[(&str, PlockHook, &[&str])] = &[
     ("pthread_rwlock_rdlock", RD, RW_TAKEN),
     ("pthread_rwlock_timedrdlock", RD, RW_TAKEN),
     ("pthread_rwlock_clockrdlock", RD, RW_TAKEN),
-    ("pthread_rwlock_tryrdlock", RD_TRY, RW_TAKEN),
+    ("pthread_rwlock_tryrdlock", RD_TRY, RW_TRY),
     ("pthread_rwlock_wrlock", WR, RW_TAKEN),
     ("pthread_rwlock_timedwrlock", WR, RW_TAKEN),
     ("pthread_rwlock_clockwrlock", WR, RW_TAKEN),
-    ("pthread_rwlock_trywrlock", WR_TRY, RW_TAKEN),
+    ("pthread_rwlock_trywrlock", WR_TRY, RW_TRY),
     (
         "pthread_rwlock_unlock",
         PlockHook::RwUnlock,
@@ -74,8 +83,15 @@ const FUNCTIONS: &[(&str, PlockHook, &[&str])] = &[
     ),
 ];
 
-const MUTEX_TAKEN: &[&str] = &["mutex-acquire", "mutex-error"];
-const RW_TAKEN: &[&str] = &["rw-acquire", "rw-error"];
+const MUTEX_TAKEN: &[&str] = &[
+    "mutex-acquire",
+    "mutex-error",
+    "mutex-block",
+    "mutex-blocked",
+];
+const MUTEX_TRY: &[&str] = &["mutex-acquire", "mutex-error"];
+const RW_TAKEN: &[&str] = &["rw-acquire", "rw-error", "rw-block", "rw-blocked"];
+const RW_TRY: &[&str] = &["rw-acquire", "rw-error"];
 const RD: PlockHook = PlockHook::RwReturn {
     writer: false,
     try_: false,
@@ -94,16 +110,52 @@ const WR_TRY: PlockHook = PlockHook::RwReturn {
 };
 
 /// One probe: its process, the object's file, the function's offset in
-/// it, what the function's programs are, and whether it is the error
-/// probe of its place (dispatch key 2k+1).
+/// it and number in `FUNCTIONS`, the function's own hook (its return or
+/// entry program), the program the probe fires in (that one, the futex
+/// wait's, or the blocked probes' at the return), and whether it is the
+/// error probe of its place (dispatch key 2k+1).
 #[derive(Clone, Debug)]
 struct PlockProbe {
     pid: u32,
     path: PathBuf,
     func_offset: u64,
+    func: u32,
+    func_hook: PlockHook,
     hook: PlockHook,
     error: bool,
     name: &'static str,
+}
+
+/// The kind of lock a lock function takes, as the stash program's cookie
+/// says it (see `plock_cookie`): 0 a mutex, 1 a reader's rwlock, 2 a
+/// writer's.
+fn lock_kind(hook: PlockHook) -> u32 {
+    match hook {
+        PlockHook::RwReturn { writer: false, .. } => 1,
+        PlockHook::RwReturn { writer: true, .. } => 2,
+        _ => 0,
+    }
+}
+
+/// A plockstat program's plan: a uprobe program at `hook` in process
+/// `pid` serving `probes`.
+fn plock_plan(
+    name: &str,
+    pid: u32,
+    hook: PlockHook,
+    probes: Vec<ProbeEnabling>,
+    dispatch: Option<DispatchKey>,
+) -> ProgramPlan {
+    ProgramPlan {
+        name: name.to_string(),
+        kind: ProgKind::Uprobe,
+        context: ArgContext::Plock { pid, hook },
+        phase: Phase::Normal,
+        probes,
+        dispatch,
+        tick_gate: None,
+        guard: None,
+    }
 }
 
 #[derive(Default)]
@@ -152,7 +204,7 @@ impl Provider for Plockstat {
                 continue;
             }
             let funcs = self.procs.funcs(&obj.path).to_vec();
-            for &(func, hook, names) in FUNCTIONS {
+            for (fi, &(func, func_hook, names)) in FUNCTIONS.iter().enumerate() {
                 if !field_matches(&desc.function, func) {
                     continue;
                 }
@@ -165,10 +217,17 @@ impl Provider for Plockstat {
                     {
                         continue;
                     }
+                    let hook = match i {
+                        2 => PlockHook::FutexWait,
+                        3 => PlockHook::Blocked,
+                        _ => func_hook,
+                    };
                     self.probes.push(PlockProbe {
                         pid,
                         path: obj.path.clone(),
                         func_offset: f.offset,
+                        func: fi as u32,
+                        func_hook,
                         hook,
                         error: i == 1,
                         name,
@@ -190,9 +249,16 @@ impl Provider for Plockstat {
             ],
             "mutex-release" => &[("pthread_mutex_t *", "mutex"), ("int", "is_recursive")],
             "mutex-error" => &[("pthread_mutex_t *", "mutex"), ("int", "errno")],
-            "rw-acquire" | "rw-release" => {
+            "mutex-block" => &[("pthread_mutex_t *", "mutex")],
+            "mutex-blocked" => &[("pthread_mutex_t *", "mutex"), ("int", "successful")],
+            "rw-acquire" | "rw-release" | "rw-block" => {
                 &[("pthread_rwlock_t *", "rwlock"), ("int", "is_writer")]
             }
+            "rw-blocked" => &[
+                ("pthread_rwlock_t *", "rwlock"),
+                ("int", "is_writer"),
+                ("int", "successful"),
+            ],
             _ => &[
                 ("pthread_rwlock_t *", "rwlock"),
                 ("int", "is_writer"),
@@ -225,12 +291,45 @@ impl Provider for Plockstat {
             probes: Vec<ProbeEnabling>,
         }
         let mut groups: Vec<Group> = Vec::new();
-        // (pid, file) -> the lock functions to stash at.
-        let mut stashes: Vec<(u32, &Path, Vec<u64>)> = Vec::new();
+        // (pid, file) -> the lock functions to stash at, with their
+        // cookies.
+        let mut stashes: Vec<(u32, &Path, Vec<u64>, Vec<u64>)> = Vec::new();
+        // pid -> the block probes, keyed by their functions' cookies.
+        let mut futex: Vec<(u32, Vec<ProbeEnabling>)> = Vec::new();
         for e in enabled {
             let Some(p) = self.probes.get(e.local as usize) else {
                 continue;
             };
+            let cookie = plock_cookie(p.func, lock_kind(p.func_hook));
+            if p.hook == PlockHook::FutexWait || p.hook == PlockHook::Blocked {
+                let f = match futex.iter().position(|f| f.0 == p.pid) {
+                    Some(i) => &mut futex[i],
+                    None => {
+                        futex.push((p.pid, Vec::new()));
+                        futex.last_mut().expect("just pushed")
+                    }
+                };
+                let key = cookie as u32;
+                if p.hook == PlockHook::FutexWait && f.1.iter().all(|x| x.key != key) {
+                    f.1.push(e.enabling(table, key));
+                }
+            }
+            if is_return(p.func_hook) {
+                let s = match stashes.iter().position(|s| s.0 == p.pid && s.1 == p.path) {
+                    Some(i) => &mut stashes[i],
+                    None => {
+                        stashes.push((p.pid, &p.path, Vec::new(), Vec::new()));
+                        stashes.last_mut().expect("just pushed")
+                    }
+                };
+                if !s.2.contains(&p.func_offset) {
+                    s.2.push(p.func_offset);
+                    s.3.push(cookie);
+                }
+            }
+            if p.hook == PlockHook::FutexWait {
+                continue;
+            }
             let at = groups
                 .iter()
                 .position(|g| g.pid == p.pid && g.path == p.path && g.hook == p.hook);
@@ -260,37 +359,13 @@ impl Provider for Plockstat {
                 cookie
             };
             g.probes.push(e.enabling(table, key));
-            if is_return(p.hook) {
-                let s = match stashes.iter().position(|s| s.0 == p.pid && s.1 == p.path) {
-                    Some(i) => &mut stashes[i],
-                    None => {
-                        stashes.push((p.pid, &p.path, Vec::new()));
-                        stashes.last_mut().expect("just pushed")
-                    }
-                };
-                if !s.2.contains(&p.func_offset) {
-                    s.2.push(p.func_offset);
-                }
-            }
         }
-        for (pid, path, offsets) in stashes {
+        for (pid, path, offsets, cookies) in stashes {
             out.programs.push(PlannedProgram {
-                plan: ProgramPlan {
-                    name: "dt_plock_keep".to_string(),
-                    kind: ProgKind::Uprobe,
-                    context: ArgContext::Plock {
-                        pid,
-                        hook: PlockHook::Stash,
-                    },
-                    phase: Phase::Normal,
-                    probes: Vec::new(),
-                    dispatch: None,
-                    tick_gate: None,
-                    guard: None,
-                },
+                plan: plock_plan("dt_plock_keep", pid, PlockHook::Stash, Vec::new(), None),
                 attach: Attach::Uprobe {
                     path: path.to_path_buf(),
-                    cookies: vec![0; offsets.len()],
+                    cookies,
                     offsets,
                     ref_ctr_offsets: Vec::new(),
                     ret: false,
@@ -298,26 +373,34 @@ impl Provider for Plockstat {
                 },
             });
         }
-        for g in groups {
-            let ret = is_return(g.hook);
+        // A thread's futex waits on the lock it is taking: the block
+        // probes, and the mark the blocked probes fire on.
+        for (pid, probes) in futex {
+            let dispatch = (!probes.is_empty()).then_some(DispatchKey::Stashed);
+            let mut plan = plock_plan("dt_plock_wait", pid, PlockHook::FutexWait, probes, dispatch);
+            plan.kind = ProgKind::Tracepoint;
             out.programs.push(PlannedProgram {
-                plan: ProgramPlan {
-                    name: "dt_plockstat".to_string(),
-                    kind: ProgKind::Uprobe,
-                    context: ArgContext::Plock {
-                        pid: g.pid,
-                        hook: g.hook,
-                    },
-                    phase: Phase::Normal,
-                    probes: g.probes,
-                    dispatch: Some(if ret {
-                        DispatchKey::CookieResult
-                    } else {
-                        DispatchKey::Cookie
-                    }),
-                    tick_gate: None,
-                    guard: None,
+                plan,
+                attach: Attach::Tracepoint {
+                    system: "syscalls".into(),
+                    event: "sys_enter_futex".into(),
                 },
+            });
+        }
+        // The blocked probes' programs last: the kernel runs the
+        // programs at one return last attached first, so they fire
+        // before the acquire probes (either way, the second of the two
+        // removes the thread's entry).
+        groups.sort_by_key(|g| g.hook == PlockHook::Blocked);
+        for g in groups {
+            let ret = is_return(g.hook) || g.hook == PlockHook::Blocked;
+            let dispatch = if is_return(g.hook) {
+                DispatchKey::CookieResult
+            } else {
+                DispatchKey::Cookie
+            };
+            out.programs.push(PlannedProgram {
+                plan: plock_plan("dt_plockstat", g.pid, g.hook, g.probes, Some(dispatch)),
                 attach: Attach::Uprobe {
                     path: g.path.to_path_buf(),
                     cookies: (0..g.offsets.len() as u64).collect(),
@@ -348,7 +431,14 @@ mod tests {
     fn every_function_has_its_probes() {
         for (f, hook, names) in FUNCTIONS {
             assert!(f.starts_with("pthread_"));
-            assert_eq!(is_return(*hook), names.len() == 2, "{}", f);
+            // Unlocks release; lock functions acquire or fail, and block
+            // unless they only try.
+            let want = match (is_return(*hook), f.contains("try")) {
+                (false, _) => 1,
+                (true, true) => 2,
+                (true, false) => 4,
+            };
+            assert_eq!(names.len(), want, "{}", f);
         }
     }
 }
