@@ -561,16 +561,21 @@ pub(crate) fn parse_notes<'a, R: ReadRef<'a>>(data: R) -> Vec<SdtNote> {
 /// `dtrace -h` headers from `#pragma D attributes`: the provider's name,
 /// then its parts' `part Name/Data/Class`), and their probes' argument
 /// types (type 2, from `dtrace -h` headers: the provider, the probe's
-/// note name, then each argument's C type as the definition declares it;
+/// note name, then each argument's type as the definition declares it, a
+/// C type or `string`, with a tab and its translated type if it has one;
 /// type 3, from the `dtrace-usdt` crate: the same with Rust types, made C
 /// ones by `rust_c_type`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct DtraceNotes {
     /// Provider -> (part, `Name/Data/Class`).
     pub attributes: HashMap<String, Vec<(String, String)>>,
-    /// (provider, note name) -> C types.
-    pub types: HashMap<(String, String), Vec<String>>,
+    /// (provider, note name) -> its arguments' types.
+    pub types: HashMap<(String, String), Vec<ArgType>>,
 }
+
+/// A USDT argument's type as its provider's definition declares it (a C
+/// type, or `string`), and the type a translator gives it, if any.
+pub(crate) type ArgType = (String, Option<String>);
 
 pub(crate) fn read_dtrace_notes(path: &Path) -> DtraceNotes {
     let mut out = DtraceNotes::default();
@@ -620,10 +625,17 @@ pub(crate) fn read_dtrace_notes(path: &Path) -> DtraceNotes {
                     let Some(name) = strings.next() else {
                         continue;
                     };
-                    let types: Vec<String> = if kind == 2 {
-                        strings.collect()
+                    let types: Vec<ArgType> = if kind == 2 {
+                        strings
+                            .map(|t| match t.split_once('\t') {
+                                Some((native, x)) => (native.to_string(), Some(x.to_string())),
+                                None => (t, None),
+                            })
+                            .collect()
                     } else {
-                        strings.map(|t| rust_c_type(&t).to_string()).collect()
+                        strings
+                            .map(|t| (rust_c_type(&t).to_string(), None))
+                            .collect()
                     };
                     out.types.entry((provider, name)).or_insert(types);
                 }
@@ -636,7 +648,8 @@ pub(crate) fn read_dtrace_notes(path: &Path) -> DtraceNotes {
 
 /// The C type D gives an argument the `dtrace-usdt` crate declares with
 /// Rust type `t` (as `stringify!` spells it): integers their size and
-/// sign, C strings `char *`, other pointers and references `void *`,
+/// sign, a `&CStr` D's `string` (read from the process), pointers to C
+/// characters `char *`, other pointers and references `void *`,
 /// anything else (a type of the program's own) `int64_t`, the word its
 /// `Arg` makes.
 pub(crate) fn rust_c_type(t: &str) -> &'static str {
@@ -662,6 +675,8 @@ pub(crate) fn rust_c_type(t: &str) -> &'static str {
     {
         let inner = last(inner.trim_start_matches("mut"));
         return match inner.as_str() {
+            // A `&CStr` is always a C string: D's `string`.
+            "CStr" if t.starts_with('&') => "string",
             "CStr" | "c_char" | "i8" | "u8" | "c_uchar" | "c_schar" => "char *",
             _ => "void *",
         };
@@ -764,9 +779,10 @@ mod tests {
             ("core::ffi::c_int", "int32_t"),
             ("usize", "uintptr_t"),
             ("bool", "int"),
-            ("&CStr", "char *"),
-            ("& 'static core :: ffi :: CStr", "char *"),
-            ("&'a CStr", "char *"),
+            ("&CStr", "string"),
+            ("& 'static core :: ffi :: CStr", "string"),
+            ("&'a CStr", "string"),
+            ("*const CStr", "char *"),
             ("&'a mut [u8]", "void *"),
             ("*const core::ffi::c_char", "char *"),
             ("*mut u8", "char *"),

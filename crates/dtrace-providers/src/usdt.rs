@@ -30,8 +30,8 @@ use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, ProbeEnabling, ProgKind, 
 use dtrace_lang::pdesc::{field_matches, has_glob, ProbeDesc};
 
 use crate::uobj::{
-    objects_of, read_dtrace_notes, read_notes, symbol_address, unloaded_object, DtraceNotes,
-    Object, SdtNote,
+    objects_of, read_dtrace_notes, read_notes, symbol_address, unloaded_object, ArgType,
+    DtraceNotes, Object, SdtNote,
 };
 use crate::{ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink};
 use crate::{ProbeTable, Provider};
@@ -56,7 +56,7 @@ struct UsdtProbe {
     /// The arguments' C types as the provider's definition declares them
     /// (a `dtrace -h` header or the `dtrace-usdt` crate records them), if
     /// it does, one for each argument.
-    types: Option<Vec<String>>,
+    types: Option<Vec<ArgType>>,
     attributes: Attributes,
 }
 
@@ -310,12 +310,16 @@ impl Provider for Usdt {
         if let Some(types) = &p.types {
             // A pointer is an address in the traced process
             // (`stringof(args[0])` reads a `char *` from it).
+            // A `string` is the string at that address; so is a
+            // `char *` translated to one.
             return Some(
                 types
                     .iter()
-                    .map(|t| {
-                        let mut a = ArgDesc::new(t.as_str(), "");
-                        a.user = t.ends_with('*');
+                    .map(|(t, x)| {
+                        let string = x.as_deref() == Some("string");
+                        let mut a = ArgDesc::new(if string { "string" } else { t.as_str() }, "");
+                        a.user = a.native.ends_with('*') || a.native == "string";
+                        a.xlate = x.clone().filter(|_| !string);
                         a
                     })
                     .collect(),

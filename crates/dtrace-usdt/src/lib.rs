@@ -35,8 +35,9 @@
 //! slices as the address of their first byte (read with `copyin()` or
 //! `copyinstr()`). The declared types are recorded beside the notes (a
 //! `.note.dtrace` note of type 3), so that D's `args[]` have them: the
-//! integers' sizes and signs, `char *` for a `&CStr` (`stringof(args[1])`
-//! reads it), `void *` for other pointers and slices.
+//! integers' sizes and signs, D's `string` for a `&CStr` (read from the
+//! program: `args[1]` is the string), `char *` for a pointer to C
+//! characters, `void *` for other pointers and slices.
 //!
 //! A probe runs where no page fault can be taken: `copyinstr()` of a
 //! string in a page the program has not touched yet (a literal in a part

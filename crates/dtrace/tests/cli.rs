@@ -1246,7 +1246,7 @@ fn usdt_probes_are_listed_and_traced_in_a_running_process() {
         std::thread::sleep(Duration::from_millis(50));
     };
     let provider = format!("myserv{}", pid);
-    for name in ["query-start", "query-done", "tick"] {
+    for name in ["query-start", "query-done", "tick", "query-plain"] {
         assert!(
             listed.lines().any(|l| {
                 let f: Vec<&str> = l.split_whitespace().collect();
@@ -1263,7 +1263,7 @@ fn usdt_probes_are_listed_and_traced_in_a_running_process() {
     }
     let o = run(&["-l", "-m", "usdtapp", "-p", &pid]);
     let module = text(&o.stdout);
-    assert_eq!(module.lines().count(), 4, "{}", module);
+    assert_eq!(module.lines().count(), 5, "{}", module);
     // The provider's #pragma D attributes, as the header recorded them.
     let o = run(&["-lv", "-n", &format!("myserv{}:::tick", pid)]);
     let v = text(&o.stdout);
@@ -1277,17 +1277,20 @@ fn usdt_probes_are_listed_and_traced_in_a_running_process() {
         "{}",
         v
     );
-    // The arguments' types as the definition declares them, which the
-    // header recorded too.
+    // The arguments' types as the definition declares them (through its
+    // translation, `: (string query, ...)`), which the header recorded.
     let o = run(&["-lv", "-n", &format!("myserv{}:::query-done", pid)]);
     let v = text(&o.stdout);
     assert!(
         v.contains(
-            "Argument Types\n\t\targs[0]: char *\n\t\targs[1]: int\n\t\targs[2]: long long\n"
+            "Argument Types\n\t\targs[0]: string\n\t\targs[1]: int\n\t\targs[2]: long long\n"
         ),
         "{}",
         v
     );
+    let o = run(&["-lv", "-n", &format!("myserv{}:::query-plain", pid)]);
+    let v = text(&o.stdout);
+    assert!(v.contains("Argument Types\n\t\targs[0]: char *\n"), "{}", v);
     // Traced: the probes are enabled (BEGIN says so), then the process
     // runs its queries.
     let (d, mut out) = dtrace_ready(&[

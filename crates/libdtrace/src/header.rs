@@ -139,7 +139,8 @@ fn attributes_note(out: &mut String, p: &ProviderDef) {
 
 /// The probes' argument types as the definition declares them, a note
 /// of this project's per probe (`.note.dtrace`, owner `dtrace`, type 2:
-/// the provider, the probe's note name, then each argument's C type),
+/// the provider, the probe's note name, then each argument's type, with
+/// a tab and its translated type if it has one),
 /// which the usdt provider types `args[]` by; the `stapsdt` notes say
 /// only sizes.
 fn types_note(out: &mut String, p: &ProviderDef) {
@@ -148,8 +149,13 @@ fn types_note(out: &mut String, p: &ProviderDef) {
         .probes
         .iter()
         .map(|probe| {
+            // Each argument's type as declared, and a tab and the type
+            // args[] has through a translator if the definition gives one.
             let mut strings = vec![pf.clone(), func_name(&probe.name)];
-            strings.extend(probe.params.iter().map(|a| a.c_type.clone()));
+            strings.extend(probe.params.iter().map(|a| match &a.xlate {
+                Some(x) => format!("{}\\t{}", a.d_type, x),
+                None => a.d_type.clone(),
+            }));
             strings
         })
         .collect();
@@ -258,6 +264,9 @@ dtrace_usdt::provider! {{
 
 /// A probe parameter's Rust type.
 fn rust_type(a: &dtrace_lang::check::ProbeParam) -> &'static str {
+    if a.d_type == "string" {
+        return "&core::ffi::CStr";
+    }
     let t = a.c_type.replace("const ", "");
     if t.trim_end().ends_with('*') {
         return match t.trim_end_matches(['*', ' ']) {
@@ -339,11 +348,15 @@ mod tests {
                 params: vec![
                     ProbeParam {
                         c_type: "char *".into(),
+                        d_type: "char *".into(),
+                        xlate: None,
                         size: 8,
                         signed: false,
                     },
                     ProbeParam {
                         c_type: "int".into(),
+                        d_type: "int".into(),
+                        xlate: None,
                         size: 4,
                         signed: true,
                     },

@@ -1,5 +1,5 @@
 /*
- * A probe passes integers and pointers, not structs.
+ * A probe passes integers, pointers and strings, not structs.
  */
 struct point {
 	int x;

@@ -218,7 +218,7 @@ impl Checker<'_> {
     /// `args[idx]`, checked as DTrace's `dt_idcook_args` does.
     pub(super) fn args_index(&mut self, idx: &[Expr], line: u32) -> Result<CExpr, CompileError> {
         let n = self.args_number(idx, line)?;
-        let ArgInfo { ty, via, .. } = self.args_type(n, line)?;
+        let ArgInfo { ty, via, user } = self.args_type(n, line)?;
         let raw = CExpr {
             kind: CKind::Arg(n as u8),
             ty: int_ty(types::INT64),
@@ -231,6 +231,15 @@ impl Checker<'_> {
         // native value when read.
         if matches!(ty, Type::Translated { .. }) {
             return Ok(CExpr { ty, ..raw });
+        }
+        // A string in the traced process (a USDT probe's `string`
+        // argument) is read from there.
+        if ty.is_string() && user {
+            return Ok(CExpr {
+                kind: CKind::Copyinstr(Box::new(raw), None),
+                ty: Type::String,
+                line,
+            });
         }
         // A string, or a char array (a tracepoint's `char comm[16]`), is
         // given by its address: its value is the string there.

@@ -143,11 +143,16 @@ pub struct ProbeDef {
     pub line: u32,
 }
 
-/// A probe parameter: its C type as written (`char *`), its size in
-/// bytes and whether it is a signed integer.
+/// A probe parameter: its C type (`char *`; a D `string` is passed as
+/// a `char *`), its type as the definition declares it (`string`), the
+/// type `args[]` has through a translator if the definition gives one
+/// (`probe p(char *a) : (string a)`), its size in bytes and whether it
+/// is a signed integer.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProbeParam {
     pub c_type: String,
+    pub d_type: String,
+    pub xlate: Option<String>,
     pub size: u64,
     pub signed: bool,
 }
@@ -304,15 +309,23 @@ impl<'a> Checker<'a> {
                     format!("probe {}:{} has more than 10 arguments", p.name, probe.name),
                 ));
             }
+            // The translated types, where there is one for each argument.
+            let mut xlated = Vec::new();
+            if let Some(x) = &probe.xargs {
+                for a in x {
+                    xlated.push(self.type_name(a, probe.line)?.to_string());
+                }
+            }
+            let xlated = (xlated.len() == probe.args.len()).then_some(xlated);
             let mut params = Vec::new();
             for (i, a) in probe.args.iter().enumerate() {
                 let ty = self.type_name(a, probe.line)?;
-                if !ty.is_scalar() {
+                if !ty.is_scalar() && !ty.is_string() {
                     return Err(err(
                         Tag::D_PROV_PRARGTYPE,
                         probe.line,
                         format!(
-                            "probe {}:{} argument #{} is of type {}: a probe passes integers and pointers",
+                            "probe {}:{} argument #{} is of type {}: a probe passes integers, pointers and strings",
                             p.name,
                             probe.name,
                             i + 1,
@@ -323,16 +336,23 @@ impl<'a> Checker<'a> {
                 let size = self.syms.types.size_of(&ty).unwrap_or(8);
                 let signed = matches!(ty.resolved(), Type::Int(t) if t.signed)
                     || matches!(ty.resolved(), Type::Enum(..));
+                let (c_type, size) = if ty.is_string() {
+                    ("char *".to_string(), 8)
+                } else {
+                    (ty.to_string(), size)
+                };
+                let xlate = xlated
+                    .as_ref()
+                    .and_then(|x| x.get(i))
+                    .filter(|x| **x != ty.to_string())
+                    .cloned();
                 params.push(ProbeParam {
-                    c_type: ty.to_string(),
+                    c_type,
+                    d_type: ty.to_string(),
+                    xlate,
                     size,
                     signed,
                 });
-            }
-            if let Some(x) = &probe.xargs {
-                for a in x {
-                    self.type_name(a, probe.line)?;
-                }
             }
             probes.push(ProbeDef {
                 name: probe.name.clone(),
