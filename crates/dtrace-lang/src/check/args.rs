@@ -181,7 +181,8 @@ impl Checker<'_> {
     }
 
     /// `args[N]`'s type through a translator to the type named `xlate`
-    /// from a value of type `native`, if the D library has one.
+    /// from a value of type `native`, if the D library or the program has
+    /// one; an integer's translation to another integer type is that type.
     fn translated_arg_type(&mut self, native: &Type, xlate: &str) -> Option<Type> {
         let opts = ParseOptions {
             type_names: Some(Arc::new(|_: &str| true)),
@@ -190,6 +191,11 @@ impl Checker<'_> {
         let want = parse_type_name(xlate, &opts)
             .ok()
             .and_then(|t| self.type_name(&t, 0).ok())?;
+        // An integer translated to another needs no translator: it is
+        // converted (a USDT definition's `: (long size)` of an `int`).
+        if native.is_int() && want.is_int() {
+            return Some(want);
+        }
         self.translation_type(&want, native)
     }
 
