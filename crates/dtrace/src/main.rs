@@ -288,7 +288,9 @@ fn run(cmd: Cmd) -> u8 {
     }
 
     // Processes come first, so that $target is known when compiling.
-    let mut targets: Vec<dtrace_sys::process::Target> = Vec::new();
+    let proc_events = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let events = proc_events.clone();
+    dt.handle_proc(move |e| events.borrow_mut().push(e.clone()));
     for c in &cmd.commands {
         let argv: Vec<OsString> = c
             .as_bytes()
@@ -296,37 +298,15 @@ fn run(cmd: Cmd) -> u8 {
             .filter(|w| !w.is_empty())
             .map(|w| OsString::from_vec(w.to_vec()))
             .collect();
-        match dtrace_sys::process::Target::create(&argv) {
-            Ok(t) => targets.push(t),
-            Err(dtrace_sys::process::CreateError::Exec(e)) => {
-                let why = io_reason(&e);
-                eprint_bytes(&[b"failed to execute ", c.as_bytes(), b": ", why.as_bytes()]);
-                return E_ERROR;
-            }
-            Err(dtrace_sys::process::CreateError::Control(e)) => {
-                let why = io_reason(&e);
-                eprint_bytes(&[b"failed to control ", c.as_bytes(), b": ", why.as_bytes()]);
-                return E_ERROR;
-            }
+        if let Err(e) = dt.proc_create(&argv) {
+            eprint_bytes(&[&e.message()]);
+            return E_ERROR;
         }
     }
     for &pid in &cmd.pids {
-        if pid == std::process::id() as i32 {
-            return fatal(format!(
-                "failed to grab pid {}: cannot trace dtrace itself",
-                pid
-            ));
+        if let Err(e) = dt.proc_grab(pid) {
+            return fatal(e);
         }
-        match dtrace_sys::process::Target::grab(pid) {
-            Ok(t) => targets.push(t),
-            Err(e) => return fatal(format!("failed to grab pid {}: {}", pid, io_reason(&e))),
-        }
-    }
-    if let Some(t) = targets.first() {
-        dt.set_target(t.pid());
-    }
-    for t in &targets {
-        dt.target(t.pid(), t.held_exe());
     }
 
     if cmd.mode == Mode::List {
@@ -398,9 +378,7 @@ fn run(cmd: Cmd) -> u8 {
         match dt.compile(&text, source) {
             Ok(p) => programs.push((spec.clone(), p)),
             Err(e) => {
-                for t in &mut targets {
-                    t.kill();
-                }
+                // (Created commands are killed as dt drops.)
                 eprint_bytes(&[&compile_error(
                     spec,
                     &e,
@@ -461,7 +439,7 @@ fn run(cmd: Cmd) -> u8 {
         Ok(o) => o,
         Err(code) => return code,
     };
-    let signals = match dtrace_sys::poll::StopSignals::install() {
+    let signals = match libdtrace::signals::StopSignals::install() {
         Ok(s) => s,
         Err(e) => return fatal(format!("failed to install signal handlers: {}", e)),
     };
@@ -494,12 +472,11 @@ fn run(cmd: Cmd) -> u8 {
     // Targets are killed when dtrace returns, whatever the way: they drop.
     // A stop signal during the set-up abandons it: dtrace ends as the
     // signal would have ended it, with nothing left behind.
-    match dt.go_until(&|| dtrace_sys::poll::stop_signals() > 0) {
+    match dt.go_until(&|| libdtrace::signals::stop_signals() > 0) {
         Ok(()) => {}
         Err(Error::Cancelled) => {
             drop(dt);
-            drop(targets);
-            dtrace_sys::poll::die_of_stop_signal();
+            libdtrace::signals::die_of_stop_signal();
             return E_ERROR;
         }
         Err(e) => return fatal(e),
@@ -519,45 +496,27 @@ fn run(cmd: Cmd) -> u8 {
             n
         ),
     }
-    for t in &mut targets {
-        if let Err(e) = t.release() {
-            return fatal(format!("failed to start target: {}", e));
+    for pid in dt.proc_pids() {
+        if let Err(e) = dt.proc_continue(pid) {
+            return fatal(e);
         }
     }
 
     let mut done = false;
-    let mut fds: Vec<i32> = vec![signals.fd()];
-    fds.extend(targets.iter().map(|t| t.fd()));
-    let mut live = targets.len();
-    let mut reported = vec![false; targets.len()];
+    let fds: Vec<i32> = vec![signals.fd()];
     loop {
         let intr = signals.count();
         if intr == 0 && !done {
             dt.sleep(&fds);
         }
         let intr = signals.count();
-        for (t, rep) in targets.iter_mut().zip(reported.iter_mut()) {
-            if !*rep {
-                dt.remember_process(t.pid());
-            }
-            if !*rep && t.poll_exited() {
-                *rep = true;
-                live -= 1;
-                if !dt.options().flag("quiet") {
-                    use dtrace_sys::process::{signal_name, Exit};
-                    match t.exit() {
-                        Some(Exit::Signal(sig)) => {
-                            note!("dtrace: pid {} terminated by {}", t.pid(), signal_name(sig))
-                        }
-                        Some(Exit::Status(st)) if st != 0 => {
-                            note!("dtrace: pid {} exited with status {}", t.pid(), st)
-                        }
-                        _ => note!("dtrace: pid {} has exited", t.pid()),
-                    }
-                }
+        // A target's exit, as dtrace(1M)'s process handler says it.
+        for e in proc_events.borrow_mut().drain(..) {
+            if let (Some(n), false) = (e.notice(), dt.options().flag("quiet")) {
+                note!("dtrace: {}", n);
             }
         }
-        if done || intr > 0 || (!targets.is_empty() && live == 0) {
+        if done || intr > 0 || (dt.has_procs() && dt.live_procs() == 0) {
             done = true;
             if let Err(e) = dt.stop() {
                 return fatal(format!("couldn't stop tracing: {}", e));

@@ -15,7 +15,7 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use dtrace_sys::poll::{stop_signals, wait_writable, WriteWait};
+use libdtrace::signals::{stop_signals, wait_writable, WriteWait};
 
 /// How long writes may wait for a stalled reader once a stop signal has
 /// arrived.

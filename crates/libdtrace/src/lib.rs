@@ -29,6 +29,8 @@ pub mod offline;
 pub mod options;
 pub mod output;
 mod print;
+mod proc;
+pub mod signals;
 mod usym;
 
 use std::collections::HashSet;
@@ -46,6 +48,7 @@ pub use consume::{ErrorData, Flow, ProbeData, RecDesc, RecKind};
 pub use dtrace_lang;
 pub use dtrace_providers::{ArgDesc, Probe};
 pub use options::{OptionError, Options};
+pub use proc::{ProcError, ProcEvent, ProcExit};
 
 /// A library error, worded as dtrace(1M) words it after "dtrace: ".
 #[derive(Debug)]
@@ -340,6 +343,9 @@ pub struct Dtrace {
     err_handler: Option<ErrHandler>,
     drop_handler: Option<DropHandler>,
     buf_handler: Option<BufHandler>,
+    proc_handler: Option<proc::ProcHandler>,
+    /// The processes created or grabbed for tracing.
+    procs: Vec<proc::Traced>,
     last_status: Instant,
     /// When the principal buffer was last read (for `switchrate`).
     last_switch: Instant,
@@ -439,6 +445,8 @@ impl Dtrace {
             err_handler: None,
             drop_handler: None,
             buf_handler: None,
+            proc_handler: None,
+            procs: Vec::new(),
             last_status: Instant::now(),
             last_switch: Instant::now(),
             flow_indent: 0,
@@ -932,8 +940,17 @@ impl Dtrace {
     }
 
     /// Waits until there is something to do: data in the buffer, a status
-    /// check due, a signal, or a target process event.
+    /// check due, a target process's exit, or one of `extra_fds` readable
+    /// (a signal's descriptor); then notes the targets that have exited,
+    /// for [`work`](Self::work) to tell the process handler.
     pub fn sleep(&mut self, extra_fds: &[i32]) {
+        let mut fds = extra_fds.to_vec();
+        fds.extend(self.proc_fds());
+        self.sleep_on(&fds);
+        self.watch_procs();
+    }
+
+    fn sleep_on(&mut self, extra_fds: &[i32]) {
         let Some(r) = &self.running else { return };
         let switching = self.opts.is_set("switchrate");
         let mut wait = sleep_period(
@@ -975,6 +992,7 @@ impl Dtrace {
         out: &mut dyn Write,
         consumer: &mut dyn Consumer,
     ) -> Result<WorkStatus, Error> {
+        self.watch_procs();
         if self.running.is_none() {
             return Ok(WorkStatus::Done);
         }
