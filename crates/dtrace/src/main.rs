@@ -288,9 +288,13 @@ fn run(cmd: Cmd) -> u8 {
     }
 
     // Processes come first, so that $target is known when compiling.
-    let proc_events = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let proc_events = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let events = proc_events.clone();
-    dt.handle_proc(move |e| events.borrow_mut().push(e.clone()));
+    dt.handle_proc(move |e| {
+        if let Ok(mut v) = events.lock() {
+            v.push(e.clone());
+        }
+    });
     for c in &cmd.commands {
         let argv: Vec<OsString> = c
             .as_bytes()
@@ -511,7 +515,11 @@ fn run(cmd: Cmd) -> u8 {
         }
         let intr = signals.count();
         // A target's exit, as dtrace(1M)'s process handler says it.
-        for e in proc_events.borrow_mut().drain(..) {
+        let told: Vec<libdtrace::ProcEvent> = match proc_events.lock() {
+            Ok(mut v) => v.drain(..).collect(),
+            Err(_) => Vec::new(),
+        };
+        for e in told {
             if let (Some(n), false) = (e.notice(), dt.options().flag("quiet")) {
                 note!("dtrace: {}", n);
             }

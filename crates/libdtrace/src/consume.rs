@@ -4,7 +4,7 @@
 //! to the error handler.
 
 use std::io::Write;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use dtrace_bpf::plan::{ActionLayout, ClauseLayout, Value, ERROR_EPID, RECORD_HEADER};
 use dtrace_lang::ir::PrintfKind;
@@ -416,12 +416,12 @@ fn ring_records(dt: &Dtrace) -> Result<Vec<Vec<u8>>, Error> {
 /// What the consumer needs to decode one EPID's records.
 #[derive(Clone)]
 pub(crate) struct EpidInfo {
-    probe: Rc<ProbeDesc>,
-    layout: Rc<ClauseLayout>,
+    probe: Arc<ProbeDesc>,
+    layout: Arc<ClauseLayout>,
     /// When the record is printf()s alone, every one always run and with
     /// no `*` width or precision: how the plain path (`plain_printf`)
     /// reads each one's arguments.
-    plain: Option<Rc<[Vec<PlainArg>]>>,
+    plain: Option<Arc<[Vec<PlainArg>]>>,
 }
 
 /// How the plain path reads a printf() argument.
@@ -448,7 +448,7 @@ enum PlainArg {
 /// The plain path's plan for a clause whose records are printf()s alone
 /// (no other action, no flag saying whether one ran, no width or
 /// precision from an argument); `None` for any other clause.
-fn plain_plan(layout: &ClauseLayout) -> Option<Rc<[Vec<PlainArg>]>> {
+fn plain_plan(layout: &ClauseLayout) -> Option<Arc<[Vec<PlainArg>]>> {
     if layout.actions.is_empty() {
         return None;
     }
@@ -502,14 +502,14 @@ fn epid_info(dt: &mut Dtrace, epid: u32, probe: u32, clause: usize) -> EpidInfo 
         .and_then(|r| r.gen.clauses.get(clause).cloned())
         .unwrap_or_default();
     let info = EpidInfo {
-        probe: Rc::new(
+        probe: Arc::new(
             dt.probes
                 .get(probe)
                 .map(|p| p.desc.clone())
                 .unwrap_or_default(),
         ),
         plain: plain_plan(&layout),
-        layout: Rc::new(layout),
+        layout: Arc::new(layout),
     };
     if dt.epid_cache.len() <= i {
         dt.epid_cache.resize(i + 1, None);

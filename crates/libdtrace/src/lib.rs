@@ -253,9 +253,9 @@ pub enum DropKind {
     SpecUnavail,
 }
 
-type ErrHandler = Box<dyn FnMut(&ErrorData)>;
-type DropHandler = Box<dyn FnMut(&DropData)>;
-type BufHandler = Box<dyn FnMut(&[u8])>;
+type ErrHandler = Box<dyn FnMut(&ErrorData) + Send>;
+type DropHandler = Box<dyn FnMut(&DropData) + Send>;
+type BufHandler = Box<dyn FnMut(&[u8]) + Send>;
 
 /// One enabled probe description: probe and clause.
 #[derive(Clone, Copy, Debug)]
@@ -1057,17 +1057,17 @@ impl Dtrace {
 
     /// Handler for runtime errors (faults); the default prints DTrace's
     /// message to stderr.
-    pub fn handle_err(&mut self, f: impl FnMut(&ErrorData) + 'static) {
+    pub fn handle_err(&mut self, f: impl FnMut(&ErrorData) + Send + 'static) {
         self.err_handler = Some(Box::new(f));
     }
 
     /// Handler for drops; the default prints DTrace's message to stderr.
-    pub fn handle_drop(&mut self, f: impl FnMut(&DropData) + 'static) {
+    pub fn handle_drop(&mut self, f: impl FnMut(&DropData) + Send + 'static) {
         self.drop_handler = Some(Box::new(f));
     }
 
     /// Receives formatted output instead of the output stream.
-    pub fn handle_buffered(&mut self, f: impl FnMut(&[u8]) + 'static) {
+    pub fn handle_buffered(&mut self, f: impl FnMut(&[u8]) + Send + 'static) {
         self.buf_handler = Some(Box::new(f));
     }
 

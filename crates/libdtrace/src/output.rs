@@ -47,7 +47,7 @@ pub struct AggPrint<'a> {
 /// Renders decoded records. Each method appends to `buf`, which the
 /// library writes out (to the output stream, a `freopen()` file or the
 /// buffered-output handler).
-pub trait Output {
+pub trait Output: Send {
     /// A probe firing's records begin.
     fn begin(&mut self, _buf: &mut Vec<u8>, _pd: &ProbeData<'_>) {}
     /// A value traced by `trace()` or `stack()`.

@@ -115,7 +115,7 @@ pub(crate) struct Traced {
     told: bool,
 }
 
-pub(crate) type ProcHandler = Box<dyn FnMut(&ProcEvent)>;
+pub(crate) type ProcHandler = Box<dyn FnMut(&ProcEvent) + Send>;
 
 impl Dtrace {
     /// Creates the command `argv` (its program looked up in `PATH`) for
@@ -193,7 +193,7 @@ impl Dtrace {
 
     /// The handler told of each process created, grabbed, and exited (in
     /// [`sleep`](Self::sleep) or [`work`](Self::work)).
-    pub fn handle_proc(&mut self, f: impl FnMut(&ProcEvent) + 'static) {
+    pub fn handle_proc(&mut self, f: impl FnMut(&ProcEvent) + Send + 'static) {
         self.proc_handler = Some(Box::new(f));
     }
 

@@ -3,10 +3,9 @@
 //! end given to the process handler; a running process grabbed and its
 //! end seen too. Runs against the kernel; skipped without the privilege.
 
-use std::cell::RefCell;
 use std::ffi::OsString;
 use std::io::Write;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 use libdtrace::aggregate::Row;
 use libdtrace::{
@@ -59,9 +58,9 @@ fn created_and_grabbed_processes_are_traced_and_their_ends_told() {
     }
     let mut dt = Dtrace::open().expect("open");
     dt.setopt("quiet", None).expect("quiet");
-    let events = Rc::new(RefCell::new(Vec::new()));
+    let events = Arc::new(Mutex::new(Vec::new()));
     let seen = events.clone();
-    dt.handle_proc(move |e| seen.borrow_mut().push(e.clone()));
+    dt.handle_proc(move |e| seen.lock().expect("events").push(e.clone()));
 
     // A command that cannot run is refused in dtrace's words.
     match dt.proc_create(&argv(&["/nonexistent/cmd", "x"])) {
@@ -89,7 +88,7 @@ fn created_and_grabbed_processes_are_traced_and_their_ends_told() {
     dt.proc_continue(pid).expect("continue");
     assert_eq!(run(&mut dt), "exec sh\n");
     assert_eq!(
-        *events.borrow(),
+        *events.lock().expect("events"),
         vec![
             ProcEvent::Created { pid },
             ProcEvent::Exited {
@@ -99,7 +98,7 @@ fn created_and_grabbed_processes_are_traced_and_their_ends_told() {
         ]
     );
     assert_eq!(
-        events.borrow()[1].notice().as_deref(),
+        events.lock().expect("events")[1].notice().as_deref(),
         Some(format!("pid {} exited with status 3", pid).as_str())
     );
     drop(dt);
@@ -113,9 +112,9 @@ fn created_and_grabbed_processes_are_traced_and_their_ends_told() {
     let gpid = child.id() as i32;
     let mut dt = Dtrace::open().expect("open");
     dt.setopt("quiet", None).expect("quiet");
-    let events = Rc::new(RefCell::new(Vec::new()));
+    let events = Arc::new(Mutex::new(Vec::new()));
     let seen = events.clone();
-    dt.handle_proc(move |e| seen.borrow_mut().push(e.clone()));
+    dt.handle_proc(move |e| seen.lock().expect("events").push(e.clone()));
     dt.proc_grab(gpid).expect("grab");
     let p = dt
         .compile("BEGIN {}", ProgramSource::Description(SpecKind::Name))
@@ -126,7 +125,7 @@ fn created_and_grabbed_processes_are_traced_and_their_ends_told() {
     let _ = child.wait();
     run(&mut dt);
     assert_eq!(
-        *events.borrow(),
+        *events.lock().expect("events"),
         vec![
             ProcEvent::Grabbed { pid: gpid },
             ProcEvent::Exited {
