@@ -23,6 +23,14 @@ impl Poller {
         })
     }
 
+    /// Another handle on the same epoll set (a `dup` of its descriptor),
+    /// to wait on from another thread.
+    pub fn try_clone(&self) -> io::Result<Poller> {
+        Ok(Poller {
+            epfd: self.epfd.try_clone()?,
+        })
+    }
+
     /// Watches `fd` for readability; `token` comes back from `wait`.
     pub fn add(&self, fd: RawFd, token: u64) -> io::Result<()> {
         let mut ev = libc::epoll_event {

@@ -50,6 +50,39 @@ pub use dtrace_providers::{ArgDesc, Probe};
 pub use options::{OptionError, Options};
 pub use proc::{ProcError, ProcEvent, ProcExit};
 
+/// Waits, apart from the handle, until there is something for
+/// [`Dtrace::work`] to do (see [`Dtrace::waiter`]).
+pub struct Waiter {
+    poller: dtrace_sys::poll::Poller,
+    period: Duration,
+}
+
+impl Waiter {
+    /// Waits for records or the end of the status period (a target's
+    /// exit is seen by the `work` after it).
+    pub fn wait(&self) {
+        let _ = self.poller.wait(self.period);
+    }
+}
+
+/// The order [`Dtrace::aggregate_walk_by`] gives each aggregation's
+/// entries in, as libdtrace's walk functions do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WalkOrder {
+    /// As the `aggsortkey`, `aggsortrev`, `aggsortkeypos` options say
+    /// (`dtrace_aggregate_walk_sorted`): by value unless by key.
+    Options,
+    /// As the kernel holds them (`dtrace_aggregate_walk`).
+    Unsorted,
+    /// By key (`_keysorted`), or reversed (`_keyrevsorted`).
+    Key,
+    KeyReversed,
+    /// By value, ties by key (`_valsorted`), or reversed
+    /// (`_valrevsorted`).
+    Value,
+    ValueReversed,
+}
+
 /// A library error, worded as dtrace(1M) words it after "dtrace: ".
 #[derive(Debug)]
 pub enum Error {
@@ -980,6 +1013,26 @@ impl Dtrace {
         }
     }
 
+    /// A way to wait for the next thing to do without holding the
+    /// handle: a consumer that shares it between threads (behind a
+    /// mutex, seed 002's per-handle lock) waits on this with the lock
+    /// released, then takes it to [`work`](Self::work), so that another
+    /// thread can walk the aggregations meanwhile. The wait lasts at most
+    /// what [`sleep`](Self::sleep)'s would now; None before
+    /// [`go`](Self::go).
+    pub fn waiter(&self) -> Option<Waiter> {
+        let r = self.running.as_ref()?;
+        let period = sleep_period(
+            &self.opts,
+            self.last_status.elapsed(),
+            self.last_switch.elapsed(),
+        );
+        Some(Waiter {
+            poller: r.poller_clone().ok()?,
+            period,
+        })
+    }
+
     /// True once tracing has stopped (by exit() or `stop`).
     pub fn stopped(&self) -> bool {
         self.stopped
@@ -1355,14 +1408,42 @@ impl Dtrace {
     /// Calls `f` with each aggregation's name and sorted snapshot.
     pub fn aggregate_walk(
         &mut self,
+        f: impl FnMut(&str, &[aggregate::AggEntry]),
+    ) -> Result<(), Error> {
+        self.aggregate_walk_by(WalkOrder::Options, f)
+    }
+
+    /// Calls `f` with each aggregation's name and a snapshot of it taken
+    /// now, its entries in `order`, in the order the aggregations were
+    /// defined. It reads the kernel's maps: call it between
+    /// [`work`](Self::work) calls, from any thread that holds the handle.
+    pub fn aggregate_walk_by(
+        &mut self,
+        order: WalkOrder,
         mut f: impl FnMut(&str, &[aggregate::AggEntry]),
     ) -> Result<(), Error> {
         let Some(r) = &self.running else {
             return Ok(());
         };
+        let base = self.sort_opts();
+        let sort = |by_key, reverse| aggregate::SortOpts {
+            by_key,
+            reverse,
+            ..base
+        };
+        let how = match order {
+            WalkOrder::Options => Some(base),
+            WalkOrder::Unsorted => None,
+            WalkOrder::Key => Some(sort(true, false)),
+            WalkOrder::KeyReversed => Some(sort(true, true)),
+            WalkOrder::Value => Some(sort(false, false)),
+            WalkOrder::ValueReversed => Some(sort(false, true)),
+        };
         for id in 0..r.gen.aggs.len() {
             let mut snap = r.snapshot_with(id, self.opts.flag("aggpercpu"))?;
-            aggregate::sort(&mut snap, self.sort_opts());
+            if let Some(o) = how {
+                aggregate::sort(&mut snap, o);
+            }
             f(&self.syms.aggs[id].name, &snap);
         }
         Ok(())

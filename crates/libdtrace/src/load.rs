@@ -643,6 +643,11 @@ impl Running {
     }
 
     /// Waits for data on the ring buffer or any of `extra` descriptors.
+    /// The epoll set `wait` waits on, for a `Waiter`.
+    pub(crate) fn poller_clone(&self) -> std::io::Result<Poller> {
+        self.poller.try_clone()
+    }
+
     pub(crate) fn wait(&self, timeout: Duration, extra: &[i32]) -> std::io::Result<()> {
         {
             let mut w = self.watched.borrow_mut();
