@@ -43,3 +43,29 @@ fn syscount_samples_an_aggregation_while_another_thread_works() {
         "interval 1: getpid 5\ninterval 2: getpid 10\ninterval 3: getpid 15\n"
     );
 }
+
+#[test]
+fn events_receives_printf_records_as_typed_values() {
+    if !dtrace_sys::has_trace_privilege() {
+        eprintln!("skipped: needs the privilege to trace");
+        return;
+    }
+    assert_eq!(
+        run("events", &["3"]),
+        "getpid int:1 string:\"events\" int:0\n\
+         getpid int:1 string:\"events\" int:1\n\
+         getpid int:1 string:\"events\" int:2\n"
+    );
+}
+
+#[test]
+fn two_handles_at_once_see_only_their_own_data() {
+    if !dtrace_sys::has_trace_privilege() {
+        eprintln!("skipped: needs the privilege to trace");
+        return;
+    }
+    assert_eq!(
+        run("twohandles", &[]),
+        "A:\na begins\n@a getppid 2\nB:\nb begins\n@b getpid 3\n"
+    );
+}
