@@ -1,0 +1,139 @@
+//! The probe and record callbacks and the buffered-output handler, with
+//! seed 002's semantics: per firing, the probe callback first, then a
+//! record callback for each action (once for a printf, whatever its
+//! arguments; for exit() too), then a final None; the buffered-output
+//! handler gets each formatted string but never exit(); `Next` from the
+//! probe callback skips the firing, from the record callback the record,
+//! and `Abort` stops consuming. Runs against the kernel; skipped without
+//! the privilege.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use libdtrace::aggregate::Row;
+use libdtrace::{
+    Consume, Consumer, Dtrace, ProbeData, ProgramSource, RecDesc, RecKind, SpecKind, WorkStatus,
+};
+
+/// What the callbacks saw, and what they answer.
+struct Seen {
+    log: Vec<String>,
+    /// The probe callback's answer for the firing with this many records.
+    skip_probe_with: Option<usize>,
+    /// The record callback's answer for records of this kind.
+    next_on: Option<RecKind>,
+    abort_on: Option<RecKind>,
+}
+
+impl Seen {
+    fn new() -> Seen {
+        Seen {
+            log: Vec::new(),
+            skip_probe_with: None,
+            next_on: None,
+            abort_on: None,
+        }
+    }
+}
+
+impl Consumer for Seen {
+    fn probe(&mut self, _out: &mut dyn Write, pd: &ProbeData) -> Consume {
+        self.log.push(format!("probe {}", pd.probe.name));
+        if self.skip_probe_with == Some(pd.records.len()) {
+            return Consume::Next;
+        }
+        Consume::This
+    }
+
+    fn aggregation(
+        &mut self,
+        _out: &mut dyn Write,
+        _pd: &ProbeData,
+        _names: &[&str],
+        _rows: &[Row],
+    ) -> Consume {
+        Consume::This
+    }
+
+    fn record(&mut self, _out: &mut dyn Write, _pd: &ProbeData, rec: Option<&RecDesc>) -> Consume {
+        let Some(r) = rec else {
+            self.log.push("end".into());
+            return Consume::Next;
+        };
+        self.log.push(format!("{:?} {}", r.kind, r.values.len()));
+        if Some(r.kind) == self.abort_on {
+            return Consume::Abort;
+        }
+        if Some(r.kind) == self.next_on {
+            return Consume::Next;
+        }
+        Consume::This
+    }
+}
+
+/// Runs `program` to its exit() with `seen`'s answers; the callbacks'
+/// log and the buffered handler's strings.
+fn run(program: &str, mut seen: Seen) -> (Vec<String>, Vec<String>) {
+    let mut dt = Dtrace::open().expect("open");
+    dt.setopt("quiet", None).expect("quiet");
+    let strings = Arc::new(Mutex::new(Vec::new()));
+    let sink = strings.clone();
+    dt.handle_buffered(move |b| {
+        sink.lock()
+            .expect("strings")
+            .push(String::from_utf8_lossy(b).into_owned())
+    });
+    let p = dt
+        .compile(program, ProgramSource::Description(SpecKind::Name))
+        .expect("compile");
+    dt.exec(&p).expect("exec");
+    dt.go().expect("go");
+    let mut out: Vec<u8> = Vec::new();
+    for _ in 0..1000 {
+        dt.sleep(&[]);
+        if dt.work(&mut out, &mut seen).expect("work") == WorkStatus::Done {
+            break;
+        }
+    }
+    assert!(out.is_empty(), "the handler had it all: {:?}", out);
+    let s = strings.lock().expect("strings").clone();
+    (seen.log, s)
+}
+
+const PROGRAM: &str = r#"BEGIN { n = 1; printf("%s %d\n", "cat", 9); trace(5); exit(0); }"#;
+
+#[test]
+fn callbacks_and_the_buffered_handler_see_what_seed_002_says() {
+    if !dtrace_sys::has_trace_privilege() {
+        eprintln!("skipped: needs the privilege to trace");
+        return;
+    }
+    // Everything: one callback for the printf (two arguments), one for
+    // trace(), one for exit(), then None; the handler has the strings,
+    // not the exit.
+    let (log, strings) = run(PROGRAM, Seen::new());
+    assert_eq!(log, ["probe BEGIN", "Printf 2", "Trace 1", "Exit 1", "end"]);
+    assert_eq!(strings.concat(), "cat 9\n5");
+
+    // Next from the record callback skips that record's output.
+    let mut seen = Seen::new();
+    seen.next_on = Some(RecKind::Printf);
+    let (log, strings) = run(PROGRAM, seen);
+    assert_eq!(log, ["probe BEGIN", "Printf 2", "Trace 1", "Exit 1", "end"]);
+    assert_eq!(strings.concat(), "5");
+
+    // Next from the probe callback skips the firing: no records, no
+    // output (the exit still ends tracing: it ran in the kernel).
+    let mut seen = Seen::new();
+    seen.skip_probe_with = Some(3);
+    let (log, strings) = run(PROGRAM, seen);
+    assert_eq!(log, ["probe BEGIN"]);
+    assert!(strings.concat().is_empty(), "{:?}", strings);
+
+    // Abort stops consuming at that record.
+    let mut seen = Seen::new();
+    seen.abort_on = Some(RecKind::Trace);
+    let (log, strings) = run(PROGRAM, seen);
+    assert_eq!(log, ["probe BEGIN", "Printf 2", "Trace 1"]);
+    assert_eq!(strings.concat(), "cat 9\n");
+}
