@@ -18,7 +18,9 @@ use crate::format::{self, cstr, Arg};
 /// One element of an aggregation key.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum KeyValue {
+    /// An integer and its D type.
     Int(i64, IntType),
+    /// A string's bytes.
     Str(Vec<u8>),
     /// A kernel stack's words (`stack()`).
     Stack(Vec<u8>),
@@ -34,14 +36,18 @@ pub enum KeyValue {
     Bytes(Vec<u8>),
 }
 
+/// One entry of an aggregation as read from the kernel: its key and its
+/// value merged over the CPUs.
 #[derive(Clone, Debug)]
 pub struct AggEntry {
+    /// The key's elements.
     pub key: Vec<KeyValue>,
     /// The key as stored in the map (to clear or delete it).
     pub raw_key: Vec<u8>,
     /// Other stored keys merged into this row (`sym()` keys of one
     /// function), so that `trunc()` removes them all.
     pub merged_keys: Vec<Vec<u8>>,
+    /// The value, merged over the CPUs.
     pub value: AggValue,
     /// With the `aggpercpu` option: each CPU's own value, by CPU index.
     pub percpu: Option<Vec<AggValue>>,
@@ -252,8 +258,11 @@ fn key_rank(k: &KeyValue) -> u8 {
 /// Sort options.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SortOpts {
+    /// By key first (`aggsortkey`), else by value.
     pub by_key: bool,
+    /// Reversed (`aggsortrev`).
     pub reverse: bool,
+    /// The key element sorted by first (`aggsortkeypos`).
     pub key_pos: usize,
     /// `aggsortpos`: which of several aggregations printed together
     /// (`printa(@a, @b)`) the rows are sorted by.
@@ -435,6 +444,7 @@ fn value_default(out: &mut Vec<u8>, v: &AggValue, normal: u64) {
 /// together (several for `printa(@a, @b)`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
+    /// The key's elements.
     pub key: Vec<KeyValue>,
     /// One value per aggregation printed together (None: the key is not
     /// in that aggregation, printed as its zero).

@@ -18,11 +18,17 @@ use crate::{Consume, Consumer, Dtrace, Error};
 /// The kind of a record, as the record callback sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecKind {
+    /// trace().
     Trace,
+    /// printf() (one record however many arguments).
     Printf,
+    /// exit().
     Exit,
+    /// printa().
     Printa,
+    /// clear().
     Clear,
+    /// trunc().
     Trunc,
     /// normalize() or denormalize().
     Normalize,
@@ -43,10 +49,12 @@ pub enum RecKind {
 /// A record description (`dtrace_recdesc_t`) with its decoded values.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RecDesc<'a> {
+    /// The action.
     pub kind: RecKind,
     /// Offset of the value in the data, and its size (0 for actions that
     /// record nothing or whose value was known at compile time).
     pub offset: u32,
+    /// The size recorded (see `offset`).
     pub size: u32,
     /// DTrace's action number.
     pub action: u32,
@@ -63,25 +71,36 @@ pub struct RecDesc<'a> {
 
 /// One probe firing (`dtrace_probedata_t`).
 pub struct ProbeData<'a> {
+    /// The enabled probe (probe and clause) that fired.
     pub epid: u32,
+    /// The CPU it fired on.
     pub cpu: u32,
+    /// The probe's ID.
     pub probe_id: u32,
+    /// The probe's description.
     pub probe: &'a ProbeDesc,
+    /// The firing's records, decoded.
     pub records: &'a [RecDesc<'a>],
+    /// The firing's raw bytes, which `RecDesc::offset` indexes.
     pub data: &'a [u8],
     /// With the `flowindent` option: whether this probe enters or
     /// returns, the prefix that shows it (` -> `, ` <- `, `| `; ` => `/` <= `
     /// for system calls) and the indentation before it.
     pub flow: Flow,
+    /// See `flow`.
     pub prefix: &'static str,
+    /// See `flow`.
     pub indent: usize,
 }
 
 /// How a probe moves the flow indentation (`dtrace_flowkind_t`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flow {
+    /// Neither.
     None,
+    /// A function's entry (indents).
     Entry,
+    /// A function's return (unindents).
     Return,
 }
 
@@ -145,11 +164,15 @@ pub(crate) fn flow_indent(
 pub struct ErrorData {
     /// The faulting enabled probe.
     pub epid: u32,
+    /// Its probe's ID.
     pub probe_id: u32,
+    /// Its probe's description.
     pub probe: ProbeDesc,
     /// Action number, 0 for the predicate.
     pub action: u32,
+    /// The fault (DTrace's DTRACEFLT_ numbers; `fault_str` words it).
     pub fault: u64,
+    /// The address that faulted, for the faults that have one.
     pub addr: u64,
     /// The message dtrace(1M) prints after "dtrace: ".
     pub msg: String,

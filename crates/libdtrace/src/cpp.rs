@@ -19,8 +19,11 @@ use crate::Error;
 /// One `-D`, `-U` or `-I`, as given.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CppArg {
+    /// `-D NAME[=VALUE]`.
     Define(String),
+    /// `-U NAME`.
     Undef(String),
+    /// `-I DIR`.
     Include(String),
 }
 

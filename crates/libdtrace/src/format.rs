@@ -639,6 +639,8 @@ pub fn trace_bytes(out: &mut Vec<u8>, b: &[u8], quiet: bool, raw: bool, width: u
     rawbytes(out, b);
 }
 
+/// Bytes as DTrace prints data that is not a string: a hex dump with
+/// offsets and a column of the printable characters.
 pub fn rawbytes(out: &mut Vec<u8>, b: &[u8]) {
     if b.is_empty() {
         return;
@@ -711,7 +713,7 @@ pub fn format(fmt: &Format, args: &[Arg], agg: Option<AggFormatter>, target: i64
     out
 }
 
-/// [`format`], appending to `out`.
+/// [`format()`], appending to `out`.
 pub fn format_into(
     out: &mut Vec<u8>,
     fmt: &Format,

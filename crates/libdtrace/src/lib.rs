@@ -14,6 +14,7 @@
 //! through handlers, as with `dtrace_handle_err` and friends.
 
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 pub mod aggregate;
 mod consume;
@@ -74,22 +75,28 @@ pub enum WalkOrder {
     Options,
     /// As the kernel holds them (`dtrace_aggregate_walk`).
     Unsorted,
-    /// By key (`_keysorted`), or reversed (`_keyrevsorted`).
+    /// By key (`dtrace_aggregate_walk_keysorted`).
     Key,
+    /// By key, reversed (`_keyrevsorted`).
     KeyReversed,
-    /// By value, ties by key (`_valsorted`), or reversed
-    /// (`_valrevsorted`).
+    /// By value, ties by key (`_valsorted`).
     Value,
+    /// By value, reversed (`_valrevsorted`).
     ValueReversed,
 }
 
 /// A library error, worded as dtrace(1M) words it after "dtrace: ".
 #[derive(Debug)]
 pub enum Error {
+    /// A D program did not compile.
     Compile(CompileError),
+    /// An option could not be set.
     Option {
+        /// The option's name.
         name: String,
+        /// The value given, if any.
         value: Option<String>,
+        /// What is wrong with it.
         err: OptionError,
     },
     /// Not allowed to trace.
@@ -100,10 +107,14 @@ pub enum Error {
     /// probe description), saying `reason`; `detail` is the program and
     /// the whole verifier log when DTRACE_DEBUG is set, else empty.
     Refused {
+        /// The probe description of the program refused.
         program: String,
+        /// The verifier's reason, its last lines.
         reason: String,
+        /// The program and the whole log, with DTRACE_DEBUG set.
         detail: String,
     },
+    /// A read or write failed.
     Io(io::Error),
     /// A D library could not be loaded.
     Library(String),
@@ -165,17 +176,24 @@ pub enum ProgramSource {
     Description(SpecKind),
 }
 
+/// Which field a partial probe description starts at (dtrace(1M)'s
+/// `-P`, `-m`, `-f`, `-n`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SpecKind {
+    /// `-P`: the provider.
     Provider,
+    /// `-m`: the module (`provider:module`).
     Module,
+    /// `-f`: the function.
     Function,
+    /// `-n`: the name, or a whole description.
     Name,
 }
 
 /// A compiled program.
 #[derive(Clone, Debug)]
 pub struct Program {
+    /// The program's number in its handle, in compile order.
     pub id: usize,
     first_clause: usize,
     clause_count: usize,
@@ -203,6 +221,7 @@ pub struct ProgramInfo {
 /// What `work` says about the session.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WorkStatus {
+    /// Tracing goes on: call `sleep` and `work` again.
     Okay,
     /// Tracing has stopped and every record has been consumed.
     Done,
@@ -211,8 +230,13 @@ pub enum WorkStatus {
 /// What a consumer callback wants next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Consume {
+    /// Go on with this firing or record (`DTRACE_CONSUME_THIS`).
     This,
+    /// Skip it: from the probe callback the firing's records and output,
+    /// from the record callback that record's output
+    /// (`DTRACE_CONSUME_NEXT`).
     Next,
+    /// Stop consuming (`DTRACE_CONSUME_ABORT`).
     Abort,
 }
 
@@ -220,6 +244,7 @@ pub enum Consume {
 /// `dtrace_consume_probe_f` and `dtrace_consume_rec_f`.
 /// Both write to the same output the library formats records to.
 pub trait Consumer {
+    /// Called once for each probe firing, before its records.
     fn probe(&mut self, _out: &mut dyn Write, _data: &ProbeData) -> Consume {
         Consume::This
     }
@@ -265,18 +290,27 @@ impl Consumer for NullConsumer {}
 /// Drops reported to the drop handler.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DropData {
+    /// The CPU whose buffer dropped them.
     pub cpu: u32,
+    /// What was dropped.
     pub kind: DropKind,
+    /// How many since the last report.
     pub count: u64,
     /// The message dtrace(1M) prints, without "dtrace: ".
     pub msg: String,
 }
 
+/// The kinds of drop DTrace reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropKind {
+    /// Records that did not fit the principal buffer.
     Principal,
+    /// Aggregation entries that did not fit.
     Aggregation,
+    /// Dynamic variables (associative arrays, thread-locals) that did
+    /// not fit.
     Dynamic,
+    /// Errors that happened while an error was being reported.
     DoubleError,
     /// Speculative records that did not fit their buffer.
     Speculative,
@@ -293,7 +327,9 @@ type BufHandler = Box<dyn FnMut(&[u8]) + Send>;
 /// One enabled probe description: probe and clause.
 #[derive(Clone, Copy, Debug)]
 pub struct EpidDesc {
+    /// The probe's ID.
     pub probe: u32,
+    /// The clause's number in the handle.
     pub clause: usize,
 }
 
@@ -541,10 +577,13 @@ impl Dtrace {
         Ok(())
     }
 
+    /// An option's value (`dtrace_getopt`): a size or rate in bytes or
+    /// nanoseconds, 1 for a set flag, -1 (DTRACEOPT_UNSET) if unset.
     pub fn getopt(&self, name: &str) -> i64 {
         self.opts.get(name)
     }
 
+    /// Every option's value.
     pub fn options(&self) -> &Options {
         &self.opts
     }
@@ -582,6 +621,7 @@ impl Dtrace {
         }
     }
 
+    /// The probes known so far (`dtrace -l`'s table).
     pub fn probes(&self) -> &Probes {
         &self.probes
     }
@@ -637,6 +677,9 @@ impl Dtrace {
         out
     }
 
+    /// Parses a probe description given as `kind` (`-P`, `-m`, `-f`,
+    /// `-n`), its fields placed from that position; the error is
+    /// dtrace(1M)'s message.
     pub fn parse_desc(text: &str, kind: SpecKind) -> Result<ProbeDesc, String> {
         let text = align_spec(text, kind);
         ProbeDesc::parse(&text).map_err(|e| match e {

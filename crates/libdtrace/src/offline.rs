@@ -36,7 +36,9 @@ pub fn probes() -> Probes {
 /// What a successful offline compile produced.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
+    /// BPF programs generated.
     pub programs: usize,
+    /// Their instructions in all.
     pub instructions: usize,
 }
 

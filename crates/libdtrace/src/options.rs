@@ -51,7 +51,9 @@ struct OptDef {
 /// walk the table).
 #[derive(Clone, Copy, Debug)]
 pub struct OptionInfo {
+    /// The option's name.
     pub name: &'static str,
+    /// Whether this implementation honours it.
     pub support: Support,
     /// A value that is valid for the option's kind and differs from its
     /// default (for Bool: set; for an enum: its second word).
@@ -386,7 +388,9 @@ const OPTIONS: &[OptDef] = &[
 /// Why an option could not be set; `Display` gives DTrace's wording.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OptionError {
+    /// No option has that name.
     UnknownName,
+    /// The value is not one the option takes.
     BadValue,
     /// The option cannot change once tracing has started.
     TracingActive,
@@ -578,6 +582,7 @@ impl Options {
         index(name).is_some_and(|i| self.explicit[i])
     }
 
+    /// Whether a flag option is set (a value option: whether it is not 0).
     pub fn flag(&self, name: &str) -> bool {
         self.get(name) != 0
     }

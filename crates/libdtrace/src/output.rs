@@ -34,7 +34,9 @@ pub struct RenderCx {
 
 /// Aggregations printed together (`printa(@a, @b)`, or one at exit).
 pub struct AggPrint<'a> {
+    /// The aggregations' names.
     pub names: &'a [&'a str],
+    /// Their rows, joined by key and sorted.
     pub rows: &'a [Row],
     /// Each aggregation's `normalize()` factor.
     pub normals: &'a [u64],

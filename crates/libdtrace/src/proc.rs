@@ -19,7 +19,9 @@ use crate::{Dtrace, Error};
 /// parent's to learn).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProcExit {
+    /// It exited with this status.
     Status(i32),
+    /// This signal killed it.
     Signal(i32),
 }
 
@@ -27,11 +29,22 @@ pub enum ProcExit {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ProcEvent {
     /// A command was created for tracing (held before its exec).
-    Created { pid: i32 },
+    Created {
+        /// Its process ID.
+        pid: i32,
+    },
     /// A running process was grabbed.
-    Grabbed { pid: i32 },
-    /// A traced process exited (`how` is None for a grabbed one).
-    Exited { pid: i32, how: Option<ProcExit> },
+    Grabbed {
+        /// Its process ID.
+        pid: i32,
+    },
+    /// A traced process exited.
+    Exited {
+        /// Its process ID.
+        pid: i32,
+        /// How, for a created command (None for a grabbed one).
+        how: Option<ProcExit>,
+    },
 }
 
 impl ProcEvent {
@@ -69,11 +82,26 @@ impl ProcEvent {
 #[derive(Debug)]
 pub enum ProcError {
     /// The command could not be executed.
-    Exec { command: Vec<u8>, why: String },
+    Exec {
+        /// The command, its words joined by spaces.
+        command: Vec<u8>,
+        /// Why, as strerror words it.
+        why: String,
+    },
     /// The command could not be put under control.
-    Control { command: Vec<u8>, why: String },
+    Control {
+        /// The command, its words joined by spaces.
+        command: Vec<u8>,
+        /// Why.
+        why: String,
+    },
     /// The process could not be grabbed.
-    Grab { pid: i32, why: String },
+    Grab {
+        /// Its process ID.
+        pid: i32,
+        /// Why.
+        why: String,
+    },
 }
 
 impl ProcError {
@@ -119,9 +147,9 @@ pub(crate) type ProcHandler = Box<dyn FnMut(&ProcEvent) + Send>;
 
 impl Dtrace {
     /// Creates the command `argv` (its program looked up in `PATH`) for
-    /// tracing, held before its exec until [`proc_continue`]
-    /// (Self::proc_continue); returns its process ID. The first process
-    /// created or grabbed is `$target`.
+    /// tracing, held before its exec until
+    /// [`proc_continue`](Self::proc_continue); returns its process ID.
+    /// The first process created or grabbed is `$target`.
     pub fn proc_create(&mut self, argv: &[OsString]) -> Result<i32, ProcError> {
         let command = argv
             .iter()
