@@ -676,7 +676,7 @@ impl ProgGen<'_, '_> {
             self.a
                 .emit(stx(Size::DW, R9, scratch::STASH as i16 + 8 + 8 * w, R1));
         }
-        let (blocked, seen) = (8 + 16, 8 + 24);
+        let blocked = 8 + 16;
         match hook {
             PlockHook::FutexWait => {
                 // A wait: the command without the private and clock
@@ -702,43 +702,40 @@ impl ProgGen<'_, '_> {
                 self.a.jmp_imm_to(Cond::Ne, R1, 0, out);
                 self.a.emit(st_imm(Size::DW, R0, blocked, 1));
             }
+            // Left for the blocked probes if the call blocked and they
+            // have not seen it.
             PlockHook::MutexReturn { .. } | PlockHook::RwReturn { .. } => {
-                // Left for the blocked probes if the call blocked and they
-                // have not seen it.
-                let remove = self.a.new_label();
-                let done = self.a.new_label();
-                self.a.emit(ldx(Size::DW, R1, R0, blocked));
-                self.a.jmp_imm_to(Cond::Eq, R1, 0, remove);
-                self.a.emit(ldx(Size::DW, R1, R0, seen));
-                self.a.emit(alu64_imm(Alu::And, R1, 1));
-                self.a.jmp_imm_to(Cond::Ne, R1, 0, remove);
-                self.a.emit(ldx(Size::DW, R1, R0, seen));
-                self.a.emit(alu64_imm(Alu::Or, R1, 2));
-                self.a.emit(stx(Size::DW, R0, seen, R1));
-                self.a.ja_to(done);
-                self.a.bind(remove);
-                self.stash_call(map, Helper::MapDeleteElem, None);
-                self.a.bind(done);
+                self.plock_handoff(map, None, 1, 2)
             }
-            PlockHook::Blocked => {
-                let remove = self.a.new_label();
-                let done = self.a.new_label();
-                self.a.emit(ldx(Size::DW, R1, R0, blocked));
-                self.a.jmp_imm_to(Cond::Eq, R1, 0, out);
-                self.a.emit(ldx(Size::DW, R1, R0, seen));
-                self.a.emit(alu64_imm(Alu::And, R1, 2));
-                self.a.jmp_imm_to(Cond::Ne, R1, 0, remove);
-                self.a.emit(ldx(Size::DW, R1, R0, seen));
-                self.a.emit(alu64_imm(Alu::Or, R1, 1));
-                self.a.emit(stx(Size::DW, R0, seen, R1));
-                self.a.ja_to(done);
-                self.a.bind(remove);
-                self.stash_call(map, Helper::MapDeleteElem, None);
-                self.a.bind(done);
-            }
+            // Only a call that blocked.
+            PlockHook::Blocked => self.plock_handoff(map, Some(out), 2, 1),
             _ => {}
         }
         Ok(())
+    }
+
+    /// At a lock function's return, with the thread's stash entry in R0
+    /// (offsets 24, blocked, and 32, the seen bits): the entry is removed
+    /// if the other program has seen it (bit `other`), else marked seen
+    /// by this one (bit `mine`). A call that did not block jumps to
+    /// `unblocked`, or with None is removed at once.
+    fn plock_handoff(&mut self, map: MapId, unblocked: Option<Label>, other: i32, mine: i32) {
+        let (blocked, seen) = (8 + 16, 8 + 24);
+        let remove = self.a.new_label();
+        let done = self.a.new_label();
+        self.a.emit(ldx(Size::DW, R1, R0, blocked));
+        self.a
+            .jmp_imm_to(Cond::Eq, R1, 0, unblocked.unwrap_or(remove));
+        self.a.emit(ldx(Size::DW, R1, R0, seen));
+        self.a.emit(alu64_imm(Alu::And, R1, other));
+        self.a.jmp_imm_to(Cond::Ne, R1, 0, remove);
+        self.a.emit(ldx(Size::DW, R1, R0, seen));
+        self.a.emit(alu64_imm(Alu::Or, R1, mine));
+        self.a.emit(stx(Size::DW, R0, seen, R1));
+        self.a.ja_to(done);
+        self.a.bind(remove);
+        self.stash_call(map, Helper::MapDeleteElem, None);
+        self.a.bind(done);
     }
 
     /// A plockstat stash program: while tracing is active, keeps the lock

@@ -11,7 +11,6 @@
 
 use std::io::Write;
 
-use libdtrace::aggregate::Row;
 use libdtrace::format::Arg;
 use libdtrace::{
     Consume, Consumer, Dtrace, ProbeData, ProgramSource, RecDesc, RecKind, WorkStatus,
@@ -24,16 +23,6 @@ struct Events {
 }
 
 impl Consumer for Events {
-    fn aggregation(
-        &mut self,
-        _out: &mut dyn Write,
-        _pd: &ProbeData,
-        _names: &[&str],
-        _rows: &[Row],
-    ) -> Consume {
-        Consume::Next
-    }
-
     fn record(&mut self, _out: &mut dyn Write, pd: &ProbeData, rec: Option<&RecDesc>) -> Consume {
         let Some(rec) = rec else {
             return Consume::Next;

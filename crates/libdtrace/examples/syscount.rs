@@ -8,33 +8,11 @@
 //! (default 5) of them, then prints the counts so far, largest first.
 //! Needs the privilege to trace.
 
-use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use libdtrace::aggregate::{AggEntry, KeyValue, Row};
-use libdtrace::{
-    Consume, Consumer, Dtrace, ProbeData, ProgramSource, RecDesc, SpecKind, WalkOrder, WorkStatus,
-};
-
-/// The work loop's consumer: there is nothing to print.
-struct Nothing;
-
-impl Consumer for Nothing {
-    fn aggregation(
-        &mut self,
-        _out: &mut dyn Write,
-        _pd: &ProbeData,
-        _names: &[&str],
-        _rows: &[Row],
-    ) -> Consume {
-        Consume::Next
-    }
-
-    fn record(&mut self, _o: &mut dyn Write, _pd: &ProbeData, _r: Option<&RecDesc>) -> Consume {
-        Consume::This
-    }
-}
+use libdtrace::aggregate::AggEntry;
+use libdtrace::{Dtrace, NullConsumer, ProgramSource, SpecKind, WalkOrder, WorkStatus};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -72,7 +50,7 @@ fn run(intervals: u32, calls: u32) -> Result<(), libdtrace::Error> {
                 if done.load(Ordering::SeqCst) {
                     dt.stop()?;
                 }
-                if dt.work(&mut sink, &mut Nothing)? == WorkStatus::Done {
+                if dt.work(&mut sink, &mut NullConsumer)? == WorkStatus::Done {
                     return Ok(());
                 }
             }
@@ -91,15 +69,7 @@ fn run(intervals: u32, calls: u32) -> Result<(), libdtrace::Error> {
             WalkOrder::ValueReversed,
             |_, entries: &[AggEntry]| {
                 for e in entries {
-                    let key: Vec<String> = e
-                        .key
-                        .iter()
-                        .map(|k| match k {
-                            KeyValue::Str(s) => String::from_utf8_lossy(s).into_owned(),
-                            KeyValue::Int(i, _) => i.to_string(),
-                            other => format!("{:?}", other),
-                        })
-                        .collect();
+                    let key: Vec<String> = e.key.iter().map(|k| k.to_string()).collect();
                     line.push_str(&format!(" {} {}", key.join(","), e.value.scalar()));
                 }
             },

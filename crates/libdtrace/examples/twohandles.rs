@@ -7,30 +7,7 @@
 //! BEGIN; the program makes 2 of the first and 3 of the second, then
 //! prints what each handle has. Needs the privilege to trace.
 
-use std::io::Write;
-
-use libdtrace::aggregate::{KeyValue, Row};
-use libdtrace::{
-    Consume, Consumer, Dtrace, ProbeData, ProgramSource, RecDesc, SpecKind, WalkOrder, WorkStatus,
-};
-
-struct Nothing;
-
-impl Consumer for Nothing {
-    fn aggregation(
-        &mut self,
-        _out: &mut dyn Write,
-        _pd: &ProbeData,
-        _names: &[&str],
-        _rows: &[Row],
-    ) -> Consume {
-        Consume::Next
-    }
-
-    fn record(&mut self, _o: &mut dyn Write, _pd: &ProbeData, _r: Option<&RecDesc>) -> Consume {
-        Consume::This
-    }
-}
+use libdtrace::{Dtrace, NullConsumer, ProgramSource, SpecKind, WalkOrder, WorkStatus};
 
 fn handle(name: &str, syscall: &str) -> Result<Dtrace, libdtrace::Error> {
     let mut dt = Dtrace::open()?;
@@ -50,18 +27,11 @@ fn handle(name: &str, syscall: &str) -> Result<Dtrace, libdtrace::Error> {
 fn finish(dt: &mut Dtrace) -> Result<String, libdtrace::Error> {
     dt.stop()?;
     let mut out: Vec<u8> = Vec::new();
-    while dt.work(&mut out, &mut Nothing)? != WorkStatus::Done {}
+    while dt.work(&mut out, &mut NullConsumer)? != WorkStatus::Done {}
     let mut text = String::from_utf8_lossy(&out).into_owned();
     dt.aggregate_walk_by(WalkOrder::Key, |name, entries| {
         for e in entries {
-            let key: Vec<String> = e
-                .key
-                .iter()
-                .map(|k| match k {
-                    KeyValue::Str(s) => String::from_utf8_lossy(s).into_owned(),
-                    other => format!("{:?}", other),
-                })
-                .collect();
+            let key: Vec<String> = e.key.iter().map(|k| k.to_string()).collect();
             text.push_str(&format!(
                 "@{} {} {}\n",
                 name,

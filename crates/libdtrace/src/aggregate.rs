@@ -36,6 +36,23 @@ pub enum KeyValue {
     Bytes(Vec<u8>),
 }
 
+/// A key element as text: an integer as its number, a string as its
+/// (lossy UTF-8) text, a kernel address in hexadecimal, a module by name;
+/// stacks and raw bytes by their size (their symbols are the consumer's
+/// to look up).
+impl std::fmt::Display for KeyValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KeyValue::Int(i, _) => write!(f, "{}", i),
+            KeyValue::Str(s) => f.write_str(&String::from_utf8_lossy(s)),
+            KeyValue::Sym(a) => write!(f, "{:#x}", a),
+            KeyValue::Mod(m) => f.write_str(m),
+            KeyValue::Stack(b) | KeyValue::UStack(b) => write!(f, "<stack of {} bytes>", b.len()),
+            KeyValue::Bytes(b) => write!(f, "<{} bytes>", b.len()),
+        }
+    }
+}
+
 /// One entry of an aggregation as read from the kernel: its key and its
 /// value merged over the CPUs.
 #[derive(Clone, Debug)]

@@ -2,6 +2,8 @@
 //! `Arg`s (integers with their types, strings, stacks), not bytes and
 //! offsets. Runs against the kernel; skipped without the privilege.
 
+mod common;
+
 use std::io::Write;
 
 use libdtrace::aggregate::Row;
@@ -56,12 +58,9 @@ impl Consumer for Collect {
 
 #[test]
 fn records_reach_the_consumer_decoded() {
-    if !dtrace_sys::has_trace_privilege() {
-        eprintln!("skipped: needs the privilege to trace");
+    let Some(mut dt) = common::quiet_handle() else {
         return;
-    }
-    let mut dt = Dtrace::open().expect("open");
-    dt.setopt("quiet", None).expect("quiet");
+    };
     let p = dt
         .compile(
             r#"BEGIN { trace(42); printf("%s %d\n", "x", (short)7); stack(2); setopt("aggsortrev"); @c["k"] = count(); printa(@c); exit(3); }"#,

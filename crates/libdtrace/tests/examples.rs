@@ -15,6 +15,15 @@ fn example(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// Whether this may trace; says it skips if not.
+fn privileged() -> bool {
+    let ok = dtrace_sys::has_trace_privilege();
+    if !ok {
+        eprintln!("skipped: needs the privilege to trace");
+    }
+    ok
+}
+
 fn run(name: &str, args: &[&str]) -> String {
     let exe = example(name);
     assert!(
@@ -34,8 +43,7 @@ fn run(name: &str, args: &[&str]) -> String {
 
 #[test]
 fn syscount_samples_an_aggregation_while_another_thread_works() {
-    if !dtrace_sys::has_trace_privilege() {
-        eprintln!("skipped: needs the privilege to trace");
+    if !privileged() {
         return;
     }
     assert_eq!(
@@ -46,8 +54,7 @@ fn syscount_samples_an_aggregation_while_another_thread_works() {
 
 #[test]
 fn events_receives_printf_records_as_typed_values() {
-    if !dtrace_sys::has_trace_privilege() {
-        eprintln!("skipped: needs the privilege to trace");
+    if !privileged() {
         return;
     }
     assert_eq!(
@@ -60,8 +67,7 @@ fn events_receives_printf_records_as_typed_values() {
 
 #[test]
 fn two_handles_at_once_see_only_their_own_data() {
-    if !dtrace_sys::has_trace_privilege() {
-        eprintln!("skipped: needs the privilege to trace");
+    if !privileged() {
         return;
     }
     assert_eq!(

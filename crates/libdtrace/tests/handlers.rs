@@ -10,7 +10,6 @@
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use libdtrace::aggregate::Row;
 use libdtrace::{
     Consume, Consumer, Dtrace, ProbeData, ProgramSource, RecDesc, RecKind, SpecKind, WorkStatus,
 };
@@ -42,16 +41,6 @@ impl Consumer for Seen {
         if self.skip_probe_with == Some(pd.records.len()) {
             return Consume::Next;
         }
-        Consume::This
-    }
-
-    fn aggregation(
-        &mut self,
-        _out: &mut dyn Write,
-        _pd: &ProbeData,
-        _names: &[&str],
-        _rows: &[Row],
-    ) -> Consume {
         Consume::This
     }
 

@@ -3,33 +3,14 @@
 //! end given to the process handler; a running process grabbed and its
 //! end seen too. Runs against the kernel; skipped without the privilege.
 
+mod common;
+
 use std::ffi::OsString;
-use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use libdtrace::aggregate::Row;
 use libdtrace::{
-    Consume, Consumer, Dtrace, ProbeData, ProcError, ProcEvent, ProcExit, ProgramSource, RecDesc,
-    SpecKind, WorkStatus,
+    Dtrace, NullConsumer, ProcError, ProcEvent, ProcExit, ProgramSource, SpecKind, WorkStatus,
 };
-
-struct Quiet;
-
-impl Consumer for Quiet {
-    fn aggregation(
-        &mut self,
-        _out: &mut dyn Write,
-        _pd: &ProbeData,
-        _names: &[&str],
-        _rows: &[Row],
-    ) -> Consume {
-        Consume::Next
-    }
-
-    fn record(&mut self, _o: &mut dyn Write, _pd: &ProbeData, _r: Option<&RecDesc>) -> Consume {
-        Consume::This
-    }
-}
 
 fn argv(words: &[&str]) -> Vec<OsString> {
     words.iter().map(OsString::from).collect()
@@ -43,7 +24,7 @@ fn run(dt: &mut Dtrace) -> String {
         if dt.live_procs() == 0 {
             dt.stop().expect("stop");
         }
-        if dt.work(&mut out, &mut Quiet).expect("work") == WorkStatus::Done {
+        if dt.work(&mut out, &mut NullConsumer).expect("work") == WorkStatus::Done {
             break;
         }
     }
@@ -52,12 +33,9 @@ fn run(dt: &mut Dtrace) -> String {
 
 #[test]
 fn created_and_grabbed_processes_are_traced_and_their_ends_told() {
-    if !dtrace_sys::has_trace_privilege() {
-        eprintln!("skipped: needs the privilege to trace");
+    let Some(mut dt) = common::quiet_handle() else {
         return;
-    }
-    let mut dt = Dtrace::open().expect("open");
-    dt.setopt("quiet", None).expect("quiet");
+    };
     let events = Arc::new(Mutex::new(Vec::new()));
     let seen = events.clone();
     dt.handle_proc(move |e| seen.lock().expect("events").push(e.clone()));

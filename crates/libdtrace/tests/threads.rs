@@ -2,40 +2,17 @@
 //! runs its work loop in another, with handlers that are `Send` too.
 //! Runs against the kernel; skipped without the privilege.
 
-use std::io::Write;
+mod common;
+
 use std::sync::{Arc, Mutex};
 
-use libdtrace::aggregate::Row;
-use libdtrace::{
-    Consume, Consumer, Dtrace, ProbeData, ProgramSource, RecDesc, SpecKind, WorkStatus,
-};
-
-struct Quiet;
-
-impl Consumer for Quiet {
-    fn aggregation(
-        &mut self,
-        _out: &mut dyn Write,
-        _pd: &ProbeData,
-        _names: &[&str],
-        _rows: &[Row],
-    ) -> Consume {
-        Consume::Next
-    }
-
-    fn record(&mut self, _o: &mut dyn Write, _pd: &ProbeData, _r: Option<&RecDesc>) -> Consume {
-        Consume::This
-    }
-}
+use libdtrace::{Dtrace, NullConsumer, ProgramSource, SpecKind, WorkStatus};
 
 #[test]
 fn the_handle_moves_to_another_thread() {
-    if !dtrace_sys::has_trace_privilege() {
-        eprintln!("skipped: needs the privilege to trace");
+    let Some(mut dt) = common::quiet_handle() else {
         return;
-    }
-    let mut dt = Dtrace::open().expect("open");
-    dt.setopt("quiet", None).expect("quiet");
+    };
     let printed = Arc::new(Mutex::new(Vec::new()));
     let sink = printed.clone();
     dt.handle_buffered(move |b| sink.lock().expect("sink").extend_from_slice(b));
@@ -51,7 +28,7 @@ fn the_handle_moves_to_another_thread() {
         let mut out: Vec<u8> = Vec::new();
         for _ in 0..1000 {
             dt.sleep(&[]);
-            if dt.work(&mut out, &mut Quiet).expect("work") == WorkStatus::Done {
+            if dt.work(&mut out, &mut NullConsumer).expect("work") == WorkStatus::Done {
                 return true;
             }
         }

@@ -2,6 +2,8 @@
 //! unsorted, by the options, by key and by value, each reversed.
 //! Runs against the kernel; skipped without the privilege.
 
+mod common;
+
 use libdtrace::aggregate::{AggEntry, KeyValue};
 use libdtrace::{Dtrace, ProgramSource, SpecKind, WalkOrder};
 
@@ -18,12 +20,9 @@ fn keys(entries: &[AggEntry]) -> String {
 
 #[test]
 fn aggregations_walk_in_each_order() {
-    if !dtrace_sys::has_trace_privilege() {
-        eprintln!("skipped: needs the privilege to trace");
+    let Some(mut dt) = common::quiet_handle() else {
         return;
-    }
-    let mut dt = Dtrace::open().expect("open");
-    dt.setopt("quiet", None).expect("quiet");
+    };
     let p = dt
         .compile(
             r#"BEGIN { @a["b"] = sum(3); @a["c"] = sum(1); @a["a"] = sum(2); @n = count(); }"#,
