@@ -16,6 +16,11 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+/// The crate's README, whose example is compiled as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}
+
 pub mod aggregate;
 mod consume;
 pub mod cpp;
