@@ -308,7 +308,7 @@ pub(crate) fn consume_all(
         dt.ring_drained = true;
         for rec in ring_records(dt)? {
             if consume_one(dt, &rec, None, out, consumer, &mut Plain::Unknown)? == Consume::Abort {
-                return Ok(());
+                return Err(Error::Aborted);
             }
         }
     }
@@ -383,7 +383,7 @@ pub(crate) fn consume_all(
             break Err(e);
         }
         if aborted {
-            break Ok(());
+            break Err(Error::Aborted);
         }
         out.flush().ok();
     };

@@ -128,6 +128,9 @@ pub enum Error {
     /// The set-up was abandoned because the caller asked (see
     /// [`Dtrace::go_until`]); nothing of it is left in the kernel.
     Cancelled,
+    /// A consumer callback returned [`Consume::Abort`]: `work` stopped
+    /// there (libdtrace's EDT_DIRABORT).
+    Aborted,
 }
 
 impl fmt::Display for Error {
@@ -157,6 +160,7 @@ impl fmt::Display for Error {
             }
             Error::Io(e) => write!(f, "{}", e),
             Error::Cancelled => write!(f, "set-up cancelled"),
+            Error::Aborted => write!(f, "Abort explicitly directed"),
             Error::Library(m) | Error::Preprocessor(m) => write!(f, "{}", m),
         }
     }
@@ -241,7 +245,8 @@ pub enum Consume {
     /// from the record callback that record's output
     /// (`DTRACE_CONSUME_NEXT`).
     Next,
-    /// Stop consuming (`DTRACE_CONSUME_ABORT`).
+    /// Stop consuming: `work` returns [`Error::Aborted`]
+    /// (`DTRACE_CONSUME_ABORT`).
     Abort,
 }
 

@@ -9,7 +9,7 @@ use std::io::Write;
 use libdtrace::aggregate::Row;
 use libdtrace::format::Arg;
 use libdtrace::{
-    Consume, Consumer, Dtrace, ProbeData, ProgramSource, RecDesc, RecKind, SpecKind, WorkStatus,
+    Consume, Consumer, ProbeData, ProgramSource, RecDesc, RecKind, SpecKind, WorkStatus,
 };
 
 #[derive(Default)]

@@ -4,7 +4,7 @@
 //! arguments; for exit() too), then a final None; the buffered-output
 //! handler gets each formatted string but never exit(); `Next` from the
 //! probe callback skips the firing, from the record callback the record,
-//! and `Abort` stops consuming. Runs against the kernel; skipped without
+//! and `Abort` stops consuming, `work` returning `Error::Aborted`. Runs against the kernel; skipped without
 //! the privilege.
 
 use std::io::Write;
@@ -61,7 +61,8 @@ impl Consumer for Seen {
 }
 
 /// Runs `program` to its exit() with `seen`'s answers; the callbacks'
-/// log and the buffered handler's strings.
+/// log and the buffered handler's strings (and, once a callback has
+/// aborted, the error `work` returned).
 fn run(program: &str, mut seen: Seen) -> (Vec<String>, Vec<String>) {
     let mut dt = Dtrace::open().expect("open");
     dt.setopt("quiet", None).expect("quiet");
@@ -80,8 +81,13 @@ fn run(program: &str, mut seen: Seen) -> (Vec<String>, Vec<String>) {
     let mut out: Vec<u8> = Vec::new();
     for _ in 0..1000 {
         dt.sleep(&[]);
-        if dt.work(&mut out, &mut seen).expect("work") == WorkStatus::Done {
-            break;
+        match dt.work(&mut out, &mut seen) {
+            Ok(WorkStatus::Done) => break,
+            Ok(WorkStatus::Okay) => {}
+            Err(e) => {
+                seen.log.push(format!("error: {}", e));
+                break;
+            }
         }
     }
     assert!(out.is_empty(), "the handler had it all: {:?}", out);
@@ -119,10 +125,19 @@ fn callbacks_and_the_buffered_handler_see_what_seed_002_says() {
     assert_eq!(log, ["probe BEGIN"]);
     assert!(strings.concat().is_empty(), "{:?}", strings);
 
-    // Abort stops consuming at that record.
+    // Abort stops consuming at that record: work says so, as
+    // libdtrace's does (EDT_DIRABORT).
     let mut seen = Seen::new();
     seen.abort_on = Some(RecKind::Trace);
     let (log, strings) = run(PROGRAM, seen);
-    assert_eq!(log, ["probe BEGIN", "Printf 2", "Trace 1"]);
+    assert_eq!(
+        log,
+        [
+            "probe BEGIN",
+            "Printf 2",
+            "Trace 1",
+            "error: Abort explicitly directed"
+        ]
+    );
     assert_eq!(strings.concat(), "cat 9\n");
 }

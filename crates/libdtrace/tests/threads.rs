@@ -6,7 +6,7 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
-use libdtrace::{Dtrace, NullConsumer, ProgramSource, SpecKind, WorkStatus};
+use libdtrace::{NullConsumer, ProgramSource, SpecKind, WorkStatus};
 
 #[test]
 fn the_handle_moves_to_another_thread() {
