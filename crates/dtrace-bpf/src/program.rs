@@ -227,6 +227,26 @@ impl ProgGen<'_, '_> {
         self.a.jmp_imm_to(Cond::Ne, R1, want as i32, target);
     }
 
+    /// Jumps to `out` unless the current process is `pid` in the image
+    /// the probes were made for. The file may be mapped by other
+    /// processes too, and by this one after an exec (libc always): the
+    /// process's slot holds its ID while its image is the probes' (see
+    /// `TargetSlots`).
+    fn process_check(&mut self, pid: u32, out: Label) -> Result<(), GenError> {
+        let (Some(m), Some(&(_, off))) = (
+            self.g.m_targets,
+            self.g.target_slots.iter().find(|(p, _)| *p == pid),
+        ) else {
+            return Err(GenError(format!("no slot for process {}", pid)));
+        };
+        self.a.emit(call(Helper::GetCurrentPidTgid));
+        self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
+        self.a.ld_map_value(R1, m, off);
+        self.a.emit(ldx(Size::W, R1, R1, 0));
+        self.a.jmp_reg_to(Cond::Ne, R0, R1, out);
+        Ok(())
+    }
+
     fn main(&mut self, gate_off: Option<u32>) -> Result<(), GenError> {
         let out = self.a.new_label();
         self.a.emit(mov64_reg(R6, R1));
@@ -236,20 +256,7 @@ impl ProgGen<'_, '_> {
         }
         self.activity_check(out);
         if let Some(pid) = self.plan.context.process() {
-            // The file may be mapped by other processes too, and by this
-            // one after an exec (libc always): the process's slot holds
-            // its ID while its image is the probes' (see `TargetSlots`).
-            let (Some(m), Some(&(_, off))) = (
-                self.g.m_targets,
-                self.g.target_slots.iter().find(|(p, _)| *p == pid),
-            ) else {
-                return Err(GenError(format!("no slot for process {}", pid)));
-            };
-            self.a.emit(call(Helper::GetCurrentPidTgid));
-            self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
-            self.a.ld_map_value(R1, m, off);
-            self.a.emit(ldx(Size::W, R1, R1, 0));
-            self.a.jmp_reg_to(Cond::Ne, R0, R1, out);
+            self.process_check(pid, out)?;
         }
         if let (Some(off), Some(period)) = (gate_off, self.plan.tick_gate) {
             self.tick_gate(off, period, out);
@@ -746,9 +753,7 @@ impl ProgGen<'_, '_> {
         let map = self.g.stash_map(&crate::codegen::plock_stash_name(pid))?;
         self.a.emit(mov64_reg(R6, R1));
         self.activity_check(out);
-        self.a.emit(call(Helper::GetCurrentPidTgid));
-        self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
-        self.a.jmp_imm_to(Cond::Ne, R0, pid as i32, out);
+        self.process_check(pid, out)?;
         self.plock_key();
         // The value below the key: the time, then the words.
         let value = stack::SPILL - 8 * i16::from(STASH_WORDS);

@@ -87,7 +87,7 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
                 let text = match std::fs::read(path) {
                     Ok(t) => t,
                     Err(e) => {
-                        let why = crate::io_reason(&e);
+                        let why = libdtrace::io_reason(&e);
                         crate::eprint_bytes(&[
                             b"failed to open ",
                             path.as_bytes(),
@@ -135,7 +135,7 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
             note!(
                 "dtrace: failed to write to {}: {}",
                 name,
-                crate::io_reason(&e)
+                libdtrace::io_reason(&e)
             );
         }
         return E_ERROR;

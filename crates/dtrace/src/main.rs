@@ -16,7 +16,8 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::process::ExitCode;
 
 use libdtrace::{
-    Consume, Consumer, Dtrace, Error, Flow, ProbeData, ProgramSource, RecDesc, RecKind, WorkStatus,
+    io_reason, Consume, Consumer, Dtrace, Error, Flow, ProbeData, ProgramSource, RecDesc, RecKind,
+    WorkStatus,
 };
 
 use cli::{Cmd, Mode, Spec};
@@ -591,13 +592,4 @@ fn output_failed(failure: &output::Failure, name: &str) -> Option<u8> {
         name,
         io_reason(e)
     )))
-}
-
-/// strerror-style wording of an I/O error, without Rust's "(os error N)".
-fn io_reason(e: &io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_string(),
-        None => s,
-    }
 }

@@ -1718,8 +1718,9 @@ mod tests {
     }
 }
 
-/// An I/O error as strerror(3) words it, without Rust's "(os error N)".
-pub(crate) fn io_reason(e: &io::Error) -> String {
+/// An I/O error as strerror(3) words it, without Rust's "(os error N)"
+/// (`No such file or directory`), as dtrace(1M)'s messages quote it.
+pub fn io_reason(e: &io::Error) -> String {
     let s = e.to_string();
     match s.find(" (os error") {
         Some(i) => s[..i].to_string(),

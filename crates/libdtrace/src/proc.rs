@@ -8,11 +8,10 @@
 //! and [`Dtrace::work`] gives each change to the process handler.
 
 use std::ffi::OsString;
-use std::io;
 
 use dtrace_sys::process::{CreateError, Target};
 
-use crate::{Dtrace, Error};
+use crate::{io_reason, Dtrace, Error};
 
 /// How a traced process ended: its exit status or the signal that killed
 /// it, for a command dtrace created (a grabbed process's status is its
@@ -128,15 +127,6 @@ impl std::fmt::Display for ProcError {
     }
 }
 
-/// strerror-style wording of an I/O error, without Rust's "(os error N)".
-pub(crate) fn reason(e: &io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_string(),
-        None => s,
-    }
-}
-
 /// A traced process and whether its exit was told.
 pub(crate) struct Traced {
     target: Target,
@@ -159,11 +149,11 @@ impl Dtrace {
         let target = Target::create(argv).map_err(|e| match e {
             CreateError::Exec(e) => ProcError::Exec {
                 command,
-                why: reason(&e),
+                why: io_reason(&e),
             },
             CreateError::Control(e) => ProcError::Control {
                 command,
-                why: reason(&e),
+                why: io_reason(&e),
             },
         })?;
         let pid = target.pid();
@@ -182,7 +172,7 @@ impl Dtrace {
         }
         let target = Target::grab(pid).map_err(|e| ProcError::Grab {
             pid,
-            why: reason(&e),
+            why: io_reason(&e),
         })?;
         self.add_target(target);
         self.proc_event(&ProcEvent::Grabbed { pid });
@@ -208,7 +198,7 @@ impl Dtrace {
             Some(p) => p
                 .target
                 .release()
-                .map_err(|e| Error::Enable(format!("failed to start target: {}", reason(&e)))),
+                .map_err(|e| Error::Enable(format!("failed to start target: {}", io_reason(&e)))),
             None => Err(Error::Enable(format!("pid {} is not a target", pid))),
         }
     }
