@@ -116,3 +116,19 @@ fn created_and_grabbed_processes_are_traced_and_their_ends_told() {
     let me = std::process::id() as i32;
     assert!(matches!(dt.proc_grab(me), Err(ProcError::Grab { .. })));
 }
+
+#[test]
+fn a_released_command_is_killed_and_no_longer_watched() {
+    let Some(mut dt) = common::quiet_handle() else {
+        return;
+    };
+    let pid = dt.proc_create(&argv(&["sleep", "30"])).expect("create");
+    assert_eq!(dt.live_procs(), 1);
+    assert!(std::path::Path::new(&format!("/proc/{}", pid)).exists());
+    dt.proc_release(pid);
+    assert_eq!(dt.live_procs(), 0);
+    assert!(dt.proc_pids().is_empty());
+    // Killed and reaped, as DTrace kills the commands it lets go.
+    assert!(!std::path::Path::new(&format!("/proc/{}", pid)).exists());
+    assert!(dt.proc_continue(pid).is_err());
+}
