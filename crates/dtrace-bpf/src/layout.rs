@@ -6,7 +6,9 @@
 use dtrace_lang::ir::*;
 use dtrace_lang::types::{Type, TypeTable};
 
-use crate::plan::{ActionLayout, ClauseLayout, KeyField, RecordedAction, Value, RECORD_HEADER};
+use crate::plan::{
+    ActionLayout, ClauseLayout, KeyField, RecordedAction, StmtKind, Value, RECORD_HEADER,
+};
 
 /// Capacities (buffer sizes, NUL included) of strings whose size does not
 /// come from the expression itself.
@@ -166,6 +168,7 @@ pub fn clause_layout(c: &CClause, caps: &Caps, types: &TypeTable) -> ClauseLayou
         types,
         off: RECORD_HEADER,
         actions: Vec::new(),
+        started: !c.speculative(),
     };
     b.stmts(&c.stmts, false);
     ClauseLayout {
@@ -179,6 +182,10 @@ struct LayoutBuilder<'a> {
     types: &'a TypeTable,
     off: u32,
     actions: Vec<RecordedAction>,
+    /// Whether the record has begun: from the start, or in a speculative
+    /// clause from its speculate() (the statements before it are not
+    /// part of the record).
+    started: bool,
 }
 
 impl LayoutBuilder<'_> {
@@ -230,6 +237,16 @@ impl LayoutBuilder<'_> {
         });
     }
 
+    /// A statement that records nothing: a record of size 0 once the
+    /// record has begun (with a flag saying whether it ran, under an
+    /// `if`).
+    fn statement(&mut self, kind: StmtKind, cond: bool, index: u32) {
+        if self.started {
+            let f = self.flag(cond);
+            self.push(ActionLayout::Statement(kind), cond, index, f);
+        }
+    }
+
     fn flag(&mut self, cond: bool) -> Option<u32> {
         if cond {
             let f = self.off;
@@ -243,14 +260,16 @@ impl LayoutBuilder<'_> {
     fn stmts(&mut self, stmts: &[CStmt], cond: bool) {
         for s in stmts {
             match s {
-                CStmt::Eval(..)
-                | CStmt::AggUpdate { .. }
-                | CStmt::Speculate(..)
-                | CStmt::Commit(..)
-                | CStmt::Discard(..)
-                | CStmt::Raise(..)
-                | CStmt::Chill(..)
-                | CStmt::Copyout { .. } => {}
+                // Aggregations are not part of the record (as in DTrace,
+                // whose enabled probe descriptions leave them out), nor
+                // are commit() and discard(), which cannot share a
+                // clause with one.
+                CStmt::AggUpdate { .. } | CStmt::Commit(..) | CStmt::Discard(..) => {}
+                CStmt::Speculate(..) => self.started = true,
+                CStmt::Eval(_, a) => self.statement(StmtKind::Expr, cond, *a),
+                CStmt::Raise(_, a) => self.statement(StmtKind::Raise, cond, *a),
+                CStmt::Chill(_, a) => self.statement(StmtKind::Chill, cond, *a),
+                CStmt::Copyout { action, .. } => self.statement(StmtKind::Copyout, cond, *action),
                 CStmt::Ftruncate(a) => {
                     let f = self.flag(cond);
                     self.push(ActionLayout::Ftruncate, cond, *a, f);
@@ -384,7 +403,14 @@ mod tests {
         )[0];
         let l = clause_layout(c, &caps(), &TypeTable::default());
         assert_eq!(l.size, RECORD_HEADER + 8 + 16);
-        assert_eq!(l.actions.len(), 3);
+        // The assignment is a record of size 0, as DTrace's.
+        assert_eq!(l.actions.len(), 4);
+        assert_eq!(l.actions[0].action, ActionLayout::Statement(StmtKind::Expr));
+        assert_eq!((l.actions[0].index, l.actions[0].ran_flag), (1, None));
+        let l = ClauseLayout {
+            size: l.size,
+            actions: l.actions[1..].to_vec(),
+        };
         assert!(matches!(
             l.actions[0].action,
             ActionLayout::Trace(Value::Int { offset: 8, .. })
@@ -418,6 +444,20 @@ mod tests {
             clause_layout(c, &caps(), &TypeTable::default()).size,
             RECORD_HEADER
         );
+    }
+
+    #[test]
+    fn statements_under_an_if_carry_a_flag_and_speculate_starts_the_record() {
+        let c = &clauses("BEGIN { if (1) { x = 1; } trace(2); }")[0];
+        let l = clause_layout(c, &caps(), &TypeTable::default());
+        assert_eq!(l.actions[0].action, ActionLayout::Statement(StmtKind::Expr));
+        assert_eq!(l.actions[0].ran_flag, Some(RECORD_HEADER));
+        let c = &clauses("BEGIN { x = 1; speculate(x); y = 2; trace(y); }")[0];
+        let l = clause_layout(c, &caps(), &TypeTable::default());
+        // `x = 1` runs before the record exists: it is not part of it.
+        assert_eq!(l.actions.len(), 2);
+        assert_eq!(l.actions[0].action, ActionLayout::Statement(StmtKind::Expr));
+        assert_eq!(l.actions[0].index, 3);
     }
 
     #[test]

@@ -468,6 +468,23 @@ pub enum ActionLayout {
     Print(Value),
     /// tracemem(): the bytes, and how many of them to show.
     Tracemem(Value, Option<Value>),
+    /// A statement that records nothing (a record of size 0, as
+    /// DTrace's DIFEXPR record for an assignment): the consumer's record
+    /// callback sees it, the output does not.
+    Statement(StmtKind),
+}
+
+/// What a statement that records nothing is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StmtKind {
+    /// An expression evaluated for its effect (an assignment, a call).
+    Expr,
+    /// raise() or stop().
+    Raise,
+    /// chill().
+    Chill,
+    /// copyout() or copyoutstr().
+    Copyout,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -1507,6 +1507,17 @@ impl ProgGen<'_, '_> {
         Ok(a)
     }
 
+    /// After a statement that records nothing: its size-0 record is the
+    /// layout's next once the record has begun (`layout::clause_layout`
+    /// lists it from the same point), and is marked as run.
+    fn statement_ran(&mut self) -> Result<(), GenError> {
+        if self.cx.recording {
+            let act = self.next_layout()?;
+            self.mark_ran(&act);
+        }
+        Ok(())
+    }
+
     fn mark_ran(&mut self, act: &RecordedAction) {
         if let Some(f) = act.ran_flag {
             self.st_imm_at(R8, f, 1);
@@ -1529,6 +1540,7 @@ impl ProgGen<'_, '_> {
                 if let Some(t) = t {
                     self.free(t);
                 }
+                self.statement_ran()?;
             }
             CStmt::Trace(e, action) => {
                 self.cur_action = *action;
@@ -1647,10 +1659,12 @@ impl ProgGen<'_, '_> {
             CStmt::Raise(sig, action) => {
                 self.cur_action = *action;
                 self.raise(sig)?;
+                self.statement_ran()?;
             }
             CStmt::Chill(ns, action) => {
                 self.cur_action = *action;
                 self.chill(ns)?;
+                self.statement_ran()?;
             }
             CStmt::Copyout {
                 src,
@@ -1661,6 +1675,7 @@ impl ProgGen<'_, '_> {
             } => {
                 self.cur_action = *action;
                 self.copyout(src, addr, len, *string)?;
+                self.statement_ran()?;
             }
             CStmt::If { cond, then, els } => {
                 let t = self.eval_int(cond)?;

@@ -205,14 +205,30 @@ tags! {
 }
 
 /// A compile error: tag, optional line, message.
+///
+/// ```
+/// # use dtrace_lang::{CompileError, Tag};
+/// let e = CompileError::new(Tag::D_SYNTAX, 3, "syntax error near \";\"");
+/// assert_eq!(e.to_string(), "line 3: syntax error near \";\"");
+/// assert_eq!(e.render(true), "[D_SYNTAX] line 3: syntax error near \";\"");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompileError {
+    /// DTrace's tag for the error (`D_SYNTAX`), shown with `errtags`.
     pub tag: Tag,
+    /// The line of the script, if the error has one.
     pub line: Option<u32>,
+    /// The message, as DTrace words it.
     pub msg: String,
 }
 
 impl CompileError {
+    /// An error at `line` (0: none).
+    ///
+    /// ```
+    /// # use dtrace_lang::{CompileError, Tag};
+    /// assert_eq!(CompileError::new(Tag::D_SYNTAX, 0, "x").line, None);
+    /// ```
     pub fn new(tag: Tag, line: u32, msg: impl Into<String>) -> CompileError {
         CompileError {
             tag,
@@ -221,6 +237,12 @@ impl CompileError {
         }
     }
 
+    /// An error with no line.
+    ///
+    /// ```
+    /// # use dtrace_lang::{CompileError, Tag};
+    /// assert_eq!(CompileError::no_line(Tag::D_SYNTAX, "x").to_string(), "x");
+    /// ```
     pub fn no_line(tag: Tag, msg: impl Into<String>) -> CompileError {
         CompileError {
             tag,
@@ -231,12 +253,24 @@ impl CompileError {
 
     /// The text after "dtrace: failed to compile script X: ", with the
     /// `[D_TAG] ` prefix when `errtags` is set.
+    ///
+    /// ```
+    /// # use dtrace_lang::{CompileError, Tag};
+    /// let e = CompileError::new(Tag::D_SYNTAX, 1, "syntax error");
+    /// assert_eq!(e.render(false), "line 1: syntax error");
+    /// ```
     pub fn render(&self, errtags: bool) -> String {
         self.render_from(errtags, true)
     }
 
     /// The message as DTrace words it for a program given on the command
     /// line (`-n`, `-P`, ...): no line number, since there is no file.
+    ///
+    /// ```
+    /// # use dtrace_lang::{CompileError, Tag};
+    /// let e = CompileError::new(Tag::D_SYNTAX, 1, "syntax error");
+    /// assert_eq!(e.render_command_line(false), "syntax error");
+    /// ```
     pub fn render_command_line(&self, errtags: bool) -> String {
         self.render_from(errtags, false)
     }

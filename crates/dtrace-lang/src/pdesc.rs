@@ -4,14 +4,33 @@
 
 use std::fmt;
 
+/// A probe description (`dtrace_probedesc_t`): four fields, each a name
+/// or a pattern, empty for any.
+///
+/// ```
+/// # use dtrace_lang::pdesc::ProbeDesc;
+/// let d = ProbeDesc::parse("read:entry").unwrap();
+/// assert_eq!((d.function.as_str(), d.name.as_str()), ("read", "entry"));
+/// assert_eq!(d.to_string(), "::read:entry");
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ProbeDesc {
+    /// The provider (`syscall`, `pid123`).
     pub provider: String,
+    /// The module (`vmlinux`, `libc.so.6`).
     pub module: String,
+    /// The function.
     pub function: String,
+    /// The probe's name (`entry`, `return`, `BEGIN`).
     pub name: String,
 }
 
+/// Why a probe description does not parse.
+///
+/// ```
+/// # use dtrace_lang::pdesc::{PdescError, ProbeDesc};
+/// assert_eq!(ProbeDesc::parse("a:b:c:d:e"), Err(PdescError::Overspecified));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PdescError {
     /// More than four fields.
@@ -23,6 +42,13 @@ pub enum PdescError {
 impl ProbeDesc {
     /// Parses a description. Fewer than four fields fill from the right:
     /// `read:entry` is function `read`, name `entry`.
+    ///
+    /// ```
+    /// # use dtrace_lang::pdesc::ProbeDesc;
+    /// let d = ProbeDesc::parse("syscall::read*:entry").unwrap();
+    /// assert_eq!(d.provider, "syscall");
+    /// assert_eq!(d.function, "read*");
+    /// ```
     pub fn parse(text: &str) -> Result<ProbeDesc, PdescError> {
         let parts = split_fields(text);
         if parts.len() > 4 {

@@ -75,14 +75,30 @@ pub struct FuncType {
     pub variadic: bool,
 }
 
+/// An integer type of D: its size, signedness and name.
+///
+/// ```
+/// # use dtrace_lang::types::IntType;
+/// let t = IntType::new(2, true, "short");
+/// assert_eq!((t.size, t.signed, t.name), (2, true, "short"));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct IntType {
+    /// Its size in bytes (1, 2, 4 or 8).
     pub size: u8,
+    /// Whether it is signed.
     pub signed: bool,
+    /// Its name in D (`int`, `uint64_t`, `pid_t`).
     pub name: &'static str,
 }
 
 impl IntType {
+    /// The type of this size, signedness and name.
+    ///
+    /// ```
+    /// # use dtrace_lang::types::IntType;
+    /// assert!(!IntType::new(8, false, "uint64_t").signed);
+    /// ```
     pub const fn new(size: u8, signed: bool, name: &'static str) -> IntType {
         IntType { size, signed, name }
     }

@@ -46,10 +46,17 @@ pub struct Probe {
 }
 
 /// An argument's description, for `dtrace -lv` and `args[]`.
+///
+/// ```
+/// # use dtrace_providers::ArgDesc;
+/// let a = ArgDesc::new("const char *", "path");
+/// assert_eq!((a.native.as_str(), a.name.as_str()), ("const char *", "path"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ArgDesc {
     /// Its C type, as the provider spells it.
     pub native: String,
+    /// Its name, where the provider has one (a system call's parameter).
     pub name: String,
     /// An address in the traced process (a system call's pointer
     /// arguments at entry).
@@ -63,6 +70,12 @@ pub struct ArgDesc {
 }
 
 impl ArgDesc {
+    /// An argument of C type `native`, named `name`, untranslated.
+    ///
+    /// ```
+    /// # use dtrace_providers::ArgDesc;
+    /// assert_eq!(ArgDesc::new("int", "fd").shown(), "int");
+    /// ```
     pub fn new(native: impl Into<String>, name: impl Into<String>) -> ArgDesc {
         ArgDesc {
             native: native.into(),
@@ -74,6 +87,13 @@ impl ArgDesc {
     }
 
     /// The type `args[N]` has: the translated one, if any.
+    ///
+    /// ```
+    /// # use dtrace_providers::ArgDesc;
+    /// let mut a = ArgDesc::new("struct task_struct *", "");
+    /// a.xlate = Some("psinfo_t *".into());
+    /// assert_eq!(a.shown(), "psinfo_t *");
+    /// ```
     pub fn shown(&self) -> &str {
         self.xlate.as_deref().unwrap_or(&self.native)
     }
@@ -82,9 +102,18 @@ impl ArgDesc {
 /// Stability attributes, as `dtrace -lv` prints them: identifier names,
 /// data semantics, dependency class, of the probe description and of the
 /// arguments.
+///
+/// ```
+/// # use dtrace_providers::Attributes;
+/// let a = Attributes { probe: ("Stable", "Stable", "Common"), args: ("Evolving", "Evolving", "ISA") };
+/// let (names, data, class) = a.probe;
+/// println!("Identifier Names: {}\nData Semantics: {}\nDependency Class: {}", names, data, class);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Attributes {
+    /// The probe description's: names, data, class.
     pub probe: (&'static str, &'static str, &'static str),
+    /// The arguments': names, data, class.
     pub args: (&'static str, &'static str, &'static str),
 }
 

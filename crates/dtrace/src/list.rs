@@ -2,8 +2,7 @@
 
 use std::os::unix::ffi::OsStrExt;
 
-use libdtrace::dtrace_lang::pdesc::ProbeDesc;
-use libdtrace::{Dtrace, ProgramSource, SpecKind};
+use libdtrace::{Dtrace, ProbeDesc, ProgramSource, SpecKind};
 
 use crate::cli::{Cmd, Spec};
 
@@ -18,7 +17,7 @@ fn row(out: &mut String, id: u32, d: &ProbeDesc) {
 }
 
 fn verbose(out: &mut String, dt: &Dtrace, id: u32) {
-    let attrs = dt.probes().attributes(id);
+    let attrs = dt.probe_attributes(id);
     let stab = [
         ("Probe Description Attributes", attrs.map(|a| a.probe)),
         ("Argument Attributes", attrs.map(|a| a.args)),
@@ -32,7 +31,7 @@ fn verbose(out: &mut String, dt: &Dtrace, id: u32) {
         ));
     }
     out.push_str("\n\tArgument Types\n");
-    let args = dt.probes().args(id);
+    let args = dt.probe_args(id);
     if args.is_empty() {
         out.push_str("\t\tNone\n");
     }
@@ -49,7 +48,7 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
     if cmd.specs.is_empty() {
         // Every provider's probes, those made on first need (fbt) too.
         dt.provide_all();
-        ids = dt.probes().iter().map(|p| p.id).collect();
+        ids = dt.probe_list().map(|(id, _)| id).collect();
     }
     let _ = dt.setopt("zdefs", None);
     for spec in &cmd.specs {
@@ -118,8 +117,8 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
         "ID", "PROVIDER", "MODULE", "FUNCTION", "NAME"
     ));
     for id in ids {
-        if let Some(p) = dt.probes().get(id) {
-            row(&mut out, id, &p.desc.clone());
+        if let Some(d) = dt.probe(id) {
+            row(&mut out, id, d);
             if cmd.verbose {
                 verbose(&mut out, dt, id);
             }
@@ -143,7 +142,7 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
     for d in failures {
         // A provider that can tell why it has no such probe says so
         // (fbt on a kernel that refuses function tracing).
-        match dt.probes().why_not(&d) {
+        match dt.why_no_match(&d) {
             Some(why) => note!(
                 "dtrace: failed to match {}: No probe matches description ({})",
                 d,

@@ -253,12 +253,12 @@ pub(crate) fn resolve_id(dt: &Dtrace, spec: &Spec) -> Result<Spec, Vec<u8>> {
     let probe = id
         .parse::<u32>()
         .ok()
-        .and_then(|id| dt.probes().get(id))
+        .and_then(|id| dt.probe(id))
         .ok_or_else(|| {
             let tail = format!(": probe ID {} does not exist", id);
             [b"invalid probe specifier ", text, tail.as_bytes()].concat()
         })?;
-    let mut desc = probe.desc.to_string().into_bytes();
+    let mut desc = probe.to_string().into_bytes();
     desc.extend_from_slice(&text[digits..]);
     Ok(Spec::Desc(
         libdtrace::SpecKind::Name,
@@ -269,6 +269,12 @@ pub(crate) fn resolve_id(dt: &Dtrace, spec: &Spec) -> Result<Spec, Vec<u8>> {
 fn run(cmd: Cmd) -> u8 {
     let mut dt = match Dtrace::open() {
         Ok(d) => d,
+        // -h and -G trace nothing: without the privilege to trace, they
+        // compile against the library's offline handle (as dtrace(1M)
+        // opens no device for them).
+        Err(Error::Privilege(_)) if matches!(cmd.mode, Mode::Header | Mode::Link) => {
+            Dtrace::offline()
+        }
         // The privilege message already reads as dtrace(1M)'s.
         Err(e @ Error::Privilege(_)) => return fatal(e),
         Err(e) => return fatal(format!("failed to initialize dtrace: {}", e)),

@@ -1,5 +1,5 @@
 //! `-h` and `-G`: the files with which a program defines user-level
-//! static probes (see `libdtrace::header`).
+//! static probes (see `Dtrace::provider_header`).
 
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
@@ -49,8 +49,7 @@ fn output_name(cmd: &Cmd, ext: &str) -> Result<OsString, String> {
 /// the output's name ends in `.rs`) or object (`-G`) for the compiled
 /// programs' provider definitions.
 pub(crate) fn write(dt: &Dtrace, cmd: &Cmd) -> u8 {
-    let providers = dt.provider_definitions();
-    if providers.is_empty() {
+    if !dt.has_providers() {
         let flag = if cmd.mode == Mode::Header { 'h' } else { 'G' };
         return fatal(format!(
             "no providers are defined: -{} needs a provider definition (provider name {{ probe ...; }};)",
@@ -64,10 +63,10 @@ pub(crate) fn write(dt: &Dtrace, cmd: &Cmd) -> u8 {
     };
     let bytes = if cmd.mode == Mode::Header && path.as_bytes().ends_with(b".rs") {
         // A Rust program's providers, for the dtrace-usdt crate.
-        libdtrace::header::rust_providers(providers).into_bytes()
+        dt.provider_rust().into_bytes()
     } else if cmd.mode == Mode::Header {
         let name = String::from_utf8_lossy(path.as_bytes()).into_owned();
-        libdtrace::header::header(providers, Some(&name)).into_bytes()
+        dt.provider_header(Some(&name)).into_bytes()
     } else {
         // The objects the build compiled with the header already hold
         // their probes' notes: each must be there and be ELF.
@@ -89,7 +88,7 @@ pub(crate) fn write(dt: &Dtrace, cmd: &Cmd) -> u8 {
                 }
             }
         }
-        libdtrace::header::empty_object()
+        Dtrace::provider_object()
     };
     match std::fs::write(&path, bytes) {
         Ok(()) => E_SUCCESS,

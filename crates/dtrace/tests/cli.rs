@@ -273,6 +273,22 @@ fn listing() {
     assert!(entries > 300, "only {} entry probes", entries);
     assert_eq!(entries, returns);
 
+    // A partial description is read from the right, its last field the
+    // option's own: `-f syscall::read` is provider and function, `-m
+    // syscall:vmlinux` provider and module.
+    for args in [
+        ["-l", "-f", "syscall::getpid"],
+        ["-l", "-f", "vmlinux:getpid"],
+        ["-l", "-f", "getpid"],
+    ] {
+        let o = run(&args);
+        let out = text(&o.stdout);
+        assert_eq!(out.lines().count(), 3, "{:?}: {}", args, out);
+    }
+    let o = run(&["-l", "-m", "syscall:vmlinux"]);
+    let out = text(&o.stdout);
+    assert_eq!(out.lines().count(), 1 + entries + returns, "{}", out);
+
     let o = run(&["-l", "-P", "dtrace"]);
     let out = text(&o.stdout);
     assert!(
@@ -547,6 +563,23 @@ fn says_when_privileges_are_missing() {
         1,
         "dtrace: failed to initialize dtrace: DTrace requires additional privileges\n",
     );
+    // -h traces nothing, and needs no privilege.
+    let dir = std::env::temp_dir().join(format!("dtrace-cli-nopriv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let prov = dir.join("app.d");
+    std::fs::write(&prov, "provider app { probe start(int); };\n").expect("write app.d");
+    let o = Command::new("setpriv")
+        .args(["--bounding-set=-all", "--inh-caps=-all"])
+        .arg(env!("CARGO_BIN_EXE_dtrace"))
+        .arg("-h")
+        .arg("-s")
+        .arg(&prov)
+        .output()
+        .expect("setpriv (util-linux)");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let h = std::fs::read_to_string(dir.join("app.h")).expect("app.h beside app.d");
+    assert!(h.contains("APP_START_ENABLED()"), "{}", h);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn verifier_refusals_give_the_verifiers_reason() {
@@ -1074,6 +1107,7 @@ fn main() {
         kill_9_leaves_nothing_behind: true,
         no_input_panics: true,
         says_when_privileges_are_missing: true,
+        pid_probes_in_a_library_a_grabbed_process_loads_later: true,
         mounts_tracefs_itself: true,
         verifier_refusals_give_the_verifiers_reason: true,
         strings_are_bytes_end_to_end: true,
@@ -1345,6 +1379,57 @@ fn usdt_probes_are_listed_and_traced_in_a_running_process() {
     drop(input);
     assert_eq!(app.wait().expect("usdtapp").code(), Some(0));
     let _ = std::fs::remove_dir_all(exe.parent().expect("dir"));
+}
+
+/// A library a grabbed process (`-p`) loads with dlopen() later, named
+/// by its file: its pid probes are made from the file the process will
+/// load, and fire once it does.
+fn pid_probes_in_a_library_a_grabbed_process_loads_later() {
+    let _g = serial();
+    let before = ours();
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../test/fixtures");
+    let exe = std::env::temp_dir().join(format!("dtrace-cli-dlopener-{}", std::process::id()));
+    let cc = Command::new("cc")
+        .args(["-O1", "-o"])
+        .arg(&exe)
+        .arg(fixtures.join("dlopener.c"))
+        .output()
+        .expect("cc (build-essential)");
+    assert!(cc.status.success(), "cc: {}", text(&cc.stderr));
+    let mut app = Command::new(&exe)
+        .arg("wait")
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("spawn dlopener");
+    let pid = app.id().to_string();
+    // Grabbed once its dynamic linker has mapped libc, before libm.
+    let maps = format!("/proc/{}/maps", pid);
+    let t = Instant::now();
+    while !std::fs::read_to_string(&maps).is_ok_and(|m| m.contains("libc.so"))
+        && t.elapsed() < Duration::from_secs(10)
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let m = std::fs::read_to_string(&maps).unwrap_or_default();
+    assert!(!m.contains("libm.so"), "libm is mapped already:\n{}", m);
+    let (d, mut out) = dtrace_ready(&[
+        "-q",
+        "-p",
+        &pid,
+        "-n",
+        "pid$target:libm.so.6:jn:entry { printf(\"%s %d\\n\", probefunc, arg0); }",
+    ]);
+    let mut input = app.stdin.take().expect("dlopener's stdin");
+    input.write_all(b"go\n").expect("feed dlopener");
+    drop(input);
+    assert_eq!(app.wait().expect("dlopener").code(), Some(0));
+    let mut rest = String::new();
+    let _ = out.read_to_string(&mut rest);
+    let o = d.wait_with_output().expect("dtrace's output");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(rest, "jn 2\n\n");
+    assert_released(before, "pid probes of a dlopen()ed library");
+    let _ = std::fs::remove_file(&exe);
 }
 
 /// At a pid `entry` probe the function has not saved its caller's frame

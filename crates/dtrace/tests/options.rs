@@ -8,7 +8,7 @@
 
 use std::process::{Command, Output, Stdio};
 
-use libdtrace::options::{self, Support};
+use libdtrace::{Options, Support};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 const DTRACE: &str = env!("CARGO_BIN_EXE_dtrace");
@@ -852,7 +852,7 @@ fn main() {
     let root = dtrace_sys::geteuid() == 0 && dtrace_sys::has_trace_privilege();
     let skip = move || (!root).then(|| Completion::ignored_with("needs root"));
     let mut trials = vec![Trial::test("every_honoured_option_is_demonstrated", || {
-        let missing: Vec<&str> = options::all()
+        let missing: Vec<&str> = Options::all()
             .filter(|o| matches!(o.support, Support::Honoured | Support::HonouredExcept(..)))
             .map(|o| o.name)
             .filter(|n| !DEMOS.iter().any(|(d, _)| d == n))
@@ -863,7 +863,7 @@ fn main() {
             Err(format!("honoured without a demonstration: {:?}", missing).into())
         }
     })];
-    for info in options::all() {
+    for info in Options::all() {
         let name = info.name;
         if let Support::HonouredExcept(values, why) = info.support {
             for &value in values {

@@ -11,7 +11,7 @@
 
 use std::io::Write;
 
-use libdtrace::format::Arg;
+use libdtrace::Arg;
 use libdtrace::{
     Consume, Consumer, Dtrace, ProbeData, ProgramSource, RecDesc, RecKind, WorkStatus,
 };

@@ -11,7 +11,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use libdtrace::aggregate::AggEntry;
+use libdtrace::AggEntry;
 use libdtrace::{Dtrace, NullConsumer, ProgramSource, SpecKind, WalkOrder, WorkStatus};
 
 fn main() {

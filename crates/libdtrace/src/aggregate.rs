@@ -16,6 +16,25 @@ use dtrace_sys::bpf::{Map, PerCpuValues};
 use crate::format::{self, cstr, Arg};
 
 /// One element of an aggregation key.
+///
+/// ```no_run
+/// # fn main() -> Result<(), libdtrace::Error> {
+/// let mut dt = libdtrace::Dtrace::open()?;
+/// use libdtrace::KeyValue;
+/// let p = dt.compile("syscall:::entry { @[execname, pid] = count(); }", libdtrace::ProgramSource::File)?;
+/// dt.exec(&p)?;
+/// dt.go()?;
+/// std::thread::sleep(std::time::Duration::from_millis(100));
+/// dt.aggregate_walk(|_, entries| {
+///     for e in entries {
+///         if let [KeyValue::Str(name), KeyValue::Int(pid, _)] = e.key.as_slice() {
+///             println!("{} {}: {:?}", String::from_utf8_lossy(name), pid, e.value);
+///         }
+///     }
+/// })?;
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum KeyValue {
     /// An integer and its D type.
@@ -55,6 +74,26 @@ impl std::fmt::Display for KeyValue {
 
 /// One entry of an aggregation as read from the kernel: its key and its
 /// value merged over the CPUs.
+///
+/// ```no_run
+/// # fn main() -> Result<(), libdtrace::Error> {
+/// let mut dt = libdtrace::Dtrace::open()?;
+/// use libdtrace::AggValue;
+/// dt.setopt("aggpercpu", None)?;
+/// let p = dt.compile("syscall:::entry { @ = count(); }", libdtrace::ProgramSource::File)?;
+/// dt.exec(&p)?;
+/// dt.go()?;
+/// std::thread::sleep(std::time::Duration::from_millis(100));
+/// dt.aggregate_walk(|_, entries| {
+///     for e in entries {
+///         if let AggValue::Count(n) = e.value {
+///             println!("{} in all, per CPU {:?}", n, e.percpu);
+///         }
+///     }
+/// })?;
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 pub struct AggEntry {
     /// The key's elements.
@@ -459,6 +498,19 @@ fn value_default(out: &mut Vec<u8>, v: &AggValue, normal: u64) {
 
 /// One printed row: a key and the value of each aggregation printed
 /// together (several for `printa(@a, @b)`).
+///
+/// ```
+/// use libdtrace::{Consume, Consumer, ProbeData, Row};
+/// /// Keeps printa()'s rows to draw them, printing nothing.
+/// #[derive(Default)]
+/// struct Chart(Vec<Row>);
+/// impl Consumer for Chart {
+///     fn aggregation(&mut self, _out: &mut dyn std::io::Write, _pd: &ProbeData, _names: &[&str], rows: &[Row]) -> Consume {
+///         self.0.extend_from_slice(rows);
+///         Consume::Next
+///     }
+/// }
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     /// The key's elements.
@@ -472,6 +524,12 @@ pub struct Row {
 
 impl Row {
     /// A row of one aggregation's value.
+    ///
+    /// ```
+    /// use libdtrace::{AggValue, KeyValue, Row};
+    /// let r = Row::new(vec![KeyValue::Str(b"read".to_vec())], AggValue::Count(3));
+    /// assert_eq!(r.values, vec![Some(AggValue::Count(3))]);
+    /// ```
     pub fn new(key: Vec<KeyValue>, value: AggValue) -> Row {
         Row {
             key,

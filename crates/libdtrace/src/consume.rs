@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use dtrace_bpf::plan::{ActionLayout, ClauseLayout, Value, ERROR_EPID, RECORD_HEADER};
+use dtrace_bpf::plan::{ActionLayout, ClauseLayout, StmtKind, Value, ERROR_EPID, RECORD_HEADER};
 use dtrace_lang::ir::PrintfKind;
 use dtrace_lang::pdesc::ProbeDesc;
 use dtrace_lang::types::Special;
@@ -16,6 +16,20 @@ use crate::{aggregate, output};
 use crate::{Consume, Consumer, Dtrace, Error};
 
 /// The kind of a record, as the record callback sees it.
+///
+/// ```
+/// use libdtrace::{Consume, Consumer, ProbeData, RecDesc, RecKind};
+/// /// Counts the statements that are not actions (records of size 0).
+/// struct Statements(usize);
+/// impl Consumer for Statements {
+///     fn record(&mut self, _out: &mut dyn std::io::Write, _pd: &ProbeData, rec: Option<&RecDesc>) -> Consume {
+///         if rec.is_some_and(|r| r.kind == RecKind::Statement) {
+///             self.0 += 1;
+///         }
+///         Consume::This
+///     }
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecKind {
     /// trace().
@@ -44,9 +58,50 @@ pub enum RecKind {
     Freopen,
     /// ftruncate(): the output file is emptied.
     Ftruncate,
+    /// A statement that is not an action (an assignment, a function
+    /// called for its effect): a record of size 0, as DTrace's DIFEXPR
+    /// record with no size. Only the record callback sees it.
+    Statement,
+    /// raise() or stop(): a signal was sent (size 0).
+    Raise,
+    /// chill(): the probe spun (size 0).
+    Chill,
+    /// copyout() or copyoutstr(): the process's memory was written
+    /// (size 0).
+    Copyout,
 }
 
 /// A record description (`dtrace_recdesc_t`) with its decoded values.
+///
+/// ```no_run
+/// # fn main() -> Result<(), libdtrace::Error> {
+/// let mut dt = libdtrace::Dtrace::open()?;
+/// use libdtrace::{Arg, Consume, Consumer, ProbeData, RecDesc, RecKind};
+/// struct Show;
+/// impl Consumer for Show {
+///     fn record(&mut self, _out: &mut dyn std::io::Write, _pd: &ProbeData, rec: Option<&RecDesc>) -> Consume {
+///         let Some(r) = rec else { return Consume::Next }; // the firing's end
+///         println!("action #{} {:?}: {} bytes at {}", r.action, r.kind, r.size, r.offset);
+///         if let (RecKind::Trace, Some(v)) = (r.kind, r.int_value) {
+///             println!("  traced {}", v);
+///         }
+///         for v in r.values {
+///             if let Arg::Str(s) = v {
+///                 println!("  string {:?}", String::from_utf8_lossy(s));
+///             }
+///         }
+///         Consume::This
+///     }
+/// }
+/// let p = dt.compile("BEGIN { n = 1; trace(n + 1); printf(\"%s\\n\", execname); exit(0); }", libdtrace::ProgramSource::File)?;
+/// dt.exec(&p)?;
+/// dt.go()?;
+/// while dt.work(&mut std::io::sink(), &mut Show)? == libdtrace::WorkStatus::Okay {
+///     dt.sleep(&[]);
+/// }
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct RecDesc<'a> {
     /// The action.
@@ -70,6 +125,19 @@ pub struct RecDesc<'a> {
 }
 
 /// One probe firing (`dtrace_probedata_t`).
+///
+/// ```
+/// use libdtrace::{Consume, Consumer, ProbeData};
+/// /// Prints its own line for each firing, in place of dtrace(1M)'s
+/// /// CPU, ID and FUNCTION:NAME columns.
+/// struct Lines;
+/// impl Consumer for Lines {
+///     fn probe(&mut self, out: &mut dyn std::io::Write, pd: &ProbeData) -> Consume {
+///         let _ = writeln!(out, "cpu {} fired {} (probe {}, {} records)", pd.cpu, pd.probe, pd.probe_id, pd.records.len());
+///         Consume::This
+///     }
+/// }
+/// ```
 pub struct ProbeData<'a> {
     /// The enabled probe (probe and clause) that fired.
     pub epid: u32,
@@ -94,6 +162,23 @@ pub struct ProbeData<'a> {
 }
 
 /// How a probe moves the flow indentation (`dtrace_flowkind_t`).
+///
+/// ```
+/// use libdtrace::{Consume, Consumer, Flow, ProbeData};
+/// /// Draws calls as a tree (with the `flowindent` option set).
+/// struct Tree;
+/// impl Consumer for Tree {
+///     fn probe(&mut self, out: &mut dyn std::io::Write, pd: &ProbeData) -> Consume {
+///         let mark = match pd.flow {
+///             Flow::Entry => "+",
+///             Flow::Return => "-",
+///             Flow::None => "|",
+///         };
+///         let _ = writeln!(out, "{:indent$}{} {}", "", mark, pd.probe.function, indent = pd.indent);
+///         Consume::Next
+///     }
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flow {
     /// Neither.
@@ -160,6 +245,19 @@ pub(crate) fn flow_indent(
 }
 
 /// A runtime fault (`dtrace_errdata_t`).
+///
+/// ```no_run
+/// # fn main() -> Result<(), libdtrace::Error> {
+/// let mut dt = libdtrace::Dtrace::open()?;
+/// dt.handle_err(|e: &libdtrace::ErrorData| {
+///     eprintln!("fault {} at {:#x} in action #{} of {} (EPID {}): {}", e.fault, e.addr, e.action, e.probe, e.epid, e.msg);
+/// });
+/// let p = dt.compile("BEGIN { trace(*(int *)8); exit(0); }", libdtrace::ProgramSource::File)?;
+/// dt.exec(&p)?;
+/// dt.go()?;
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 pub struct ErrorData {
     /// The faulting enabled probe.
@@ -179,7 +277,7 @@ pub struct ErrorData {
 }
 
 /// DTrace's words for each fault.
-pub fn fault_str(f: u64) -> &'static str {
+pub(crate) fn fault_str(f: u64) -> &'static str {
     match f {
         1 => "invalid address",
         2 => "invalid alignment",
@@ -477,8 +575,14 @@ fn plain_plan(layout: &ClauseLayout) -> Option<Arc<[Vec<PlainArg>]>> {
     }
     let mut plan = Vec::with_capacity(layout.actions.len());
     for a in &layout.actions {
-        let ActionLayout::Printf { format, kind, args } = &a.action else {
-            return None;
+        let (format, kind, args) = match &a.action {
+            ActionLayout::Printf { format, kind, args } => (format, kind, args),
+            // A statement prints nothing, run or not.
+            ActionLayout::Statement(_) => {
+                plan.push(Vec::new());
+                continue;
+            }
+            _ => return None,
         };
         let simple = format.conversions().all(|c| {
             !c.is_agg()
@@ -660,6 +764,15 @@ fn consume_one(
             ActionLayout::Setopt(n, _) => (RecKind::Setopt, value_extent(n)),
             ActionLayout::Print(v) => (RecKind::Print, value_extent(v)),
             ActionLayout::Tracemem(v, _) => (RecKind::Tracemem, value_extent(v)),
+            ActionLayout::Statement(k) => (
+                match k {
+                    StmtKind::Expr => RecKind::Statement,
+                    StmtKind::Raise => RecKind::Raise,
+                    StmtKind::Chill => RecKind::Chill,
+                    StmtKind::Copyout => RecKind::Copyout,
+                },
+                (0, 0),
+            ),
         };
         let values = &arena[from..to];
         let int_value = match (&a.action, values.first()) {
@@ -970,6 +1083,7 @@ fn present(
                 }
                 dt.output.print(&mut text, s.as_bytes());
             }
+            ActionLayout::Statement(_) => {}
             ActionLayout::Tracemem(v, d) => {
                 if let Arg::Bytes(b) = trace_arg(v, rec, indent) {
                     let n = match d.as_ref().map(|d| value_arg(d, rec, indent)) {

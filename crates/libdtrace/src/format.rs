@@ -7,6 +7,25 @@ use dtrace_lang::types::{IntType, Type};
 
 /// A decoded value: what a record holds, as the consumer callbacks, the
 /// output and the printf conversions see it.
+///
+/// ```
+/// use libdtrace::{Arg, Consume, Consumer, ProbeData, RecDesc};
+/// /// Each record's values as text.
+/// struct Text(Vec<String>);
+/// impl Consumer for Text {
+///     fn record(&mut self, _out: &mut dyn std::io::Write, _pd: &ProbeData, rec: Option<&RecDesc>) -> Consume {
+///         for v in rec.map_or(&[][..], |r| r.values) {
+///             self.0.push(match v {
+///                 Arg::Int(i, t) => format!("{} ({})", i, t.name),
+///                 Arg::Str(s) => String::from_utf8_lossy(s).into_owned(),
+///                 Arg::Float(f) => f.to_string(),
+///                 other => format!("{:?}", other),
+///             });
+///         }
+///         Consume::This
+///     }
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Arg<'a> {
     /// An integer as stored (64 bits) and the type it had in D.
@@ -707,6 +726,7 @@ pub type AggFormatter<'a> = &'a mut dyn FnMut(&mut Vec<u8>, &Conversion);
 /// Formats a whole format string; `args` supplies `*` values then each
 /// conversion's argument in order. `agg` formats `%@` conversions;
 /// `target` is `$target`'s process, for `%A`.
+#[cfg(test)]
 pub fn format(fmt: &Format, args: &[Arg], agg: Option<AggFormatter>, target: i64) -> Vec<u8> {
     let mut out = Vec::new();
     format_into(&mut out, fmt, args, agg, target);

@@ -21,19 +21,19 @@
 #[doc = include_str!("../README.md")]
 mod readme {}
 
-pub mod aggregate;
+mod aggregate;
 mod consume;
-pub mod cpp;
+mod cpp;
 mod dlib;
 mod flame;
-pub mod format;
-pub mod header;
-pub mod ksym;
+mod format;
+mod header;
+mod ksym;
 mod ktypes;
 mod load;
 pub mod offline;
-pub mod options;
-pub mod output;
+mod options;
+mod output;
 mod print;
 mod proc;
 pub mod signals;
@@ -44,20 +44,39 @@ use std::fmt;
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
-use dtrace_bpf::plan::{ActionLayout, Generated};
+use dtrace_bpf::plan::Generated;
 use dtrace_lang::ir::{AggId, CClause};
-use dtrace_lang::pdesc::ProbeDesc;
-use dtrace_lang::{CompileError, MacroEnv, Source, Symbols, Tag};
+use dtrace_lang::{MacroEnv, Source, Symbols, Tag};
 use dtrace_providers::{Enabling, Probes};
 
+pub use aggregate::{AggEntry, AggValue, Bound, Bucket, Distribution, KeyValue, Row};
 pub use consume::{ErrorData, Flow, ProbeData, RecDesc, RecKind};
-pub use dtrace_lang;
-pub use dtrace_providers::{ArgDesc, Probe};
-pub use options::{OptionError, Options};
+pub use dtrace_lang::pdesc::ProbeDesc;
+pub use dtrace_lang::types::IntType;
+pub use dtrace_lang::CompileError;
+pub use dtrace_providers::{ArgDesc, Attributes};
+pub use format::Arg;
+pub use options::{OptionError, OptionInfo, Options, Support};
 pub use proc::{ProcError, ProcEvent, ProcExit};
+pub use usym::UserHow;
 
 /// Waits, apart from the handle, until there is something for
 /// [`Dtrace::work`] to do (see [`Dtrace::waiter`]).
+///
+/// ```no_run
+/// # fn main() -> Result<(), libdtrace::Error> {
+/// let mut dt = libdtrace::Dtrace::open()?;
+/// dt.setopt("quiet", None)?;
+/// let p = dt.compile("syscall::getpid:entry { @ = count(); }", libdtrace::ProgramSource::Description(libdtrace::SpecKind::Name))?;
+/// dt.exec(&p)?;
+/// dt.go()?;
+/// let waiter = dt.waiter().expect("tracing has started");
+/// let handle = std::sync::Mutex::new(dt);
+/// waiter.wait(); // the handle's lock is not held meanwhile
+/// handle.lock().unwrap().work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)?;
+/// # Ok(())
+/// # }
+/// ```
 pub struct Waiter {
     poller: dtrace_sys::poll::Poller,
     period: Duration,
@@ -66,6 +85,20 @@ pub struct Waiter {
 impl Waiter {
     /// Waits for records or the end of the status period (a target's
     /// exit is seen by the `work` after it).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// # let p = dt.compile("BEGIN { exit(0); }", libdtrace::ProgramSource::File)?;
+    /// # dt.exec(&p)?;
+    /// dt.go()?;
+    /// let waiter = dt.waiter().expect("tracing has started");
+    /// while dt.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
+    ///     waiter.wait();
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn wait(&self) {
         let _ = self.poller.wait(self.period);
     }
@@ -73,6 +106,23 @@ impl Waiter {
 
 /// The order [`Dtrace::aggregate_walk_by`] gives each aggregation's
 /// entries in, as libdtrace's walk functions do.
+///
+/// ```no_run
+/// # fn main() -> Result<(), libdtrace::Error> {
+/// let mut dt = libdtrace::Dtrace::open()?;
+/// let p = dt.compile("syscall:::entry { @[probefunc] = count(); }", libdtrace::ProgramSource::File)?;
+/// dt.exec(&p)?;
+/// dt.go()?;
+/// std::thread::sleep(std::time::Duration::from_millis(100));
+/// // The busiest system call first.
+/// dt.aggregate_walk_by(libdtrace::WalkOrder::ValueReversed, |name, entries| {
+///     if let Some(top) = entries.first() {
+///         println!("@{}: {} {:?}", name, top.key[0], top.value);
+///     }
+/// })?;
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WalkOrder {
     /// As the `aggsortkey`, `aggsortrev`, `aggsortkeypos` options say
@@ -91,6 +141,16 @@ pub enum WalkOrder {
 }
 
 /// A library error, worded as dtrace(1M) words it after "dtrace: ".
+///
+/// ```
+/// let mut dt = libdtrace::Dtrace::offline();
+/// match dt.compile("BEGIN { trace(nosuch); }", libdtrace::ProgramSource::File) {
+///     Err(e @ libdtrace::Error::Compile(_)) => {
+///         assert_eq!(e.to_string(), "line 1: failed to resolve nosuch: Unknown variable name");
+///     }
+///     other => panic!("{:?}", other.map(|_| ())),
+/// }
+/// ```
 #[derive(Debug)]
 pub enum Error {
     /// A D program did not compile.
@@ -175,6 +235,17 @@ impl From<io::Error> for Error {
 }
 
 /// How a program's text is to be read.
+///
+/// ```
+/// use libdtrace::{Dtrace, ProgramSource, SpecKind};
+/// let mut dt = Dtrace::offline();
+/// // As `dtrace -s`: a whole script.
+/// dt.compile("BEGIN { exit(0); }", ProgramSource::File)?;
+/// // As `dtrace -n`: a description and an optional body.
+/// let p = dt.compile("BEGIN { exit(0); }", ProgramSource::Description(SpecKind::Name))?;
+/// assert_eq!(p.probes(), vec![1]);
+/// # Ok::<(), libdtrace::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProgramSource {
     /// A script (`-s`).
@@ -187,6 +258,15 @@ pub enum ProgramSource {
 
 /// Which field a partial probe description starts at (dtrace(1M)'s
 /// `-P`, `-m`, `-f`, `-n`).
+///
+/// ```
+/// use libdtrace::{Dtrace, SpecKind};
+/// // `-f read` names the function field; `-n read` the name field.
+/// let f = Dtrace::parse_desc("read", SpecKind::Function).unwrap();
+/// assert_eq!(f.to_string(), "::read:");
+/// let n = Dtrace::parse_desc("read", SpecKind::Name).unwrap();
+/// assert_eq!(n.to_string(), ":::read");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SpecKind {
     /// `-P`: the provider.
@@ -200,6 +280,15 @@ pub enum SpecKind {
 }
 
 /// A compiled program.
+///
+/// ```
+/// let mut dt = libdtrace::Dtrace::offline();
+/// let a = dt.compile("BEGIN { trace(1); }", libdtrace::ProgramSource::File)?;
+/// let b = dt.compile("END { trace(2); }", libdtrace::ProgramSource::File)?;
+/// assert_eq!((a.id, b.id), (0, 1));
+/// assert_eq!(a.probes(), vec![1]); // dtrace:::BEGIN
+/// # Ok::<(), libdtrace::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Program {
     /// The program's number in its handle, in compile order.
@@ -212,6 +301,13 @@ pub struct Program {
 
 impl Program {
     /// Every probe this program's clauses match.
+    ///
+    /// ```
+    /// let mut dt = libdtrace::Dtrace::offline();
+    /// let p = dt.compile("BEGIN, END { trace(1); }", libdtrace::ProgramSource::File)?;
+    /// assert_eq!(p.probes(), vec![1, 2]);
+    /// # Ok::<(), libdtrace::Error>(())
+    /// ```
     pub fn probes(&self) -> Vec<u32> {
         let mut v: Vec<u32> = self.matches.iter().flatten().copied().collect();
         v.sort_unstable();
@@ -221,6 +317,14 @@ impl Program {
 }
 
 /// What `exec` reports.
+///
+/// ```
+/// let mut dt = libdtrace::Dtrace::offline();
+/// let p = dt.compile("BEGIN, END { trace(1); } BEGIN { trace(2); }", libdtrace::ProgramSource::File)?;
+/// // Three clause × probe pairs: as dtrace(1M)'s "matched 3 probes".
+/// assert_eq!(dt.exec(&p)?.matches, 3);
+/// # Ok::<(), libdtrace::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ProgramInfo {
     /// Enabled probes: clause × probe pairs.
@@ -228,6 +332,23 @@ pub struct ProgramInfo {
 }
 
 /// What `work` says about the session.
+///
+/// ```no_run
+/// # fn main() -> Result<(), libdtrace::Error> {
+/// let mut dt = libdtrace::Dtrace::open()?;
+/// let p = dt.compile("BEGIN { exit(0); }", libdtrace::ProgramSource::File)?;
+/// dt.exec(&p)?;
+/// dt.go()?;
+/// loop {
+///     dt.sleep(&[]);
+///     match dt.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)? {
+///         libdtrace::WorkStatus::Okay => continue,
+///         libdtrace::WorkStatus::Done => break,
+///     }
+/// }
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WorkStatus {
     /// Tracing goes on: call `sleep` and `work` again.
@@ -237,6 +358,24 @@ pub enum WorkStatus {
 }
 
 /// What a consumer callback wants next.
+///
+/// ```
+/// use libdtrace::{Consume, Consumer, ProbeData, RecDesc, RecKind};
+/// /// Prints nothing for a firing of `syscall::read:entry`, and stops at
+/// /// the first `exit()`.
+/// struct Filter;
+/// impl Consumer for Filter {
+///     fn probe(&mut self, _out: &mut dyn std::io::Write, pd: &ProbeData) -> Consume {
+///         if pd.probe.function == "read" { Consume::Next } else { Consume::This }
+///     }
+///     fn record(&mut self, _out: &mut dyn std::io::Write, _pd: &ProbeData, rec: Option<&RecDesc>) -> Consume {
+///         match rec {
+///             Some(r) if r.kind == RecKind::Exit => Consume::Abort,
+///             _ => Consume::This,
+///         }
+///     }
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Consume {
     /// Go on with this firing or record (`DTRACE_CONSUME_THIS`).
@@ -253,6 +392,36 @@ pub enum Consume {
 /// Callbacks for each probe firing and each of its records, as
 /// `dtrace_consume_probe_f` and `dtrace_consume_rec_f`.
 /// Both write to the same output the library formats records to.
+///
+/// ```no_run
+/// # fn main() -> Result<(), libdtrace::Error> {
+/// let mut dt = libdtrace::Dtrace::open()?;
+/// use libdtrace::{Arg, Consume, Consumer, ProbeData, RecDesc, RecKind};
+/// /// Collects each printf()'s arguments instead of printing them.
+/// #[derive(Default)]
+/// struct Events(Vec<String>);
+/// impl Consumer for Events {
+///     fn record(&mut self, _out: &mut dyn std::io::Write, _pd: &ProbeData, rec: Option<&RecDesc>) -> Consume {
+///         if let Some(r) = rec.filter(|r| r.kind == RecKind::Printf) {
+///             if let [Arg::Str(name), Arg::Int(pid, _)] = r.values {
+///                 self.0.push(format!("{} {}", String::from_utf8_lossy(name), pid));
+///             }
+///             return Consume::Next; // not printed
+///         }
+///         Consume::This
+///     }
+/// }
+/// let p = dt.compile(r#"BEGIN { printf("%s %d\n", execname, pid); exit(0); }"#, libdtrace::ProgramSource::File)?;
+/// dt.exec(&p)?;
+/// dt.go()?;
+/// let mut events = Events::default();
+/// while dt.work(&mut std::io::sink(), &mut events)? == libdtrace::WorkStatus::Okay {
+///     dt.sleep(&[]);
+/// }
+/// assert_eq!(events.0.len(), 1);
+/// # Ok(())
+/// # }
+/// ```
 pub trait Consumer {
     /// Called once for each probe firing, before its records.
     fn probe(&mut self, _out: &mut dyn Write, _data: &ProbeData) -> Consume {
@@ -294,10 +463,37 @@ pub trait Consumer {
 }
 
 /// A consumer that does nothing but let the library print.
+///
+/// ```no_run
+/// # fn main() -> Result<(), libdtrace::Error> {
+/// let mut dt = libdtrace::Dtrace::open()?;
+/// dt.setopt("quiet", None)?;
+/// let p = dt.compile(r#"BEGIN { printf("hello\n"); exit(0); }"#, libdtrace::ProgramSource::File)?;
+/// dt.exec(&p)?;
+/// dt.go()?;
+/// let mut out = Vec::new();
+/// while dt.work(&mut out, &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
+///     dt.sleep(&[]);
+/// }
+/// assert_eq!(out, b"hello\n");
+/// # Ok(())
+/// # }
+/// ```
 pub struct NullConsumer;
 impl Consumer for NullConsumer {}
 
 /// Drops reported to the drop handler.
+///
+/// ```no_run
+/// # fn main() -> Result<(), libdtrace::Error> {
+/// let mut dt = libdtrace::Dtrace::open()?;
+/// use std::sync::{Arc, Mutex};
+/// let drops = Arc::new(Mutex::new(Vec::new()));
+/// let seen = drops.clone();
+/// dt.handle_drop(move |d: &libdtrace::DropData| seen.lock().unwrap().push((d.kind, d.count, d.msg.clone())));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DropData {
     /// The CPU whose buffer dropped them.
@@ -311,6 +507,20 @@ pub struct DropData {
 }
 
 /// The kinds of drop DTrace reports.
+///
+/// ```no_run
+/// # fn main() -> Result<(), libdtrace::Error> {
+/// let mut dt = libdtrace::Dtrace::open()?;
+/// use libdtrace::DropKind;
+/// dt.handle_drop(|d| match d.kind {
+///     DropKind::Principal => eprintln!("raise bufsize: {}", d.msg),
+///     DropKind::Aggregation => eprintln!("raise aggsize: {}", d.msg),
+///     DropKind::Dynamic => eprintln!("raise dynvarsize: {}", d.msg),
+///     _ => eprintln!("{}", d.msg),
+/// });
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropKind {
     /// Records that did not fit the principal buffer.
@@ -335,6 +545,17 @@ type DropHandler = Box<dyn FnMut(&DropData) + Send>;
 type BufHandler = Box<dyn FnMut(&[u8]) + Send>;
 
 /// One enabled probe description: probe and clause.
+///
+/// ```no_run
+/// # fn main() -> Result<(), libdtrace::Error> {
+/// let mut dt = libdtrace::Dtrace::open()?;
+/// let p = dt.compile("BEGIN { exit(0); }", libdtrace::ProgramSource::File)?;
+/// dt.exec(&p)?;
+/// let desc = dt.epid(1).expect("the first enabled probe");
+/// assert_eq!((desc.probe, desc.clause), (1, 0));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct EpidDesc {
     /// The probe's ID.
@@ -344,6 +565,22 @@ pub struct EpidDesc {
 }
 
 /// The consumer handle.
+///
+/// ```no_run
+/// # fn main() -> Result<(), libdtrace::Error> {
+/// let mut dt = libdtrace::Dtrace::open()?;
+/// // The life cycle: open, set options, compile, exec, go, then sleep and
+/// // work until done; dropping the handle releases everything.
+/// dt.setopt("quiet", None)?;
+/// let p = dt.compile(r#"BEGIN { printf("hello\n"); exit(0); }"#, libdtrace::ProgramSource::File)?;
+/// dt.exec(&p)?;
+/// dt.go()?;
+/// while dt.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
+///     dt.sleep(&[]);
+/// }
+/// # Ok(())
+/// # }
+/// ```
 pub struct Dtrace {
     opts: Options,
     syms: Symbols,
@@ -450,6 +687,14 @@ const COALESCE: Duration = Duration::from_millis(1);
 
 impl Dtrace {
     /// Opens a handle: discovers providers and their probes.
+    ///
+    /// ```no_run
+    /// match libdtrace::Dtrace::open() {
+    ///     Ok(_dt) => println!("ready to trace"),
+    ///     Err(e @ libdtrace::Error::Privilege(_)) => eprintln!("dtrace: {}", e),
+    ///     Err(e) => eprintln!("dtrace: failed to initialize dtrace: {}", e),
+    /// }
+    /// ```
     pub fn open() -> Result<Dtrace, Error> {
         if !dtrace_sys::has_trace_privilege() {
             return Err(Error::Privilege(load::PRIVILEGE.into()));
@@ -460,6 +705,23 @@ impl Dtrace {
             .types
             .set_external(std::sync::Arc::new(ktypes::Kernel::default()));
         Ok(dt)
+    }
+
+    /// A handle that needs no privilege and reads nothing of the
+    /// machine: it compiles against [`offline`]'s fixed table of probes
+    /// (BEGIN, END, ERROR, profile and tick, a few system calls) and no
+    /// kernel types. For checking D programs and for provider headers
+    /// (`dtrace -h`); it cannot trace.
+    ///
+    /// ```
+    /// let mut dt = libdtrace::Dtrace::offline();
+    /// let err = dt
+    ///     .compile("BEGIN { x = ; }", libdtrace::ProgramSource::File)
+    ///     .unwrap_err();
+    /// assert_eq!(err.to_string(), "line 1: syntax error near \";\"");
+    /// ```
+    pub fn offline() -> Dtrace {
+        Dtrace::with_probes(offline::probes())
     }
 
     /// A handle over a given probe table and no kernel types (see
@@ -539,6 +801,15 @@ impl Dtrace {
     }
 
     /// Sets an option (`-x name=value`, `#pragma D option`).
+    ///
+    /// ```
+    /// let mut dt = libdtrace::Dtrace::offline();
+    /// dt.setopt("bufsize", Some("8m"))?;
+    /// dt.setopt("quiet", None)?;
+    /// let err = dt.setopt("bufsize", Some("huge")).unwrap_err();
+    /// assert_eq!(err.to_string(), "failed to set option -x bufsize=huge: Invalid value for specified option");
+    /// # Ok::<(), libdtrace::Error>(())
+    /// ```
     pub fn setopt(&mut self, name: &str, value: Option<&str>) -> Result<(), Error> {
         let fail = |err| Error::Option {
             name: name.to_string(),
@@ -589,17 +860,39 @@ impl Dtrace {
 
     /// An option's value (`dtrace_getopt`): a size or rate in bytes or
     /// nanoseconds, 1 for a set flag, -1 (DTRACEOPT_UNSET) if unset.
+    ///
+    /// ```
+    /// let mut dt = libdtrace::Dtrace::offline();
+    /// dt.setopt("bufsize", Some("8m"))?;
+    /// assert_eq!(dt.getopt("bufsize"), 8 << 20);
+    /// # Ok::<(), libdtrace::Error>(())
+    /// ```
     pub fn getopt(&self, name: &str) -> i64 {
         self.opts.get(name)
     }
 
     /// Every option's value.
+    ///
+    /// ```
+    /// let mut dt = libdtrace::Dtrace::offline();
+    /// // A pragma sets options as `-x` would.
+    /// dt.compile("#pragma D option quiet\nBEGIN { exit(0); }", libdtrace::ProgramSource::File)?;
+    /// assert!(dt.options().flag("quiet"));
+    /// # Ok::<(), libdtrace::Error>(())
+    /// ```
     pub fn options(&self) -> &Options {
         &self.opts
     }
 
     /// Sets `$0` and the script arguments `$1`... They are bytes: an
     /// argument that is not UTF-8 reaches the program's strings unchanged.
+    ///
+    /// ```
+    /// let mut dt = libdtrace::Dtrace::offline();
+    /// dt.set_args("script.d", &["42", "read"]);
+    /// dt.compile("BEGIN { trace($1 + 1); trace($$2); trace($$0); }", libdtrace::ProgramSource::File)?;
+    /// # Ok::<(), libdtrace::Error>(())
+    /// ```
     pub fn set_args<A: AsRef<[u8]>>(&mut self, arg0: impl AsRef<[u8]>, args: &[A]) {
         self.macros.args = std::iter::once(arg0.as_ref().to_vec())
             .chain(args.iter().map(|a| a.as_ref().to_vec()))
@@ -607,7 +900,7 @@ impl Dtrace {
     }
 
     /// Sets the value of `$target`.
-    pub fn set_target(&mut self, pid: i32) {
+    pub(crate) fn set_target(&mut self, pid: i32) {
         self.render_cache.set(None);
         for (n, v) in &mut self.macros.named {
             if n == "target" {
@@ -620,7 +913,7 @@ impl Dtrace {
     /// of a command created for tracing and held before its exec):
     /// user-level probes in it (`pid$target`, its USDT probes) are made
     /// from what it maps, or from the file and the libraries it needs.
-    pub fn target(&mut self, pid: i32, held: Option<&std::path::Path>) {
+    pub(crate) fn target(&mut self, pid: i32, held: Option<&std::path::Path>) {
         if let Ok(pid) = u32::try_from(pid) {
             if held.is_some() {
                 self.held_targets.push(pid);
@@ -631,35 +924,175 @@ impl Dtrace {
         }
     }
 
-    /// The probes known so far (`dtrace -l`'s table).
-    pub fn probes(&self) -> &Probes {
-        &self.probes
+    /// The probe with this ID, if there is one (`dtrace_id2desc`).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let dt = libdtrace::Dtrace::open()?;
+    /// let begin = dt.probe(1).expect("dtrace:::BEGIN is probe 1");
+    /// assert_eq!(begin.to_string(), "dtrace:::BEGIN");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn probe(&self, id: u32) -> Option<&ProbeDesc> {
+        self.probes.get(id).map(|p| &p.desc)
     }
 
-    /// Reads and keeps a traced process's mappings (again, if they were
-    /// read more than 100 ms ago), so that its user addresses (`usym()`,
-    /// `uaddr()`, `%A`) are named after it exits: call it while a target
-    /// runs.
-    pub fn remember_process(&self, pid: i32) {
-        if let Ok(pid) = u32::try_from(pid) {
-            usym::refresh_process(pid);
-        }
+    /// Every probe known so far, by ID (`dtrace -l`'s table); providers
+    /// that make their probes on first need (fbt) add theirs with
+    /// [`Dtrace::provide_all`] or when a description names them.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let dt = libdtrace::Dtrace::open()?;
+    /// let syscalls = dt.probe_list().filter(|(_, d)| d.provider == "syscall").count();
+    /// assert!(syscalls > 0);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn probe_list(&self) -> impl Iterator<Item = (u32, &ProbeDesc)> {
+        self.probes.iter().map(|p| (p.id, &p.desc))
     }
 
-    /// The provider definitions (`provider name { probe ...; };`) of the
-    /// programs compiled so far: what `dtrace -h` writes a header for.
-    pub fn provider_definitions(&self) -> &[dtrace_lang::check::ProviderDef] {
-        &self.providers
+    /// The arguments of probe `id`, with their types (`dtrace -lv`'s
+    /// "Argument Types"); empty for a probe without typed arguments.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let desc = libdtrace::Dtrace::parse_desc("syscall::read:entry", libdtrace::SpecKind::Name)
+    ///     .expect("a valid description");
+    /// let id = dt.match_probes(&desc)[0];
+    /// assert_eq!(dt.probe_args(id)[0].native, "int");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn probe_args(&self, id: u32) -> Vec<ArgDesc> {
+        self.probes.args(id)
+    }
+
+    /// The stability attributes of probe `id` and of its arguments
+    /// (`dtrace -lv`), as its provider declares them.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let dt = libdtrace::Dtrace::open()?;
+    /// let attrs = dt.probe_attributes(1).expect("BEGIN has attributes");
+    /// assert_eq!(attrs.probe.0, "Stable");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn probe_attributes(&self, id: u32) -> Option<Attributes> {
+        self.probes.attributes(id)
+    }
+
+    /// Why no probe can match `desc`, when its provider can say (fbt on
+    /// a kernel that refuses function tracing); `None` otherwise.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let desc = libdtrace::Dtrace::parse_desc("fbt::vfs_read:entry", libdtrace::SpecKind::Name)
+    ///     .expect("a valid description");
+    /// if dt.match_probes(&desc).is_empty() {
+    ///     println!("no fbt: {:?}", dt.why_no_match(&desc));
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn why_no_match(&self, desc: &ProbeDesc) -> Option<String> {
+        self.probes.why_not(desc)
+    }
+
+    /// Whether the programs compiled so far define providers (`provider
+    /// name { probe ...; };`), for [`Dtrace::provider_header`].
+    ///
+    /// ```
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::offline();
+    /// dt.compile("provider app { probe start(int); };", libdtrace::ProgramSource::File)?;
+    /// assert!(dt.has_providers());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn has_providers(&self) -> bool {
+        !self.providers.is_empty()
+    }
+
+    /// The C header `dtrace -h` writes for the providers defined so far:
+    /// a macro per probe (`APP_START(arg0)`) and its is-enabled test
+    /// (`APP_START_ENABLED()`). `file` is the header's name, for its
+    /// include guard.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::offline();
+    /// dt.compile("provider app { probe start(int); };", libdtrace::ProgramSource::File)?;
+    /// let h = dt.provider_header(Some("app.h"));
+    /// assert!(h.contains("#define\tAPP_START(arg0)"), "{}", h);
+    /// assert!(h.contains("APP_START_ENABLED()"));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn provider_header(&self, file: Option<&str>) -> String {
+        header::header(&self.providers, file)
+    }
+
+    /// The providers defined so far as Rust, for the `dtrace-usdt` crate
+    /// (`dtrace -h -o probes.rs`): one `provider!` invocation per
+    /// provider.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::offline();
+    /// dt.compile("provider app { probe start(int); };", libdtrace::ProgramSource::File)?;
+    /// assert!(dt.provider_rust().contains("provider!"));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn provider_rust(&self) -> String {
+        header::rust_providers(&self.providers)
+    }
+
+    /// What `dtrace -G` writes: a relocatable ELF object with no code
+    /// or data. Programs built with a `dtrace -h` header carry their
+    /// probes' notes already, so the object only stands where the build
+    /// expects one.
+    ///
+    /// ```
+    /// let obj = libdtrace::Dtrace::provider_object();
+    /// assert!(obj.starts_with(b"\x7fELF"));
+    /// ```
+    pub fn provider_object() -> Vec<u8> {
+        header::empty_object()
     }
 
     /// Makes every provider's probes that are made only on first need
     /// (fbt's), so that they are listed.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// dt.provide_all();
+    /// println!("{} probes", dt.probe_list().count());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn provide_all(&mut self) {
         self.probes.provide_all();
     }
 
     /// Probes matching a description (for listing), creating on-demand
     /// probes it names.
+    ///
+    /// ```
+    /// use libdtrace::{Dtrace, SpecKind};
+    /// let mut dt = Dtrace::offline();
+    /// let desc = Dtrace::parse_desc("syscall::read*:entry", SpecKind::Name).unwrap();
+    /// let ids = dt.match_probes(&desc);
+    /// assert!(!ids.is_empty());
+    /// assert!(ids.iter().all(|&id| dt.probe(id).unwrap().function.starts_with("read")));
+    /// ```
     pub fn match_probes(&mut self, desc: &ProbeDesc) -> Vec<u32> {
         self.probes.lookup(desc)
     }
@@ -668,6 +1101,13 @@ impl Dtrace {
     /// A probe description's `$name` macros (`pid$target`) replaced by
     /// their values, as compiling a program replaces them; unknown names
     /// are left as written.
+    ///
+    /// ```
+    /// let dt = libdtrace::Dtrace::offline();
+    /// let own = std::process::id();
+    /// assert_eq!(dt.expand_desc("pid$pid:::entry"), format!("pid{}:::entry", own));
+    /// assert_eq!(dt.expand_desc("pid$nosuch:::entry"), "pid$nosuch:::entry");
+    /// ```
     pub fn expand_desc(&self, text: &str) -> String {
         let mut out = String::with_capacity(text.len());
         let mut rest = text;
@@ -690,6 +1130,16 @@ impl Dtrace {
     /// Parses a probe description given as `kind` (`-P`, `-m`, `-f`,
     /// `-n`), its fields placed from that position; the error is
     /// dtrace(1M)'s message.
+    ///
+    /// ```
+    /// use libdtrace::{Dtrace, SpecKind};
+    /// let d = Dtrace::parse_desc("syscall:vmlinux", SpecKind::Module).unwrap();
+    /// assert_eq!((d.provider.as_str(), d.module.as_str()), ("syscall", "vmlinux"));
+    /// assert_eq!(
+    ///     Dtrace::parse_desc("a:b:c:d:e", SpecKind::Name).unwrap_err(),
+    ///     "invalid probe description \"a:b:c:d:e\": Overspecified probe description"
+    /// );
+    /// ```
     pub fn parse_desc(text: &str, kind: SpecKind) -> Result<ProbeDesc, String> {
         let text = align_spec(text, kind);
         ProbeDesc::parse(&text).map_err(|e| match e {
@@ -712,6 +1162,18 @@ impl Dtrace {
     /// when the program will be run; if the program's pragmas change the
     /// buffers' options, `go` makes them anew. It does nothing once
     /// tracing has started or buffers are already being made.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// dt.setopt("bufsize", Some("16m"))?;
+    /// dt.prepare(); // the buffers are made while the program compiles
+    /// let p = dt.compile("syscall:::entry { @[probefunc] = count(); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn prepare(&mut self) {
         if self.running.is_none() && self.warm.is_none() {
             self.warm = load::warm_up(self);
@@ -721,6 +1183,16 @@ impl Dtrace {
     /// Compiles a program. Probe descriptions must match at least one probe
     /// unless the `zdefs` option is set. The text is bytes (a `&str` works
     /// too): string literals keep bytes that are not UTF-8 as written.
+    ///
+    /// ```
+    /// use libdtrace::{Dtrace, ProgramSource, SpecKind};
+    /// let mut dt = Dtrace::offline();
+    /// let script = dt.compile("BEGIN { x = 1; } END { trace(x); }", ProgramSource::File)?;
+    /// let desc = dt.compile("END", ProgramSource::Description(SpecKind::Name))?;
+    /// assert_eq!(script.probes(), vec![1, 2]);
+    /// assert_eq!(desc.probes(), vec![2]);
+    /// # Ok::<(), libdtrace::Error>(())
+    /// ```
     pub fn compile(
         &mut self,
         text: impl AsRef<[u8]>,
@@ -974,6 +1446,14 @@ impl Dtrace {
     }
 
     /// Enables a compiled program's probes.
+    ///
+    /// ```
+    /// let mut dt = libdtrace::Dtrace::offline();
+    /// let p = dt.compile("BEGIN, END { trace(1); }", libdtrace::ProgramSource::File)?;
+    /// let info = dt.exec(&p)?;
+    /// println!("dtrace: description 'BEGIN, END' matched {} probes", info.matches);
+    /// # Ok::<(), libdtrace::Error>(())
+    /// ```
     pub fn exec(&mut self, prog: &Program) -> Result<ProgramInfo, Error> {
         if self.running.is_some() {
             return Err(Error::Enable(
@@ -1000,12 +1480,31 @@ impl Dtrace {
     /// The BPF programs [`go`](Self::go) would load for the probes
     /// enabled so far, disassembled (dtrace(1M)'s `-S`; DTrace shows its
     /// DIF there).
+    ///
+    /// ```
+    /// let mut dt = libdtrace::Dtrace::offline();
+    /// let p = dt.compile("BEGIN { trace(1 + 2); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// let text = dt.programs_text()?;
+    /// assert!(text.contains("exit"), "{}", text);
+    /// # Ok::<(), libdtrace::Error>(())
+    /// ```
     pub fn programs_text(&self) -> Result<String, Error> {
         load::programs_text(self)
     }
 
     /// Starts tracing: builds, loads and attaches every enabled probe's
     /// program, then fires BEGIN.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("BEGIN { trace(\"started\"); exit(0); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?; // BEGIN has fired
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn go(&mut self) -> Result<(), Error> {
         self.go_until(&|| false)
     }
@@ -1013,6 +1512,21 @@ impl Dtrace {
     /// [`go`](Self::go), abandoning the set-up (which for thousands of
     /// probes takes seconds) with [`Error::Cancelled`] as soon as
     /// `cancelled` says so, e.g. when SIGINT arrives.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// use std::sync::atomic::{AtomicBool, Ordering};
+    /// static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+    /// let p = dt.compile("syscall:::entry { @ = count(); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// match dt.go_until(&|| INTERRUPTED.load(Ordering::Relaxed)) {
+    ///     Err(libdtrace::Error::Cancelled) => return Ok(()),
+    ///     other => other?,
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn go_until(&mut self, cancelled: &dyn Fn() -> bool) -> Result<(), Error> {
         if self.running.is_some() {
             return Err(Error::Enable("tracing is already active".into()));
@@ -1029,6 +1543,22 @@ impl Dtrace {
     /// check due, a target process's exit, or one of `extra_fds` readable
     /// (a signal's descriptor); then notes the targets that have exited,
     /// for [`work`](Self::work) to tell the process handler.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("tick-10ms { exit(0); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// loop {
+    ///     dt.sleep(&[]); // until records arrive, or the status period ends
+    ///     if dt.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Done {
+    ///         break;
+    ///     }
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn sleep(&mut self, extra_fds: &[i32]) {
         let mut fds = extra_fds.to_vec();
         fds.extend(self.proc_fds());
@@ -1073,6 +1603,35 @@ impl Dtrace {
     /// thread can walk the aggregations meanwhile. The wait lasts at most
     /// what [`sleep`](Self::sleep)'s would now; None before
     /// [`go`](Self::go).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// use std::sync::{Arc, Mutex};
+    /// let p = dt.compile("syscall:::entry { @[execname] = count(); } tick-1s { exit(0); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// let waiter = dt.waiter().expect("tracing has started");
+    /// let dt = Arc::new(Mutex::new(dt));
+    /// let sampler = {
+    ///     let dt = dt.clone();
+    ///     std::thread::spawn(move || {
+    ///         std::thread::sleep(std::time::Duration::from_millis(500));
+    ///         // The work loop below waits without the lock: this walk gets it.
+    ///         dt.lock().unwrap().aggregate_walk(|name, entries| println!("@{}: {} keys", name, entries.len()))
+    ///     })
+    /// };
+    /// loop {
+    ///     waiter.wait();
+    ///     let mut h = dt.lock().unwrap();
+    ///     if h.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Done {
+    ///         break;
+    ///     }
+    /// }
+    /// sampler.join().unwrap()?;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn waiter(&self) -> Option<Waiter> {
         let r = self.running.as_ref()?;
         let period = sleep_period(
@@ -1087,12 +1646,42 @@ impl Dtrace {
     }
 
     /// True once tracing has stopped (by exit() or `stop`).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("BEGIN { exit(0); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// while !dt.stopped() {
+    ///     dt.sleep(&[]);
+    ///     dt.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)?;
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn stopped(&self) -> bool {
         self.stopped
     }
 
     /// Consumes what is in the buffer, printing trace and printf output to
     /// `out` (or the buffered-output handler) and calling `consumer`.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// dt.setopt("quiet", None)?;
+    /// let p = dt.compile(r#"BEGIN { printf("%d\n", 6 * 7); exit(0); }"#, libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// let mut out = Vec::new();
+    /// while dt.work(&mut out, &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
+    ///     dt.sleep(&[]);
+    /// }
+    /// assert_eq!(out, b"42\n");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn work(
         &mut self,
         out: &mut dyn Write,
@@ -1152,6 +1741,19 @@ impl Dtrace {
     }
 
     /// Stops tracing: no probe fires after this but END, which runs now.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("syscall:::entry { @ = count(); } END { printa(@); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// std::thread::sleep(std::time::Duration::from_secs(1));
+    /// dt.stop()?; // END fires now
+    /// while dt.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {}
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn stop(&mut self) -> Result<(), Error> {
         if self.stopped || self.running.is_none() {
             self.stopped = true;
@@ -1163,16 +1765,65 @@ impl Dtrace {
 
     /// Handler for runtime errors (faults); the default prints DTrace's
     /// message to stderr.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// use std::sync::{Arc, Mutex};
+    /// let faults = Arc::new(Mutex::new(Vec::new()));
+    /// let seen = faults.clone();
+    /// dt.handle_err(move |e: &libdtrace::ErrorData| seen.lock().unwrap().push((e.action, e.msg.clone())));
+    /// let p = dt.compile("BEGIN { x = 0; trace(1 / x); } BEGIN { exit(0); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// while dt.work(&mut std::io::sink(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
+    ///     dt.sleep(&[]);
+    /// }
+    /// let faults = faults.lock().unwrap();
+    /// assert!(faults[0].1.ends_with("divide-by-zero in action #2"), "{:?}", faults);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn handle_err(&mut self, f: impl FnMut(&ErrorData) + Send + 'static) {
         self.err_handler = Some(Box::new(f));
     }
 
     /// Handler for drops; the default prints DTrace's message to stderr.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// dt.setopt("dynvarsize", Some("1k"))?;
+    /// dt.handle_drop(|d| eprintln!("{:?} x{}: {}", d.kind, d.count, d.msg));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn handle_drop(&mut self, f: impl FnMut(&DropData) + Send + 'static) {
         self.drop_handler = Some(Box::new(f));
     }
 
     /// Receives formatted output instead of the output stream.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// use std::sync::{Arc, Mutex};
+    /// // The application draws instead of printing: every formatted string
+    /// // comes here, and nothing is written to `work`'s output.
+    /// let text = Arc::new(Mutex::new(Vec::new()));
+    /// let sink = text.clone();
+    /// dt.handle_buffered(move |bytes| sink.lock().unwrap().extend_from_slice(bytes));
+    /// dt.setopt("quiet", None)?;
+    /// let p = dt.compile(r#"BEGIN { printf("drawn\n"); exit(0); }"#, libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// while dt.work(&mut std::io::sink(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
+    ///     dt.sleep(&[]);
+    /// }
+    /// assert_eq!(*text.lock().unwrap(), b"drawn\n");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn handle_buffered(&mut self, f: impl FnMut(&[u8]) + Send + 'static) {
         self.buf_handler = Some(Box::new(f));
     }
@@ -1227,6 +1878,21 @@ impl Dtrace {
     /// Names the file behind the output given to [`work`](Self::work)
     /// (standard output or `-o`'s file, duplicated), which ftruncate()
     /// empties. Without it, ftruncate() empties only a freopen()ed file.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let file = std::fs::File::create("/tmp/trace.out").map_err(libdtrace::Error::Io)?;
+    /// dt.set_output_file(file.try_clone().map_err(libdtrace::Error::Io)?);
+    /// let mut out = std::io::BufWriter::new(file);
+    /// let p = dt.compile("tick-1s { ftruncate(); printf(\"%Y\\n\", walltimestamp); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.setopt("destructive", None)?;
+    /// dt.go()?;
+    /// dt.work(&mut out, &mut libdtrace::NullConsumer)?;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn set_output_file(&mut self, f: std::fs::File) {
         self.output_file = Some(f);
     }
@@ -1399,6 +2065,21 @@ impl Dtrace {
 
     /// Prints every aggregation not yet printed by printa(), as dtrace(1M)
     /// does when tracing ends.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("syscall:::entry { @[probefunc] = count(); } tick-1s { exit(0); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// let mut out = std::io::stdout();
+    /// while dt.work(&mut out, &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
+    ///     dt.sleep(&[]);
+    /// }
+    /// dt.aggregate_print(&mut out)?; // as dtrace(1M) prints them at the end
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn aggregate_print(&mut self, out: &mut dyn Write) -> Result<(), Error> {
         let Some(r) = &self.running else {
             return Ok(());
@@ -1459,6 +2140,22 @@ impl Dtrace {
     }
 
     /// Calls `f` with each aggregation's name and sorted snapshot.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("syscall:::entry { @calls[execname] = count(); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// std::thread::sleep(std::time::Duration::from_millis(200));
+    /// dt.aggregate_walk(|name, entries| {
+    ///     for e in entries {
+    ///         println!("@{}[{}] = {:?}", name, e.key[0], e.value);
+    ///     }
+    /// })?;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn aggregate_walk(
         &mut self,
         f: impl FnMut(&str, &[aggregate::AggEntry]),
@@ -1470,6 +2167,26 @@ impl Dtrace {
     /// now, its entries in `order`, in the order the aggregations were
     /// defined. It reads the kernel's maps: call it between
     /// [`work`](Self::work) calls, from any thread that holds the handle.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// use libdtrace::{KeyValue, WalkOrder};
+    /// let p = dt.compile("syscall:::entry { @[probefunc] = count(); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// std::thread::sleep(std::time::Duration::from_millis(200));
+    /// let mut names = Vec::new();
+    /// dt.aggregate_walk_by(WalkOrder::Key, |_, entries| {
+    ///     names.extend(entries.iter().filter_map(|e| match &e.key[0] {
+    ///         KeyValue::Str(s) => Some(String::from_utf8_lossy(s).into_owned()),
+    ///         _ => None,
+    ///     }));
+    /// })?;
+    /// assert!(names.windows(2).all(|w| w[0] <= w[1]));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn aggregate_walk_by(
         &mut self,
         order: WalkOrder,
@@ -1503,6 +2220,21 @@ impl Dtrace {
     }
 
     /// Zeroes every aggregation's values, keeping keys.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("syscall:::entry { @ = count(); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// for _ in 0..3 {
+    ///     std::thread::sleep(std::time::Duration::from_secs(1));
+    ///     dt.aggregate_print(&mut std::io::stdout())?; // this second's count
+    ///     dt.aggregate_clear()?;
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn aggregate_clear(&mut self) -> Result<(), Error> {
         let Some(r) = &self.running else {
             return Ok(());
@@ -1562,6 +2294,21 @@ impl Dtrace {
     /// The buffers made smaller than asked when tracing started (under
     /// `bufresize=auto`), as dtrace(1M) reports them: ("buffer size",
     /// bytes), ("speculation size", bytes).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// dt.setopt("bufsize", Some("1t"))?; // more than the machine has
+    /// dt.setopt("bufresize", Some("auto"))?;
+    /// let p = dt.compile("BEGIN { exit(0); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// for (what, size) in dt.lowered_sizes() {
+    ///     eprintln!("dtrace: {} lowered to {} bytes", what, size);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn lowered_sizes(&self) -> &[(&'static str, u64)] {
         &self.lowered
     }
@@ -1569,6 +2316,21 @@ impl Dtrace {
     /// How many places of user-level probes (pid) the kernel refused when
     /// tracing started, which were left out: an instruction its uprobes
     /// cannot step, or a place inside an instruction.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let pid = dt.proc_create(&["/bin/true".into()]).map_err(|e| libdtrace::Error::Enable(e.to_string()))?;
+    /// let p = dt.compile("pid$target:libc.so.6:strlen: { }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// if dt.refused_places() > 0 {
+    ///     eprintln!("{} instructions cannot be traced", dt.refused_places());
+    /// }
+    /// dt.proc_continue(pid)?;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn refused_places(&self) -> usize {
         self.refused_places
     }
@@ -1588,29 +2350,19 @@ impl Dtrace {
     }
 
     /// The description of an enabled probe (for messages).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("BEGIN, END { trace(1); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// // EPIDs are given in exec order: clause 0 on BEGIN (probe 1), then END.
+    /// assert_eq!(dt.epid(2).map(|d| (d.probe, d.clause)), Some((2, 0)));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn epid(&self, epid: u32) -> Option<EpidDesc> {
         self.epids.get((epid as usize).checked_sub(1)?).copied()
-    }
-
-    /// The layout of the clause an EPID records, if tracing has started.
-    fn layout_of(&self, clause: usize) -> Option<&[dtrace_bpf::plan::RecordedAction]> {
-        self.running
-            .as_ref()
-            .map(|r| r.gen.clauses[clause].actions.as_slice())
-    }
-
-    /// Names of the aggregations, by id.
-    pub fn aggregation_name(&self, id: AggId) -> Option<&str> {
-        self.syms.aggs.get(id).map(|a| a.name.as_str())
-    }
-
-    /// Whether any enabled clause uses a given action (for tests of the
-    /// planner).
-    pub fn has_action(&self, f: impl Fn(&ActionLayout) -> bool) -> bool {
-        (0..self.clauses.len()).any(|c| {
-            self.layout_of(c)
-                .is_some_and(|l| l.iter().any(|a| f(&a.action)))
-        })
     }
 }
 
@@ -1635,13 +2387,17 @@ fn align_spec(text: &str, kind: SpecKind) -> String {
         SpecKind::Function => 2,
         SpecKind::Name => return text.to_string(),
     };
+    // The fields are read from the right, the last one given landing
+    // on the kind's own field (`-m syscall:vmlinux` is provider and
+    // module), as dtrace_str2desc() reads them. More fields than that
+    // are left as written: a whole description.
     let n = text.split(':').count();
-    if start + n > 4 {
+    if n > start + 1 {
         return text.to_string();
     }
-    let mut s = ":".repeat(start);
+    let mut s = ":".repeat(start + 1 - n);
     s.push_str(text);
-    s.push_str(&":".repeat(4 - start - n));
+    s.push_str(&":".repeat(3 - start));
     s
 }
 
@@ -1710,6 +2466,18 @@ mod tests {
         assert_eq!(align_spec("syscall", SpecKind::Provider), "syscall:::");
         assert_eq!(align_spec("read", SpecKind::Function), "::read:");
         assert_eq!(align_spec("vmlinux", SpecKind::Module), ":vmlinux::");
+        assert_eq!(
+            align_spec("syscall:vmlinux", SpecKind::Module),
+            "syscall:vmlinux::"
+        );
+        assert_eq!(
+            align_spec("syscall::read", SpecKind::Function),
+            "syscall::read:"
+        );
+        assert_eq!(
+            align_spec("vmlinux:read", SpecKind::Function),
+            ":vmlinux:read:"
+        );
         assert_eq!(align_spec("BEGIN", SpecKind::Name), "BEGIN");
         assert_eq!(
             align_program_spec(b"syscall{@a[probefunc] = count()}", SpecKind::Provider),
@@ -1720,6 +2488,11 @@ mod tests {
 
 /// An I/O error as strerror(3) words it, without Rust's "(os error N)"
 /// (`No such file or directory`), as dtrace(1M)'s messages quote it.
+///
+/// ```
+/// let e = std::fs::File::open("/nonexistent").unwrap_err();
+/// assert_eq!(libdtrace::io_reason(&e), "No such file or directory");
+/// ```
 pub fn io_reason(e: &io::Error) -> String {
     let s = e.to_string();
     match s.find(" (os error") {

@@ -29,11 +29,17 @@ const SYSCALLS: &[(&str, u32)] = &[
 ];
 
 /// The probe table the offline path compiles against.
-pub fn probes() -> Probes {
+pub(crate) fn probes() -> Probes {
     Probes::with_syscalls(SYSCALLS)
 }
 
 /// What a successful offline compile produced.
+///
+/// ```
+/// let s = libdtrace::offline::compile("syscall::read:entry { @ = count(); }", false)?;
+/// assert!(s.programs >= 1 && s.instructions > 0);
+/// # Ok::<(), libdtrace::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
     /// BPF programs generated.
@@ -47,6 +53,13 @@ pub struct Summary {
 /// which needs privileges). Descriptions matching no probe of the fake
 /// table are accepted (`zdefs`). Everything runs, and is dropped, on a
 /// thread with the compiler's stack.
+///
+/// ```
+/// // A D program checked through code generation, with no kernel.
+/// assert!(libdtrace::offline::compile("BEGIN { trace(1); }", false).is_ok());
+/// let e = libdtrace::offline::compile("BEGIN { trace(); }", false).unwrap_err();
+/// assert!(e.to_string().starts_with("line 1:"), "{}", e);
+/// ```
 pub fn compile(text: &str, verify: bool) -> Result<Summary, Error> {
     dtrace_lang::on_compile_stack(|| {
         let mut dt = Dtrace::with_probes(probes());

@@ -24,6 +24,15 @@ enum OptKind {
 /// Whether setting an option takes effect here. Every option DTrace
 /// knows is in the table; none is accepted and then ignored: an option
 /// whose effect is not implemented is refused with the reason.
+///
+/// ```
+/// use libdtrace::{Options, Support};
+/// for o in Options::all() {
+///     if let Support::Refused(why) = o.support {
+///         println!("{}: {}", o.name, why);
+///     }
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Support {
     /// Setting it takes effect.
@@ -49,6 +58,16 @@ struct OptDef {
 
 /// An option as the table describes it (for listing and for tests that
 /// walk the table).
+///
+/// ```
+/// let mut opts = libdtrace::Options::default();
+/// for o in libdtrace::Options::all() {
+///     if let Some(v) = o.other_value {
+///         // Every option's example value is valid for its kind.
+///         let _ = opts.set(o.name, Some(v));
+///     }
+/// }
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct OptionInfo {
     /// The option's name.
@@ -60,8 +79,9 @@ pub struct OptionInfo {
     pub other_value: Option<&'static str>,
 }
 
-/// Every option DTrace knows, in alphabetical order.
-pub fn all() -> impl Iterator<Item = OptionInfo> {
+/// Every option DTrace knows, in alphabetical order (see
+/// [`Options::all`]).
+fn all() -> impl Iterator<Item = OptionInfo> {
     OPTIONS.iter().map(|o| OptionInfo {
         name: o.name,
         support: o.support,
@@ -386,6 +406,13 @@ const OPTIONS: &[OptDef] = &[
 ];
 
 /// Why an option could not be set; `Display` gives DTrace's wording.
+///
+/// ```
+/// use libdtrace::{Options, OptionError};
+/// let mut o = Options::default();
+/// assert_eq!(o.set("nosuch", None), Err(OptionError::UnknownName));
+/// assert_eq!(OptionError::UnknownName.to_string(), "Invalid option name");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OptionError {
     /// No option has that name.
@@ -410,6 +437,13 @@ impl fmt::Display for OptionError {
 }
 
 /// Current option values.
+///
+/// ```
+/// let mut o = libdtrace::Options::default();
+/// o.set("aggrate", Some("10hz"))?;
+/// assert_eq!(o.get("aggrate"), 100_000_000); // nanoseconds
+/// # Ok::<(), libdtrace::OptionError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Options {
     values: Vec<i64>,
@@ -515,7 +549,30 @@ impl std::hash::Hasher for Fnv {
 }
 
 impl Options {
-    /// Sets `name` to `value` (None for a bare `-x name`).
+    /// Every option DTrace knows, in alphabetical order, with whether
+    /// this implementation honours it.
+    ///
+    /// ```
+    /// use libdtrace::{Options, Support};
+    /// let bufsize = Options::all().find(|o| o.name == "bufsize").unwrap();
+    /// assert_eq!(bufsize.support, Support::Honoured);
+    /// ```
+    pub fn all() -> impl Iterator<Item = OptionInfo> {
+        all()
+    }
+
+    /// Sets `name` to `value` (None for a bare `-x name`). A handle's
+    /// options are set with [`crate::Dtrace::setopt`], which also says
+    /// which option failed.
+    ///
+    /// ```
+    /// use libdtrace::{OptionError, Options};
+    /// let mut o = Options::default();
+    /// o.set("bufsize", Some("4m")).unwrap();
+    /// assert_eq!(o.get("bufsize"), 4 << 20);
+    /// assert_eq!(o.set("bufsize", Some("lots")), Err(OptionError::BadValue));
+    /// assert_eq!(o.set("nosuch", None), Err(OptionError::UnknownName));
+    /// ```
     pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<(), OptionError> {
         let i = index(name).ok_or(OptionError::UnknownName)?;
         let def = &OPTIONS[i];
@@ -568,26 +625,57 @@ impl Options {
     }
 
     /// The value of an option in its unit (bytes, ns, count, 0/1, index).
+    ///
+    /// ```
+    /// let mut o = libdtrace::Options::default();
+    /// o.set("switchrate", Some("10hz")).unwrap();
+    /// assert_eq!(o.get("switchrate"), 100_000_000);
+    /// ```
     pub fn get(&self, name: &str) -> i64 {
         index(name).map(|i| self.values[i]).unwrap_or(0)
     }
 
     /// The text of a text option, if set.
+    ///
+    /// ```
+    /// let mut o = libdtrace::Options::default();
+    /// assert_eq!(o.text("cpppath"), None);
+    /// o.set("cpppath", Some("/usr/bin/cpp")).unwrap();
+    /// assert_eq!(o.text("cpppath"), Some("/usr/bin/cpp"));
+    /// ```
     pub fn text(&self, name: &str) -> Option<&str> {
         index(name).and_then(|i| self.texts[i].as_deref())
     }
 
     /// True if the option was set, by `-x`, a flag or a pragma.
+    ///
+    /// ```
+    /// let mut o = libdtrace::Options::default();
+    /// assert!(!o.is_set("quiet"));
+    /// o.set("quiet", None).unwrap();
+    /// assert!(o.is_set("quiet"));
+    /// ```
     pub fn is_set(&self, name: &str) -> bool {
         index(name).is_some_and(|i| self.explicit[i])
     }
 
     /// Whether a flag option is set (a value option: whether it is not 0).
+    ///
+    /// ```
+    /// let mut o = libdtrace::Options::default();
+    /// o.set("flowindent", Some("1")).unwrap();
+    /// assert!(o.flag("flowindent"));
+    /// ```
     pub fn flag(&self, name: &str) -> bool {
         self.get(name) != 0
     }
 
     /// True if `name` is an option DTrace knows.
+    ///
+    /// ```
+    /// assert!(libdtrace::Options::exists("aggsortrev"));
+    /// assert!(!libdtrace::Options::exists("aggsortbackwards"));
+    /// ```
     pub fn exists(name: &str) -> bool {
         index(name).is_some()
     }

@@ -16,6 +16,14 @@ use crate::{io_reason, Dtrace, Error};
 /// How a traced process ended: its exit status or the signal that killed
 /// it, for a command dtrace created (a grabbed process's status is its
 /// parent's to learn).
+///
+/// ```
+/// use libdtrace::{ProcEvent, ProcExit};
+/// let e = ProcEvent::Exited { pid: 12, how: Some(ProcExit::Signal(11)) };
+/// assert_eq!(e.notice().unwrap(), "pid 12 terminated by SIGSEGV");
+/// let e = ProcEvent::Exited { pid: 12, how: Some(ProcExit::Status(3)) };
+/// assert_eq!(e.notice().unwrap(), "pid 12 exited with status 3");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProcExit {
     /// It exited with this status.
@@ -25,6 +33,19 @@ pub enum ProcExit {
 }
 
 /// What the process handler is told.
+///
+/// ```no_run
+/// # fn main() -> Result<(), libdtrace::Error> {
+/// let mut dt = libdtrace::Dtrace::open()?;
+/// use libdtrace::ProcEvent;
+/// dt.handle_proc(|e| match e {
+///     ProcEvent::Created { pid } => eprintln!("created {}", pid),
+///     ProcEvent::Grabbed { pid } => eprintln!("grabbed {}", pid),
+///     ProcEvent::Exited { .. } => eprintln!("dtrace: {}", e.notice().unwrap_or_default()),
+/// });
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ProcEvent {
     /// A command was created for tracing (held before its exec).
@@ -48,6 +69,11 @@ pub enum ProcEvent {
 
 impl ProcEvent {
     /// The process's ID.
+    ///
+    /// ```
+    /// let e = libdtrace::ProcEvent::Grabbed { pid: 42 };
+    /// assert_eq!(e.pid(), 42);
+    /// ```
     pub fn pid(&self) -> i32 {
         match *self {
             ProcEvent::Created { pid } | ProcEvent::Grabbed { pid } => pid,
@@ -58,6 +84,12 @@ impl ProcEvent {
     /// dtrace(1M)'s notice of an exit (`pid 12 has exited`, `pid 12
     /// exited with status 3`, `pid 12 terminated by SIGSEGV`); None for
     /// the other events.
+    ///
+    /// ```
+    /// use libdtrace::ProcEvent;
+    /// assert_eq!(ProcEvent::Exited { pid: 7, how: None }.notice().unwrap(), "pid 7 has exited");
+    /// assert_eq!(ProcEvent::Created { pid: 7 }.notice(), None);
+    /// ```
     pub fn notice(&self) -> Option<String> {
         let ProcEvent::Exited { pid, how } = *self else {
             return None;
@@ -78,6 +110,11 @@ impl ProcEvent {
 
 /// Why a process could not be traced, worded as dtrace(1M) words it
 /// after "dtrace: " (`failed to execute ls: No such file or directory`).
+///
+/// ```
+/// let e = libdtrace::ProcError::Grab { pid: 99999999, why: "No such process".into() };
+/// assert_eq!(e.to_string(), "failed to grab pid 99999999: No such process");
+/// ```
 #[derive(Debug)]
 pub enum ProcError {
     /// The command could not be executed.
@@ -105,6 +142,11 @@ pub enum ProcError {
 
 impl ProcError {
     /// The message, as bytes (a command may not be UTF-8).
+    ///
+    /// ```
+    /// let e = libdtrace::ProcError::Exec { command: b"nosuch -x".to_vec(), why: "No such file or directory".into() };
+    /// assert_eq!(e.message(), b"failed to execute nosuch -x: No such file or directory");
+    /// ```
     pub fn message(&self) -> Vec<u8> {
         let (head, what, why): (&[u8], Vec<u8>, &str) = match self {
             ProcError::Exec { command, why } => (b"failed to execute ", command.clone(), why),
@@ -140,6 +182,25 @@ impl Dtrace {
     /// tracing, held before its exec until
     /// [`proc_continue`](Self::proc_continue); returns its process ID.
     /// The first process created or grabbed is `$target`.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// // As `dtrace -c 'ls /'`: created held, traced from its first instruction.
+    /// let pid = dt.proc_create(&["ls".into(), "/".into()]).map_err(|e| libdtrace::Error::Enable(e.to_string()))?;
+    /// let p = dt.compile("syscall::write:entry /pid == $target/ { @ = count(); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// dt.proc_continue(pid)?;
+    /// while dt.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
+    ///     dt.sleep(&[]);
+    ///     if dt.live_procs() == 0 {
+    ///         dt.stop()?;
+    ///     }
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn proc_create(&mut self, argv: &[OsString]) -> Result<i32, ProcError> {
         let command = argv
             .iter()
@@ -163,6 +224,22 @@ impl Dtrace {
     }
 
     /// Grabs running process `pid` for tracing.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// // As `dtrace -p PID`.
+    /// let pid: i32 = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(1);
+    /// if let Err(e) = dt.proc_grab(pid) {
+    ///     eprintln!("dtrace: {}", e);
+    ///     return Ok(());
+    /// }
+    /// let p = dt.compile("pid$target::malloc:entry { @ = quantize(arg0); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn proc_grab(&mut self, pid: i32) -> Result<(), ProcError> {
         if pid == std::process::id() as i32 {
             return Err(ProcError::Grab {
@@ -193,6 +270,18 @@ impl Dtrace {
 
     /// Lets a created command run (it execs); nothing for a grabbed one.
     /// Call it once tracing has started ([`go`](Self::go)).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let pid = dt.proc_create(&["true".into()]).map_err(|e| libdtrace::Error::Enable(e.to_string()))?;
+    /// let p = dt.compile("proc:::exit /pid == $target/ { exit(0); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// dt.proc_continue(pid)?; // it runs now, traced from its exec
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn proc_continue(&mut self, pid: i32) -> Result<(), Error> {
         match self.procs.iter_mut().find(|p| p.target.pid() == pid) {
             Some(p) => p
@@ -205,30 +294,89 @@ impl Dtrace {
 
     /// Stops watching process `pid`: a created command is killed, as
     /// DTrace's are when it lets them go; a grabbed one runs on.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let pid = dt.proc_create(&["sleep".into(), "60".into()]).map_err(|e| libdtrace::Error::Enable(e.to_string()))?;
+    /// dt.proc_release(pid); // killed: it was created for tracing
+    /// assert!(!dt.has_procs());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn proc_release(&mut self, pid: i32) {
         self.procs.retain(|p| p.target.pid() != pid);
     }
 
     /// The handler told of each process created, grabbed, and exited (in
     /// [`sleep`](Self::sleep) or [`work`](Self::work)).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// use std::sync::{Arc, Mutex};
+    /// let events = Arc::new(Mutex::new(Vec::new()));
+    /// let seen = events.clone();
+    /// dt.handle_proc(move |e| seen.lock().unwrap().push(e.clone()));
+    /// let pid = dt.proc_create(&["true".into()]).map_err(|e| libdtrace::Error::Enable(e.to_string()))?;
+    /// assert_eq!(events.lock().unwrap()[0], libdtrace::ProcEvent::Created { pid });
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn handle_proc(&mut self, f: impl FnMut(&ProcEvent) + Send + 'static) {
         self.proc_handler = Some(Box::new(f));
     }
 
     /// The traced processes that have not exited (or whose exit the
     /// handler has not yet been told).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let pid = dt.proc_create(&["true".into()]).map_err(|e| libdtrace::Error::Enable(e.to_string()))?;
+    /// let p = dt.compile("BEGIN { }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// dt.proc_continue(pid)?;
+    /// while dt.live_procs() > 0 {
+    ///     dt.sleep(&[]); // its exit is seen here
+    ///     dt.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)?;
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn live_procs(&self) -> usize {
         self.procs.iter().filter(|p| !p.told).count()
     }
 
     /// The traced processes' IDs, in the order they were created or
     /// grabbed.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let a = dt.proc_create(&["true".into()]).map_err(|e| libdtrace::Error::Enable(e.to_string()))?;
+    /// let b = dt.proc_create(&["true".into()]).map_err(|e| libdtrace::Error::Enable(e.to_string()))?;
+    /// assert_eq!(dt.proc_pids(), vec![a, b]); // $target is `a`
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn proc_pids(&self) -> Vec<i32> {
         self.procs.iter().map(|p| p.target.pid()).collect()
     }
 
     /// Whether processes are traced at all (`-c`, `-p`): tracing then
     /// ends when the last of them has exited.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// assert!(!dt.has_procs());
+    /// dt.proc_create(&["true".into()]).map_err(|e| libdtrace::Error::Enable(e.to_string()))?;
+    /// assert!(dt.has_procs()); // tracing ends when the last one exits
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn has_procs(&self) -> bool {
         !self.procs.is_empty()
     }

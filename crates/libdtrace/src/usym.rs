@@ -229,6 +229,18 @@ fn symbol_at(path: &Path, offset: u64) -> Option<(String, u64)> {
 }
 
 /// How a user address is printed.
+///
+/// ```
+/// use libdtrace::{Arg, UserHow};
+/// fn describe(v: &Arg) -> &'static str {
+///     match v {
+///         Arg::User(_, UserHow::Sym) => "usym() or ufunc()",
+///         Arg::User(_, UserHow::Mod) => "umod()",
+///         Arg::User(_, UserHow::Addr) => "uaddr()",
+///         _ => "not a user address",
+///     }
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UserHow {
     /// `module`function` (`usym()`, `ufunc()`).

@@ -6,8 +6,8 @@ mod common;
 
 use std::io::Write;
 
-use libdtrace::aggregate::Row;
-use libdtrace::format::Arg;
+use libdtrace::Arg;
+use libdtrace::Row;
 use libdtrace::{
     Consume, Consumer, ProbeData, ProgramSource, RecDesc, RecKind, SpecKind, WorkStatus,
 };
@@ -98,4 +98,57 @@ fn records_reach_the_consumer_decoded() {
         "{}",
         text
     );
+}
+
+/// Seed 002: the record callback sees every statement, a statement that
+/// is not an action as a record of size 0; a statement under an `if`
+/// only when its branch ran.
+#[test]
+fn statements_reach_the_record_callback_with_no_size() {
+    #[derive(Default)]
+    struct Recs(Vec<(RecKind, u32, u32)>);
+    impl Consumer for Recs {
+        fn record(
+            &mut self,
+            _out: &mut dyn Write,
+            _pd: &ProbeData,
+            rec: Option<&RecDesc>,
+        ) -> Consume {
+            if let Some(r) = rec {
+                self.0.push((r.kind, r.size, r.action));
+            }
+            Consume::This
+        }
+    }
+    let Some(mut dt) = common::quiet_handle() else {
+        return;
+    };
+    let p = dt
+        .compile(
+            r#"BEGIN { n = 1; printf("%s %d\n", "cat", 9); if (n == 1) { m = 2; } else { k = 3; } trace(n); exit(0); }"#,
+            ProgramSource::Description(SpecKind::Name),
+        )
+        .expect("compile");
+    dt.exec(&p).expect("exec");
+    dt.go().expect("go");
+    let mut c = Recs::default();
+    let mut out: Vec<u8> = Vec::new();
+    for _ in 0..1000 {
+        dt.sleep(&[]);
+        if dt.work(&mut out, &mut c).expect("work") == WorkStatus::Done {
+            break;
+        }
+    }
+    assert_eq!(
+        c.0,
+        vec![
+            (RecKind::Statement, 0, 1),
+            (RecKind::Printf, 0, 2),
+            (RecKind::Statement, 0, 4),
+            (RecKind::Trace, 8, 6),
+            (RecKind::Exit, 0, 7),
+        ]
+    );
+    // Statements print nothing.
+    assert_eq!(String::from_utf8_lossy(&out), "cat 9\n1");
 }

@@ -1,7 +1,8 @@
 //! The probe and record callbacks and the buffered-output handler, with
 //! seed 002's semantics: per firing, the probe callback first, then a
-//! record callback for each action (once for a printf, whatever its
-//! arguments; for exit() too), then a final None; the buffered-output
+//! record callback for each statement (once for a printf, whatever its
+//! arguments; for exit() too; for an assignment, a record of no size),
+//! then a final None; the buffered-output
 //! handler gets each formatted string but never exit(); `Next` from the
 //! probe callback skips the firing, from the record callback the record,
 //! and `Abort` stops consuming, `work` returning `Error::Aborted`. Runs against the kernel; skipped without
@@ -103,24 +104,45 @@ fn callbacks_and_the_buffered_handler_see_what_seed_002_says() {
         eprintln!("skipped: needs the privilege to trace");
         return;
     }
-    // Everything: one callback for the printf (two arguments), one for
-    // trace(), one for exit(), then None; the handler has the strings,
+    // Everything: one callback for the assignment (no values), one for
+    // the printf (two arguments), one for trace(), one for exit(), then
+    // None; the handler has the strings,
     // not the exit.
     let (log, strings) = run(PROGRAM, Seen::new());
-    assert_eq!(log, ["probe BEGIN", "Printf 2", "Trace 1", "Exit 1", "end"]);
+    assert_eq!(
+        log,
+        [
+            "probe BEGIN",
+            "Statement 0",
+            "Printf 2",
+            "Trace 1",
+            "Exit 1",
+            "end"
+        ]
+    );
     assert_eq!(strings.concat(), "cat 9\n5");
 
     // Next from the record callback skips that record's output.
     let mut seen = Seen::new();
     seen.next_on = Some(RecKind::Printf);
     let (log, strings) = run(PROGRAM, seen);
-    assert_eq!(log, ["probe BEGIN", "Printf 2", "Trace 1", "Exit 1", "end"]);
+    assert_eq!(
+        log,
+        [
+            "probe BEGIN",
+            "Statement 0",
+            "Printf 2",
+            "Trace 1",
+            "Exit 1",
+            "end"
+        ]
+    );
     assert_eq!(strings.concat(), "5");
 
     // Next from the probe callback skips the firing: no records, no
     // output (the exit still ends tracing: it ran in the kernel).
     let mut seen = Seen::new();
-    seen.skip_probe_with = Some(3);
+    seen.skip_probe_with = Some(4);
     let (log, strings) = run(PROGRAM, seen);
     assert_eq!(log, ["probe BEGIN"]);
     assert!(strings.concat().is_empty(), "{:?}", strings);
@@ -134,6 +156,7 @@ fn callbacks_and_the_buffered_handler_see_what_seed_002_says() {
         log,
         [
             "probe BEGIN",
+            "Statement 0",
             "Printf 2",
             "Trace 1",
             "error: Abort explicitly directed"

@@ -4,7 +4,7 @@
 
 mod common;
 
-use libdtrace::aggregate::{AggEntry, KeyValue};
+use libdtrace::{AggEntry, KeyValue};
 use libdtrace::{Dtrace, ProgramSource, SpecKind, WalkOrder};
 
 fn keys(entries: &[AggEntry]) -> String {

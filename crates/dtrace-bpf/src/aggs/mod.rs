@@ -124,52 +124,106 @@ pub(crate) fn bump_bucket(p: &mut ProgGen, max: i32, incr: Option<Temp>) {
 }
 
 /// An aggregation's merged value for one key.
+///
+/// ```
+/// # use dtrace_bpf::aggs::AggValue;
+/// let v = AggValue::Avg { count: 4, total: 10 };
+/// if let AggValue::Avg { count, total } = v {
+///     assert_eq!(total / count, 2); // as avg() prints it
+/// }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AggValue {
+    /// count()
     Count(i64),
+    /// sum()
     Sum(i64),
+    /// min()
     Min(i64),
+    /// max()
     Max(i64),
+    /// avg(): how many values, and their total.
     Avg {
+        /// How many values.
         count: i64,
+        /// Their total.
         total: i64,
     },
     /// Count, sum, and the 128-bit sum of squares, as DTrace keeps them.
     Stddev {
+        /// How many values.
         count: i64,
+        /// Their total.
         total: i64,
+        /// The sum of their squares.
         sumsq: u128,
     },
+    /// quantize(), lquantize() or llquantize().
     Dist(Distribution),
 }
 
 /// A distribution: its buckets in order, with labels.
+///
+/// ```
+/// # use dtrace_bpf::aggs::{Bound, Bucket, Distribution};
+/// let d = Distribution {
+///     buckets: vec![Bucket { bound: Bound::From(1), count: 3 }, Bucket { bound: Bound::From(2), count: 1 }],
+///     empty_rows: (0, 0),
+/// };
+/// for b in &d.buckets {
+///     println!("{:>10} | {}", b.bound.label(), b.count);
+/// }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Distribution {
+    /// The buckets, lowest first.
     pub buckets: Vec<Bucket>,
     /// The rows printed when no bucket has data (DTrace shows the
     /// neighbourhood of the zero bucket, or the first rows).
     pub empty_rows: (usize, usize),
 }
 
+/// One bucket of a distribution: what it holds and how many.
+///
+/// ```
+/// # use dtrace_bpf::aggs::{Bound, Bucket};
+/// let b = Bucket { bound: Bound::AtLeast(1024), count: 2 };
+/// assert_eq!(b.bound.label(), ">= 1024");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Bucket {
+    /// The values it holds.
     pub bound: Bound,
+    /// How many values fell in it.
     pub count: i64,
 }
 
 /// What a bucket holds: values below a bound (the underflow bucket), from
 /// a value up to the next bucket's, or at least a value (the overflow
 /// bucket).
+///
+/// ```
+/// # use dtrace_bpf::aggs::Bound;
+/// assert_eq!(Bound::Below(0).label(), "< 0");
+/// assert_eq!(Bound::From(8).value(), 8);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
+    /// Values below this one (lquantize's underflow).
     Below(i64),
+    /// Values from this one up to the next bucket's.
     From(i64),
+    /// This value and above (lquantize's overflow).
     AtLeast(i64),
 }
 
 impl Bound {
     /// The lowest value the bucket holds (for `%@` and sorting).
+    ///
+    /// ```
+    /// # use dtrace_bpf::aggs::Bound;
+    /// assert_eq!(Bound::Below(0).value(), -1);
+    /// ```
     pub fn value(self) -> i64 {
         match self {
             Bound::Below(v) => v.saturating_sub(1),
@@ -178,6 +232,11 @@ impl Bound {
     }
 
     /// The label DTrace prints in the value column.
+    ///
+    /// ```
+    /// # use dtrace_bpf::aggs::Bound;
+    /// assert_eq!(Bound::From(16).label(), "16");
+    /// ```
     pub fn label(self) -> String {
         match self {
             Bound::Below(v) => format!("< {}", v),
