@@ -45,7 +45,7 @@ use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
 use dtrace_bpf::plan::Generated;
-use dtrace_lang::ir::{AggId, CClause};
+use dtrace_lang::ir::{AggId, CClause, CStmt};
 use dtrace_lang::{MacroEnv, Source, Symbols, Tag};
 use dtrace_providers::{Enabling, Probes};
 
@@ -191,6 +191,13 @@ pub enum Error {
     /// A consumer callback returned [`Consume::Abort`]: `work` stopped
     /// there (libdtrace's EDT_DIRABORT).
     Aborted,
+    /// A script could not be read ([`Dtrace::compile_file`]).
+    Open {
+        /// The file named.
+        path: std::path::PathBuf,
+        /// Why, as strerror words it.
+        why: String,
+    },
 }
 
 impl fmt::Display for Error {
@@ -221,6 +228,7 @@ impl fmt::Display for Error {
             Error::Io(e) => write!(f, "{}", e),
             Error::Cancelled => write!(f, "set-up cancelled"),
             Error::Aborted => write!(f, "Abort explicitly directed"),
+            Error::Open { path, why } => write!(f, "failed to open {}: {}", path.display(), why),
             Error::Library(m) | Error::Preprocessor(m) => write!(f, "{}", m),
         }
     }
@@ -329,6 +337,216 @@ impl Program {
 pub struct ProgramInfo {
     /// Enabled probes: clause × probe pairs.
     pub matches: usize,
+    /// The aggregations the program updates (`dpi_aggregates`).
+    pub aggregations: usize,
+    /// The actions that leave a record for the consumer: `trace()`,
+    /// `printf()` (one however many arguments), `exit()` and the like,
+    /// and the default action of an empty clause (`dpi_recgens`).
+    pub records: usize,
+    /// The `speculate()`s of the program (`dpi_speculations`).
+    pub speculations: usize,
+}
+
+/// What tracing has come to (`dtrace_status`).
+///
+/// ```no_run
+/// # fn main() -> Result<(), libdtrace::Error> {
+/// use libdtrace::Status;
+/// let mut dt = libdtrace::Dtrace::open()?;
+/// assert_eq!(dt.status(), Status::None);
+/// let p = dt.compile("BEGIN { exit(0); }", libdtrace::ProgramSource::File)?;
+/// dt.exec(&p)?;
+/// dt.go()?;
+/// while dt.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
+///     dt.sleep(&[]);
+/// }
+/// assert_eq!(dt.status(), Status::Exited);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Tracing has not started (`DTRACE_STATUS_NONE`).
+    None,
+    /// Tracing goes on (`DTRACE_STATUS_OKAY`).
+    Okay,
+    /// An `exit()` action ended it (`DTRACE_STATUS_EXITED`).
+    Exited,
+    /// A principal buffer filled under `bufpolicy=fill`
+    /// (`DTRACE_STATUS_FILLED`).
+    Filled,
+    /// [`Dtrace::stop`] ended it (`DTRACE_STATUS_STOPPED`).
+    Stopped,
+}
+
+/// How to open a handle: `dtrace_open`'s flags, and options set before
+/// anything is compiled.
+///
+/// ```
+/// # fn main() -> Result<(), libdtrace::Error> {
+/// // A handle that compiles and checks, with no privilege or kernel.
+/// let dt = libdtrace::OpenOptions::new()
+///     .no_device(true)
+///     .no_kernel_types(true)
+///     .option("quiet", None)
+///     .option("strsize", Some("512"))
+///     .open()?;
+/// assert_eq!(dt.getopt("strsize"), 512);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct OpenOptions {
+    no_device: bool,
+    no_kernel_types: bool,
+    options: Vec<(String, Option<String>)>,
+}
+
+impl OpenOptions {
+    /// Flags off, no options: what [`Dtrace::open`] opens.
+    ///
+    /// ```no_run
+    /// let dt = libdtrace::OpenOptions::new().open()?;
+    /// # Ok::<(), libdtrace::Error>(())
+    /// ```
+    pub fn new() -> OpenOptions {
+        OpenOptions::default()
+    }
+
+    /// `DTRACE_O_NODEV`: no tracing, and no privilege needed. The
+    /// handle's probes are a fixed table (BEGIN, END, ERROR, profile and
+    /// tick, a few system calls: see [`crate::offline`]); it compiles,
+    /// checks and writes provider headers, and [`Dtrace::go`] fails.
+    ///
+    /// ```
+    /// let dt = libdtrace::OpenOptions::new().no_device(true).open().unwrap();
+    /// assert!(dt.probe(1).is_some()); // dtrace:::BEGIN
+    /// ```
+    pub fn no_device(&mut self, yes: bool) -> &mut OpenOptions {
+        self.no_device = yes;
+        self
+    }
+
+    /// `DTRACE_O_NOSYS`: the kernel's types and symbols (BTF, kallsyms)
+    /// are not read: a program naming a kernel type or variable does not
+    /// compile, and what does compile does not depend on the machine.
+    ///
+    /// ```
+    /// let mut dt = libdtrace::OpenOptions::new().no_device(true).no_kernel_types(true).open().unwrap();
+    /// assert!(dt.compile("BEGIN { trace(sizeof (struct task_struct)); }", libdtrace::ProgramSource::File).is_err());
+    /// ```
+    pub fn no_kernel_types(&mut self, yes: bool) -> &mut OpenOptions {
+        self.no_kernel_types = yes;
+        self
+    }
+
+    /// An option to set once the handle is open, as
+    /// [`Dtrace::setopt`] sets it (`None` for a bare `-x name`).
+    ///
+    /// ```
+    /// let dt = libdtrace::OpenOptions::new()
+    ///     .no_device(true)
+    ///     .option("bufsize", Some("16m"))
+    ///     .open()
+    ///     .unwrap();
+    /// assert_eq!(dt.getopt("bufsize"), 16 << 20);
+    /// ```
+    pub fn option(&mut self, name: &str, value: Option<&str>) -> &mut OpenOptions {
+        self.options
+            .push((name.to_string(), value.map(str::to_string)));
+        self
+    }
+
+    /// Opens the handle: discovers providers and their probes (unless
+    /// [`no_device`](Self::no_device)), then sets the options in order;
+    /// the first that fails is the error.
+    ///
+    /// ```
+    /// let err = libdtrace::OpenOptions::new()
+    ///     .no_device(true)
+    ///     .option("nosuch", None)
+    ///     .open()
+    ///     .err()
+    ///     .unwrap();
+    /// assert_eq!(err.to_string(), "failed to set option -x nosuch: Invalid option name");
+    /// ```
+    pub fn open(&self) -> Result<Dtrace, Error> {
+        let mut dt = if self.no_device {
+            let mut dt = Dtrace::with_probes(offline::probes());
+            dt.no_device = true;
+            dt
+        } else {
+            if !dtrace_sys::has_trace_privilege() {
+                return Err(Error::Privilege(load::PRIVILEGE.into()));
+            }
+            Dtrace::with_probes(Probes::discover())
+        };
+        if !self.no_kernel_types {
+            // Kernel types and symbols, read when a program names one.
+            dt.syms
+                .types
+                .set_external(std::sync::Arc::new(ktypes::Kernel::default()));
+        }
+        for (name, value) in &self.options {
+            dt.setopt(name, value.as_deref())?;
+        }
+        Ok(dt)
+    }
+}
+
+/// An owned copy of every aggregation, taken at once
+/// ([`Dtrace::aggregate_snapshot`], `dtrace_aggregate_snap`): it needs
+/// no handle, so one thread can take it under the handle's lock and
+/// another read it while tracing goes on.
+///
+/// ```no_run
+/// # fn main() -> Result<(), libdtrace::Error> {
+/// let mut dt = libdtrace::Dtrace::open()?;
+/// let p = dt.compile("syscall:::entry { @calls[probefunc] = count(); }", libdtrace::ProgramSource::File)?;
+/// dt.exec(&p)?;
+/// dt.go()?;
+/// std::thread::sleep(std::time::Duration::from_millis(100));
+/// let snap = dt.aggregate_snapshot(libdtrace::WalkOrder::ValueReversed)?;
+/// std::thread::spawn(move || {
+///     for e in snap.get("calls").unwrap_or(&[]).iter().take(5) {
+///         println!("{} {:?}", e.key[0], e.value);
+///     }
+/// })
+/// .join()
+/// .unwrap();
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct AggSnapshot {
+    aggs: Vec<(String, Vec<AggEntry>)>,
+}
+
+impl AggSnapshot {
+    /// Each aggregation's name (without its `@`: "" for the anonymous
+    /// one) and entries, in the order the aggregations were defined.
+    ///
+    /// ```
+    /// let snap = libdtrace::AggSnapshot::default();
+    /// assert_eq!(snap.iter().count(), 0);
+    /// ```
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &[AggEntry])> {
+        self.aggs.iter().map(|(n, e)| (n.as_str(), e.as_slice()))
+    }
+
+    /// The entries of the aggregation named `name` (without its `@`; ""
+    /// for the anonymous one).
+    ///
+    /// ```
+    /// let snap = libdtrace::AggSnapshot::default();
+    /// assert!(snap.get("calls").is_none());
+    /// ```
+    pub fn get(&self, name: &str) -> Option<&[AggEntry]> {
+        self.aggs
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, e)| e.as_slice())
+    }
 }
 
 /// What `work` says about the session.
@@ -603,6 +821,11 @@ pub struct Dtrace {
     macros: MacroEnv,
     running: Option<load::Running>,
     stopped: bool,
+    /// Opened without a device (`OpenOptions::no_device`): it cannot
+    /// trace.
+    no_device: bool,
+    /// How tracing ended, once it has.
+    ended: Option<Status>,
     printed: HashSet<AggId>,
     /// `normalize()` factors by aggregation (1 when absent).
     pub(crate) normals: std::collections::HashMap<AggId, u64>,
@@ -696,15 +919,25 @@ impl Dtrace {
     /// }
     /// ```
     pub fn open() -> Result<Dtrace, Error> {
-        if !dtrace_sys::has_trace_privilege() {
-            return Err(Error::Privilege(load::PRIVILEGE.into()));
-        }
-        let mut dt = Dtrace::with_probes(Probes::discover());
-        // Kernel types and symbols, read when a program names one.
-        dt.syms
-            .types
-            .set_external(std::sync::Arc::new(ktypes::Kernel::default()));
-        Ok(dt)
+        OpenOptions::new().open()
+    }
+
+    /// Closes the handle (`dtrace_close`): every program, map, link and
+    /// target it made is released, as when it is dropped; a created
+    /// command is killed, a grabbed process runs on.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("syscall:::entry { @ = count(); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// dt.close(); // nothing of it is left in the kernel
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn close(self) {
+        drop(self)
     }
 
     /// A handle that needs no privilege and reads nothing of the
@@ -721,7 +954,9 @@ impl Dtrace {
     /// assert_eq!(err.to_string(), "line 1: syntax error near \";\"");
     /// ```
     pub fn offline() -> Dtrace {
-        Dtrace::with_probes(offline::probes())
+        let mut dt = Dtrace::with_probes(offline::probes());
+        dt.no_device = true;
+        dt
     }
 
     /// A handle over a given probe table and no kernel types (see
@@ -759,6 +994,8 @@ impl Dtrace {
             },
             running: None,
             stopped: false,
+            no_device: false,
+            ended: None,
             printed: HashSet::new(),
             normals: std::collections::HashMap::new(),
             output: Box::new(output::Text),
@@ -1198,7 +1435,41 @@ impl Dtrace {
         text: impl AsRef<[u8]>,
         source: ProgramSource,
     ) -> Result<Program, Error> {
-        let text = text.as_ref();
+        self.compile_text(text.as_ref(), source)
+    }
+
+    /// Compiles the script in file `path` (`dtrace_program_fcompile`, as
+    /// `dtrace -s`): `$0` is its name unless [`set_args`](Self::set_args)
+    /// named it.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let path = std::env::temp_dir().join(format!("begin-{}.d", std::process::id()));
+    /// std::fs::write(&path, "BEGIN { trace($0); exit(0); }\n").unwrap();
+    /// let mut dt = libdtrace::Dtrace::offline();
+    /// let p = dt.compile_file(&path)?;
+    /// assert_eq!(p.probes(), vec![1]);
+    /// let err = dt.compile_file("/nonexistent.d").unwrap_err();
+    /// assert_eq!(err.to_string(), "failed to open /nonexistent.d: No such file or directory");
+    /// # std::fs::remove_file(&path).unwrap();
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn compile_file(&mut self, path: impl AsRef<std::path::Path>) -> Result<Program, Error> {
+        use std::os::unix::ffi::OsStrExt;
+        let path = path.as_ref();
+        let text = std::fs::read(path).map_err(|e| Error::Open {
+            path: path.to_path_buf(),
+            why: io_reason(&e),
+        })?;
+        if self.macros.args.first().is_none_or(|a| a == b"dtrace") {
+            let rest: Vec<Vec<u8>> = self.macros.args.iter().skip(1).cloned().collect();
+            self.set_args(path.as_os_str().as_bytes(), &rest);
+        }
+        self.compile_text(&text, ProgramSource::File)
+    }
+
+    fn compile_text(&mut self, text: &[u8], source: ProgramSource) -> Result<Program, Error> {
         let src = match source {
             ProgramSource::File => Source::File,
             ProgramSource::Description(_) => Source::CommandLine,
@@ -1474,7 +1745,32 @@ impl Dtrace {
                 n += 1;
             }
         }
-        Ok(ProgramInfo { matches: n })
+        let (mut aggs, mut records, mut speculations) = (HashSet::new(), 0, 0);
+        for c in self
+            .clauses
+            .iter()
+            .skip(prog.first_clause)
+            .take(prog.clause_count)
+        {
+            if c.default_action {
+                records += 1;
+            }
+            dtrace_lang::ir::visit_stmts(&c.stmts, &mut |s| match s {
+                CStmt::AggUpdate { agg, .. } => {
+                    aggs.insert(*agg);
+                }
+                CStmt::Speculate(..) => speculations += 1,
+                CStmt::If { .. } => {}
+                s if s.records() => records += 1,
+                _ => {}
+            });
+        }
+        Ok(ProgramInfo {
+            matches: n,
+            aggregations: aggs.len(),
+            records,
+            speculations,
+        })
     }
 
     /// The BPF programs [`go`](Self::go) would load for the probes
@@ -1530,6 +1826,11 @@ impl Dtrace {
     pub fn go_until(&mut self, cancelled: &dyn Fn() -> bool) -> Result<(), Error> {
         if self.running.is_some() {
             return Err(Error::Enable("tracing is already active".into()));
+        }
+        if self.no_device {
+            return Err(Error::Enable(
+                "the handle was opened with no device: it cannot trace".into(),
+            ));
         }
         let running = load::start(self, cancelled)?;
         self.running = Some(running);
@@ -1645,6 +1946,47 @@ impl Dtrace {
         })
     }
 
+    /// What tracing has come to: not started, going on, or ended by
+    /// `exit()`, by a full buffer under `bufpolicy=fill`, or by
+    /// [`stop`](Self::stop) (`dtrace_status`; the checks themselves are
+    /// [`work`](Self::work)'s, at `statusrate`).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("syscall:::entry { @ = count(); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// assert_eq!(dt.status(), libdtrace::Status::Okay);
+    /// dt.stop()?;
+    /// assert_eq!(dt.status(), libdtrace::Status::Stopped);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn status(&self) -> Status {
+        match (self.ended, &self.running) {
+            (Some(s), _) => s,
+            (None, None) => Status::None,
+            (None, Some(_)) if load::exit_requested(self) => self.drained_why(),
+            (None, Some(_)) => Status::Okay,
+        }
+    }
+
+    /// Why the probes stopped recording: a full buffer under the fill
+    /// policy (records were dropped), else exit().
+    fn drained_why(&self) -> Status {
+        let fill = self.opts.get("bufpolicy") == 1;
+        let dropped = self
+            .running
+            .as_ref()
+            .is_some_and(|r| r.read_drops().is_ok_and(|d| d.iter().any(|cpu| cpu[0] > 0)));
+        if fill && dropped {
+            Status::Filled
+        } else {
+            Status::Exited
+        }
+    }
+
     /// True once tracing has stopped (by exit() or `stop`).
     ///
     /// ```no_run
@@ -1703,6 +2045,7 @@ impl Dtrace {
                 if !fill {
                     consume::consume_all(self, out, consumer)?;
                 }
+                self.ended = Some(self.drained_why());
                 self.stop()?;
             }
         }
@@ -1755,6 +2098,9 @@ impl Dtrace {
     /// # }
     /// ```
     pub fn stop(&mut self) -> Result<(), Error> {
+        if self.ended.is_none() && self.running.is_some() {
+            self.ended = Some(Status::Stopped);
+        }
         if self.stopped || self.running.is_none() {
             self.stopped = true;
             return Ok(());
@@ -2217,6 +2563,33 @@ impl Dtrace {
             f(&self.syms.aggs[id].name, &snap);
         }
         Ok(())
+    }
+
+    /// Every aggregation as it is now, its entries in `order`, as an
+    /// owned value that needs no handle (`dtrace_aggregate_snap`):
+    /// take it under the handle's lock, read it after. Before
+    /// [`go`](Self::go) it is empty.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("syscall:::entry { @[execname] = count(); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// std::thread::sleep(std::time::Duration::from_millis(100));
+    /// let snap = dt.aggregate_snapshot(libdtrace::WalkOrder::Key)?;
+    /// for (name, entries) in snap.iter() {
+    ///     println!("@{}: {} keys", name, entries.len());
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn aggregate_snapshot(&mut self, order: WalkOrder) -> Result<AggSnapshot, Error> {
+        let mut aggs = Vec::new();
+        self.aggregate_walk_by(order, |name, entries| {
+            aggs.push((name.to_string(), entries.to_vec()))
+        })?;
+        Ok(AggSnapshot { aggs })
     }
 
     /// Zeroes every aggregation's values, keeping keys.

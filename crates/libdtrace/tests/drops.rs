@@ -126,7 +126,7 @@ fn run_counting(
 }
 
 #[test]
-fn principal_speculative_and_error_drops() {
+fn principal_speculative_and_error_drops_each_kind_once() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // Records that do not fit the principal buffer: consumed plus
     // dropped are the firings, CPU by CPU in DTrace's words.
@@ -168,6 +168,38 @@ fn principal_speculative_and_error_drops() {
     assert_eq!(
         (drops[0].count, drops[0].msg.as_str()),
         (1, "1 speculative drop")
+    );
+
+    // speculation() failing: a buffer still committing (freed at
+    // `cleanrate`), then every buffer in use.
+    let Some((drops, _, _)) = run_counting(
+        &[("nspec", "1"), ("cleanrate", "1hz")],
+        "BEGIN { a = speculation(); commit(a); } BEGIN { b = speculation(); }",
+        0,
+    ) else {
+        return;
+    };
+    assert_eq!(drops.len(), 1, "{:?}", drops);
+    assert_eq!(drops[0].kind, DropKind::SpecBusy);
+    assert_eq!(
+        (drops[0].count, drops[0].msg.as_str()),
+        (1, "1 failed speculation (available buffer(s) still busy)")
+    );
+    let Some((drops, _, _)) = run_counting(
+        &[("nspec", "1")],
+        "BEGIN { a = speculation(); b = speculation(); c = speculation(); }",
+        0,
+    ) else {
+        return;
+    };
+    assert_eq!(drops.len(), 1, "{:?}", drops);
+    assert_eq!(drops[0].kind, DropKind::SpecUnavail);
+    assert_eq!(
+        (drops[0].count, drops[0].msg.as_str()),
+        (
+            2,
+            "2 failed speculations (no speculative buffer space available)"
+        )
     );
 
     // A fault in an ERROR clause is not reported again: it is a drop.
