@@ -2,11 +2,12 @@
 //! seed 002's semantics: per firing, the probe callback first, then a
 //! record callback for each statement (once for a printf, whatever its
 //! arguments; for exit() too; for an assignment, a record of no size),
-//! then a final None; the buffered-output
-//! handler gets each formatted string but never exit(); `Next` from the
-//! probe callback skips the firing, from the record callback the record,
-//! and `Abort` stops consuming, `work` returning `Error::Aborted`. Runs against the kernel; skipped without
-//! the privilege.
+//! then a final None; the buffered-output handler gets each formatted
+//! string but never exit(). Every answer of every callback: `Next` from
+//! the probe callback skips the firing, from the record callback the
+//! record, from the aggregation callback the printa()'s rows; `Abort`
+//! from any of them stops consuming, `work` returning `Error::Aborted`.
+//! Runs against the kernel; skipped without the privilege.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -20,6 +21,10 @@ struct Seen {
     log: Vec<String>,
     /// The probe callback's answer for the firing with this many records.
     skip_probe_with: Option<usize>,
+    /// The probe callback's answer if not `This`.
+    probe_answer: Consume,
+    /// The aggregation callback's answer.
+    agg_answer: Consume,
     /// The record callback's answer for records of this kind.
     next_on: Option<RecKind>,
     abort_on: Option<RecKind>,
@@ -30,6 +35,8 @@ impl Seen {
         Seen {
             log: Vec::new(),
             skip_probe_with: None,
+            probe_answer: Consume::Next,
+            agg_answer: Consume::This,
             next_on: None,
             abort_on: None,
         }
@@ -40,9 +47,21 @@ impl Consumer for Seen {
     fn probe(&mut self, _out: &mut dyn Write, pd: &ProbeData) -> Consume {
         self.log.push(format!("probe {}", pd.probe.name));
         if self.skip_probe_with == Some(pd.records.len()) {
-            return Consume::Next;
+            return self.probe_answer;
         }
         Consume::This
+    }
+
+    fn aggregation(
+        &mut self,
+        _out: &mut dyn Write,
+        _pd: &ProbeData,
+        names: &[&str],
+        rows: &[libdtrace::Row],
+    ) -> Consume {
+        self.log
+            .push(format!("printa @{} {} rows", names.join(","), rows.len()));
+        self.agg_answer
     }
 
     fn record(&mut self, _out: &mut dyn Write, _pd: &ProbeData, rec: Option<&RecDesc>) -> Consume {
@@ -163,4 +182,45 @@ fn callbacks_and_the_buffered_handler_see_what_seed_002_says() {
         ]
     );
     assert_eq!(strings.concat(), "cat 9\n");
+
+    // Abort from the probe callback stops before the firing's records.
+    let mut seen = Seen::new();
+    seen.skip_probe_with = Some(4);
+    seen.probe_answer = Consume::Abort;
+    let (log, strings) = run(PROGRAM, seen);
+    assert_eq!(log, ["probe BEGIN", "error: Abort explicitly directed"]);
+    assert!(strings.concat().is_empty(), "{:?}", strings);
+
+    // The aggregation callback: This prints the rows, Next prints
+    // nothing for them, Abort stops.
+    const PRINTA: &str = r#"BEGIN { @c = count(); printa("%@d\n", @c); trace(5); exit(0); }"#;
+    let (log, strings) = run(PRINTA, Seen::new());
+    assert_eq!(
+        log,
+        [
+            "probe BEGIN",
+            "Printa 0",
+            "printa @c 1 rows",
+            "Trace 1",
+            "Exit 1",
+            "end"
+        ]
+    );
+    assert_eq!(strings.concat(), "1\n5");
+    let mut seen = Seen::new();
+    seen.agg_answer = Consume::Next;
+    let (_, strings) = run(PRINTA, seen);
+    assert_eq!(strings.concat(), "5");
+    let mut seen = Seen::new();
+    seen.agg_answer = Consume::Abort;
+    let (log, _) = run(PRINTA, seen);
+    assert_eq!(
+        log,
+        [
+            "probe BEGIN",
+            "Printa 0",
+            "printa @c 1 rows",
+            "error: Abort explicitly directed"
+        ]
+    );
 }
