@@ -2,7 +2,8 @@
 //! with flags and options, scripts compiled from strings and files
 //! (several per handle), what exec reports of each, the status as
 //! tracing goes on and ends, snapshots of the aggregations taken while
-//! the work loop runs in another thread, and close. Runs against the
+//! the work loop runs in another thread, and close, which leaves
+//! nothing in the kernel. Runs against the
 //! kernel where it traces; skipped without the privilege.
 
 mod common;
@@ -200,4 +201,75 @@ fn snapshots_are_taken_while_another_thread_works() {
     dt.lock().expect("handle").stop().expect("stop");
     worker.join().expect("worker");
     assert_eq!(dt.lock().expect("handle").status(), Status::Stopped);
+}
+
+/// Our BPF programs and maps (named `dt_`), and every link.
+fn ours() -> (usize, usize, usize) {
+    let progs = dtrace_sys::bpf::list_programs()
+        .expect("list programs")
+        .iter()
+        .filter(|p| p.name.starts_with("dt_"))
+        .count();
+    let maps = dtrace_sys::bpf::list_maps()
+        .expect("list maps")
+        .iter()
+        .filter(|m| m.name.starts_with("dt_"))
+        .count();
+    let links = dtrace_sys::bpf::count_links().expect("count links");
+    (progs, maps, links)
+}
+
+#[test]
+fn close_releases_every_kernel_object() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(mut dt) = common::quiet_handle() else {
+        return;
+    };
+    let before = ours();
+    // System-call, profile and user-level (a created command's) probes.
+    let pid = dt
+        .proc_create(&["sleep".into(), "30".into()])
+        .expect("create");
+    let p = dt
+        .compile(
+            "syscall::read:entry { @[execname] = count(); } profile-97 { @p = count(); }\n\
+             pid$target::nanosleep:entry { trace(arg0); }",
+            ProgramSource::File,
+        )
+        .expect("compile");
+    dt.exec(&p).expect("exec");
+    dt.go().expect("go");
+    dt.proc_continue(pid).expect("continue");
+    let during = ours();
+    assert!(
+        during.0 > before.0 && during.1 > before.1 && during.2 > before.2,
+        "before {:?}, while tracing {:?}",
+        before,
+        during
+    );
+    dt.close();
+    // Programs and links go with their descriptors; maps follow their
+    // programs in the kernel's deferred work.
+    let start = std::time::Instant::now();
+    // (An earlier test's maps may still be waiting to be freed: there
+    // can be fewer than before.)
+    let gone =
+        |now: (usize, usize, usize)| now.0 <= before.0 && now.1 <= before.1 && now.2 <= before.2;
+    let mut now = ours();
+    while !gone(now) && start.elapsed() < std::time::Duration::from_secs(30) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        now = ours();
+    }
+    assert!(
+        gone(now),
+        "left behind by close: before {:?}, now {:?}",
+        before,
+        now
+    );
+    // The command created for tracing was killed.
+    let alive = std::path::Path::new(&format!("/proc/{}/stat", pid)).exists()
+        && !std::fs::read_to_string(format!("/proc/{}/stat", pid))
+            .unwrap_or_default()
+            .contains(") Z ");
+    assert!(!alive, "pid {} outlived its handle", pid);
 }
