@@ -79,21 +79,53 @@ fn attribute_triple(text: &str) -> Option<(&'static str, &'static str, &'static 
     ))
 }
 
+/// The attributes of a part a provider definition leaves unsaid
+/// (DTrace's `_dtrace_prvattr`).
+const UNSAID: (&str, &str, &str) = ("Private", "Private", "Unknown");
+
+type Triple = (&'static str, &'static str, &'static str);
+
+/// The lower of two attribute triples, element by element (`dt_attr_min`):
+/// stabilities and classes rank in the order DTrace lists them.
+fn attr_min(a: Triple, b: Triple) -> Triple {
+    use dtrace_lang::parse::{CLASSES, STABILITIES};
+    let rank = |list: &[&str], x: &str| list.iter().position(|s| *s == x).unwrap_or(0);
+    let lower = |list: &[&str], x: &'static str, y: &'static str| {
+        if rank(list, y) < rank(list, x) {
+            y
+        } else {
+            x
+        }
+    };
+    (
+        lower(&STABILITIES, a.0, b.0),
+        lower(&STABILITIES, a.1, b.1),
+        lower(&CLASSES, a.2, b.2),
+    )
+}
+
 /// A probe's attributes from its provider's `#pragma D attributes` (as
-/// a `dtrace -h` header records them): the description's from the
-/// `name` part, else the `provider` part; the arguments' from `args`.
+/// a `dtrace -h` header records them), as `dtrace -lv` shows a whole
+/// description's: the lowest of the provider, module, function and name
+/// parts', a part the definition leaves unsaid counting as
+/// Private/Private/Unknown; the arguments' from `args`. A probe whose
+/// object recorded no attributes (a `sys/sdt.h` note) has the defaults.
 fn probe_attributes(parts: Option<&Vec<(String, String)>>) -> Attributes {
-    let find = |part: &str| {
-        parts?
+    let Some(parts) = parts else {
+        return DEFAULT_ATTRIBUTES;
+    };
+    let part = |name: &str| {
+        parts
             .iter()
-            .find(|p| p.0 == part)
+            .find(|p| p.0 == name)
             .and_then(|p| attribute_triple(&p.1))
+            .unwrap_or(UNSAID)
     };
     Attributes {
-        probe: find("name")
-            .or_else(|| find("provider"))
-            .unwrap_or(DEFAULT_ATTRIBUTES.probe),
-        args: find("args").unwrap_or(DEFAULT_ATTRIBUTES.args),
+        probe: ["module", "function", "name"]
+            .iter()
+            .fold(part("provider"), |a, p| attr_min(a, part(p))),
+        args: part("args"),
     }
 }
 
@@ -696,17 +728,28 @@ mod tests {
     }
 
     #[test]
-    fn attributes_come_from_the_providers_parts() {
+    fn attributes_are_the_lowest_of_the_descriptions_parts() {
+        let triple = |t: &str| t.to_string();
+        // Each element's lowest comes from another part.
         let parts = vec![
-            ("provider".to_string(), "Stable/Evolving/Common".to_string()),
-            ("args".to_string(), "Private/Private/Unknown".to_string()),
+            ("provider".to_string(), triple("Evolving/Evolving/Common")),
+            ("module".to_string(), triple("Evolving/Stable/ISA")),
+            ("function".to_string(), triple("Stable/Evolving/Common")),
+            ("name".to_string(), triple("Stable/Stable/Common")),
+            ("args".to_string(), triple("Private/Private/Unknown")),
         ];
         let a = probe_attributes(Some(&parts));
-        assert_eq!(a.probe, ("Stable", "Evolving", "Common"));
+        assert_eq!(a.probe, ("Evolving", "Evolving", "ISA"));
         assert_eq!(a.args, ("Private", "Private", "Unknown"));
+        // A part left unsaid is Private/Private/Unknown, as DTrace's.
+        let provider_only = vec![("provider".to_string(), triple("Stable/Evolving/Common"))];
+        let a = probe_attributes(Some(&provider_only));
+        assert_eq!(a.probe, UNSAID);
+        assert_eq!(a.args, UNSAID);
+        // No attributes recorded at all: the provider's defaults.
         assert_eq!(probe_attributes(None), DEFAULT_ATTRIBUTES);
-        let bad = vec![("name".to_string(), "Shiny/Evolving/Common".to_string())];
-        assert_eq!(probe_attributes(Some(&bad)).probe, DEFAULT_ATTRIBUTES.probe);
+        let bad = vec![("name".to_string(), triple("Shiny/Evolving/Common"))];
+        assert_eq!(probe_attributes(Some(&bad)).probe, UNSAID);
     }
 
     #[test]

@@ -1298,11 +1298,13 @@ fn usdt_probes_are_listed_and_traced_in_a_running_process() {
     let o = run(&["-l", "-m", "usdtapp", "-p", &pid]);
     let module = text(&o.stdout);
     assert_eq!(module.lines().count(), 5, "{}", module);
-    // The provider's #pragma D attributes, as the header recorded them.
+    // The provider's #pragma D attributes, as the header recorded them:
+    // a description's are the lowest of its parts' (each element here
+    // from another part).
     let o = run(&["-lv", "-n", &format!("myserv{}:::tick", pid)]);
     let v = text(&o.stdout);
     assert!(
-        v.contains("Probe Description Attributes\n\t\tIdentifier Names: Evolving\n\t\tData Semantics:   Evolving\n\t\tDependency Class: Common"),
+        v.contains("Probe Description Attributes\n\t\tIdentifier Names: Evolving\n\t\tData Semantics:   Evolving\n\t\tDependency Class: ISA"),
         "{}",
         v
     );
