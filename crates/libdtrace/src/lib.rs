@@ -760,7 +760,49 @@ pub enum DropKind {
 
 type ErrHandler = Box<dyn FnMut(&ErrorData) + Send>;
 type DropHandler = Box<dyn FnMut(&DropData) + Send>;
-type BufHandler = Box<dyn FnMut(&[u8]) + Send>;
+type BufHandler = Box<dyn FnMut(&BufData) + Send>;
+
+/// Formatted output, as the buffered-output handler receives it
+/// (`dtrace_bufdata_t`): the text, and which call made it, so that a
+/// handler serving both the work loop and another thread's
+/// [`Dtrace::aggregate_print`] keeps their data apart (seed 002's
+/// per-thread user data) by looking at `origin`.
+///
+/// ```no_run
+/// # fn main() -> Result<(), libdtrace::Error> {
+/// use libdtrace::{BufData, BufOrigin};
+/// use std::sync::{Arc, Mutex};
+/// let mut dt = libdtrace::Dtrace::open()?;
+/// let (events, tables) = (Arc::new(Mutex::new(String::new())), Arc::new(Mutex::new(String::new())));
+/// let (e, t) = (events.clone(), tables.clone());
+/// dt.handle_buffered(move |b: &BufData| {
+///     let to = if b.origin == BufOrigin::Work { &e } else { &t };
+///     to.lock().unwrap().push_str(&String::from_utf8_lossy(b.text));
+/// });
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufData<'a> {
+    /// The formatted text.
+    pub text: &'a [u8],
+    /// The call that formatted it.
+    pub origin: BufOrigin,
+}
+
+/// Which call formatted a [`BufData`].
+///
+/// ```
+/// assert_ne!(libdtrace::BufOrigin::Work, libdtrace::BufOrigin::AggregatePrint);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufOrigin {
+    /// [`Dtrace::work`]: a record's output, or a drop or error shown in
+    /// structured output.
+    Work,
+    /// [`Dtrace::aggregate_print`].
+    AggregatePrint,
+}
 
 /// One enabled probe description: probe and clause.
 ///
@@ -882,6 +924,8 @@ pub struct Dtrace {
     err_handler: Option<ErrHandler>,
     drop_handler: Option<DropHandler>,
     buf_handler: Option<BufHandler>,
+    /// Which call is formatting, for the buffered-output handler.
+    emit_origin: BufOrigin,
     proc_handler: Option<proc::ProcHandler>,
     /// The processes created or grabbed for tracing.
     procs: Vec<proc::Traced>,
@@ -1023,6 +1067,7 @@ impl Dtrace {
             err_handler: None,
             drop_handler: None,
             buf_handler: None,
+            emit_origin: BufOrigin::Work,
             proc_handler: None,
             procs: Vec::new(),
             last_status: Instant::now(),
@@ -2148,7 +2193,10 @@ impl Dtrace {
         self.drop_handler = Some(Box::new(f));
     }
 
-    /// Receives formatted output instead of the output stream.
+    /// Receives formatted output instead of the output stream: every
+    /// string [`work`](Self::work) and
+    /// [`aggregate_print`](Self::aggregate_print) format, with which of
+    /// them made it.
     ///
     /// ```no_run
     /// # fn main() -> Result<(), libdtrace::Error> {
@@ -2158,7 +2206,7 @@ impl Dtrace {
     /// // comes here, and nothing is written to `work`'s output.
     /// let text = Arc::new(Mutex::new(Vec::new()));
     /// let sink = text.clone();
-    /// dt.handle_buffered(move |bytes| sink.lock().unwrap().extend_from_slice(bytes));
+    /// dt.handle_buffered(move |b| sink.lock().unwrap().extend_from_slice(b.text));
     /// dt.setopt("quiet", None)?;
     /// let p = dt.compile(r#"BEGIN { printf("drawn\n"); exit(0); }"#, libdtrace::ProgramSource::File)?;
     /// dt.exec(&p)?;
@@ -2170,7 +2218,7 @@ impl Dtrace {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn handle_buffered(&mut self, f: impl FnMut(&[u8]) + Send + 'static) {
+    pub fn handle_buffered(&mut self, f: impl FnMut(&BufData) + Send + 'static) {
         self.buf_handler = Some(Box::new(f));
     }
 
@@ -2213,7 +2261,10 @@ impl Dtrace {
         }
         match (&mut self.buf_handler, &mut self.redirect) {
             (Some(h), _) => {
-                h(bytes);
+                h(&BufData {
+                    text: bytes,
+                    origin: self.emit_origin,
+                });
                 Ok(())
             }
             (None, Some(f)) => f.write_all(bytes),
@@ -2458,7 +2509,10 @@ impl Dtrace {
             );
         }
         self.flush_pending(out)?;
-        self.emit(out, &text)?;
+        self.emit_origin = BufOrigin::AggregatePrint;
+        let res = self.emit(out, &text);
+        self.emit_origin = BufOrigin::Work;
+        res?;
         self.write_flamegraph()
     }
 

@@ -13,7 +13,8 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use libdtrace::{
-    Consume, Consumer, Dtrace, ProbeData, ProgramSource, RecDesc, RecKind, SpecKind, WorkStatus,
+    BufOrigin, Consume, Consumer, Dtrace, ProbeData, ProgramSource, RecDesc, RecKind, SpecKind,
+    WorkStatus,
 };
 
 /// What the callbacks saw, and what they answer.
@@ -89,9 +90,10 @@ fn run(program: &str, mut seen: Seen) -> (Vec<String>, Vec<String>) {
     let strings = Arc::new(Mutex::new(Vec::new()));
     let sink = strings.clone();
     dt.handle_buffered(move |b| {
+        assert_eq!(b.origin, BufOrigin::Work);
         sink.lock()
             .expect("strings")
-            .push(String::from_utf8_lossy(b).into_owned())
+            .push(String::from_utf8_lossy(b.text).into_owned())
     });
     let p = dt
         .compile(program, ProgramSource::Description(SpecKind::Name))
@@ -223,4 +225,49 @@ fn callbacks_and_the_buffered_handler_see_what_seed_002_says() {
             "error: Abort explicitly directed"
         ]
     );
+}
+
+/// The buffered-output handler tells the work loop's strings from
+/// aggregate_print()'s, so that one handler can keep their data apart.
+#[test]
+fn the_buffered_handler_is_told_which_call_formatted() {
+    if !dtrace_sys::has_trace_privilege() {
+        eprintln!("skipped: needs the privilege to trace");
+        return;
+    }
+    let mut dt = Dtrace::open().expect("open");
+    dt.setopt("quiet", None).expect("quiet");
+    let got = Arc::new(Mutex::new(Vec::new()));
+    let sink = got.clone();
+    dt.handle_buffered(move |b| {
+        sink.lock()
+            .expect("got")
+            .push((b.origin, String::from_utf8_lossy(b.text).into_owned()))
+    });
+    let p = dt
+        .compile(
+            r#"BEGIN { @n = count(); printf("event\n"); exit(0); }"#,
+            ProgramSource::Description(SpecKind::Name),
+        )
+        .expect("compile");
+    dt.exec(&p).expect("exec");
+    dt.go().expect("go");
+    let mut out: Vec<u8> = Vec::new();
+    for _ in 0..1000 {
+        dt.sleep(&[]);
+        if dt
+            .work(&mut out, &mut libdtrace::NullConsumer)
+            .expect("work")
+            == WorkStatus::Done
+        {
+            break;
+        }
+    }
+    dt.aggregate_print(&mut out).expect("print");
+    assert!(out.is_empty());
+    let got = got.lock().expect("got");
+    assert_eq!(got[0], (BufOrigin::Work, "event\n".to_string()));
+    assert_eq!(got.len(), 2, "{:?}", got);
+    assert_eq!(got[1].0, BufOrigin::AggregatePrint);
+    assert_eq!(got[1].1.trim(), "1");
 }

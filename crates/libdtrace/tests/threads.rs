@@ -15,7 +15,7 @@ fn the_handle_moves_to_another_thread() {
     };
     let printed = Arc::new(Mutex::new(Vec::new()));
     let sink = printed.clone();
-    dt.handle_buffered(move |b| sink.lock().expect("sink").extend_from_slice(b));
+    dt.handle_buffered(move |b| sink.lock().expect("sink").extend_from_slice(b.text));
     let p = dt
         .compile(
             r#"BEGIN { printf("in %s\n", "a thread"); exit(0); }"#,
