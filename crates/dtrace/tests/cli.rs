@@ -288,6 +288,19 @@ fn listing() {
     let o = run(&["-l", "-m", "syscall:vmlinux"]);
     let out = text(&o.stdout);
     assert_eq!(out.lines().count(), 1 + entries + returns, "{}", out);
+    // More fields than the option's position: DTrace's EDT_BADSPCV.
+    let o = run(&["-l", "-P", "syscall:vmlinux"]);
+    assert_failed(
+        &o,
+        1,
+        "dtrace: invalid probe specifier syscall:vmlinux: invalid probe description \"syscall:vmlinux\": Overspecified probe description\n",
+    );
+    let o = run(&["-f", "a:b:c:d { }"]);
+    assert_failed(
+        &o,
+        1,
+        "dtrace: invalid probe specifier a:b:c:d { }: invalid probe description \"a:b:c:d\": Overspecified probe description\n",
+    );
 
     let o = run(&["-l", "-P", "dtrace"]);
     let out = text(&o.stdout);

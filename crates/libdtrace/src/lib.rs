@@ -1423,14 +1423,9 @@ impl Dtrace {
     /// );
     /// ```
     pub fn parse_desc(text: &str, kind: SpecKind) -> Result<ProbeDesc, String> {
-        let text = align_spec(text, kind);
+        let text = align_spec(text, kind).map_err(|_| overspecified(text))?;
         ProbeDesc::parse(&text).map_err(|e| match e {
-            dtrace_lang::pdesc::PdescError::Overspecified => {
-                format!(
-                    "invalid probe description \"{}\": Overspecified probe description",
-                    text
-                )
-            }
+            dtrace_lang::pdesc::PdescError::Overspecified => overspecified(&text),
             dtrace_lang::pdesc::PdescError::BadGlob => {
                 format!("invalid probe description \"{}\"", text)
             }
@@ -1521,7 +1516,7 @@ impl Dtrace {
         };
         let text = match source {
             ProgramSource::Description(kind) if kind != SpecKind::Name => {
-                align_program_spec(text, kind)
+                align_program_spec(text, kind).map_err(Error::Compile)?
             }
             _ => text.to_vec(),
         };
@@ -2807,12 +2802,12 @@ fn sleep_period(opts: &Options, since_status: Duration, since_switch: Duration) 
 }
 
 /// Puts a `-P`/`-m`/`-f` description's fields at their position.
-fn align_spec(text: &str, kind: SpecKind) -> String {
+fn align_spec(text: &str, kind: SpecKind) -> Result<String, Overspecified> {
     let start = match kind {
         SpecKind::Provider => 0,
         SpecKind::Module => 1,
         SpecKind::Function => 2,
-        SpecKind::Name => return text.to_string(),
+        SpecKind::Name => return Ok(text.to_string()),
     };
     // The fields are read from the right, the last one given landing
     // on the kind's own field (`-m syscall:vmlinux` is provider and
@@ -2820,23 +2815,38 @@ fn align_spec(text: &str, kind: SpecKind) -> String {
     // are left as written: a whole description.
     let n = text.split(':').count();
     if n > start + 1 {
-        return text.to_string();
+        return Err(Overspecified);
     }
     let mut s = ":".repeat(start + 1 - n);
     s.push_str(text);
     s.push_str(&":".repeat(3 - start));
-    s
+    Ok(s)
+}
+
+/// A partial description with more fields than its option's position
+/// allows (`-P a:b`): dtrace_str2desc's EDT_BADSPCV.
+#[derive(Debug, PartialEq)]
+struct Overspecified;
+
+fn overspecified(text: &str) -> String {
+    format!(
+        "invalid probe description \"{}\": Overspecified probe description",
+        text
+    )
 }
 
 /// Aligns the leading description of a `-P`/`-m`/`-f` program text.
-fn align_program_spec(text: &[u8], kind: SpecKind) -> Vec<u8> {
+fn align_program_spec(text: &[u8], kind: SpecKind) -> Result<Vec<u8>, CompileError> {
     let end = text
         .iter()
         .position(|&c| c == b'{' || c == b'/' || c.is_ascii_whitespace())
         .unwrap_or(text.len());
-    let mut out = align_spec(&String::from_utf8_lossy(&text[..end]), kind).into_bytes();
+    let desc = String::from_utf8_lossy(&text[..end]);
+    let mut out = align_spec(&desc, kind)
+        .map_err(|_| CompileError::no_line(Tag::D_PDESC_INVAL, overspecified(&desc)))?
+        .into_bytes();
     out.extend_from_slice(&text[end..]);
-    out
+    Ok(out)
 }
 
 /// The probe table as the checker sees it while a program compiles.
@@ -2890,25 +2900,29 @@ mod tests {
 
     #[test]
     fn aligns_partial_descriptions() {
-        assert_eq!(align_spec("syscall", SpecKind::Provider), "syscall:::");
-        assert_eq!(align_spec("read", SpecKind::Function), "::read:");
-        assert_eq!(align_spec("vmlinux", SpecKind::Module), ":vmlinux::");
+        let ok = |t: &str, k| align_spec(t, k).expect("aligned");
+        assert_eq!(ok("syscall", SpecKind::Provider), "syscall:::");
+        assert_eq!(ok("read", SpecKind::Function), "::read:");
+        assert_eq!(ok("vmlinux", SpecKind::Module), ":vmlinux::");
+        assert_eq!(ok("syscall:vmlinux", SpecKind::Module), "syscall:vmlinux::");
+        assert_eq!(ok("syscall::read", SpecKind::Function), "syscall::read:");
+        assert_eq!(ok("vmlinux:read", SpecKind::Function), ":vmlinux:read:");
+        assert_eq!(ok("BEGIN", SpecKind::Name), "BEGIN");
+        // More fields than the option's position allows.
+        assert_eq!(align_spec("a:b", SpecKind::Provider), Err(Overspecified));
         assert_eq!(
-            align_spec("syscall:vmlinux", SpecKind::Module),
-            "syscall:vmlinux::"
+            align_spec("a:b:c:d", SpecKind::Function),
+            Err(Overspecified)
         );
         assert_eq!(
-            align_spec("syscall::read", SpecKind::Function),
-            "syscall::read:"
-        );
-        assert_eq!(
-            align_spec("vmlinux:read", SpecKind::Function),
-            ":vmlinux:read:"
-        );
-        assert_eq!(align_spec("BEGIN", SpecKind::Name), "BEGIN");
-        assert_eq!(
-            align_program_spec(b"syscall{@a[probefunc] = count()}", SpecKind::Provider),
+            align_program_spec(b"syscall{@a[probefunc] = count()}", SpecKind::Provider)
+                .expect("aligned"),
             b"syscall:::{@a[probefunc] = count()}"
+        );
+        let e = align_program_spec(b"a:b { }", SpecKind::Provider).unwrap_err();
+        assert_eq!(
+            e.msg,
+            "invalid probe description \"a:b\": Overspecified probe description"
         );
     }
 }
