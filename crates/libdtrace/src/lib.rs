@@ -1,17 +1,42 @@
 //! The consumer library, in the image of libdtrace. Its life cycle:
 //!
 //! ```text
-//! Dtrace::open → setopt … → compile … → exec (per program)
-//!   → go → loop { sleep; work } → stop → (aggregate_print) → drop
+//! Dtrace::open (or OpenOptions::open) → setopt … → compile / compile_file …
+//!   → exec (per program) → go → loop { sleep; work } → stop
+//!   → (aggregate_print) → close
 //! ```
 //!
 //! `compile` parses and checks D and matches probe descriptions; `exec`
-//! enables a program (assigning an EPID to each clause × probe pair);
-//! `go` generates BPF for every enabled probe, loads and attaches it and
-//! runs BEGIN; `work` consumes the principal buffer, handing each record
-//! set to the caller's `Consumer` and formatting trace/printf/printa output;
-//! `stop` runs END. Errors, drops and target processes reach the caller
-//! through handlers, as with `dtrace_handle_err` and friends.
+//! enables a program (assigning an EPID to each clause × probe pair) and
+//! says what it enabled ([`ProgramInfo`]); `go` generates BPF for every
+//! enabled probe, loads and attaches it and runs BEGIN; `work` consumes
+//! the principal buffer, handing each firing and its records to the
+//! caller's [`Consumer`] and formatting trace/printf/printa output;
+//! `stop` runs END; [`Dtrace::status`] says how tracing stands.
+//! Aggregations are read outside any action with `aggregate_walk_by`,
+//! `aggregate_snapshot`, `aggregate_print` and `aggregate_clear`.
+//! Errors, drops, formatted output and target processes reach the caller
+//! through handlers, as with `dtrace_handle_err` and friends. The handle
+//! is `Send`: behind a mutex, one thread runs the work loop (waiting on
+//! a [`Waiter`] with the lock released) while another reads the
+//! aggregations.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), libdtrace::Error> {
+//! use libdtrace::{Dtrace, NullConsumer, ProgramSource, WorkStatus};
+//! let mut dt = Dtrace::open()?;
+//! dt.setopt("quiet", None)?;
+//! let p = dt.compile(r#"syscall::openat:entry { printf("%s\n", execname); } tick-1s { exit(0); }"#, ProgramSource::File)?;
+//! dt.exec(&p)?;
+//! dt.go()?;
+//! let mut out = std::io::stdout();
+//! while dt.work(&mut out, &mut NullConsumer)? == WorkStatus::Okay {
+//!     dt.sleep(&[]);
+//! }
+//! dt.close();
+//! # Ok(())
+//! # }
+//! ```
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
