@@ -16,8 +16,8 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::process::ExitCode;
 
 use libdtrace::{
-    io_reason, Consume, Consumer, Dtrace, Error, Flow, ProbeData, ProgramSource, RecDesc, RecKind,
-    WorkStatus,
+    io_reason, Consume, Consumer, Dtrace, Error, Flow, OpenOptions, ProbeData, ProgramSource,
+    RecDesc, RecKind, WorkStatus,
 };
 
 use cli::{Cmd, Mode, Spec};
@@ -270,10 +270,13 @@ fn run(cmd: Cmd) -> u8 {
     let mut dt = match Dtrace::open() {
         Ok(d) => d,
         // -h and -G trace nothing: without the privilege to trace, they
-        // compile against the library's offline handle (as dtrace(1M)
-        // opens no device for them).
+        // compile on a handle opened with no device (as dtrace(1M) opens
+        // none for them), the kernel's types still known.
         Err(Error::Privilege(_)) if matches!(cmd.mode, Mode::Header | Mode::Link) => {
-            Dtrace::offline()
+            match OpenOptions::new().no_device(true).open() {
+                Ok(d) => d,
+                Err(e) => return fatal(format!("failed to initialize dtrace: {}", e)),
+            }
         }
         // The privilege message already reads as dtrace(1M)'s.
         Err(e @ Error::Privilege(_)) => return fatal(e),

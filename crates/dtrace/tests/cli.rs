@@ -580,7 +580,13 @@ fn says_when_privileges_are_missing() {
     let dir = std::env::temp_dir().join(format!("dtrace-cli-nopriv-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let prov = dir.join("app.d");
-    std::fs::write(&prov, "provider app { probe start(int); };\n").expect("write app.d");
+    // (A kernel type in a probe's parameters: the kernel's BTF is
+    // readable without privilege.)
+    std::fs::write(
+        &prov,
+        "provider app { probe start(int); probe task(struct task_struct *); };\n",
+    )
+    .expect("write app.d");
     let o = Command::new("setpriv")
         .args(["--bounding-set=-all", "--inh-caps=-all"])
         .arg(env!("CARGO_BIN_EXE_dtrace"))
@@ -592,6 +598,7 @@ fn says_when_privileges_are_missing() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let h = std::fs::read_to_string(dir.join("app.h")).expect("app.h beside app.d");
     assert!(h.contains("APP_START_ENABLED()"), "{}", h);
+    assert!(h.contains("APP_TASK(arg0)"), "{}", h);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
