@@ -240,9 +240,11 @@ fn close_releases_every_kernel_object() {
     dt.exec(&p).expect("exec");
     dt.go().expect("go");
     dt.proc_continue(pid).expect("continue");
+    // (Maps of earlier tests may still be waiting for the kernel's
+    // deferred free: only programs and links are counted up.)
     let during = ours();
     assert!(
-        during.0 > before.0 && during.1 > before.1 && during.2 > before.2,
+        during.0 > before.0 && during.2 > before.2,
         "before {:?}, while tracing {:?}",
         before,
         during
