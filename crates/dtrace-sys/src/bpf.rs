@@ -639,6 +639,21 @@ pub fn count_links() -> io::Result<usize> {
     Ok(n)
 }
 
+/// How many BPF programs and maps whose names start with `prefix` (this
+/// project's are `dt_`), and how many links of any kind, the system has:
+/// what tests count to show that nothing was left behind.
+pub fn count_objects(prefix: &str) -> io::Result<(usize, usize, usize)> {
+    let progs = list_programs()?
+        .iter()
+        .filter(|p| p.name.starts_with(prefix))
+        .count();
+    let maps = list_maps()?
+        .iter()
+        .filter(|m| m.name.starts_with(prefix))
+        .count();
+    Ok((progs, maps, count_links()?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -71,12 +71,23 @@ impl Poller {
 }
 
 /// What [`wait_writable`] saw.
+///
+/// ```no_run
+/// # use dtrace_sys::poll::{wait_writable, WriteWait};
+/// use std::os::fd::AsFd;
+/// let out = std::io::stdout();
+/// if wait_writable(out.as_fd(), None, None)? == WriteWait::Ready {
+///     // write
+/// }
+/// # Ok::<(), std::io::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WriteWait {
     /// The descriptor can take bytes (or has failed: the write will say).
     Ready,
     /// A stop signal arrived (or the wait was interrupted).
     Signal,
+    /// The time given passed first.
     TimedOut,
 }
 

@@ -42,18 +42,7 @@ fn assert_failed(o: &Output, code: i32, stderr: &str) {
 
 /// Our BPF objects alive in the system: programs, maps, links.
 fn ours() -> (usize, usize, usize) {
-    let progs = dtrace_sys::bpf::list_programs()
-        .expect("list programs")
-        .iter()
-        .filter(|p| p.name.starts_with("dt_"))
-        .count();
-    let maps = dtrace_sys::bpf::list_maps()
-        .expect("list maps")
-        .iter()
-        .filter(|m| m.name.starts_with("dt_"))
-        .count();
-    let links = dtrace_sys::bpf::count_links().expect("count links");
-    (progs, maps, links)
+    dtrace_sys::bpf::count_objects("dt_").expect("count BPF objects")
 }
 
 /// Waits until no more objects are alive than `before` (earlier tests'
@@ -1403,21 +1392,28 @@ fn usdt_probes_are_listed_and_traced_in_a_running_process() {
     let _ = std::fs::remove_dir_all(exe.parent().expect("dir"));
 }
 
+/// The C fixture `test/fixtures/NAME.c`, built (`cc -O1`) into the
+/// temporary directory.
+fn build_fixture(name: &str) -> std::path::PathBuf {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../test/fixtures");
+    let exe = std::env::temp_dir().join(format!("dtrace-cli-{}-{}", name, std::process::id()));
+    let cc = Command::new("cc")
+        .args(["-O1", "-o"])
+        .arg(&exe)
+        .arg(fixtures.join(format!("{}.c", name)))
+        .output()
+        .expect("cc (build-essential)");
+    assert!(cc.status.success(), "cc: {}", text(&cc.stderr));
+    exe
+}
+
 /// A library a grabbed process (`-p`) loads with dlopen() later, named
 /// by its file: its pid probes are made from the file the process will
 /// load, and fire once it does.
 fn pid_probes_in_a_library_a_grabbed_process_loads_later() {
     let _g = serial();
     let before = ours();
-    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../test/fixtures");
-    let exe = std::env::temp_dir().join(format!("dtrace-cli-dlopener-{}", std::process::id()));
-    let cc = Command::new("cc")
-        .args(["-O1", "-o"])
-        .arg(&exe)
-        .arg(fixtures.join("dlopener.c"))
-        .output()
-        .expect("cc (build-essential)");
-    assert!(cc.status.success(), "cc: {}", text(&cc.stderr));
+    let exe = build_fixture("dlopener");
     let mut app = Command::new(&exe)
         .arg("wait")
         .stdin(Stdio::piped())
@@ -1459,15 +1455,7 @@ fn pid_probes_in_a_library_a_grabbed_process_loads_later() {
 /// of the stack, so `leaf`'s stack is leaf, inner, outer, main.
 fn ustack_at_a_pid_entry_probe_has_the_caller() {
     let _g = serial();
-    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../test/fixtures");
-    let exe = std::env::temp_dir().join(format!("dtrace-cli-frames-{}", std::process::id()));
-    let cc = Command::new("cc")
-        .args(["-O1", "-o"])
-        .arg(&exe)
-        .arg(fixtures.join("frames.c"))
-        .output()
-        .expect("cc (build-essential)");
-    assert!(cc.status.success(), "cc: {}", text(&cc.stderr));
+    let exe = build_fixture("frames");
     let mut app = Command::new(&exe)
         .arg("wait")
         .stdin(Stdio::piped())

@@ -140,26 +140,8 @@ pub fn die_of_stop_signal() {
     poll::die_of_stop_signal()
 }
 
-/// What [`wait_writable`] saw.
-///
-/// ```no_run
-/// use libdtrace::signals::{wait_writable, WriteWait};
-/// use std::os::fd::AsFd;
-/// let out = std::io::stdout();
-/// if wait_writable(out.as_fd(), None, None)? == WriteWait::Ready {
-///     // write
-/// }
-/// # Ok::<(), std::io::Error>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WriteWait {
-    /// The descriptor can take bytes (or has failed: the write will say).
-    Ready,
-    /// A stop signal arrived (or the wait was interrupted).
-    Signal,
-    /// The time given passed first.
-    TimedOut,
-}
+/// What [`wait_writable`] saw: `Ready`, `Signal` or `TimedOut`.
+pub use dtrace_sys::poll::WriteWait;
 
 /// Waits until `fd` can take at least a pipe buffer's worth of bytes, a
 /// stop signal arrives (when `wake` is [`StopSignals::wake_fd`]), or
@@ -183,9 +165,5 @@ pub fn wait_writable(
     wake: Option<BorrowedFd>,
     timeout: Option<Duration>,
 ) -> io::Result<WriteWait> {
-    Ok(match poll::wait_writable(fd, wake, timeout)? {
-        poll::WriteWait::Ready => WriteWait::Ready,
-        poll::WriteWait::Signal => WriteWait::Signal,
-        poll::WriteWait::TimedOut => WriteWait::TimedOut,
-    })
+    poll::wait_writable(fd, wake, timeout)
 }

@@ -56,27 +56,34 @@ impl Consumer for Collect {
     }
 }
 
-#[test]
-fn records_reach_the_consumer_decoded() {
-    let Some(mut dt) = common::quiet_handle() else {
-        return;
-    };
+/// Runs a `-n` program to its exit() with `consumer`; what was printed
+/// (None without the privilege).
+fn run(program: &str, consumer: &mut dyn Consumer) -> Option<Vec<u8>> {
+    let mut dt = common::quiet_handle()?;
     let p = dt
-        .compile(
-            r#"BEGIN { trace(42); printf("%s %d\n", "x", (short)7); stack(2); setopt("aggsortrev"); @c["k"] = count(); printa(@c); exit(3); }"#,
-            ProgramSource::Description(SpecKind::Name),
-        )
+        .compile(program, ProgramSource::Description(SpecKind::Name))
         .expect("compile");
     dt.exec(&p).expect("exec");
     dt.go().expect("go");
-    let mut c = Collect::default();
     let mut out: Vec<u8> = Vec::new();
     for _ in 0..1000 {
         dt.sleep(&[]);
-        if dt.work(&mut out, &mut c).expect("work") == WorkStatus::Done {
+        if dt.work(&mut out, consumer).expect("work") == WorkStatus::Done {
             break;
         }
     }
+    Some(out)
+}
+
+#[test]
+fn records_reach_the_consumer_decoded() {
+    let mut c = Collect::default();
+    let Some(out) = run(
+        r#"BEGIN { trace(42); printf("%s %d\n", "x", (short)7); stack(2); setopt("aggsortrev"); @c["k"] = count(); printa(@c); exit(3); }"#,
+        &mut c,
+    ) else {
+        return;
+    };
     assert_eq!(
         c.seen,
         vec![
@@ -120,25 +127,13 @@ fn statements_reach_the_record_callback_with_no_size() {
             Consume::This
         }
     }
-    let Some(mut dt) = common::quiet_handle() else {
+    let mut c = Recs::default();
+    let Some(out) = run(
+        r#"BEGIN { n = 1; printf("%s %d\n", "cat", 9); if (n == 1) { m = 2; } else { k = 3; } trace(n); exit(0); }"#,
+        &mut c,
+    ) else {
         return;
     };
-    let p = dt
-        .compile(
-            r#"BEGIN { n = 1; printf("%s %d\n", "cat", 9); if (n == 1) { m = 2; } else { k = 3; } trace(n); exit(0); }"#,
-            ProgramSource::Description(SpecKind::Name),
-        )
-        .expect("compile");
-    dt.exec(&p).expect("exec");
-    dt.go().expect("go");
-    let mut c = Recs::default();
-    let mut out: Vec<u8> = Vec::new();
-    for _ in 0..1000 {
-        dt.sleep(&[]);
-        if dt.work(&mut out, &mut c).expect("work") == WorkStatus::Done {
-            break;
-        }
-    }
     assert_eq!(
         c.0,
         vec![

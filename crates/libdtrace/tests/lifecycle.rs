@@ -205,18 +205,7 @@ fn snapshots_are_taken_while_another_thread_works() {
 
 /// Our BPF programs and maps (named `dt_`), and every link.
 fn ours() -> (usize, usize, usize) {
-    let progs = dtrace_sys::bpf::list_programs()
-        .expect("list programs")
-        .iter()
-        .filter(|p| p.name.starts_with("dt_"))
-        .count();
-    let maps = dtrace_sys::bpf::list_maps()
-        .expect("list maps")
-        .iter()
-        .filter(|m| m.name.starts_with("dt_"))
-        .count();
-    let links = dtrace_sys::bpf::count_links().expect("count links");
-    (progs, maps, links)
+    dtrace_sys::bpf::count_objects("dt_").expect("count BPF objects")
 }
 
 #[test]
