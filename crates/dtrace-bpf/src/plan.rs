@@ -73,13 +73,15 @@ pub enum ArgContext {
     /// file, which other processes may map). At entry, arg0-arg5 are the
     /// x86-64 argument registers and arg6-arg9 the words after the return
     /// address on the user stack (0 where unreadable); at return
-    /// (`ret`), arg0 is 0 (DTrace's offset of the return instruction,
-    /// which a uretprobe cannot tell, as fbt's) and arg1 the return
+    /// (`ret`: a uprobe at each place the function returns, as DTrace's
+    /// return probes are), arg0 is DTrace's offset of the return
+    /// instruction in the function, the high half of the attachment's
+    /// cookie (its low half is the dispatch key), and arg1 the return
     /// value. With `entry`, every probe is at a function's first
-    /// instruction, where the return address is on top of the user stack
-    /// (the function has not saved its caller's frame pointer yet):
-    /// `ustack()` puts it after the first frame, or the caller would be
-    /// missing.
+    /// instruction or where it returns, where the return address is on
+    /// top of the user stack (the function has not saved its caller's
+    /// frame pointer yet, or has restored it): `ustack()` puts it after
+    /// the first frame, or the caller would be missing.
     Uprobe { ret: bool, pid: u32, entry: bool },
     /// A plockstat probe in process `pid`: a uprobe at a pthread lock
     /// function (see [`PlockHook`]).

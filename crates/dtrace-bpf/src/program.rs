@@ -1054,7 +1054,12 @@ impl ProgGen<'_, '_> {
             // A stash program serves no probe: it has no arguments.
             ArgContext::None | ArgContext::Stash { .. } => self.zero_args(0),
             ArgContext::Uprobe { ret: true, .. } => {
-                self.a.emit(st_imm(Size::DW, R9, scratch::ARGS as i16, 0));
+                // arg0: the offset of the return place in the function,
+                // the high half of its attachment's cookie.
+                self.a.emit(mov64_reg(R1, R6));
+                self.a.emit(call(Helper::GetAttachCookie));
+                self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
+                self.store_arg(0, R0);
                 self.a.emit(ldx(Size::DW, R1, R6, regs::AX_FULL as i16));
                 self.store_arg(1, R1);
                 self.zero_args(2);

@@ -13,6 +13,7 @@
 pub mod cpc;
 pub mod dtrace;
 pub mod fbt;
+mod instructions;
 pub mod pid;
 pub mod plockstat;
 pub mod profile;
@@ -330,6 +331,29 @@ pub trait Provider: Send {
     fn why_not(&self, _desc: &ProbeDesc) -> Option<String> {
         self.unavailable()
     }
+
+    /// An error found making a description's probes (`provide_named`),
+    /// which fails the program whatever else it matches, as DTrace's
+    /// `dt_pid_error` fails it: a pid offset that is not on an
+    /// instruction.
+    fn desc_error(&self, _desc: &ProbeDesc) -> Option<DescError> {
+        None
+    }
+}
+
+/// An error in a probe description that its provider found making its
+/// probes: DTrace's tag and message (`[D_PROC_ALIGN] offset 0x2 is not
+/// aligned on an instruction`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DescError {
+    pub tag: dtrace_lang::error::Tag,
+    pub message: String,
+}
+
+impl DescError {
+    pub fn new(tag: dtrace_lang::error::Tag, message: String) -> DescError {
+        DescError { tag, message }
+    }
 }
 
 /// The registry: every provider, and the table of their probes.
@@ -469,6 +493,14 @@ impl Probes {
             .and_then(|p| p.why_not(desc))
     }
 
+    /// The error a provider found making the probes of `desc` (see
+    /// `Provider::desc_error`), asked after `lookup`.
+    pub fn desc_error(&mut self, desc: &ProbeDesc) -> Option<DescError> {
+        let canonical = self.providers.iter_mut().find_map(|p| p.canonical(desc));
+        let desc = canonical.as_ref().unwrap_or(desc);
+        self.providers.iter().find_map(|p| p.desc_error(desc))
+    }
+
     /// The ids of the probes a description matches, creating on-demand
     /// probes (profile-N, tick-N) it names exactly.
     pub fn lookup(&mut self, pat: &ProbeDesc) -> Vec<u32> {
@@ -606,6 +638,10 @@ pub enum Attach {
         offsets: Vec<u64>,
         cookies: Vec<u64>,
         ref_ctr_offsets: Vec<u64>,
+        /// The cookies of places the provider knows the kernel will
+        /// refuse (instructions uprobes cannot step): left out and
+        /// reported, without asking the kernel.
+        unsteppable: Vec<u64>,
         ret: bool,
         pid: u32,
     },
@@ -722,19 +758,20 @@ pub fn attach(att: &Attach, prog: &OwnedFd, tracefs: Option<&PathBuf>) -> io::Re
     attach_counted(att, prog, tracefs).map(|(links, _)| links)
 }
 
-/// As [`attach`], also telling how many places of uprobes the kernel
-/// refused and were left out (an instruction it cannot step, a place
-/// inside an instruction), which dtrace reports.
+/// As [`attach`], also telling which places of uprobes the kernel
+/// refused and were left out (an instruction it cannot step), by their
+/// cookies, which dtrace reports.
 pub fn attach_counted(
     att: &Attach,
     prog: &OwnedFd,
     tracefs: Option<&PathBuf>,
-) -> io::Result<(Vec<OwnedFd>, usize)> {
+) -> io::Result<(Vec<OwnedFd>, Vec<u64>)> {
     if let Attach::Uprobe {
         path,
         offsets,
         cookies,
         ref_ctr_offsets,
+        unsteppable,
         ret,
         pid,
     } = att
@@ -743,30 +780,53 @@ pub fn attach_counted(
         let c_path = std::ffi::CString::new(path.as_os_str().as_bytes())
             .map_err(|_| io::Error::other("a file name with a NUL byte"))?;
         let mut links = Vec::new();
-        let mut refused = (None, 0);
+        let mut refused = (None, unsteppable.clone());
+        // The places the kernel is not asked about.
+        let (mut offsets, mut cookies, mut semaphores) = (offsets, cookies, ref_ctr_offsets);
+        let kept: (Vec<u64>, Vec<u64>, Vec<u64>);
+        if !unsteppable.is_empty() {
+            let keep = |i: usize| !unsteppable.contains(&cookies[i]);
+            let n = offsets.len().min(cookies.len());
+            kept = (
+                (0..n).filter(|&i| keep(i)).map(|i| offsets[i]).collect(),
+                (0..n).filter(|&i| keep(i)).map(|i| cookies[i]).collect(),
+                (0..semaphores.len().min(n))
+                    .filter(|&i| keep(i))
+                    .map(|i| semaphores[i])
+                    .collect(),
+            );
+            (offsets, cookies, semaphores) = (&kept.0, &kept.1, &kept.2);
+        }
         attach_uprobes(
             prog,
             &c_path,
             Places {
                 offsets,
                 cookies,
-                semaphores: ref_ctr_offsets,
+                semaphores,
             },
             (*ret, *pid),
             &mut links,
             &mut refused,
         )?;
         return match refused {
-            // Not one place would take a probe: the kernel cannot.
-            (Some(e), _) if links.is_empty() => Err(io::Error::other(format!(
-                "uprobes in {} (the kernel needs uprobe_multi links, Linux 6.6): {}",
-                path.display(),
-                e
-            ))),
-            (_, n) => Ok((links, n)),
+            // Not one place would take a probe.
+            (Some(e), _) if links.is_empty() && !offsets.is_empty() => {
+                Err(io::Error::other(format!(
+                    "uprobes in {}{}: {}",
+                    path.display(),
+                    if dtrace_sys::bpf::has_uprobe_multi() {
+                        ""
+                    } else {
+                        " (the kernel needs uprobe_multi links, Linux 6.6)"
+                    },
+                    e
+                )))
+            }
+            (_, cookies) => Ok((links, cookies)),
         };
     }
-    attach_other(att, prog, tracefs).map(|links| (links, 0))
+    attach_other(att, prog, tracefs).map(|links| (links, Vec::new()))
 }
 
 /// Attaches a program that is not on uprobes.
@@ -870,7 +930,7 @@ fn attach_uprobes(
     places: Places<'_>,
     (ret, pid): (bool, u32),
     links: &mut Vec<OwnedFd>,
-    refused: &mut (Option<io::Error>, usize),
+    refused: &mut (Option<io::Error>, Vec<u64>),
 ) -> io::Result<()> {
     let Places {
         offsets,
@@ -890,7 +950,7 @@ fn attach_uprobes(
         Err(e) if matches!(e.raw_os_error(), Some(22 | 95 | 524)) => {
             if offsets.len() == 1 {
                 refused.0.get_or_insert(e);
-                refused.1 += 1;
+                refused.1.extend(cookies.first());
                 return Ok(());
             }
             let (first, second) = places.split(offsets.len() / 2);

@@ -21,15 +21,18 @@
 //! each). The program checks the process too, as the file may be mapped
 //! by others.
 
+use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, ProbeEnabling, ProgKind, ProgramPlan};
 use dtrace_lang::pdesc::{field_matches, has_glob, ProbeDesc};
 
+use crate::instructions::{self, Instructions};
 use crate::uobj::{process_of, Func, ProcessObjects};
-use crate::{ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink};
+use crate::{ArgDesc, Attach, Attributes, DescError, Enabled, Planned, PlannedProgram, ProbeSink};
 use crate::{ProbeTable, Provider};
+use dtrace_lang::error::Tag;
 
 /// Where a probe fires.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,6 +57,10 @@ struct PidProbe {
 pub struct Pid {
     probes: Vec<PidProbe>,
     procs: ProcessObjects,
+    /// Each function's instructions (by file and function offset).
+    instructions: HashMap<(PathBuf, u64), Instructions>,
+    /// What made a description fail (`Provider::desc_error`), by its text.
+    errors: HashMap<String, DescError>,
 }
 
 /// The process ID a `pidN` provider name names.
@@ -68,6 +75,78 @@ fn offset_name(name: &str) -> Option<u64> {
         return None;
     }
     u64::from_str_radix(name, 16).ok()
+}
+
+impl Pid {
+    /// Function `f`'s instructions (decoded once per function). A
+    /// function whose code cannot be decoded has none, so no offset or
+    /// return probes.
+    fn instructions(
+        &mut self,
+        path: &Path,
+        f: &Func,
+        provider: &str,
+        module: &str,
+    ) -> &Instructions {
+        let key = (path.to_path_buf(), f.offset);
+        self.instructions.entry(key).or_insert_with(|| {
+            instructions::decode(path, f.offset, f.size).unwrap_or_else(|e| {
+                if std::env::var_os("DTRACE_DEBUG").is_some() {
+                    eprintln!(
+                        "dtrace: {}:{}:{}: instructions not decoded: {}",
+                        provider, module, f.name, e
+                    );
+                }
+                Instructions::default()
+            })
+        })
+    }
+
+    /// True if the place `o` bytes into probe `p`'s function is an
+    /// instruction the kernel's uprobes will refuse
+    /// (`instructions::unsteppable`).
+    fn unsteppable(&self, p: &PidProbe, o: u64) -> bool {
+        self.instructions
+            .get(&(p.path.clone(), p.func_offset))
+            .is_some_and(|i| i.unsteppable.contains(&o))
+    }
+
+    /// The offset probe `name` names in function `f`, or DTrace's error
+    /// (dt_pid_per_sym's): not a hexadecimal offset, outside the
+    /// function, or not on an instruction's first byte. None in a
+    /// function with a jump table, which offers no offset probes.
+    fn offset_probe(
+        &mut self,
+        path: &Path,
+        f: &Func,
+        name: &str,
+        provider: &str,
+        module: &str,
+    ) -> Result<Option<u64>, DescError> {
+        let Some(off) = offset_name(name) else {
+            return Err(DescError::new(
+                Tag::D_PROC_NAME,
+                format!("'{}' is an invalid probe name", name),
+            ));
+        };
+        if off >= f.size {
+            return Err(DescError::new(
+                Tag::D_PROC_OFF,
+                format!("offset 0x{:x} outside of function '{}'", off, f.name),
+            ));
+        }
+        let insns = self.instructions(path, f, provider, module);
+        if insns.jump_table {
+            return Ok(None);
+        }
+        if !insns.offsets.contains(&off) {
+            return Err(DescError::new(
+                Tag::D_PROC_ALIGN,
+                format!("offset 0x{:x} is not aligned on an instruction", off),
+            ));
+        }
+        Ok(Some(off))
+    }
 }
 
 impl Provider for Pid {
@@ -116,15 +195,17 @@ impl Provider for Pid {
 
     /// `pidN:MODULE:FUNCTION:NAME`: the matching functions of N's
     /// objects get their entry and return probes as NAME matches them,
-    /// and an offset probe when NAME is one.
+    /// an offset probe when NAME is one, and, when NAME is empty or a
+    /// glob, one probe per instruction whose offset it matches, as
+    /// DTrace makes them. An offset that is not an instruction's first
+    /// byte, lies outside the function, or a NAME that is none of these,
+    /// is DTrace's error for the description (`desc_error`).
     fn provide_named(&mut self, sink: &mut ProbeSink<'_>, desc: &ProbeDesc) {
         let Some(pid) = pid_of(&desc.provider) else {
             return;
         };
         let provider = format!("pid{}", pid);
-        let offset = (!has_glob(&desc.name))
-            .then(|| offset_name(&desc.name))
-            .flatten();
+        let glob = desc.name.is_empty() || has_glob(&desc.name);
         // A library the process has not loaded, named: its probes wait in
         // its file for the process to map it (`dlopen()`).
         let mut objects = self.procs.objects(pid);
@@ -147,11 +228,38 @@ impl Provider for Pid {
                 if field_matches(&desc.name, "entry") {
                     at.push((At::Entry, "entry".to_string()));
                 }
-                if field_matches(&desc.name, "return") {
+                // A return probe fires where the function returns: a
+                // function that never does (`_start`) has none. (A
+                // uretprobe would replace the word on top of the stack at
+                // entry, which is no return address in such a function.)
+                if field_matches(&desc.name, "return")
+                    && !self
+                        .instructions(&obj.path, &f, &provider, module)
+                        .returns
+                        .is_empty()
+                {
                     at.push((At::Return, "return".to_string()));
                 }
-                if let Some(o) = offset.filter(|&o| f.size == 0 || o < f.size) {
-                    at.push((At::Offset(o), format!("{:x}", o)));
+                if glob {
+                    let offsets = &self.instructions(&obj.path, &f, &provider, module).offsets;
+                    at.extend(
+                        offsets
+                            .iter()
+                            .map(|&o| (At::Offset(o), format!("{:x}", o)))
+                            .filter(|(_, n)| field_matches(&desc.name, n)),
+                    );
+                } else if at.is_empty() && f.size > 0 && !matches!(&*desc.name, "entry" | "return")
+                {
+                    match self.offset_probe(&obj.path, &f, &desc.name, &provider, module) {
+                        Ok(Some(o)) => at.push((At::Offset(o), format!("{:x}", o))),
+                        Ok(None) => {}
+                        Err(e) => {
+                            // DTrace stops at the first function it cannot
+                            // make the probe in.
+                            self.errors.entry(desc.to_string()).or_insert(e);
+                            return;
+                        }
+                    }
                 }
                 for (at, name) in at {
                     if sink.has_as(&provider, module, &f.name, &name) {
@@ -170,6 +278,10 @@ impl Provider for Pid {
         }
     }
 
+    fn desc_error(&self, desc: &ProbeDesc) -> Option<DescError> {
+        self.errors.get(&desc.to_string()).cloned()
+    }
+
     /// Only `arg0`..`arg9`: a function's types are not known.
     fn args(&self, _local: u32) -> Option<Vec<ArgDesc>> {
         None
@@ -180,53 +292,88 @@ impl Provider for Pid {
     /// link, each place's cookie its probe's dispatch key: detaching them
     /// all is one wait, not one per probe.
     fn plan(&self, table: &ProbeTable, enabled: &[Enabled], out: &mut Planned) -> io::Result<()> {
-        // (pid, file, kind) -> (offsets, enablings), in first-seen order:
-        // entries apart from offsets, so that their programs know the
-        // return address is on top of the stack.
-        type Group<'a> = ((u32, &'a Path, At), Vec<u64>, Vec<ProbeEnabling>);
+        // (pid, file, kind) -> places, in first-seen order: entries apart
+        // from offsets, so that their programs know the return address is
+        // on top of the stack; returns apart, their arguments differing.
+        struct Group<'a> {
+            key: (u32, &'a Path, At),
+            offsets: Vec<u64>,
+            cookies: Vec<u64>,
+            probes: Vec<ProbeEnabling>,
+            unsteppable: Vec<u64>,
+        }
         let mut groups: Vec<Group> = Vec::new();
         for e in enabled {
             let Some(p) = self.probes.get(e.local as usize) else {
                 continue;
             };
-            let (kind, offset) = match p.at {
-                At::Entry => (At::Entry, p.func_offset),
-                At::Return => (At::Return, p.func_offset),
-                At::Offset(o) => (At::Offset(0), p.func_offset + o),
+            let kind = match p.at {
+                At::Offset(_) => At::Offset(0),
+                at => at,
             };
             let key = (p.pid, p.path.as_path(), kind);
-            let at = match groups.iter().position(|g| g.0 == key) {
+            let at = match groups.iter().position(|g| g.key == key) {
                 Some(i) => i,
                 None => {
-                    groups.push((key, Vec::new(), Vec::new()));
+                    groups.push(Group {
+                        key,
+                        offsets: Vec::new(),
+                        cookies: Vec::new(),
+                        probes: Vec::new(),
+                        unsteppable: Vec::new(),
+                    });
                     groups.len() - 1
                 }
             };
             let g = &mut groups[at];
-            let cookie = g.2.len() as u32;
-            g.1.push(offset);
-            g.2.push(e.enabling(table, cookie));
+            let dispatch = g.probes.len() as u32;
+            g.probes.push(e.enabling(table, dispatch));
+            // A return probe is at each place the function returns: the
+            // cookie's high half is the place's offset in the function
+            // (arg0), its low half the probe's dispatch key.
+            let places: Vec<u64> = match p.at {
+                At::Entry => vec![0],
+                At::Offset(o) => vec![o],
+                At::Return => self
+                    .instructions
+                    .get(&(p.path.clone(), p.func_offset))
+                    .map(|i| i.returns.clone())
+                    .unwrap_or_default(),
+            };
+            for o in places {
+                let cookie = u64::from(dispatch) | (o << 32);
+                g.offsets.push(p.func_offset + o);
+                g.cookies.push(cookie);
+                if self.unsteppable(p, o) {
+                    g.unsteppable.push(cookie);
+                }
+            }
         }
-        for ((pid, path, kind), offsets, probes) in groups {
+        for g in groups {
+            let (pid, path, kind) = g.key;
             let ret = kind == At::Return;
-            let entry = kind == At::Entry;
+            // At a function's first instruction or where it returns, the
+            // return address is on top of the stack.
+            let entry = kind != At::Offset(0);
             out.programs.push(PlannedProgram {
                 plan: ProgramPlan {
                     name: format!("dt_pid_{}", if ret { "return" } else { "entry" }),
                     kind: ProgKind::Uprobe,
                     context: ArgContext::Uprobe { ret, pid, entry },
                     phase: Phase::Normal,
-                    probes,
+                    probes: g.probes,
                     dispatch: Some(DispatchKey::Cookie),
                     tick_gate: None,
                     guard: None,
                 },
                 attach: Attach::Uprobe {
                     path: path.to_path_buf(),
-                    cookies: (0..offsets.len() as u64).collect(),
+                    cookies: g.cookies,
                     ref_ctr_offsets: Vec::new(),
-                    offsets,
-                    ret,
+                    offsets: g.offsets,
+                    unsteppable: g.unsteppable,
+                    // Plain uprobes at the return places, not uretprobes.
+                    ret: false,
                     pid,
                 },
             });

@@ -439,6 +439,7 @@ impl Provider for Usdt {
                     offsets: g.offsets,
                     cookies: g.cookies,
                     ref_ctr_offsets: semaphores,
+                    unsteppable: Vec::new(),
                     ret: false,
                     pid: g.pid,
                 },

@@ -464,6 +464,18 @@ pub const BPF_TRACE_UPROBE_MULTI: u32 = 48;
 /// uprobe_multi flag: uretprobes.
 const BPF_F_UPROBE_MULTI_RETURN: u32 = 1;
 
+/// True if the kernel has uprobe_multi links (Linux 6.6): its BTF
+/// declares their link type. Read once; false when BTF cannot be read.
+pub fn has_uprobe_multi() -> bool {
+    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAS.get_or_init(|| {
+        crate::btf::Btf::vmlinux().is_ok_and(|b| {
+            b.find("bpf_uprobe_multi_link", crate::btf::Kind::Struct)
+                .is_some()
+        })
+    })
+}
+
 /// Attaches `prog` (loaded as `BPF_TRACE_UPROBE_MULTI`) at each of
 /// `offsets` in file `path`, uretprobes with `ret`, for process `pid`
 /// alone; the program reads each one's cookie (`bpf_get_attach_cookie`).

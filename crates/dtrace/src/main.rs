@@ -197,6 +197,9 @@ fn open_output(cmd: &Cmd) -> Result<(output::Sink, String), u8> {
     opened
 }
 
+/// How many refused probe places dtrace names one by one.
+const MAX_NAMED_PLACES: usize = 20;
+
 /// The largest script dtrace reads (`-s /dev/zero` must not run away).
 const MAX_SCRIPT: u64 = 16 << 20;
 
@@ -502,13 +505,19 @@ fn run(cmd: Cmd) -> u8 {
     }
     // Places the kernel cannot put a uprobe (pid probes over every
     // instruction, or every function of a library) are left out.
-    match dt.refused_places() {
-        0 => {}
-        1 => note!("dtrace: 1 probe place was left out: the kernel cannot put a uprobe there"),
-        n => note!(
-            "dtrace: {} probe places were left out: the kernel cannot put a uprobe there",
-            n
-        ),
+    // Each is named, up to a screenful.
+    let refused = dt.refused_places();
+    for place in refused.iter().take(MAX_NAMED_PLACES) {
+        note!(
+            "dtrace: {} left out: the kernel cannot put a uprobe on its instruction",
+            place
+        );
+    }
+    if refused.len() > MAX_NAMED_PLACES {
+        note!(
+            "dtrace: {} more probe places left out: the kernel cannot put a uprobe on their instructions",
+            refused.len() - MAX_NAMED_PLACES
+        );
     }
     for pid in dt.proc_pids() {
         if let Err(e) = dt.proc_continue(pid) {

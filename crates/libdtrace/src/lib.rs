@@ -917,8 +917,8 @@ pub struct Dtrace {
     /// what, and the size.
     pub(crate) lowered: Vec<(&'static str, u64)>,
     /// Places of uprobes the kernel refused when tracing started, left
-    /// out (`refused_places`).
-    pub(crate) refused_places: usize,
+    /// out (`refused_places`): their probes' descriptions.
+    pub(crate) refused_places: Vec<String>,
     /// Targets created for tracing and held before their own exec (`-c`):
     /// their probes outlast that exec, not the next.
     pub(crate) held_targets: Vec<u32>,
@@ -1086,7 +1086,7 @@ impl Dtrace {
             arg_pool: Vec::new(),
             range_pool: Vec::new(),
             lowered: Vec::new(),
-            refused_places: 0,
+            refused_places: Vec::new(),
             held_targets: Vec::new(),
             last_clean: Instant::now(),
             err_handler: None,
@@ -1623,6 +1623,9 @@ impl Dtrace {
             let mut ids = Vec::new();
             for (d, _, line) in &c.probes {
                 let found = self.probes.lookup(d);
+                if let Some(e) = self.probes.desc_error(d) {
+                    return Err(Error::Compile(CompileError::new(e.tag, *line, e.message)));
+                }
                 if found.is_empty() && !zdefs {
                     let mut msg = format!("probe description {} does not match any probes", d);
                     if let Some(why) = self.probes.why_not(d) {
@@ -2760,9 +2763,10 @@ impl Dtrace {
         &self.lowered
     }
 
-    /// How many places of user-level probes (pid) the kernel refused when
-    /// tracing started, which were left out: an instruction its uprobes
-    /// cannot step, or a place inside an instruction.
+    /// The user-level probes (pid) the kernel refused when tracing
+    /// started, which were left out, by their descriptions
+    /// (`pid123:libc.so.6:strlen:1c`): instructions its uprobes cannot
+    /// step.
     ///
     /// ```no_run
     /// # fn main() -> Result<(), libdtrace::Error> {
@@ -2771,15 +2775,15 @@ impl Dtrace {
     /// let p = dt.compile("pid$target:libc.so.6:strlen: { }", libdtrace::ProgramSource::File)?;
     /// dt.exec(&p)?;
     /// dt.go()?;
-    /// if dt.refused_places() > 0 {
-    ///     eprintln!("{} instructions cannot be traced", dt.refused_places());
+    /// for place in dt.refused_places() {
+    ///     eprintln!("{} cannot be traced", place);
     /// }
     /// dt.proc_continue(pid)?;
     /// # Ok(())
     /// # }
     /// ```
-    pub fn refused_places(&self) -> usize {
-        self.refused_places
+    pub fn refused_places(&self) -> &[String] {
+        &self.refused_places
     }
 
     /// The `normalize()` factor of aggregation `id` (1 if none).

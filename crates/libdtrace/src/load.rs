@@ -322,7 +322,7 @@ pub(crate) fn warm_up(dt: &Dtrace) -> Option<Warm> {
 fn premake(dt: &mut Dtrace) -> Result<Premade, Error> {
     let (asked, auto, ncpus) = ring_shape(dt)?;
     dt.lowered.clear();
-    dt.refused_places = 0;
+    dt.refused_places.clear();
     // Buffers made ahead for these very options are taken; others (the
     // program's pragmas changed the options, or making them failed) are
     // dropped and the buffers made here, where a failure is reported.
@@ -586,7 +586,24 @@ pub(crate) fn start_with(
                             Error::Enable(format!("failed to attach '{}': {}", pp.plan.name, e))
                         }
                     })?;
-                dt.refused_places += refused;
+                for cookie in refused {
+                    // A cookie's low half is its probe's dispatch key.
+                    let named: Vec<String> = pp
+                        .plan
+                        .probes
+                        .iter()
+                        .filter(|e| u64::from(e.key) == cookie & 0xffff_ffff)
+                        .map(|e| {
+                            let p = &e.probe;
+                            format!("{}:{}:{}:{}", p.provider, p.module, p.function, p.name)
+                        })
+                        .collect();
+                    if named.is_empty() {
+                        dt.refused_places
+                            .push(format!("{} (place {})", pp.plan.name, cookie));
+                    }
+                    dt.refused_places.extend(named);
+                }
                 links.extend(l);
                 progs.push(fd);
             }

@@ -1,0 +1,3 @@
+work e 1
+work e 2
+
