@@ -33,10 +33,20 @@ impl Poller {
 
     /// Watches `fd` for readability; `token` comes back from `wait`.
     pub fn add(&self, fd: RawFd, token: u64) -> io::Result<()> {
-        let mut ev = libc::epoll_event {
-            events: libc::EPOLLIN as u32,
-            u64: token,
-        };
+        self.add_with(fd, token, libc::EPOLLIN as u32)
+    }
+
+    /// Watches `fd` edge-triggered: a wait returns when it becomes
+    /// readable, not for as long as it stays so. For BPF ring buffers the
+    /// consumer may leave unread on purpose (a `switchrate` not yet due, a
+    /// `fill` buffer read at the end): level-triggered, every wait would
+    /// return at once and the consumer would spin.
+    pub fn add_edge(&self, fd: RawFd, token: u64) -> io::Result<()> {
+        self.add_with(fd, token, (libc::EPOLLIN | libc::EPOLLET) as u32)
+    }
+
+    fn add_with(&self, fd: RawFd, token: u64, events: u32) -> io::Result<()> {
+        let mut ev = libc::epoll_event { events, u64: token };
         // SAFETY: `ev` is a valid epoll_event; the kernel copies it.
         let r = unsafe { libc::epoll_ctl(self.epfd.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut ev) };
         if r < 0 {

@@ -8,6 +8,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// A process dtrace is tracing.
 pub struct Target {
@@ -329,4 +330,146 @@ pub fn read_small(path: &str) -> io::Result<String> {
     let mut s = String::new();
     std::fs::File::open(path)?.read_to_string(&mut s)?;
     Ok(s)
+}
+
+/// Runs `cmd` with the shell, as system(3) does, and waits for it, but
+/// not past `give_up`: asked as it waits (each 50 ms at most), true ends
+/// the command's whole process group (SIGTERM, then SIGKILL half a
+/// second later) and returns. The command runs in a process group of its
+/// own, so that giving up reaches a pipeline's every process, and the
+/// terminal's Ctrl-C reaches dtrace, which decides. With `capture`, what
+/// it writes to its standard output is returned (up to `MAX_CAPTURE`
+/// bytes; the rest is read and dropped) instead of going to dtrace's.
+pub fn run_shell(
+    cmd: &OsStr,
+    capture: bool,
+    give_up: &dyn Fn() -> bool,
+) -> io::Result<Option<Vec<u8>>> {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    let mut c = Command::new("/bin/sh");
+    c.arg("-c").arg(cmd).process_group(0);
+    if capture {
+        c.stdout(Stdio::piped());
+    }
+    let mut child = c.spawn()?;
+    let reader = child.stdout.take().map(|mut out| {
+        std::thread::spawn(move || {
+            let mut kept = Vec::new();
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = out.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let room = MAX_CAPTURE.saturating_sub(kept.len());
+                kept.extend_from_slice(&buf[..n.min(room)]);
+            }
+            kept
+        })
+    });
+    let pidfd = pidfd_open(child.id() as i32).ok();
+    let group = -(child.id() as i32);
+    let mut gave_up = false;
+    loop {
+        if child.try_wait()?.is_some() {
+            break;
+        }
+        if give_up() {
+            gave_up = true;
+            // SAFETY: kill(2) of the process group we made.
+            unsafe { libc::kill(group, libc::SIGTERM) };
+            for _ in 0..10 {
+                if child.try_wait()?.is_some() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            // SAFETY: as above; a group already gone is ESRCH.
+            unsafe { libc::kill(group, libc::SIGKILL) };
+            child.wait()?;
+            break;
+        }
+        wait_exit(pidfd.as_ref(), Duration::from_millis(50));
+    }
+    let Some(reader) = reader else {
+        return Ok(None);
+    };
+    // A command that left a process behind holding its output (`cmd &`)
+    // is not waited for past a stop.
+    while !reader.is_finished() {
+        if gave_up || give_up() {
+            return Ok(Some(Vec::new()));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    Ok(Some(reader.join().unwrap_or_default()))
+}
+
+/// The most output of a `system()` command kept for a JSON record.
+pub const MAX_CAPTURE: usize = 16 << 20;
+
+/// Waits up to `timeout` for the process of `pidfd` to exit (or sleeps,
+/// without one).
+fn wait_exit(pidfd: Option<&OwnedFd>, timeout: Duration) {
+    match pidfd {
+        Some(fd) => {
+            let mut p = libc::pollfd {
+                fd: fd.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd; a signal ends the wait early.
+            unsafe { libc::poll(&mut p, 1, timeout.as_millis() as libc::c_int) };
+        }
+        None => std::thread::sleep(timeout),
+    }
+}
+
+/// Opens `path` for writing (appending, or truncating), created if need
+/// be, without blocking on a FIFO no process reads yet: the open is
+/// retried every 50 ms until a reader comes or `give_up` says to stop
+/// (then the error is ENXIO, which `open_error_text` words). The file is
+/// returned blocking, as an ordinary open gives it.
+pub fn open_writer(
+    path: &Path,
+    append: bool,
+    give_up: &dyn Fn() -> bool,
+) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    loop {
+        let r = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .append(append)
+            .truncate(!append)
+            .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(path);
+        match r {
+            Ok(f) => {
+                let fd = f.as_raw_fd();
+                // SAFETY: fcntl on a descriptor we own, reading then
+                // clearing one status flag.
+                unsafe {
+                    let fl = libc::fcntl(fd, libc::F_GETFL);
+                    if fl >= 0 {
+                        libc::fcntl(fd, libc::F_SETFL, fl & !libc::O_NONBLOCK);
+                    }
+                }
+                return Ok(f);
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) && !give_up() => {
+                std::thread::sleep(Duration::from_millis(50))
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// An error of [`open_writer`] in words: a FIFO with no reader says so.
+pub fn open_error_text(e: &io::Error) -> String {
+    if e.raw_os_error() == Some(libc::ENXIO) {
+        "no process has the FIFO open for reading".to_string()
+    } else {
+        e.to_string()
+    }
 }

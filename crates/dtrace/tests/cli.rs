@@ -939,6 +939,58 @@ macro_rules! named {
 /// `-x oformat=json`: every line of the output parses as JSON, with the
 /// paths printf() wrote and the aggregation's row; drops and errors are
 /// objects too, and nothing but JSON reaches the output.
+/// With `-x oformat=json` the output is JSON and nothing else: a
+/// `system()` command's output becomes a record of its firing, in order
+/// after the printf before it, and strings that are not UTF-8 keep every
+/// byte (`{"hex":...}`), so distinct keys stay distinct.
+fn json_output_is_json_only() {
+    let _g = serial();
+    let o = run(&[
+        "-w",
+        "-x",
+        "oformat=json",
+        "-n",
+        r#"BEGIN { printf("first\n"); system("echo from-system; printf '\\377\\n'");
+           @["caf\xe9"] = count(); @["caf\xe8"] = count(); @["cafe"] = count(); exit(0); }"#,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+    let mut records = Vec::new();
+    let mut keys = Vec::new();
+    for line in text(&o.stdout).lines() {
+        let v: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({}): {:?}", e, line));
+        match v["type"].as_str() {
+            Some("probe") => records.extend(v["records"].as_array().expect("records").clone()),
+            Some("aggregation") => {
+                for r in v["rows"].as_array().expect("rows") {
+                    keys.push(r["keys"][0].clone());
+                }
+            }
+            other => panic!("unexpected {:?} in {}", other, line),
+        }
+    }
+    assert_eq!(records.len(), 2, "{:?}", records);
+    assert_eq!(records[0]["action"], "printf");
+    assert_eq!(records[0]["text"], "first\n");
+    assert_eq!(records[1]["action"], "system");
+    assert_eq!(records[1]["command"], "echo from-system; printf '\\377\\n'");
+    // "from-system\n\xff\n" is not UTF-8: its bytes in hexadecimal.
+    assert_eq!(
+        records[1]["output"]["hex"], "66726f6d2d73797374656d0aff0a",
+        "{:?}",
+        records[1]
+    );
+    keys.sort_by_key(|k| k.to_string());
+    assert_eq!(
+        keys,
+        vec![
+            serde_json::json!("cafe"),
+            serde_json::json!({"hex": "636166e8"}),
+            serde_json::json!({"hex": "636166e9"}),
+        ]
+    );
+}
+
 fn json_output_is_json() {
     let _g = serial();
     let out = std::env::temp_dir().join(format!("dtrace-json-{}.out", std::process::id()));
@@ -1094,6 +1146,42 @@ fn flamegraph_is_an_svg() {
         "no kernel frame among {:?}",
         titles
     );
+
+    // A file that cannot be written is found before tracing starts: BEGIN
+    // never runs.
+    let o = run(&[
+        "-q",
+        "-x",
+        "flamegraph=/nonexistent/dir/cpu.svg",
+        "-n",
+        "BEGIN { printf(\"began\\n\"); } profile-997 { @[stack()] = count(); } tick-1ms { exit(0); }",
+    ]);
+    assert_failed(
+        &o,
+        1,
+        "dtrace: could not enable tracing: cannot write the flame graph to \
+         /nonexistent/dir/cpu.svg: No such file or directory\n",
+    );
+    assert_eq!(text(&o.stdout), "");
+    // No aggregation a flame graph can draw: said before tracing.
+    let o = run(&[
+        "-q",
+        "-x",
+        &format!("flamegraph={}", svg.display()),
+        "-n",
+        "BEGIN { printf(\"began\\n\"); } tick-1ms { @[execname] = count(); exit(0); }",
+    ]);
+    assert_failed(
+        &o,
+        1,
+        &format!(
+            "dtrace: could not enable tracing: cannot draw a flame graph in {}: \
+             no aggregation is keyed by stack(), ustack() or jstack()\n",
+            svg.display()
+        ),
+    );
+    assert_eq!(text(&o.stdout), "");
+    std::fs::remove_file(&svg).ok();
 }
 
 fn main() {
@@ -1135,6 +1223,7 @@ fn main() {
         interpreter_files_with_options: true,
         destructive_actions_need_w: true,
         json_output_is_json: true,
+        json_output_is_json_only: true,
         flamegraph_is_an_svg: true,
         pid_probes_a_running_process: true,
         usdt_probes_are_listed_and_traced_in_a_running_process: true,

@@ -216,6 +216,186 @@ fn stalled_reader_yields_to_sigint() {
     );
 }
 
+/// Reads the CPU time (user and system, in clock ticks of 1/100 s) a
+/// process has used so far from /proc/PID/stat.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid)).unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    // After the name: state is field 3, utime 14 and stime 15.
+    let f = |i: usize| {
+        fields
+            .get(i - 3)
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    f(14) + f(15)
+}
+
+/// Spawns dtrace with `args`, waiting until it has said it matched its
+/// probes (tracing has started).
+fn spawn_started(args: &[&str]) -> (Child, BufReader<std::process::ChildStderr>) {
+    let mut child = dtrace()
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn dtrace");
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("matched") {
+        line.clear();
+        if err.read_line(&mut line).unwrap_or(0) == 0 {
+            let _ = child.kill();
+            panic!("dtrace ended before tracing: {}", line);
+        }
+    }
+    (child, err)
+}
+
+/// A `system()` command never holds off a stop signal: SIGTERM while
+/// `sleep 300` runs ends the command (its whole process group) and dtrace.
+fn system_yields_to_stop_signals() {
+    let _g = serial();
+    let (mut child, mut err) =
+        spawn_started(&["-w", "-n", "BEGIN { system(\"sleep 300; echo never\"); }"]);
+    // The command is running once sh's child sleep exists.
+    let t = Instant::now();
+    let sleeping = || {
+        Command::new("pgrep")
+            .args(["-f", "^sleep 300$"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    while !sleeping() {
+        assert!(t.elapsed() < Duration::from_secs(20), "system() never ran");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    signal(child.id(), "TERM");
+    // Far less than the command's 300 s: a hang, not a timing.
+    let st = wait_or_hang(&mut child, Duration::from_secs(60), "system() and SIGTERM");
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).ok();
+    assert!(
+        st.code().is_some() || st.signal_was_term(),
+        "{:?}: {}",
+        st,
+        rest
+    );
+    let t = Instant::now();
+    while sleeping() && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!sleeping(), "the system() command outlived dtrace");
+}
+
+trait TermStatus {
+    fn signal_was_term(&self) -> bool;
+}
+
+impl TermStatus for std::process::ExitStatus {
+    fn signal_was_term(&self) -> bool {
+        use std::os::unix::process::ExitStatusExt;
+        self.signal() == Some(15)
+    }
+}
+
+/// freopen() and `-x flamegraph=` onto a FIFO no process reads: dtrace
+/// waits for a reader, but a stop signal ends the wait, and freopen()
+/// then fails in DTrace's words with the reason.
+fn fifo_without_reader_yields_to_stop_signals() {
+    let _g = serial();
+    let dir = std::env::temp_dir().join(format!("dtrace-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let fifo = dir.join("f");
+    let mk = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(mk.success());
+    let f = fifo.display().to_string();
+
+    let prog = format!(
+        "tick-1ms {{ freopen(\"{}\"); printf(\"x\\n\"); exit(0); }}",
+        f
+    );
+    let (mut child, mut err) = spawn_started(&["-w", "-n", &prog]);
+    // Blocked: still running with nobody reading the FIFO.
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        child.try_wait().expect("wait").is_none(),
+        "dtrace did not wait for a reader"
+    );
+    signal(child.id(), "TERM");
+    let st = wait_or_hang(&mut child, Duration::from_secs(30), "freopen() of a FIFO");
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).ok();
+    assert!(
+        rest.contains(&format!(
+            "couldn't freopen() \"{}\": no process has the FIFO open for reading",
+            f
+        )),
+        "{:?}: {}",
+        st,
+        rest
+    );
+
+    let svg = format!("flamegraph={}", f);
+    let (mut child, mut err) = spawn_started(&[
+        "-x",
+        &svg,
+        "-n",
+        "profile-997 { @[stack()] = count(); } tick-10ms { exit(0); }",
+    ]);
+    std::thread::sleep(Duration::from_millis(300));
+    signal(child.id(), "TERM");
+    let st = wait_or_hang(
+        &mut child,
+        Duration::from_secs(30),
+        "flame graph onto a FIFO",
+    );
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).ok();
+    assert!(
+        rest.contains("no process has the FIFO open for reading"),
+        "{:?}: {}",
+        st,
+        rest
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A switchrate the consumer waits for leaves records unread on purpose:
+/// it must sleep meanwhile, not spin (the ring buffers' wake-ups are
+/// edge-triggered). Speculations committed as getpid calls come.
+fn unread_records_do_not_make_the_consumer_spin() {
+    let _g = serial();
+    for (opt, clause) in [
+        (
+            "switchrate=10s",
+            "syscall::getpid:entry /pid == $target/ { s = speculation(); speculate(s); \
+             printf(\"x\"); } syscall::getpid:entry /pid == $target/ { commit(s); }",
+        ),
+        (
+            "bufpolicy=fill",
+            "syscall::getpid:entry /pid == $target/ { trace(1); }",
+        ),
+    ] {
+        let cmd = trigger(200_000, 30);
+        let (mut child, _err) = spawn_started(&["-x", opt, "-n", clause, "-c", &cmd]);
+        let before = cpu_ticks(child.id());
+        // Three seconds of the target sleeping with records unread.
+        std::thread::sleep(Duration::from_secs(3));
+        let used = cpu_ticks(child.id()) - before;
+        let _ = child.kill();
+        let _ = child.wait();
+        // A spinning consumer uses about all of the 300 ticks.
+        assert!(used < 100, "{}: {} ticks of CPU in 3 s", opt, used);
+    }
+}
+
 fn script_size_is_bounded() {
     let _g = serial();
     let mut child = dtrace()
@@ -454,6 +634,9 @@ fn main() {
         signals_at_any_moment_leave_nothing,
         two_instances_count_exactly,
         sigint_during_set_up,
+        system_yields_to_stop_signals,
+        fifo_without_reader_yields_to_stop_signals,
+        unread_records_do_not_make_the_consumer_spin,
     ];
     let trials = tests
         .iter()

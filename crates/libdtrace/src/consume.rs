@@ -984,8 +984,14 @@ fn present(
                         dt.fmt_scratch = formatted;
                     }
                     PrintfKind::System => {
-                        dt.flush_output(out)?;
-                        run_system(&formatted);
+                        if dt.output.captures_system() {
+                            let printed = run_system(&formatted, true);
+                            dt.output.system(&mut text, &formatted, &printed);
+                            dt.fmt_scratch = formatted;
+                        } else {
+                            dt.flush_output(out)?;
+                            run_system(&formatted, false);
+                        }
                         continue;
                     }
                     PrintfKind::Freopen => {
@@ -1224,16 +1230,20 @@ fn handle_error_record(dt: &mut Dtrace, rec: &[u8]) {
 /// Reports a runtime error of enabled probe `epid` in DTrace's words:
 /// `what` happened in `action` (0: the predicate).
 /// system(): runs the command with the shell, as system(3) does, and
-/// waits for it. What it prints goes where dtrace's standard output goes,
-/// after everything printed before it. Its status is its own business.
-fn run_system(cmd: &[u8]) {
+/// waits for it, but never past a stop signal: one arriving while it runs
+/// ends the command (its process group) and the consumer goes on to stop.
+/// What it prints goes where dtrace's standard output goes, after
+/// everything printed before it, or with `capture` is returned (for an
+/// output format that records it). Its status is its own business.
+fn run_system(cmd: &[u8], capture: bool) -> Vec<u8> {
     use std::os::unix::ffi::OsStrExt;
     let end = cmd.iter().position(|&b| b == 0).unwrap_or(cmd.len());
     let cmd = std::ffi::OsStr::from_bytes(&cmd[..end]);
-    let _ = std::process::Command::new("/bin/sh")
-        .arg("-c")
-        .arg(cmd)
-        .status();
+    let before = crate::signals::stop_signals();
+    dtrace_sys::process::run_shell(cmd, capture, &|| crate::signals::stop_signals() > before)
+        .ok()
+        .flatten()
+        .unwrap_or_default()
 }
 
 /// A fault found by the library as it processes a record (DTrace's

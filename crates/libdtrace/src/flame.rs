@@ -13,15 +13,6 @@ use std::io::{self, BufWriter, Write};
 use crate::aggregate::{AggEntry, KeyValue};
 use crate::ksym;
 
-/// Whether rows with these keys can be drawn: one of them is a stack.
-pub fn has_stack(entries: &[AggEntry]) -> bool {
-    entries.iter().any(|e| {
-        e.key
-            .iter()
-            .any(|k| matches!(k, KeyValue::Stack(_) | KeyValue::UStack(_)))
-    })
-}
-
 /// The folded lines of an aggregation's rows (`a;b;c N`), those with a
 /// positive value only. Frames are functions without their offsets, as
 /// stackcollapse.pl writes them, so rows that differ only in offsets are
@@ -77,12 +68,21 @@ pub fn folded(entries: &[AggEntry], normal: u64) -> Vec<String> {
         .collect()
 }
 
-/// Writes the flame graph of `lines` to `path`, titled `title`.
-pub fn write_svg(path: &str, title: &str, lines: &[String]) -> io::Result<()> {
+/// Whether an aggregation with these key types can be drawn: one of
+/// them is a stack (`stack()`, `ustack()`, `jstack()`).
+pub fn keyed_by_stack(keys: &[dtrace_lang::types::Type]) -> bool {
+    use dtrace_lang::types::Special;
+    keys.iter()
+        .any(|k| matches!(k.special(), Some(Special::Stack(_) | Special::UStack(_))))
+}
+
+/// Writes the flame graph of `lines` to `file` (opened when tracing
+/// began), titled `title`.
+pub fn write_svg(file: File, title: &str, lines: &[String]) -> io::Result<()> {
     let mut opts = inferno::flamegraph::Options::default();
     opts.title = title.to_string();
     opts.count_name = "samples".to_string();
-    let mut w = BufWriter::new(File::create(path)?);
+    let mut w = BufWriter::new(file);
     inferno::flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), &mut w)
         .map_err(|e| io::Error::other(e.to_string()))?;
     w.flush()
@@ -112,7 +112,7 @@ mod tests {
         assert!(lines[0].ends_with(" 3"), "{}", lines[0]);
         let svg = std::env::temp_dir().join(format!("dtrace-flame-{}.svg", std::process::id()));
         let path = svg.to_str().unwrap();
-        write_svg(path, "test", &lines).unwrap();
+        write_svg(File::create(path).unwrap(), "test", &lines).unwrap();
         let text = std::fs::read_to_string(path).unwrap();
         std::fs::remove_file(path).ok();
         assert!(text.contains("<svg"));

@@ -969,6 +969,8 @@ pub struct Dtrace {
     cpp_args: Vec<cpp::CppArg>,
     /// Where freopen() sent output, until `freopen("")`.
     redirect: Option<std::fs::File>,
+    /// The `flamegraph` option's file, opened when tracing starts.
+    flame_file: Option<std::fs::File>,
     /// The file behind the output the caller passes to `work`, for
     /// ftruncate() (see [`Dtrace::set_output_file`]).
     output_file: Option<std::fs::File>,
@@ -1103,6 +1105,7 @@ impl Dtrace {
             epid_cache: Vec::new(),
             cpp_args: Vec::new(),
             redirect: None,
+            flame_file: None,
             output_file: None,
         }
     }
@@ -1900,6 +1903,7 @@ impl Dtrace {
                 "the handle was opened with no device: it cannot trace".into(),
             ));
         }
+        self.flame_file = self.open_flamegraph(cancelled)?;
         let running = load::start(self, cancelled)?;
         self.running = Some(running);
         self.output = output::for_format((self.opts.get("oformat") == 1).then_some("json"));
@@ -2337,11 +2341,10 @@ impl Dtrace {
             return Ok(());
         }
         let path = std::ffi::OsStr::from_bytes(name);
-        match std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-        {
+        // A FIFO no process reads yet is waited for, not past a stop.
+        match dtrace_sys::process::open_writer(path.as_ref(), true, &|| {
+            crate::signals::stop_signals() > 0
+        }) {
             Ok(f) => {
                 self.redirect = Some(f);
                 Ok(())
@@ -2349,7 +2352,7 @@ impl Dtrace {
             Err(e) => Err(format!(
                 "couldn't freopen() \"{}\": {}",
                 String::from_utf8_lossy(name),
-                io_reason(&e)
+                io_reason_opening(&e)
             )),
         }
     }
@@ -2539,27 +2542,75 @@ impl Dtrace {
         self.write_flamegraph()
     }
 
+    /// With the `flamegraph` option, before tracing starts: its file,
+    /// opened (so that a bad path is found before the trace, not after;
+    /// a FIFO no process reads yet is waited for, but not past
+    /// `cancelled` or a stop signal), and an aggregation it can draw.
+    fn open_flamegraph(
+        &self,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Option<std::fs::File>, Error> {
+        let Some(path) = self.opts.text("flamegraph") else {
+            return Ok(None);
+        };
+        if !self
+            .syms
+            .aggs
+            .iter()
+            .any(|a| flame::keyed_by_stack(&a.keys))
+        {
+            return Err(Error::Enable(format!(
+                "cannot draw a flame graph in {}: no aggregation is keyed by stack(), ustack() or jstack()",
+                path
+            )));
+        }
+        dtrace_sys::process::open_writer(path.as_ref(), false, &|| {
+            cancelled() || crate::signals::stop_signals() > 0
+        })
+        .map(Some)
+        .map_err(|e| {
+            Error::Enable(format!(
+                "cannot write the flame graph to {}: {}",
+                path,
+                io_reason_opening(&e)
+            ))
+        })
+    }
+
     /// With the `flamegraph` option: draws the first aggregation keyed
     /// by a stack as an SVG flame graph in the file it names.
     fn write_flamegraph(&mut self) -> Result<(), Error> {
         let (Some(path), Some(r)) = (self.opts.text("flamegraph"), &self.running) else {
             return Ok(());
         };
-        for id in 0..r.gen.aggs.len() {
-            let snap = r.snapshot(id)?;
-            if !flame::has_stack(&snap) {
-                continue;
-            }
-            let name = &self.syms.aggs[id].name;
-            let lines = flame::folded(&snap, self.normal(id));
-            return flame::write_svg(path, &format!("dtrace: @{}", name), &lines).map_err(|e| {
-                Error::Io(io::Error::other(format!(
-                    "cannot write the flame graph to {}: {}",
-                    path, e
-                )))
-            });
+        let Some(file) = self.flame_file.take() else {
+            return Ok(());
+        };
+        // The first aggregation keyed by a stack (`open_flamegraph` made
+        // sure there is one), drawn even when it has no rows.
+        let Some(id) = self
+            .syms
+            .aggs
+            .iter()
+            .position(|a| flame::keyed_by_stack(&a.keys))
+        else {
+            return Ok(());
+        };
+        let snap = r.snapshot(id)?;
+        let name = &self.syms.aggs[id].name;
+        let lines = flame::folded(&snap, self.normal(id));
+        if lines.is_empty() {
+            return Err(Error::Io(io::Error::other(format!(
+                "cannot draw a flame graph in {}: @{} has no stacks",
+                path, name
+            ))));
         }
-        Ok(())
+        flame::write_svg(file, &format!("dtrace: @{}", name), &lines).map_err(|e| {
+            Error::Io(io::Error::other(format!(
+                "cannot write the flame graph to {}: {}",
+                path, e
+            )))
+        })
     }
 
     /// Calls `f` with each aggregation's name and sorted snapshot.
@@ -2953,6 +3004,15 @@ mod tests {
             e.msg,
             "invalid probe description \"a:b\": Overspecified probe description"
         );
+    }
+}
+
+/// [`io_reason`] of a failed open for writing: a FIFO with no reader
+/// says so.
+pub(crate) fn io_reason_opening(e: &io::Error) -> String {
+    match e.raw_os_error() {
+        Some(6) => dtrace_sys::process::open_error_text(e),
+        _ => io_reason(e),
     }
 }
 

@@ -613,9 +613,12 @@ pub(crate) fn start_with(
         t.join()
             .map_err(|_| Error::Enable("failed to fill the principal buffers".into()))??;
     }
+    // Edge-triggered: the consumer leaves records unread on purpose (a
+    // switchrate not yet due, a fill buffer read at the end), and a
+    // level-triggered wait would then return at once, again and again.
     let poller = Poller::new()?;
     for r in &rings {
-        poller.add(r.fd().as_raw_fd(), 0)?;
+        poller.add_edge(r.fd().as_raw_fd(), 0)?;
     }
     Ok(Running {
         gen,

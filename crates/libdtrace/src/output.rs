@@ -68,6 +68,14 @@ pub trait Output: Send {
     }
     /// Aggregations printed.
     fn aggregations(&mut self, buf: &mut Vec<u8>, p: &AggPrint<'_>, cx: RenderCx);
+    /// True if a `system()` command's output is to be captured and given
+    /// to [`system`](Self::system), not written straight to the output.
+    fn captures_system(&self) -> bool {
+        false
+    }
+    /// A `system()` command of the current firing and what it printed
+    /// (captured output formats only).
+    fn system(&mut self, _buf: &mut Vec<u8>, _command: &[u8], _output: &[u8]) {}
     /// The firing's records end.
     fn end(&mut self, _buf: &mut Vec<u8>) {}
     /// A drop, rendered into the output if this output carries drops
@@ -215,14 +223,27 @@ impl Output for Json {
 
     fn text(&mut self, buf: &mut Vec<u8>, text: &[u8]) {
         let mut r = b"{\"action\":\"printf\",\"text\":".to_vec();
-        json_str(&mut r, text);
+        json_bytes(&mut r, text);
         r.push(b'}');
         self.put(buf, &r);
     }
 
     fn print(&mut self, buf: &mut Vec<u8>, text: &[u8]) {
         let mut r = b"{\"action\":\"print\",\"text\":".to_vec();
-        json_str(&mut r, text);
+        json_bytes(&mut r, text);
+        r.push(b'}');
+        self.put(buf, &r);
+    }
+
+    fn captures_system(&self) -> bool {
+        true
+    }
+
+    fn system(&mut self, buf: &mut Vec<u8>, command: &[u8], output: &[u8]) {
+        let mut r = b"{\"action\":\"system\",\"command\":".to_vec();
+        json_bytes(&mut r, command);
+        r.extend_from_slice(b",\"output\":");
+        json_bytes(&mut r, output);
         r.push(b'}');
         self.put(buf, &r);
     }
@@ -320,7 +341,22 @@ fn probe_json(out: &mut Vec<u8>, p: &ProbeDesc) {
     out.push(b'}');
 }
 
-/// A JSON string of `s` (bytes that are not UTF-8 become U+FFFD).
+/// D bytes as JSON, losslessly and distinctly: a string when they are
+/// UTF-8, else `{"hex":"..."}`, their bytes in hexadecimal (D strings are
+/// bytes; a JSON string cannot hold those that are not UTF-8, and
+/// replacing them would make distinct keys print alike).
+pub fn json_bytes(out: &mut Vec<u8>, s: &[u8]) {
+    if std::str::from_utf8(s).is_ok() {
+        json_str(out, s);
+    } else {
+        out.extend_from_slice(b"{\"hex\":");
+        hex_str(out, s);
+        out.push(b'}');
+    }
+}
+
+/// A JSON string of `s`, our own text (bytes that are not UTF-8 become
+/// U+FFFD: D data goes through [`json_bytes`]).
 pub fn json_str(out: &mut Vec<u8>, s: &[u8]) {
     out.push(b'"');
     for c in String::from_utf8_lossy(s).chars() {
@@ -367,7 +403,7 @@ fn arg_json(out: &mut Vec<u8>, v: Arg<'_>) {
             out.extend_from_slice((v as u64).to_string().as_bytes())
         }
         Arg::Int(v, _) => out.extend_from_slice(v.to_string().as_bytes()),
-        Arg::Str(s) => json_str(out, s),
+        Arg::Str(s) => json_bytes(out, s),
         Arg::Float(f) if f.is_finite() => out.extend_from_slice(format!("{:?}", f).as_bytes()),
         Arg::Float(_) => out.extend_from_slice(b"null"),
         Arg::Bytes(b) => hex_str(out, b),
@@ -396,7 +432,7 @@ fn key_json(out: &mut Vec<u8>, k: &KeyValue) {
             out.extend_from_slice((*v as u64).to_string().as_bytes())
         }
         KeyValue::Int(v, _) => out.extend_from_slice(v.to_string().as_bytes()),
-        KeyValue::Str(s) => json_str(out, s),
+        KeyValue::Str(s) => json_bytes(out, s),
         KeyValue::Stack(b) => stack_json(out, b),
         KeyValue::UStack(b) => ustack_json(out, b),
         KeyValue::Sym(a) => json_str(out, ksym::sym_text(*a).as_bytes()),
@@ -503,6 +539,19 @@ fn aggregation_json(out: &mut Vec<u8>, p: &AggPrint<'_>) {
 mod tests {
     use super::*;
     use dtrace_lang::types::INT;
+
+    #[test]
+    fn json_bytes_keep_every_byte_distinct() {
+        let mut a = Vec::new();
+        json_bytes(&mut a, b"caf\xe9");
+        let mut b = Vec::new();
+        json_bytes(&mut b, b"caf\xe8");
+        assert_eq!(a, b"{\"hex\":\"636166e9\"}");
+        assert_ne!(a, b);
+        let mut c = Vec::new();
+        json_bytes(&mut c, "caf\u{e9}".as_bytes());
+        assert_eq!(String::from_utf8(c).unwrap(), "\"caf\u{e9}\"");
+    }
 
     #[test]
     fn json_strings_escape() {

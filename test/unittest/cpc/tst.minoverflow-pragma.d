@@ -1,4 +1,4 @@
-/* @@trigger: getpid 1000000 */
+/* @@trigger: getpid 20000 */
 #pragma D option quiet
 #pragma D option cpcminoverflow=1000
 
