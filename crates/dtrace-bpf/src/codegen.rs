@@ -438,10 +438,11 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         let str_caps: Vec<u32> = a.keys.iter().map(|_| strsize).collect();
         let (fields, ksize) = layout::tuple_layout(&a.keys, &str_caps, types);
         if ksize > MAX_KEY {
-            return Err(GenError(format!(
-                "associative array {}[ ] key of {} bytes exceeds the limit of {} bytes (lower strsize)",
-                a.name, ksize, MAX_KEY
-            )));
+            return Err(key_too_large(
+                &format!("associative array {}[ ]", a.name),
+                ksize,
+                &fields,
+            ));
         }
         let vs = layout::stored_size(&a.value, strsize, types);
         let id = g.add_map(MapSpec {
@@ -516,12 +517,11 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     for (i, a) in inp.syms.aggs.iter().enumerate() {
         let (mut keys, ksize) = layout::tuple_layout(&a.keys, &agg_caps[i], types);
         if ksize + 8 > MAX_KEY {
-            return Err(GenError(format!(
-                "aggregation @{} key of {} bytes exceeds the limit of {} bytes (lower strsize)",
-                a.name,
+            return Err(key_too_large(
+                &format!("aggregation @{}", a.name),
                 ksize + 8,
-                MAX_KEY
-            )));
+                &keys,
+            ));
         }
         for k in &mut keys {
             k.offset += 8;
@@ -904,4 +904,27 @@ pub(crate) fn normalize(a: &mut Asm, r: Reg, t: &Type) {
         r,
         shift,
     ));
+}
+
+/// A key larger than the kernel's hash key limit, naming what makes it
+/// so: each element and its size, and `strsize` only when strings are
+/// among them (a stack's frames are not made smaller by it).
+fn key_too_large(what: &str, size: u32, fields: &[crate::plan::KeyField]) -> GenError {
+    let parts: Vec<String> = fields
+        .iter()
+        .map(|f| format!("{} of {} bytes", f.ty, f.size))
+        .collect();
+    let strings = fields.iter().any(|f| f.ty.is_string());
+    GenError(format!(
+        "{} key of {} bytes exceeds the limit of {} bytes: {}{}",
+        what,
+        size,
+        MAX_KEY,
+        parts.join(", "),
+        if strings {
+            " (a lower strsize makes strings smaller)"
+        } else {
+            ""
+        }
+    ))
 }

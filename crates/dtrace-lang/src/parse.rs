@@ -54,6 +54,9 @@ pub struct Parser<'a> {
     /// unary operators and casts, ternary branches, assignments' right
     /// sides, arguments, `if` bodies), bounded by `MAX_NESTING`.
     nest: u32,
+    /// Operands, operators and statements parsed so far, bounded by
+    /// `MAX_NODES`.
+    nodes: u32,
     /// Macro names expanded inside probe descriptions.
     used_macros: Vec<String>,
     /// Names the program has declared with `typedef` so far.
@@ -87,6 +90,7 @@ pub fn parse_program_with_macros(
         used_macros: Vec::new(),
         typedefs: HashSet::new(),
         assoc_names: Vec::new(),
+        nodes: 0,
     };
     let prog = p.program()?;
     check_depth(&prog)?;
@@ -109,6 +113,7 @@ pub fn parse_type_name(text: &str, opts: &ParseOptions) -> Result<TypeName, Comp
         used_macros: Vec::new(),
         typedefs: HashSet::new(),
         assoc_names: Vec::new(),
+        nodes: 0,
     };
     let t = p.type_name()?;
     let next = p.next()?;
@@ -133,6 +138,13 @@ fn strip_shebang(src: &[u8]) -> &[u8] {
 /// recursive-descent parser, the checker and the code generator stack
 /// frames, so the bound keeps them all within `COMPILE_STACK`.
 pub const MAX_NESTING: u32 = 5_000;
+
+/// The most operands, operators and statements a program may have: more
+/// than the kernel's million BPF instructions could ever hold, refused
+/// as they are parsed, so that the compiler's memory is bounded by what
+/// a program can be (a 4 MB sum of two million terms took 730 MB before
+/// the depth check refused it).
+pub const MAX_NODES: u32 = 1_000_000;
 
 /// How deep a program's syntax tree may be, counting every operator
 /// (a chain `1+1+...+1` of N terms is N deep) and every nested `if`.
@@ -164,6 +176,17 @@ fn parse_attributes(spec: &str) -> Option<(String, String, String)> {
         && STABILITIES.contains(&d)
         && CLASSES.contains(&c))
     .then(|| (n.to_string(), d.to_string(), c.to_string()))
+}
+
+fn deeper_than_max(line: u32) -> CompileError {
+    CompileError::new(
+        Tag::D_SYNTAX,
+        line,
+        format!(
+            "program too complex: expression or statement more than {} levels deep",
+            MAX_DEPTH
+        ),
+    )
 }
 
 /// Refuses trees deeper than `MAX_DEPTH`, walking them without recursion:
@@ -225,14 +248,7 @@ fn check_depth(prog: &Program) -> Result<(), CompileError> {
             Node::T(t) => t.line,
         };
         if d > MAX_DEPTH {
-            return Err(CompileError::new(
-                Tag::D_SYNTAX,
-                line,
-                format!(
-                    "program too complex: expression or statement more than {} levels deep",
-                    MAX_DEPTH
-                ),
-            ));
+            return Err(deeper_than_max(line));
         }
         let n = d + 1;
         match node {
@@ -746,6 +762,8 @@ impl<'a> Parser<'a> {
     }
 
     fn statement(&mut self) -> Result<Stmt, CompileError> {
+        let line = self.peek()?.line;
+        self.count_node(line)?;
         if let Tok::Ident(id) = &self.peek()?.tok {
             if id == "if" {
                 let line = self.next()?.line;
@@ -1654,6 +1672,9 @@ impl<'a> Parser<'a> {
 
     fn binary(&mut self, min_prec: u8) -> Result<Expr, CompileError> {
         let mut lhs = self.cast()?;
+        // A chain `a + b + ...` is as deep as it is long: refused as soon
+        // as it is too deep, not once its whole tree is built.
+        let mut chain = 0;
         while let Some((op, prec)) = match &self.peek()?.tok {
             Tok::Punct(p) => binop_of(p),
             _ => None,
@@ -1665,6 +1686,11 @@ impl<'a> Parser<'a> {
                 break;
             }
             let line = self.next()?.line;
+            chain += 1;
+            if chain > MAX_DEPTH {
+                return Err(deeper_than_max(line));
+            }
+            self.count_node(line)?;
             let rhs = self.binary(prec + 1)?;
             lhs = Expr::new(ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), line);
         }
@@ -1891,7 +1917,25 @@ impl<'a> Parser<'a> {
             }
             _ => return Err(syntax_error(&t)),
         };
+        self.count_node(line)?;
         Ok(Expr::new(kind, line))
+    }
+
+    /// One more operand, operator or statement: past `MAX_NODES`, the
+    /// program is refused.
+    fn count_node(&mut self, line: u32) -> Result<(), CompileError> {
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            return Err(CompileError::new(
+                Tag::D_SYNTAX,
+                line,
+                format!(
+                    "program too complex: more than {} operands, operators and statements",
+                    MAX_NODES
+                ),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -2900,5 +2944,25 @@ mod tests {
         }
         // Without the hook an unknown name is not a type.
         assert!(parse_type_name("umode_t", &ParseOptions::default()).is_err());
+    }
+
+    #[test]
+    fn huge_programs_are_refused_as_they_are_parsed() {
+        // Two million terms: the chain is refused at MAX_DEPTH terms, not
+        // after a tree of millions of nodes is built.
+        let src = format!("BEGIN {{ trace({}); }}", vec!["1"; 2_000_000].join("+"));
+        let e = err_of(&src);
+        assert!(e.msg.contains("levels deep"), "{}", e.msg);
+        // Flat, but more statements than any program can be.
+        let src = format!("BEGIN {{ {} }}", "x = 1; ".repeat(400_000));
+        let e = err_of(&src);
+        assert!(
+            e.msg.contains("operands, operators and statements"),
+            "{}",
+            e.msg
+        );
+        // A long program within the bounds still parses.
+        let src = format!("BEGIN {{ {} }}", "x = 1; ".repeat(10_000));
+        assert_eq!(parse(&src).items.len(), 1);
     }
 }

@@ -147,3 +147,31 @@ mod tests {
         assert!(!online_cpus().expect("online CPUs").is_empty());
     }
 }
+
+/// The memory the kernel says is available for new allocations without
+/// swapping (`MemAvailable` in /proc/meminfo), in bytes: what BPF maps
+/// of a size asked by the user are checked against before any is made.
+pub fn mem_available() -> io::Result<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo")?;
+    parse_mem_available(&text)
+        .ok_or_else(|| io::Error::other("/proc/meminfo has no MemAvailable line"))
+}
+
+fn parse_mem_available(text: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+#[cfg(test)]
+mod mem_tests {
+    use super::*;
+
+    #[test]
+    fn mem_available_is_read_in_bytes() {
+        let text = "MemTotal:       24000000 kB\nMemFree: 1 kB\nMemAvailable:   2048 kB\n";
+        assert_eq!(parse_mem_available(text), Some(2 << 20));
+        assert_eq!(parse_mem_available("MemTotal: 1 kB\n"), None);
+        assert!(mem_available().is_ok_and(|n| n > 0));
+    }
+}

@@ -74,55 +74,147 @@ pub enum CliError {
     Exit(u8, String),
 }
 
+/// dtrace(1M)'s flags, in the order its usage lists them: the flag, the
+/// argument it takes (empty for none) and what it does. The usage
+/// message and the manual page (`manual.rs`) are both made from it.
+pub const FLAGS: &[(&str, &str, &str)] = &[
+    ("-32", "", "generate 32-bit D programs and ELF files"),
+    ("-64", "", "generate 64-bit D programs and ELF files"),
+    ("-a", "", "claim anonymous tracing state"),
+    (
+        "-A",
+        "",
+        "generate driver.conf(4) directives for anonymous tracing",
+    ),
+    ("-b", "bufsz", "set trace buffer size"),
+    (
+        "-c",
+        "cmd",
+        "run specified command and exit upon its completion",
+    ),
+    ("-C", "", "run cpp(1) preprocessor on script files"),
+    (
+        "-D",
+        "name[=def]",
+        "define symbol when invoking preprocessor",
+    ),
+    (
+        "-e",
+        "",
+        "exit after compiling request but prior to enabling probes",
+    ),
+    (
+        "-f",
+        "[[provider:]module:]func",
+        "enable or list probes matching the specified function name",
+    ),
+    ("-F", "", "coalesce trace output by function"),
+    (
+        "-G",
+        "",
+        "generate an ELF file containing embedded dtrace program",
+    ),
+    (
+        "-h",
+        "",
+        "generate a header file with definitions for static probes",
+    ),
+    ("-H", "", "print included files when invoking preprocessor"),
+    (
+        "-i",
+        "probe-id",
+        "enable or list probes matching the specified probe id",
+    ),
+    (
+        "-I",
+        "path",
+        "add include directory to preprocessor search path",
+    ),
+    ("-l", "", "list probes matching specified criteria"),
+    ("-L", "path", "add library directory to library search path"),
+    (
+        "-m",
+        "[provider:]module",
+        "enable or list probes matching the specified module name",
+    ),
+    (
+        "-n",
+        "[[[provider:]module:]func:]name",
+        "enable or list probes matching the specified probe name",
+    ),
+    ("-o", "output", "set output file"),
+    (
+        "-p",
+        "pid",
+        "grab specified process-ID and cache its symbol tables",
+    ),
+    (
+        "-P",
+        "provider",
+        "enable or list probes matching the specified provider name",
+    ),
+    (
+        "-q",
+        "",
+        "set quiet mode (only output explicitly traced data)",
+    ),
+    (
+        "-s",
+        "script",
+        "enable or list probes according to the specified D script",
+    ),
+    (
+        "-S",
+        "",
+        "print D compiler intermediate code (BPF instructions)",
+    ),
+    ("-U", "name", "undefine symbol when invoking preprocessor"),
+    (
+        "-v",
+        "",
+        "set verbose mode (report stability attributes, arguments)",
+    ),
+    ("-V", "", "report DTrace API version"),
+    ("-w", "", "permit destructive actions"),
+    (
+        "-x",
+        "opt[=val]",
+        "enable or modify compiler and tracing options",
+    ),
+    (
+        "-X",
+        "a|c|s|t",
+        "specify ISO C conformance settings for preprocessor",
+    ),
+    ("-Z", "", "permit probe descriptions that match zero probes"),
+];
+
+/// The synopsis dtrace(1M) prints first in its usage.
+pub const SYNOPSIS: &str = "\
+Usage: dtrace [-32|-64] [-aACeFGhHlqSvVwZ] [-b bufsz] [-c cmd] [-D name[=def]]
+\t[-I path] [-L path] [-o output] [-p pid] [-s script] [-U name]
+\t[-x opt[=val]] [-X a|c|s|t]
+
+\t[-P provider [[ predicate ] action ]]
+\t[-m [ provider: ] module [[ predicate ] action ]]
+\t[-f [[ provider: ] module: ] func [[ predicate ] action ]]
+\t[-n [[[ provider: ] module: ] func: ] name [[ predicate ] action ]]
+\t[-i probe-id [[ predicate ] action ]] [ args ... ]
+
+\tpredicate -> '/' D-expression '/'
+\t   action -> '{' D-statements '}'
+";
+
+/// dtrace(1M)'s usage message: the synopsis, then a line for each flag.
 pub fn usage() -> String {
-    "Usage: dtrace [-32|-64] [-aACeFGhHlqSvVwZ] [-b bufsz] [-c cmd] [-D name[=def]]\n\
-     \t[-I path] [-L path] [-o output] [-p pid] [-s script] [-U name]\n\
-     \t[-x opt[=val]] [-X a|c|s|t]\n\
-     \n\
-     \t[-P provider [[ predicate ] action ]]\n\
-     \t[-m [ provider: ] module [[ predicate ] action ]]\n\
-     \t[-f [[ provider: ] module: ] func [[ predicate ] action ]]\n\
-     \t[-n [[[ provider: ] module: ] func: ] name [[ predicate ] action ]]\n\
-     \t[-i probe-id [[ predicate ] action ]] [ args ... ]\n\
-     \n\
-     \tpredicate -> '/' D-expression '/'\n\
-     \t   action -> '{' D-statements '}'\n\
-     \n\
-     \t-32 generate 32-bit D programs and ELF files\n\
-     \t-64 generate 64-bit D programs and ELF files\n\
-     \n\
-     \t-a  claim anonymous tracing state\n\
-     \t-A  generate driver.conf(4) directives for anonymous tracing\n\
-     \t-b  set trace buffer size\n\
-     \t-c  run specified command and exit upon its completion\n\
-     \t-C  run cpp(1) preprocessor on script files\n\
-     \t-D  define symbol when invoking preprocessor\n\
-     \t-e  exit after compiling request but prior to enabling probes\n\
-     \t-f  enable or list probes matching the specified function name\n\
-     \t-F  coalesce trace output by function\n\
-     \t-G  generate an ELF file containing embedded dtrace program\n\
-     \t-h  generate a header file with definitions for static probes\n\
-     \t-H  print included files when invoking preprocessor\n\
-     \t-i  enable or list probes matching the specified probe id\n\
-     \t-I  add include directory to preprocessor search path\n\
-     \t-l  list probes matching specified criteria\n\
-     \t-L  add library directory to library search path\n\
-     \t-m  enable or list probes matching the specified module name\n\
-     \t-n  enable or list probes matching the specified probe name\n\
-     \t-o  set output file\n\
-     \t-p  grab specified process-ID and cache its symbol tables\n\
-     \t-P  enable or list probes matching the specified provider name\n\
-     \t-q  set quiet mode (only output explicitly traced data)\n\
-     \t-s  enable or list probes according to the specified D script\n\
-     \t-S  print D compiler intermediate code (BPF instructions)\n\
-     \t-U  undefine symbol when invoking preprocessor\n\
-     \t-v  set verbose mode (report stability attributes, arguments)\n\
-     \t-V  report DTrace API version\n\
-     \t-w  permit destructive actions\n\
-     \t-x  enable or modify compiler and tracing options\n\
-     \t-X  specify ISO C conformance settings for preprocessor\n\
-     \t-Z  permit probe descriptions that match zero probes\n"
-        .to_string()
+    let mut u = format!("{}\n", SYNOPSIS);
+    for (flag, _, what) in FLAGS {
+        u.push_str(&format!("\t{:<3} {}\n", flag, what));
+        if *flag == "-64" {
+            u.push('\n');
+        }
+    }
+    u
 }
 
 /// The description as dtrace(1M) quotes it in "matched N probes": the
@@ -292,6 +384,8 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
             }
             Value(v) => cmd.args.push(v),
             Short(c) => return Err(CliError::Usage(Some(format!("illegal option -- {}", c)))),
+            // `dtrace --man` alone prints the manual page (roff).
+            Long("man") if args.len() == 1 => return Err(CliError::Exit(0, crate::manual::page())),
             Long(l) => return Err(CliError::Usage(Some(format!("illegal option -- -{}", l)))),
         }
     }

@@ -8,6 +8,7 @@
 mod output;
 mod cli;
 mod list;
+mod manual;
 mod static_probes;
 
 use std::ffi::OsString;
@@ -29,6 +30,11 @@ const E_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    // Run with nothing to do, dtrace(1M) says how to use it.
+    if args.is_empty() {
+        output::note(format_args!("{}", cli::usage()));
+        return ExitCode::from(E_USAGE);
+    }
     let cmd = match cli::parse(&args) {
         Ok(c) => c,
         Err(cli::CliError::Usage(msg)) => {
@@ -201,7 +207,7 @@ fn open_output(cmd: &Cmd) -> Result<(output::Sink, String), u8> {
 const MAX_NAMED_PLACES: usize = 20;
 
 /// The largest script dtrace reads (`-s /dev/zero` must not run away).
-const MAX_SCRIPT: u64 = 16 << 20;
+const MAX_SCRIPT: u64 = libdtrace::MAX_PROGRAM;
 
 /// Reads a script, refusing one larger than [`MAX_SCRIPT`].
 fn read_script(mut from: impl io::Read, name: &str) -> Result<Vec<u8>, String> {

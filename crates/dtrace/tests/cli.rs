@@ -178,6 +178,61 @@ fn usage_errors() {
     );
     let o = run(&["-n"]);
     assert_eq!(o.status.code(), Some(2));
+    // dtrace alone prints its usage, as dtrace(1M) does, and needs no
+    // privilege to.
+    let o = run(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = text(&o.stderr);
+    assert!(
+        e.starts_with("Usage: dtrace [-32|-64] [-aACeFGhHlqSvVwZ]"),
+        "{}",
+        e
+    );
+    assert!(
+        e.ends_with("\t-Z  permit probe descriptions that match zero probes\n"),
+        "{}",
+        e
+    );
+    assert_eq!(text(&o.stdout), "");
+}
+
+/// The manual page is made from the flag and option tables (`dtrace
+/// --man`), and `docs/dtrace.1`, which `install.sh` installs, is that
+/// page (`DTRACE_BLESS=1` rewrites it after a change of the tables);
+/// man(1) reads it.
+fn manual_page_is_the_tables() {
+    let o = run(&["--man"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let page = text(&o.stdout);
+    assert!(page.starts_with(".TH DTRACE 1"), "{}", page);
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/dtrace.1");
+    if std::env::var_os("DTRACE_BLESS").is_some() {
+        std::fs::write(&file, &page).expect("write docs/dtrace.1");
+    }
+    let kept = std::fs::read_to_string(&file).expect("docs/dtrace.1");
+    assert!(
+        kept == page,
+        "docs/dtrace.1 differs from `dtrace --man`: run the test with DTRACE_BLESS=1"
+    );
+    // `--man` is only a request of its own.
+    let o = run(&["--man", "-l"]);
+    assert_eq!(o.status.code(), Some(2));
+    if Command::new("man").arg("--version").output().is_ok() {
+        let o = Command::new("man")
+            .arg("-l")
+            .arg(&file)
+            .env("MANWIDTH", "80")
+            .env("MANPAGER", "cat")
+            .output()
+            .expect("man -l");
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let shown = text(&o.stdout);
+        assert!(
+            shown.contains("DTRACE(1)") && shown.contains("strsize=size"),
+            "{}",
+            shown
+        );
+    }
 }
 
 fn bad_options() {
@@ -234,6 +289,73 @@ fn bad_options() {
         &o,
         1,
         "dtrace: failed to set -X z: Invalid value for specified option\n",
+    );
+    // No value is clamped silently: outside its range, an option is
+    // refused, saying the range (options.rs walks every ranged option).
+    for (opt, range) in [
+        ("strsize=1m", "2 to 64k"),
+        ("strsize=1", "2 to 64k"),
+        ("nspec=0", "1 to 1048576"),
+        ("nspec=-1", "1 to 1048576"),
+        ("nspec=1000000000", "1 to 1048576"),
+        ("stackframes=-1", "1 to 127"),
+        ("ustackframes=-5", "1 to 127"),
+    ] {
+        let o = run(&["-x", opt, "-n", "BEGIN { exit(0); }"]);
+        assert_failed(
+            &o,
+            1,
+            &format!(
+                "dtrace: failed to set -x {}: Invalid value for specified option (it takes {})\n",
+                opt.split('=').next().unwrap_or_default(),
+                range
+            ),
+        );
+    }
+    // Kernel memory for buffers is reckoned before anything is made:
+    // more than the machine has is refused with the figures (with
+    // bufresize=auto, lowered to what fits).
+    for args in [
+        &["-x", "bufsize=1t"][..],
+        &["-x", "nspec=1048576", "-x", "specsize=256m"][..],
+    ] {
+        let mut a = args.to_vec();
+        a.extend([
+            "-x",
+            "bufresize=manual",
+            "-q",
+            "-n",
+            "BEGIN { s = speculation(); speculate(s); printf(\"x\"); } BEGIN { exit(0); }",
+        ]);
+        let o = run(&a);
+        assert_eq!(o.status.code(), Some(1), "{:?}", args);
+        let e = text(&o.stderr);
+        assert!(
+            e.starts_with("dtrace: could not enable tracing: Not enough space: ")
+                && e.contains(" in all) exceed the ")
+                && e.ends_with(" of memory available\n"),
+            "{:?}: {}",
+            args,
+            e
+        );
+    }
+    let o = run(&["-q", "-x", "bufsize=1t", "-n", "BEGIN { exit(0); }"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).starts_with("dtrace: buffer size lowered to "),
+        "{}",
+        text(&o.stderr)
+    );
+    // A key too large for the kernel's hash names what makes it so.
+    let o = run(&["-n", "BEGIN { @[stack(100)] = count(); exit(0); }"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).ends_with(
+            "dtrace: could not enable tracing: aggregation @ key of 808 bytes exceeds \
+             the limit of 512 bytes: stack of 800 bytes\n"
+        ),
+        "{}",
+        text(&o.stderr)
     );
 }
 
@@ -1191,6 +1313,7 @@ fn main() {
     // Each test, and whether it needs root.
     let tests: &[(&str, fn(), bool)] = named![
         usage_errors: false,
+        manual_page_is_the_tables: false,
         hello_one_liner: true,
         description_notice_and_columns: true,
         compile_errors_in_dtrace_form: true,

@@ -412,6 +412,38 @@ fn script_size_is_bounded() {
         err,
         "dtrace: failed to read /dev/zero: scripts are limited to 16 MiB\n"
     );
+
+    // The limit holds after the preprocessor too: a 400-byte script whose
+    // macros expand to half a gigabyte is refused at 16 MiB of output.
+    let dir = std::env::temp_dir().join(format!("dtrace-cppbomb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let script = dir.join("bomb.d");
+    let mut text = String::from("#define A1 1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1\n");
+    for i in 2..=7 {
+        let parts = vec![format!("A{}", i - 1); 16];
+        text.push_str(&format!("#define A{} {}\n", i, parts.join("+")));
+    }
+    text.push_str("BEGIN { trace(A7); exit(0); }\n");
+    std::fs::write(&script, text).expect("write the script");
+    let mut child = dtrace()
+        .args(["-C", "-s", script.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn dtrace");
+    let st = wait_or_hang(&mut child, Duration::from_secs(60), "-C of a macro bomb");
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).ok();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(st.code(), Some(1), "{}", err);
+    assert_eq!(
+        err,
+        format!(
+            "dtrace: failed to compile script {}: the C preprocessor's output is larger \
+             than 16 MiB, the limit of a program\n",
+            script.display()
+        )
+    );
 }
 
 fn targets_that_fail() {

@@ -813,6 +813,56 @@ fn refused(
     )
 }
 
+/// An option's range, declared in its row: its ends are taken, a value
+/// past either is refused when set (through `-x` and through a pragma),
+/// saying the range, not clamped later.
+fn out_of_range(name: &'static str, lo: i64, hi: i64, size: bool) -> Result<(), Failed> {
+    let mut opts = Options::default();
+    for v in [lo, hi] {
+        opts.set(name, Some(&v.to_string()))
+            .map_err(|e| format!("{}={} refused: {}", name, v, e))?;
+    }
+    let why = libdtrace::OptionError::OutOfRange(lo, hi, size).to_string();
+    // A size below its least is at least 1 (0 and negative sizes are
+    // DTrace's bad value, with no range to tell).
+    let mut outside = vec![hi.saturating_add(1).to_string()];
+    if !size || lo > 1 {
+        outside.push(lo.saturating_sub(1).to_string());
+    }
+    for v in outside {
+        if opts.set(name, Some(&v)) != Err(libdtrace::OptionError::OutOfRange(lo, hi, size)) {
+            return Err(format!("{}={} was not refused as out of range", name, v).into());
+        }
+        let o = dtrace(&["-x", &format!("{}={}", name, v), "-n", "BEGIN { exit(0); }"]);
+        let want = format!("dtrace: failed to set -x {}: {}\n", name, why);
+        if o.status.code() != Some(2) && o.status.code() != Some(1) || text(&o.stderr) != want {
+            return Err(format!(
+                "-x {}={}: status {:?}, stderr {:?}, wanted {:?}",
+                name,
+                v,
+                o.status.code(),
+                text(&o.stderr),
+                want
+            )
+            .into());
+        }
+        let script =
+            std::env::temp_dir().join(format!("dtrace-range-{}-{}.d", name, std::process::id()));
+        std::fs::write(
+            &script,
+            format!("#pragma D option {}={}\nBEGIN {{ exit(0); }}\n", name, v),
+        )
+        .map_err(|e| e.to_string())?;
+        let o = dtrace(&["-s", script.to_str().unwrap_or_default()]);
+        std::fs::remove_file(&script).ok();
+        let want = format!("failed to set option '{}' to '{}': {}\n", name, v, why);
+        if o.status.code() != Some(1) || !text(&o.stderr).ends_with(&want) {
+            return Err(format!("#pragma {}={}: {:?}", name, v, text(&o.stderr)).into());
+        }
+    }
+    Ok(())
+}
+
 fn main() {
     let raw: Vec<String> = std::env::args().collect();
     if raw.get(1).map(String::as_str) == Some(FANOUT) {
@@ -865,6 +915,13 @@ fn main() {
     })];
     for info in Options::all() {
         let name = info.name;
+        if let Some((lo, hi)) = info.range {
+            let size = info.value == "size";
+            trials.push(Trial::ignorable_test(
+                format!("range/{}", name),
+                move || out_of_range(name, lo, hi, size).map(|_| Completion::Completed),
+            ));
+        }
         if let Support::HonouredExcept(values, why) = info.support {
             for &value in values {
                 trials.push(Trial::ignorable_test(

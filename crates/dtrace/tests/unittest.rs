@@ -31,7 +31,8 @@
 //! test's own events; `fixture NAME args` a program of `test/fixtures`,
 //! an argument `@fixture:libNAME` the path of a library built from
 //! there), `/* @@status: N */` names the exit status and
-//! `/* @@timeout: N */` the seconds allowed (default 30).
+//! `/* @@timeout: N */` the seconds allowed (default 120: a hang
+//! detector, not a timing; a loaded machine stretches every test).
 //!
 //! Marks say how a trial is judged:
 //! `/* @@xfail: reason */` expects the check to fail (the trial passes
@@ -317,7 +318,7 @@ fn check(bin: &str, spec: &Spec) -> Result<(), String> {
     let timeout = spec
         .mark("timeout")
         .and_then(|s| s.parse().ok())
-        .unwrap_or(30);
+        .unwrap_or(120);
     let want_status: Option<i32> = spec.mark("status").and_then(|s| s.parse().ok());
 
     let mut out = run(bin, &args, dir, Duration::from_secs(timeout))?;

@@ -10,7 +10,7 @@
 //! interpreter line (`#!/usr/sbin/dtrace -Cs`), which cpp would refuse, is
 //! blanked first, keeping the line count.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
 use crate::options::Options;
@@ -106,20 +106,43 @@ pub fn preprocess(opts: &Options, args: &[CppArg], text: &[u8]) -> Result<Vec<u8
             let _ = s.write_all(&input);
         }
     });
-    let out = child.wait_with_output().map_err(|e| {
+    // Its output is read no further than the program limit: a macro
+    // that expands without end stops there, cpp killed.
+    let mut expanded = Vec::new();
+    let read = child
+        .stdout
+        .take()
+        .map(|o| o.take(crate::MAX_PROGRAM + 1).read_to_end(&mut expanded));
+    if expanded.len() as u64 > crate::MAX_PROGRAM {
+        let _ = child.kill();
+        let _ = child.wait();
+        let _ = writer.join();
+        return Err(Error::Preprocessor(format!(
+            "the C preprocessor's output is larger than {} MiB, the limit of a program",
+            crate::MAX_PROGRAM >> 20
+        )));
+    }
+    let status = child.wait();
+    let _ = writer.join();
+    if let Some(Err(e)) = read {
+        return Err(Error::Preprocessor(format!(
+            "failed to read the C preprocessor's output: {}",
+            crate::io_reason(&e)
+        )));
+    }
+    let status = status.map_err(|e| {
         Error::Preprocessor(format!(
             "failed to run the C preprocessor {}: {}",
             cpp,
             crate::io_reason(&e)
         ))
     })?;
-    let _ = writer.join();
-    if !out.status.success() {
+    if !status.success() {
         return Err(Error::Preprocessor(
             "Preprocessor failed to process input program".into(),
         ));
     }
-    Ok(out.stdout)
+    Ok(expanded)
 }
 
 #[cfg(test)]

@@ -81,9 +81,20 @@ pub use dtrace_lang::types::IntType;
 pub use dtrace_lang::CompileError;
 pub use dtrace_providers::{ArgDesc, Attributes};
 pub use format::Arg;
-pub use options::{OptionError, OptionInfo, Options, Support};
+pub use options::{size_text, OptionError, OptionInfo, Options, Support};
 pub use proc::{ProcError, ProcEvent, ProcExit};
 pub use usym::UserHow;
+
+/// The largest program text a handle compiles, in bytes: a script as
+/// read and, with `-C`, as the preprocessor expands it (its output is
+/// read no further). A bound on what the compiler is given, so that a
+/// runaway input (`-s /dev/zero`, a macro that expands without end) is
+/// an error, not memory exhausted.
+///
+/// ```
+/// assert_eq!(libdtrace::MAX_PROGRAM, 16 << 20);
+/// ```
+pub const MAX_PROGRAM: u64 = 16 << 20;
 
 /// Waits, apart from the handle, until there is something for
 /// [`Dtrace::work`] to do (see [`Dtrace::waiter`]).

@@ -108,7 +108,8 @@ pub(crate) fn generate(
         .map_err(|e| Error::Enable(format!("cannot size per-CPU data: {}", e)))?;
     let mut opts = dtrace_bpf::plan::GenOptions {
         // Sizes the kernel has made smaller (`bufresize=auto`) rule.
-        strsize: dt.opts.get("strsize").clamp(2, 1 << 16) as u32,
+        // strsize and nspec are within their ranges (options.rs).
+        strsize: dt.opts.get("strsize") as u32,
         bufsize: dt.opts.get("bufsize").max(4096) as u64,
         aggsize: dt.opts.get("aggsize").max(4096) as u64,
         dynvarsize: dt.opts.get("dynvarsize").max(4096) as u64,
@@ -117,7 +118,7 @@ pub(crate) fn generate(
         // With a switch rate of its own the consumer reads at that rate;
         // otherwise it is woken as records arrive.
         wakeup: !dt.opts.is_set("switchrate"),
-        nspec: dt.opts.get("nspec").clamp(1, 1 << 20) as u32,
+        nspec: dt.opts.get("nspec") as u32,
         specsize: requested_specsize(dt),
         fill: dt.opts.get("bufpolicy") == 1,
         ring: dt.opts.get("bufpolicy") == 2,
@@ -224,9 +225,9 @@ fn fits_buffer(dt: &Dtrace, gen: &Generated) -> Result<(), Error> {
     Ok(())
 }
 
-/// `specsize` as asked, whole words.
+/// `specsize` as asked (within its range, options.rs), whole words.
 fn requested_specsize(dt: &Dtrace) -> u32 {
-    (dt.opts.get("specsize").clamp(64, 1 << 30) as u32) / 8 * 8
+    (dt.opts.get("specsize") as u32) / 8 * 8
 }
 
 /// Buffers the kernel may refuse at the size asked, made before the
@@ -265,15 +266,81 @@ fn with_halving<T>(
     }
 }
 
+/// The principal buffers' size as the options ask it: `bufsize`, a
+/// power of two of at least a page (a BPF ring buffer's shape).
+fn requested_bufsize(dt: &Dtrace) -> u64 {
+    (dt.opts.get("bufsize").max(4096) as u64)
+        .next_power_of_two()
+        .min(1 << 62)
+}
+
+/// The memory BPF maps of user-chosen sizes may take: what the kernel
+/// says is available now (no limit if it cannot say).
+fn memory_budget() -> u64 {
+    dtrace_sys::cpus::mem_available().unwrap_or(u64::MAX)
+}
+
+/// `size` halved (not below `least`) until `count` of it fit in
+/// `budget`, under `bufresize=auto`; under `manual`, or when even the
+/// least does not fit, DTrace's "Not enough space" with the figures.
+fn fit_budget(
+    what: &str,
+    size: u64,
+    least: u64,
+    count: u64,
+    budget: u64,
+    auto: bool,
+) -> Result<u64, Error> {
+    let total = |s: u64| s.saturating_mul(count);
+    let mut fit = size;
+    while auto && total(fit) > budget && fit / 2 >= least {
+        fit /= 2;
+    }
+    if total(fit) > budget {
+        return Err(Error::Enable(format!(
+            "Not enough space: {} {} of {} ({} in all) exceed the {} of memory available",
+            count,
+            what,
+            size_text(size),
+            size_text(total(size)),
+            about_size(budget)
+        )));
+    }
+    Ok(fit)
+}
+
+/// A large size in bytes roughly, in its largest unit, rounded down
+/// (`19g`): the memory a machine has is no round figure.
+fn about_size(n: u64) -> String {
+    for (shift, unit) in [(40, 't'), (30, 'g'), (20, 'm'), (10, 'k')] {
+        if n >> shift > 0 {
+            return format!("{}{}", n >> shift, unit);
+        }
+    }
+    n.to_string()
+}
+
+/// A size in bytes as dtrace(1M) writes one (`4m`, `1536`).
+fn size_text(n: u64) -> String {
+    crate::options::size_text(i64::try_from(n).unwrap_or(i64::MAX))
+}
+
 /// The principal buffers' shape under the options set now: the size
-/// asked of each, whether a refused size is halved, how many.
+/// asked of each (lowered to what the machine's memory holds under
+/// `bufresize=auto`), whether a refused size is halved, how many.
 fn ring_shape(dt: &Dtrace) -> Result<(u64, bool, u32), Error> {
     let ncpus = dtrace_sys::cpus::cpu_id_limit()
         .map_err(|e| Error::Enable(format!("cannot size per-CPU data: {}", e)))?;
-    let asked = (dt.opts.get("bufsize").max(4096) as u64)
-        .next_power_of_two()
-        .min(1 << 62);
-    Ok((asked, dt.opts.get("bufresize") == 0, ncpus))
+    let auto = dt.opts.get("bufresize") == 0;
+    let asked = fit_budget(
+        "principal buffers",
+        requested_bufsize(dt),
+        4096,
+        u64::from(ncpus),
+        memory_budget(),
+        auto,
+    )?;
+    Ok((asked, auto, ncpus))
 }
 
 /// A ring buffer of `asked` bytes (halved as `auto` allows) for each of
@@ -336,15 +403,22 @@ fn premake(dt: &mut Dtrace) -> Result<Premade, Error> {
         Some((rings, size, outer)) => ((rings, size), Some(outer)),
         None => (make_rings(auto, asked, ncpus)?, None),
     };
-    if ring_size < asked {
+    if ring_size < requested_bufsize(dt) {
         dt.lowered.push(("buffer size", ring_size));
     }
     let specs = dt.clauses.iter().any(|c| c.uses_speculations());
     let asked = u64::from(requested_specsize(dt));
     let (spec_buf, specsize) = if specs {
-        let nspec = dt.opts.get("nspec").clamp(1, 1 << 20) as u32;
+        // nspec is within its range (options.rs): no clamp here.
+        let nspec = dt.opts.get("nspec") as u32;
         let entries = nspec.saturating_mul(ncpus).max(1);
-        let (m, size) = with_halving(auto, asked, 64, |size| {
+        // What the machine's memory holds beside the principal buffers,
+        // checked before anything is made (a preallocated array of
+        // nspec x CPUs buffers can take gigabytes).
+        let left = memory_budget().saturating_sub(ring_size.saturating_mul(u64::from(ncpus)));
+        let what = format!("speculation buffers (nspec {} on {} CPUs)", nspec, ncpus);
+        let fit = fit_budget(&what, asked, 64, u64::from(entries), left, auto)?;
+        let (m, size) = with_halving(auto, fit, 64, |size| {
             let size = u32::try_from(size).map_err(|_| std::io::Error::from_raw_os_error(7))?;
             Map::create(MapType::Array, 4, size, entries, 0, "dt_spec_buf")
         })?;

@@ -54,7 +54,23 @@ struct OptDef {
     /// the index of an enum value.
     default: i64,
     support: Support,
+    /// The values a size or count may take, inclusive: one outside is
+    /// refused when set, saying the range, never clamped later.
+    range: (i64, i64),
+    /// What it does, in a line (dtrace(1)'s manual lists it).
+    about: &'static str,
 }
+
+/// The most frames a stack records: the kernel's `perf_event_max_stack`
+/// default, which `bpf_get_stack` honours.
+pub const MAX_FRAMES: i64 = 127;
+/// The largest `strsize`: a string and its scratch copies must fit the
+/// BPF programs' per-CPU scratch (64 KiB values).
+pub const MAX_STRSIZE: i64 = 1 << 16;
+/// The most speculations: each takes IDs scanned by `speculation()`.
+pub const MAX_NSPEC: i64 = 1 << 20;
+/// The largest speculation buffer the code generator addresses.
+pub const MAX_SPECSIZE: i64 = 1 << 28;
 
 /// An option as the table describes it (for listing and for tests that
 /// walk the table).
@@ -68,7 +84,7 @@ struct OptDef {
 ///     }
 /// }
 /// ```
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct OptionInfo {
     /// The option's name.
     pub name: &'static str,
@@ -77,6 +93,13 @@ pub struct OptionInfo {
     /// A value that is valid for the option's kind and differs from its
     /// default (for Bool: set; for an enum: its second word).
     pub other_value: Option<&'static str>,
+    /// What it does, in a line.
+    pub about: &'static str,
+    /// What its value is, as a manual writes it (`size`, `rate`,
+    /// `switch|fill|ring`; empty for an option that is only named).
+    pub value: String,
+    /// The sizes or counts it takes, inclusive (None: any its kind takes).
+    pub range: Option<(i64, i64)>,
 }
 
 /// Every option DTrace knows, in alphabetical order (see
@@ -93,6 +116,16 @@ fn all() -> impl Iterator<Item = OptionInfo> {
             OptKind::Enum(words) => words.get(1).copied(),
             OptKind::Text => Some("/nonexistent"),
         },
+        about: o.about,
+        value: match o.kind {
+            OptKind::Size => "size".to_string(),
+            OptKind::Rate => "rate".to_string(),
+            OptKind::Count => "count".to_string(),
+            OptKind::Bool => String::new(),
+            OptKind::Enum(words) => words.join("|"),
+            OptKind::Text => "text".to_string(),
+        },
+        range: (o.range != (i64::MIN, i64::MAX)).then_some(o.range),
     })
 }
 
@@ -104,174 +137,232 @@ const OPTIONS: &[OptDef] = &[
         kind: OptKind::Bool,
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "print each CPU's value of an aggregation apart",
     },
     OptDef {
         name: "aggrate",
         kind: OptKind::Rate,
         default: NS_PER_SEC,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "rate at which aggregations are read",
     },
     OptDef {
         name: "aggsize",
         kind: OptKind::Size,
         default: 4 << 20,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "size of the aggregation buffer",
     },
     OptDef {
         name: "aggsortkey",
         kind: OptKind::Bool,
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "sort aggregations by key first",
     },
     OptDef {
         name: "aggsortkeypos",
         kind: OptKind::Count,
         default: 0,
         support: Support::Honoured,
+        range: (0, 1 << 31),
+        about: "which key of the tuple sorts aggregations",
     },
     OptDef {
         name: "aggsortpos",
         kind: OptKind::Count,
         default: 0,
         support: Support::Honoured,
+        range: (0, 1 << 31),
+        about: "which aggregation of a printa() sorts the others",
     },
     OptDef {
         name: "aggsortrev",
         kind: OptKind::Bool,
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "sort aggregations in reverse",
     },
     OptDef {
         name: "argref",
         kind: OptKind::Bool,
         default: 0,
         support: Support::Refused("argument references are always checked"),
+        range: (i64::MIN, i64::MAX),
+        about: "(Solaris) refer to arguments by reference",
     },
     OptDef {
         name: "bufpolicy",
         kind: OptKind::Enum(&["switch", "fill", "ring"]),
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "principal buffer policy: switch, fill or ring",
     },
     OptDef {
         name: "bufresize",
         kind: OptKind::Enum(&["auto", "manual"]),
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "buffer resizing policy: auto (lower a size the kernel refuses) or manual",
     },
     OptDef {
         name: "bufsize",
         kind: OptKind::Size,
         default: 4 << 20,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "size of each CPU's principal buffer",
     },
     OptDef {
         name: "cleanrate",
         kind: OptKind::Rate,
         default: NS_PER_SEC / 101,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "rate at which speculations are cleaned",
     },
     OptDef {
         name: "cpcminoverflow",
         kind: OptKind::Count,
         default: 5000,
         support: Support::Honoured,
+        range: (1, 1 << 62),
+        about: "least overflow count a cpc probe may ask for",
     },
     OptDef {
         name: "cpp",
         kind: OptKind::Bool,
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "run the C preprocessor on scripts (-C)",
     },
     OptDef {
         name: "cpphdrs",
         kind: OptKind::Bool,
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "print the files the preprocessor includes (-H)",
     },
     OptDef {
         name: "cpppath",
         kind: OptKind::Text,
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "the C preprocessor to run",
     },
     OptDef {
         name: "cpu",
         kind: OptKind::Count,
         default: -1,
         support: Support::Honoured,
+        range: (-1, 1 << 20),
+        about: "the CPU to trace on (-1: every CPU)",
     },
     OptDef {
         name: "defaultargs",
         kind: OptKind::Bool,
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "macro arguments that are not given are empty or 0",
     },
     OptDef {
         name: "define",
         kind: OptKind::Text,
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "define a preprocessor symbol (-D)",
     },
     OptDef {
         name: "destructive",
         kind: OptKind::Bool,
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "allow destructive actions (-w)",
     },
     OptDef {
         name: "droptags",
         kind: OptKind::Bool,
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "tag drop messages",
     },
     OptDef {
         name: "dynvarsize",
         kind: OptKind::Size,
         default: 1 << 20,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "size of the dynamic variable space",
     },
     OptDef {
         name: "empty",
         kind: OptKind::Bool,
         default: 0,
         support: Support::Refused("empty aggregation printing is not supported"),
+        range: (i64::MIN, i64::MAX),
+        about: "(Solaris) print empty aggregations",
     },
     OptDef {
         name: "errtags",
         kind: OptKind::Bool,
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "prefix compile errors with their tags",
     },
     OptDef {
         name: "flamegraph",
         kind: OptKind::Text,
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "draw the first stack-keyed aggregation as an SVG flame graph in this file",
     },
     OptDef {
         name: "flowindent",
         kind: OptKind::Bool,
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "indent function entry and return (-F)",
     },
     OptDef {
         name: "grabanon",
         kind: OptKind::Bool,
         default: 0,
         support: Support::Refused("anonymous tracing is not supported"),
+        range: (i64::MIN, i64::MAX),
+        about: "(Solaris) claim anonymous state",
     },
     OptDef {
         name: "incdir",
         kind: OptKind::Text,
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "add a directory to the preprocessor's search path (-I)",
     },
     OptDef {
         name: "jstackframes",
         kind: OptKind::Count,
         default: 50,
         support: Support::Honoured,
+        range: (1, MAX_FRAMES),
+        about: "default frames of jstack()",
     },
     OptDef {
         name: "jstackstrsize",
@@ -280,12 +371,16 @@ const OPTIONS: &[OptDef] = &[
         support: Support::Refused(
             "there are no ustack helpers (a JVM's) on Linux to fill jstack() string space",
         ),
+        range: (i64::MIN, i64::MAX),
+        about: "(Solaris) size of jstack() strings",
     },
     OptDef {
         name: "libdir",
         kind: OptKind::Text,
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "add a D library directory (-L)",
     },
     OptDef {
         name: "linkmode",
@@ -294,114 +389,152 @@ const OPTIONS: &[OptDef] = &[
         support: Support::Refused(
             "kernel symbols are resolved from BTF; the link mode cannot be chosen",
         ),
+        range: (i64::MIN, i64::MAX),
+        about: "(Solaris) how -G objects are linked",
     },
     OptDef {
         name: "nspec",
         kind: OptKind::Count,
         default: 1,
         support: Support::Honoured,
+        range: (1, MAX_NSPEC),
+        about: "number of speculations",
     },
     OptDef {
         name: "oformat",
         kind: OptKind::Enum(&["text", "json"]),
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "output format: text or json",
     },
     OptDef {
         name: "quiet",
         kind: OptKind::Bool,
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "print only what is traced explicitly (-q)",
     },
     OptDef {
         name: "quietresize",
         kind: OptKind::Bool,
         default: 0,
         support: Support::Refused("buffers are never resized"),
+        range: (i64::MIN, i64::MAX),
+        about: "(Solaris) resize buffers quietly",
     },
     OptDef {
         name: "rawbytes",
         kind: OptKind::Bool,
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "trace bytes as a hex dump always",
     },
     OptDef {
         name: "specsize",
         kind: OptKind::Size,
         default: 4 << 20,
         support: Support::Honoured,
+        range: (64, MAX_SPECSIZE),
+        about: "size of each speculation's buffer",
     },
     OptDef {
         name: "stackframes",
         kind: OptKind::Count,
         default: 20,
         support: Support::Honoured,
+        range: (1, MAX_FRAMES),
+        about: "default frames of stack()",
     },
     OptDef {
         name: "stackindent",
         kind: OptKind::Count,
         default: 14,
         support: Support::Honoured,
+        range: (0, 1024),
+        about: "indentation of stack frames",
     },
     OptDef {
         name: "statusrate",
         kind: OptKind::Rate,
         default: NS_PER_SEC,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "rate at which the status is checked",
     },
     OptDef {
         name: "stdc",
         kind: OptKind::Enum(&["a", "c", "s", "t"]),
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "ISO C conformance of the preprocessor (-X)",
     },
     OptDef {
         name: "strsize",
         kind: OptKind::Size,
         default: 256,
         support: Support::Honoured,
+        range: (2, MAX_STRSIZE),
+        about: "size of strings",
     },
     OptDef {
         name: "switchrate",
         kind: OptKind::Rate,
         default: NS_PER_SEC,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "rate at which the principal buffers are read",
     },
     OptDef {
         name: "syslibdir",
         kind: OptKind::Text,
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "the directory of the standard D libraries",
     },
     OptDef {
         name: "undef",
         kind: OptKind::Text,
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "undefine a preprocessor symbol (-U)",
     },
     OptDef {
         name: "unodefs",
         kind: OptKind::Bool,
         default: 0,
         support: Support::Refused("undefined kernel symbols are not permitted"),
+        range: (i64::MIN, i64::MAX),
+        about: "(Solaris) allow undefined USDT probes",
     },
     OptDef {
         name: "ustackframes",
         kind: OptKind::Count,
         default: 100,
         support: Support::Honoured,
+        range: (1, MAX_FRAMES),
+        about: "default frames of ustack()",
     },
     OptDef {
         name: "verbose",
         kind: OptKind::Bool,
         default: 0,
         support: Support::Refused("printing the compiler's intermediate code is not supported"),
+        range: (i64::MIN, i64::MAX),
+        about: "(Solaris) verbose compile messages",
     },
     OptDef {
         name: "zdefs",
         kind: OptKind::Bool,
         default: 0,
         support: Support::Honoured,
+        range: (i64::MIN, i64::MAX),
+        about: "allow descriptions that match no probe (-Z)",
     },
 ];
 
@@ -423,16 +556,32 @@ pub enum OptionError {
     TracingActive,
     /// The option (or this value of it) has no effect here; the reason.
     Unsupported(&'static str),
+    /// A size or count outside the range the option takes: the least and
+    /// the most, and whether it is a size.
+    OutOfRange(i64, i64, bool),
 }
 
 impl fmt::Display for OptionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            OptionError::UnknownName => "Invalid option name",
-            OptionError::BadValue => "Invalid value for specified option",
-            OptionError::TracingActive => "Operation illegal when tracing is active",
-            OptionError::Unsupported(why) => why,
-        })
+        let show = |v: i64, size: bool| {
+            if size {
+                size_text(v)
+            } else {
+                v.to_string()
+            }
+        };
+        match self {
+            OptionError::UnknownName => f.write_str("Invalid option name"),
+            OptionError::BadValue => f.write_str("Invalid value for specified option"),
+            OptionError::TracingActive => f.write_str("Operation illegal when tracing is active"),
+            OptionError::Unsupported(why) => f.write_str(why),
+            OptionError::OutOfRange(lo, hi, size) => write!(
+                f,
+                "Invalid value for specified option (it takes {} to {})",
+                show(*lo, *size),
+                show(*hi, *size)
+            ),
+        }
     }
 }
 
@@ -460,6 +609,22 @@ impl Default for Options {
             explicit: vec![false; OPTIONS.len()],
         }
     }
+}
+
+/// A size as DTrace writes one: in the largest unit that divides it
+/// (`64k`, `256m`), else in bytes.
+///
+/// ```
+/// assert_eq!(libdtrace::size_text(65536), "64k");
+/// assert_eq!(libdtrace::size_text(1536), "1536");
+/// ```
+pub fn size_text(n: i64) -> String {
+    for (shift, unit) in [(40, 't'), (30, 'g'), (20, 'm'), (10, 'k')] {
+        if n != 0 && n % (1 << shift) == 0 {
+            return format!("{}{}", n >> shift, unit);
+        }
+    }
+    n.to_string()
 }
 
 /// Parses a size: digits with an optional k, m, g or t (powers of 1024).
@@ -600,6 +765,10 @@ impl Options {
         };
         if def.kind == OptKind::Size && v <= 0 {
             return Err(OptionError::BadValue);
+        }
+        let (lo, hi) = def.range;
+        if !(lo..=hi).contains(&v) {
+            return Err(OptionError::OutOfRange(lo, hi, def.kind == OptKind::Size));
         }
         match def.support {
             Support::Honoured => {}

@@ -18,7 +18,17 @@ impl Checker<'_> {
                 None => self.syms.types.stackframes,
                 Some(a) => match a.kind {
                     CKind::Int(n) if n > 0 && n <= i64::from(MAX_STACK_FRAMES) => n as u32,
-                    CKind::Int(n) if n > 0 => MAX_STACK_FRAMES,
+                    // The kernel walks no more (perf_event_max_stack).
+                    CKind::Int(n) if n > 0 => {
+                        return Err(err(
+                            Tag::D_STACK_SIZE,
+                            line,
+                            format!(
+                                "stack( ) size {} exceeds the limit of {} frames",
+                                n, MAX_STACK_FRAMES
+                            ),
+                        ))
+                    }
                     _ => return Err(err(
                         Tag::D_STACK_SIZE,
                         line,
@@ -81,7 +91,17 @@ impl Checker<'_> {
         let frames = match args.first() {
             None => default,
             Some(a) => match a.kind {
-                CKind::Int(n) if n > 0 => n.min(i64::from(MAX_STACK_FRAMES)) as u32,
+                CKind::Int(n) if n > 0 && n <= i64::from(MAX_STACK_FRAMES) => n as u32,
+                CKind::Int(n) if n > 0 => {
+                    return Err(err(
+                        Tag::D_USTACK_FRAMES,
+                        line,
+                        format!(
+                            "{}( ) argument #1 {} exceeds the limit of {} frames",
+                            name, n, MAX_STACK_FRAMES
+                        ),
+                    ))
+                }
                 _ => {
                     return Err(err(
                         Tag::D_USTACK_FRAMES,
