@@ -98,12 +98,20 @@ pub(crate) fn objects_of(pid: u32, held: Option<&Path>) -> Vec<Object> {
     }
 }
 
-/// One object of a process: its name as a probe's module, its file, and
-/// whether it is the executable (which also answers to `a.out`).
+/// One object of a process: its name as a probe's module, where dtrace
+/// opens it (and attaches uprobes to it), the file as the process names
+/// it, and whether it is the executable (which also answers to `a.out`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Object {
     pub name: String,
+    /// The file dtrace reads: `file` when that is the very file the
+    /// process maps, else the process's own view of it,
+    /// `/proc/PID/map_files/START-END` (a library replaced on disk since
+    /// it was mapped, a deleted executable, a file of another mount
+    /// namespace, as a container's).
     pub path: PathBuf,
+    /// The file as the process names it.
+    pub file: PathBuf,
     pub exe: bool,
 }
 
@@ -123,9 +131,15 @@ pub(crate) fn file_name(p: &Path) -> String {
 }
 
 /// The executable and shared objects a running process maps, in the
-/// order of their first mapping.
+/// order of their first mapping, each once (by device and inode, not by
+/// name: two files of one name, a replaced library and its successor,
+/// are two objects).
 pub(crate) fn mapped_objects(pid: u32) -> Vec<Object> {
-    let exe = std::fs::read_link(format!("/proc/{}/exe", pid)).ok();
+    use std::os::unix::fs::MetadataExt;
+    // The executable by its identity: its path may be gone or another.
+    let exe = std::fs::metadata(format!("/proc/{}/exe", pid))
+        .ok()
+        .map(|m| (dev_text(m.dev()), m.ino()));
     let Ok(maps) = std::fs::read_to_string(format!("/proc/{}/maps", pid)) else {
         return Vec::new();
     };
@@ -134,23 +148,48 @@ pub(crate) fn mapped_objects(pid: u32) -> Vec<Object> {
     for line in maps.lines() {
         // address perms offset dev inode path
         let mut f = line.split_whitespace();
-        let (Some(_), Some(perms)) = (f.next(), f.next()) else {
+        let (Some(range), Some(perms), Some(_), Some(dev), Some(inode)) =
+            (f.next(), f.next(), f.next(), f.next(), f.next())
+        else {
             continue;
         };
-        let path: String = f.skip(3).collect::<Vec<_>>().join(" ");
-        if !perms.contains('x') || !path.starts_with('/') || path.ends_with(" (deleted)") {
+        let path: String = f.collect::<Vec<_>>().join(" ");
+        let Ok(inode) = inode.parse::<u64>() else {
+            continue;
+        };
+        if !perms.contains('x') || inode == 0 || !path.starts_with('/') {
             continue;
         }
-        let path = PathBuf::from(path);
-        if seen.insert(path.clone()) {
-            out.push(Object {
-                name: file_name(&path),
-                exe: exe.as_deref() == Some(path.as_path()),
-                path,
-            });
+        let file = PathBuf::from(path.strip_suffix(" (deleted)").unwrap_or(&path));
+        let id = (dev.to_string(), inode);
+        if !seen.insert(id.clone()) {
+            continue;
         }
+        // The name the process gives it is dtrace's way to the same file
+        // only if it leads to the same device and inode here.
+        let same =
+            std::fs::metadata(&file).is_ok_and(|m| dev_text(m.dev()) == id.0 && m.ino() == id.1);
+        let open = if same {
+            file.clone()
+        } else {
+            PathBuf::from(format!("/proc/{}/map_files/{}", pid, range))
+        };
+        out.push(Object {
+            name: file_name(&file),
+            exe: exe.as_ref() == Some(&id),
+            path: open,
+            file,
+        });
     }
     out
+}
+
+/// A device number as /proc/PID/maps writes it (`fe:00`: major and
+/// minor in hexadecimal, as glibc's `major()` and `minor()` split it).
+fn dev_text(dev: u64) -> String {
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    format!("{:02x}:{:02x}", major, minor)
 }
 
 /// A command's executable and the libraries it will load, breadth first
@@ -165,6 +204,7 @@ pub(crate) fn needed_objects(exe: &Path) -> Vec<Object> {
     let mut out = vec![Object {
         name: file_name(&exe),
         path: exe.clone(),
+        file: exe.clone(),
         exe: true,
     }];
     let mut seen: HashSet<String> = HashSet::new();
@@ -190,6 +230,7 @@ pub(crate) fn needed_objects(exe: &Path) -> Vec<Object> {
                 if out.iter().all(|o| o.path != path) {
                     out.push(Object {
                         name: file_name(&path),
+                        file: path.clone(),
                         path,
                         exe: false,
                     });
@@ -243,12 +284,13 @@ pub(crate) fn unloaded_object(
     if objects.iter().any(|o| o.name == name) {
         return None;
     }
-    let exe = objects.iter().find(|o| o.exe).map(|o| o.path.clone());
+    let exe = objects.iter().find(|o| o.exe).map(|o| o.file.clone());
     dlopen_path(pid, held, exe.as_deref(), name)
         .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
-        .filter(|p| objects.iter().all(|o| &o.path != p))
+        .filter(|p| objects.iter().all(|o| &o.file != p))
         .map(|path| Object {
             name: file_name(&path),
+            file: path.clone(),
             path,
             exe: false,
         })
@@ -802,6 +844,7 @@ mod tests {
         let objects = vec![Object {
             name: file_name(&me),
             path: me.clone(),
+            file: me.clone(),
             exe: true,
         }];
         // The usual directories, by the file's own name.
@@ -867,5 +910,22 @@ mod tests {
             bad[i] ^= 0xff;
             let _ = elf_dynamic(&bad[..]);
         }
+    }
+
+    #[test]
+    fn objects_are_the_files_the_process_maps() {
+        // This test's own process: its executable and libc, each once, by
+        // the names it maps them under, readable where dtrace opens them.
+        let objects = mapped_objects(std::process::id());
+        let exe: Vec<&Object> = objects.iter().filter(|o| o.exe).collect();
+        assert_eq!(exe.len(), 1, "{:?}", objects);
+        assert_eq!(exe[0].file, std::env::current_exe().unwrap());
+        let libc = objects
+            .iter()
+            .find(|o| o.name == "libc.so.6")
+            .expect("libc");
+        assert!(std::fs::metadata(&libc.path).is_ok());
+        assert_eq!(dev_text(0xfe00), "fe:00");
+        assert_eq!(dev_text((259 << 8) | 3), "103:03");
     }
 }

@@ -214,9 +214,14 @@ impl Target {
         })
     }
 
-    /// Follows an existing process.
+    /// Follows an existing process. A kernel thread is refused as
+    /// DTrace's libproc refuses one ("system process"): it has no user
+    /// space to trace.
     pub fn grab(pid: i32) -> io::Result<Target> {
         let pidfd = pidfd_open(pid)?;
+        if is_kernel_thread(pid) {
+            return Err(io::Error::other("system process"));
+        }
         Ok(Target {
             pid,
             created: false,
@@ -471,5 +476,30 @@ pub fn open_error_text(e: &io::Error) -> String {
         "no process has the FIFO open for reading".to_string()
     } else {
         e.to_string()
+    }
+}
+
+/// True if `pid` is a kernel thread (`PF_KTHREAD` in its flags, the
+/// ninth field of /proc/PID/stat).
+pub fn is_kernel_thread(pid: i32) -> bool {
+    const PF_KTHREAD: u64 = 0x0020_0000;
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{}/stat", pid)) else {
+        return false;
+    };
+    // After "pid (comm) ": state ppid pgrp session tty_nr tpgid flags.
+    stat.rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().nth(6))
+        .and_then(|f| f.parse::<u64>().ok())
+        .is_some_and(|flags| flags & PF_KTHREAD != 0)
+}
+
+#[cfg(test)]
+mod kthread_tests {
+    #[test]
+    fn kernel_threads_are_told_from_processes() {
+        // kthreadd is pid 2 on Linux; this test is a process.
+        assert!(super::is_kernel_thread(2));
+        assert!(!super::is_kernel_thread(std::process::id() as i32));
+        assert!(!super::is_kernel_thread(-1));
     }
 }

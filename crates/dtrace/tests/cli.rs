@@ -254,6 +254,10 @@ fn bad_options() {
         1,
         "dtrace: failed to grab pid 999999999: No such process\n",
     );
+    // A kernel thread (kthreadd is pid 2) has no user space to trace:
+    // said, where its probes used to "match nothing".
+    let o = run(&["-p", "2", "-n", "pid$target:::entry"]);
+    assert_failed(&o, 1, "dtrace: failed to grab pid 2: system process\n");
     // Anonymous tracing has no driver to live in on Linux.
     for flag in ["-a", "-A"] {
         let o = run(&[flag, "-n", "BEGIN"]);
@@ -1354,6 +1358,7 @@ fn main() {
         ustack_at_a_pid_entry_probe_has_the_caller: true,
         pid_probes_leave_out_places_the_kernel_refuses: true,
         pid_offset_probes_are_on_instructions: true,
+        pid_probes_see_what_the_process_maps: true,
     ];
     let trials = tests
         .iter()
@@ -1867,6 +1872,131 @@ fn pid_probes_leave_out_places_the_kernel_refuses() {
         assert!(named, "unexpected: {}", l);
     }
     assert_released(before, "pid provider, all of libc");
+}
+
+/// A process's objects are read as the process maps them, not by their
+/// names in dtrace's own view: a library replaced on disk since it was
+/// mapped (the new file has its function elsewhere), a deleted
+/// executable, and a library of another mount namespace (a bind mount
+/// over it, as a container has) are each traced where the process runs
+/// them, every call counted.
+fn pid_probes_see_what_the_process_maps() {
+    let _g = serial();
+    let before = ours();
+    let dir = std::env::temp_dir().join(format!("dtrace-view-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("lib")).expect("mkdir");
+    let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).expect("write");
+    write("liba.c", "int dtt_libf(int x) { return x + 1; }\n");
+    // Another function first: dtt_libf is at another offset in this one.
+    write(
+        "libb.c",
+        "int dtt_pad(int x) { int s = 0; for (int i = 0; i < x; i++) s += i * x; return s; }\n\
+         int dtt_libf(int x) { return x + 2; }\n",
+    );
+    write(
+        "main.c",
+        "#include <unistd.h>\nint dtt_libf(int);\n\
+         __attribute__((noinline)) int dtt_exef(int x) { __asm__ volatile(\"\" ::: \"memory\"); return x; }\n\
+         int main(void) { char c; int t = 0; while (read(0, &c, 1) > 0) ;\n\
+         for (int i = 0; i < 5; i++) t += dtt_libf(i) + dtt_exef(i); return t > 0 ? 0 : 1; }\n",
+    );
+    let cc = |args: &[&str]| {
+        let o = Command::new("cc")
+            .current_dir(&dir)
+            .args(args)
+            .output()
+            .expect("cc");
+        assert!(o.status.success(), "cc {:?}: {}", args, text(&o.stderr));
+    };
+    cc(&["-shared", "-fPIC", "-O1", "-o", "liba.so", "liba.c"]);
+    cc(&["-shared", "-fPIC", "-O1", "-o", "libb.so", "libb.c"]);
+    let lib = dir.join("lib/libdtt.so");
+    let libs = |which: &str| std::fs::copy(dir.join(which), &lib).expect("copy lib");
+    libs("liba.so");
+    let rpath = format!("-Wl,-rpath,{}", dir.join("lib").display());
+    cc(&["-O1", "-o", "prog", "main.c", "-Llib", "-ldtt", &rpath]);
+
+    // Runs `cmd` (the program, waiting on its standard input), lets
+    // `meanwhile` change the world, grabs it with -p and traces `desc`,
+    // then lets it make its five calls.
+    let traced = |mut cmd: Command, meanwhile: &dyn Fn(), desc: &str| -> String {
+        let mut app = cmd
+            .stdin(Stdio::piped())
+            .spawn()
+            .expect("spawn the program");
+        // It has mapped its objects once it waits on its input.
+        let t = std::time::Instant::now();
+        let pid = app.id();
+        let ready = || {
+            std::fs::read_to_string(format!("/proc/{}/task/{}/wchan", pid, pid))
+                .is_ok_and(|w| w.contains("pipe_read") || w.contains("wait"))
+                && std::fs::read_to_string(format!("/proc/{}/maps", pid))
+                    .is_ok_and(|m| m.contains("libdtt.so"))
+        };
+        // unshare(1) execs the program: its pid stays the process's.
+        while !ready() && t.elapsed() < std::time::Duration::from_secs(20) {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        meanwhile();
+        let prog = format!(
+            "BEGIN {{ printf(\"ready\\n\"); }} {} {{ @ = count(); }} END {{ printa(\"%@d\\n\", @); }}",
+            desc
+        );
+        let mut d = dtrace()
+            .args(["-q", "-p", &pid.to_string(), "-n", &prog])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn dtrace");
+        let mut out = BufReader::new(d.stdout.take().unwrap());
+        let mut line = String::new();
+        out.read_line(&mut line).expect("read dtrace");
+        drop(app.stdin.take());
+        let st = app.wait().expect("wait for the program");
+        let mut rest = String::new();
+        out.read_to_string(&mut rest).ok();
+        let mut err = String::new();
+        d.stderr.take().unwrap().read_to_string(&mut err).ok();
+        let _ = d.wait();
+        assert_eq!(st.code(), Some(0), "the program: {:?} {}", st, err);
+        format!("{}{}{}", line, rest, err)
+    };
+
+    // A library replaced on disk (renamed over) after it was mapped.
+    let o = traced(
+        Command::new(dir.join("prog")),
+        &|| {
+            std::fs::copy(dir.join("libb.so"), dir.join("lib/new.so")).expect("copy");
+            std::fs::rename(dir.join("lib/new.so"), &lib).expect("rename");
+        },
+        "pid$target:libdtt.so:dtt_libf:entry",
+    );
+    assert_eq!(o, "ready\n5\n\n", "replaced library");
+    libs("liba.so");
+
+    // A deleted executable.
+    std::fs::copy(dir.join("prog"), dir.join("gone")).expect("copy prog");
+    let o = traced(
+        Command::new(dir.join("gone")),
+        &|| std::fs::remove_file(dir.join("gone")).expect("rm"),
+        "pid$target:a.out:dtt_exef:entry",
+    );
+    assert_eq!(o, "ready\n5\n\n", "deleted executable");
+
+    // Another mount namespace, where the library's path is another file.
+    let mut inside = Command::new("unshare");
+    inside.args(["-m", "sh", "-c"]).arg(format!(
+        "mount --bind {} {} && exec {}",
+        dir.join("libb.so").display(),
+        lib.display(),
+        dir.join("prog").display()
+    ));
+    let o = traced(inside, &|| {}, "pid$target:libdtt.so:dtt_libf:entry");
+    assert_eq!(o, "ready\n5\n\n", "mount namespace");
+
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_released(before, "pid probes of replaced and hidden files");
 }
 
 /// Offset probes sit on instruction boundaries only: an offset inside an
