@@ -25,6 +25,10 @@ pub struct Target {
     ended: Option<Exit>,
     /// A created command's executable, as found in `PATH`.
     exe: Option<std::path::PathBuf>,
+    /// A created command's warden (see `spawn_warden`): the pipe's write
+    /// end, whose closing, when dtrace ends however it ends, kills the
+    /// command.
+    _warden: Option<OwnedFd>,
 }
 
 /// How a process ended: its exit status, or the signal that killed it.
@@ -203,6 +207,17 @@ impl Target {
                 return Err(CreateError::Control(e));
             }
         };
+        let warden = match spawn_warden(&pidfd) {
+            Ok(w) => w,
+            Err(e) => {
+                // SAFETY: killing and reaping our own child.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                    libc::waitpid(pid, std::ptr::null_mut(), 0);
+                }
+                return Err(CreateError::Control(e));
+            }
+        };
         Ok(Target {
             pid,
             created: true,
@@ -211,6 +226,7 @@ impl Target {
             exited: false,
             ended: None,
             exe: Some(path),
+            _warden: Some(warden),
         })
     }
 
@@ -230,6 +246,7 @@ impl Target {
             exited: false,
             ended: None,
             exe: None,
+            _warden: None,
         })
     }
 
@@ -502,4 +519,70 @@ mod kthread_tests {
         assert!(!super::is_kernel_thread(std::process::id() as i32));
         assert!(!super::is_kernel_thread(-1));
     }
+}
+
+/// Starts a warden for a created command: a small process of its own
+/// (forked twice, so that init, not dtrace, reaps it) that waits for
+/// the end of a pipe dtrace alone writes, then kills the command through
+/// `pidfd` (which never names another process, even once the command's
+/// pid is reused) and exits. dtrace's exit, however it comes (SIGKILL
+/// included), closes the pipe. `PR_SET_PDEATHSIG` alone is not enough:
+/// the kernel forgets it when the command execs a set-user-ID or
+/// set-group-ID program, which then outlives dtrace.
+fn spawn_warden(pidfd: &OwnedFd) -> io::Result<OwnedFd> {
+    let (r, w) = pipe()?;
+    let (rfd, pfd) = (r.as_raw_fd(), pidfd.as_raw_fd());
+    let (lo, hi) = (rfd.min(pfd), rfd.max(pfd));
+    // SAFETY: both children make async-signal-safe system calls only
+    // (fork, close, close_range, signal, getppid, read, pidfd_send_signal,
+    // _exit) on descriptors and values prepared before the fork.
+    let first = unsafe { libc::fork() };
+    if first < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if first == 0 {
+        // SAFETY: see above.
+        unsafe {
+            if libc::fork() != 0 {
+                // The intermediate child: the warden is on its own now.
+                libc::_exit(0);
+            }
+            // The warden keeps the pipe's read end and the pidfd, and
+            // nothing else of dtrace's (its BPF objects above all).
+            libc::close(w.as_raw_fd());
+            libc::syscall(libc::SYS_close_range, 3u32, (lo - 1) as u32, 0u32);
+            if hi > lo + 1 {
+                libc::syscall(
+                    libc::SYS_close_range,
+                    (lo + 1) as u32,
+                    (hi - 1) as u32,
+                    0u32,
+                );
+            }
+            libc::syscall(libc::SYS_close_range, (hi + 1) as u32, u32::MAX, 0u32);
+            // The terminal's Ctrl-C is dtrace's to act on, not the warden's.
+            libc::signal(libc::SIGINT, libc::SIG_IGN);
+            libc::signal(libc::SIGTERM, libc::SIG_IGN);
+            libc::signal(libc::SIGHUP, libc::SIG_IGN);
+            let mut b = 0u8;
+            loop {
+                let n = libc::read(rfd, (&mut b as *mut u8).cast(), 1);
+                if n == 0 || (n < 0 && *libc::__errno_location() != libc::EINTR) {
+                    break;
+                }
+            }
+            libc::syscall(
+                libc::SYS_pidfd_send_signal,
+                pfd,
+                libc::SIGKILL,
+                std::ptr::null::<libc::siginfo_t>(),
+                0u32,
+            );
+            libc::_exit(0);
+        }
+    }
+    // SAFETY: reaping the intermediate child, which exits at once.
+    unsafe { libc::waitpid(first, std::ptr::null_mut(), 0) };
+    drop(r);
+    Ok(w)
 }

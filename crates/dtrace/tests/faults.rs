@@ -396,6 +396,55 @@ fn unread_records_do_not_make_the_consumer_spin() {
     }
 }
 
+/// A `-c` command that execs a set-group-ID program (for which the kernel
+/// forgets the parent-death signal) still dies with dtrace, even when
+/// dtrace is killed with SIGKILL: its warden kills it.
+fn setgid_target_dies_with_dtrace() {
+    let _g = serial();
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("dtrace-setgid-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let prog = dir.join("sleep-sg");
+    std::fs::copy("/bin/sleep", &prog).expect("copy sleep");
+    // nogroup: an exec that changes the group, which clears the
+    // parent-death signal.
+    std::os::unix::fs::chown(&prog, None, Some(65534)).expect("chgrp");
+    std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o2755)).expect("chmod");
+    let cmd = format!("{} 300", prog.display());
+    let mut child = dtrace()
+        .args(["-q", "-n", "BEGIN { }", "-c", &cmd])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn dtrace");
+    // The command, once it has exec'd the set-group-ID program.
+    let t = Instant::now();
+    let target = loop {
+        let kids =
+            std::fs::read_to_string(format!("/proc/{}/task/{}/children", child.id(), child.id()))
+                .unwrap_or_default();
+        let found = kids.split_whitespace().find_map(|p| {
+            let comm = std::fs::read_to_string(format!("/proc/{}/comm", p)).unwrap_or_default();
+            (comm.trim() == "sleep-sg")
+                .then(|| p.parse::<u32>().ok())
+                .flatten()
+        });
+        if let Some(p) = found {
+            break p;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "the command never ran"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    signal(child.id(), "KILL");
+    let _ = child.wait();
+    assert_gone(target, "a set-group-ID command after dtrace's SIGKILL");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn script_size_is_bounded() {
     let _g = serial();
     let mut child = dtrace()
@@ -669,6 +718,7 @@ fn main() {
         system_yields_to_stop_signals,
         fifo_without_reader_yields_to_stop_signals,
         unread_records_do_not_make_the_consumer_spin,
+        setgid_target_dies_with_dtrace,
     ];
     let trials = tests
         .iter()
