@@ -19,6 +19,7 @@ use dtrace_lang::ir::{CExpr, DPathOffsets};
 use crate::codegen::{GenError, Temp};
 use crate::insn::*;
 use crate::layout::scratch;
+use crate::plan::fault;
 use crate::program::ProgGen;
 
 type R<T> = Result<T, GenError>;
@@ -41,15 +42,23 @@ impl ProgGen<'_, '_> {
             self.st_imm_at(R9, names + 8 * w, 0);
         }
         let tp = self.eval_int(path)?;
-        self.load_temp(tp, R3);
-        self.a.emit(alu64_imm(Alu::Add, R3, o.path_dentry as i32));
-        self.kread();
-        self.stx_at(R9, dentry, R0, Size::DW);
-        self.load_temp(tp, R3);
+        // The path itself must be readable: a NULL or wild pointer is
+        // "invalid address", as any other subroutine's bad pointer is.
+        for (field, slot) in [(o.path_dentry, dentry), (o.path_mnt, vfsmnt)] {
+            self.ptr(R1, R9, slot);
+            self.a.emit(mov64_imm(R2, 8));
+            self.load_temp(tp, R3);
+            self.a.emit(alu64_imm(Alu::Add, R3, field as i32));
+            self.a.emit(call(Helper::ProbeReadKernel));
+            let ok = self.a.new_label();
+            self.a.jmp_imm_to(Cond::Eq, R0, 0, ok);
+            self.load_temp(tp, R1);
+            self.a.emit(alu64_imm(Alu::Add, R1, field as i32));
+            let act = self.cur_action;
+            self.fault(fault::BADADDR, Some(R1), act);
+            self.a.bind(ok);
+        }
         self.free(tp);
-        self.a.emit(alu64_imm(Alu::Add, R3, o.path_mnt as i32));
-        self.kread();
-        self.stx_at(R9, vfsmnt, R0, Size::DW);
 
         let top = self.a.new_label();
         for i in 0..STEPS {
@@ -145,7 +154,8 @@ impl ProgGen<'_, '_> {
     }
 
     /// r0 = the 8 bytes at the kernel address in r3, or 0 if they cannot
-    /// be read.
+    /// be read; the helper's result (0, or a negative error) is left in
+    /// the scratch word after them.
     fn kread(&mut self) {
         self.st_imm_at(R9, scratch::TMP, 0);
         self.ptr(R1, R9, scratch::TMP);

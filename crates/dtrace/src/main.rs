@@ -565,6 +565,8 @@ fn run(cmd: Cmd) -> u8 {
         match worked {
             Ok(WorkStatus::Done) => done = true,
             Ok(WorkStatus::Okay) => {}
+            // A freopen()ed file that cannot be written is said as -o's.
+            Err(e @ Error::Write { .. }) => return fatal(e),
             Err(e) => return fatal(format!("processing aborted: {}", e)),
         }
         if let Err(e) = flushed {

@@ -123,6 +123,18 @@ fn full_device_is_an_error() {
         .expect("run dtrace");
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     assert!(text(&o.stderr).contains("failed to write to <stdout>"));
+    // A freopen()ed file that cannot be written is said as -o's is.
+    let o = run(&[
+        "-q",
+        "-w",
+        "-n",
+        "BEGIN { freopen(\"/dev/full\"); printf(\"hello\\n\"); exit(0); }",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stderr),
+        "dtrace: failed to write to /dev/full: No space left on device\n"
+    );
 }
 
 fn closed_pipe_ends_quietly_and_kills_the_target() {

@@ -234,7 +234,32 @@ pub enum Error {
         /// Why, as strerror words it.
         why: String,
     },
+    /// The output a `freopen()` chose could not be written: dtrace(1M)
+    /// says so as it does of its own output (`failed to write to
+    /// /dev/full: No space left on device`).
+    Write {
+        /// The file named.
+        path: String,
+        /// Why, as strerror words it.
+        why: String,
+    },
 }
+
+/// A failed write to a freopen()ed file, carried through `io::Error`
+/// to [`Error::Write`].
+#[derive(Debug)]
+struct WriteFailed {
+    path: String,
+    why: String,
+}
+
+impl fmt::Display for WriteFailed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "failed to write to {}: {}", self.path, self.why)
+    }
+}
+
+impl std::error::Error for WriteFailed {}
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -265,6 +290,7 @@ impl fmt::Display for Error {
             Error::Cancelled => write!(f, "set-up cancelled"),
             Error::Aborted => write!(f, "Abort explicitly directed"),
             Error::Open { path, why } => write!(f, "failed to open {}: {}", path.display(), why),
+            Error::Write { path, why } => write!(f, "failed to write to {}: {}", path, why),
             Error::Library(m) | Error::Preprocessor(m) => write!(f, "{}", m),
         }
     }
@@ -274,7 +300,13 @@ impl std::error::Error for Error {}
 
 impl From<io::Error> for Error {
     fn from(e: io::Error) -> Self {
-        Error::Io(e)
+        match e.get_ref().and_then(|r| r.downcast_ref::<WriteFailed>()) {
+            Some(w) => Error::Write {
+                path: w.path.clone(),
+                why: w.why.clone(),
+            },
+            None => Error::Io(e),
+        }
     }
 }
 
@@ -979,7 +1011,8 @@ pub struct Dtrace {
     /// `-D`, `-U` and `-I` for the C preprocessor, in order.
     cpp_args: Vec<cpp::CppArg>,
     /// Where freopen() sent output, until `freopen("")`.
-    redirect: Option<std::fs::File>,
+    /// freopen()'s file, and its name for messages.
+    redirect: Option<(std::fs::File, String)>,
     /// The `flamegraph` option's file, opened when tracing starts.
     flame_file: Option<std::fs::File>,
     /// The file behind the output the caller passes to `work`, for
@@ -2305,7 +2338,12 @@ impl Dtrace {
                 });
                 Ok(())
             }
-            (None, Some(f)) => f.write_all(bytes),
+            (None, Some((f, name))) => f.write_all(bytes).map_err(|e| {
+                io::Error::other(WriteFailed {
+                    path: name.clone(),
+                    why: io_reason(&e),
+                })
+            }),
             (None, None) => out.write_all(bytes),
         }
     }
@@ -2336,7 +2374,7 @@ impl Dtrace {
     /// the output stream (system(), freopen(), ftruncate()).
     pub(crate) fn flush_output(&mut self, out: &mut dyn Write) -> io::Result<()> {
         match &mut self.redirect {
-            Some(f) => f.flush(),
+            Some((f, _)) => f.flush(),
             None => out.flush(),
         }
     }
@@ -2357,7 +2395,7 @@ impl Dtrace {
             crate::signals::stop_signals() > 0
         }) {
             Ok(f) => {
-                self.redirect = Some(f);
+                self.redirect = Some((f, String::from_utf8_lossy(name).into_owned()));
                 Ok(())
             }
             Err(e) => Err(format!(
@@ -2374,7 +2412,7 @@ impl Dtrace {
     pub(crate) fn truncate_output(&mut self) {
         use std::io::Seek;
         let f = match (&mut self.redirect, &mut self.output_file) {
-            (Some(f), _) | (None, Some(f)) => f,
+            (Some((f, _)), _) | (None, Some(f)) => f,
             (None, None) => return,
         };
         if f.metadata().is_ok_and(|m| m.is_file()) && f.set_len(0).is_ok() {
