@@ -639,9 +639,10 @@ pub enum Attach {
         cookies: Vec<u64>,
         ref_ctr_offsets: Vec<u64>,
         /// The cookies of places the provider knows the kernel will
-        /// refuse (instructions uprobes cannot step): left out and
-        /// reported, without asking the kernel.
-        unsteppable: Vec<u64>,
+        /// refuse, and why (an instruction uprobes cannot step, a USDT
+        /// semaphore the kernel cannot count): left out and reported,
+        /// without asking the kernel.
+        left_out: Vec<(u64, &'static str)>,
         ret: bool,
         pid: u32,
     },
@@ -758,20 +759,26 @@ pub fn attach(att: &Attach, prog: &OwnedFd, tracefs: Option<&PathBuf>) -> io::Re
     attach_counted(att, prog, tracefs).map(|(links, _)| links)
 }
 
-/// As [`attach`], also telling which places of uprobes the kernel
-/// refused and were left out (an instruction it cannot step), by their
-/// cookies, which dtrace reports.
+/// Why the kernel refuses a uprobe place on its own.
+pub const UNSTEPPABLE: &str = "the kernel cannot put a uprobe on its instruction";
+
+/// Uprobe places left out of an attachment: each one's cookie, and why.
+pub type LeftOut = Vec<(u64, &'static str)>;
+
+/// As [`attach`], also telling which places of uprobes were left out,
+/// by their cookies, and why (the provider's reasons, or the kernel's
+/// refusal), which dtrace reports.
 pub fn attach_counted(
     att: &Attach,
     prog: &OwnedFd,
     tracefs: Option<&PathBuf>,
-) -> io::Result<(Vec<OwnedFd>, Vec<u64>)> {
+) -> io::Result<(Vec<OwnedFd>, LeftOut)> {
     if let Attach::Uprobe {
         path,
         offsets,
         cookies,
         ref_ctr_offsets,
-        unsteppable,
+        left_out,
         ret,
         pid,
     } = att
@@ -780,12 +787,12 @@ pub fn attach_counted(
         let c_path = std::ffi::CString::new(path.as_os_str().as_bytes())
             .map_err(|_| io::Error::other("a file name with a NUL byte"))?;
         let mut links = Vec::new();
-        let mut refused = (None, unsteppable.clone());
+        let mut refused = (None, Vec::new());
         // The places the kernel is not asked about.
         let (mut offsets, mut cookies, mut semaphores) = (offsets, cookies, ref_ctr_offsets);
         let kept: (Vec<u64>, Vec<u64>, Vec<u64>);
-        if !unsteppable.is_empty() {
-            let keep = |i: usize| !unsteppable.contains(&cookies[i]);
+        if !left_out.is_empty() {
+            let keep = |i: usize| left_out.iter().all(|(c, _)| *c != cookies[i]);
             let n = offsets.len().min(cookies.len());
             kept = (
                 (0..n).filter(|&i| keep(i)).map(|i| offsets[i]).collect(),
@@ -823,7 +830,14 @@ pub fn attach_counted(
                     e
                 )))
             }
-            (_, cookies) => Ok((links, cookies)),
+            (_, cookies) => Ok((
+                links,
+                left_out
+                    .iter()
+                    .copied()
+                    .chain(cookies.into_iter().map(|c| (c, UNSTEPPABLE)))
+                    .collect(),
+            )),
         };
     }
     attach_other(att, prog, tracefs).map(|links| (links, Vec::new()))

@@ -300,7 +300,7 @@ impl Provider for Pid {
             offsets: Vec<u64>,
             cookies: Vec<u64>,
             probes: Vec<ProbeEnabling>,
-            unsteppable: Vec<u64>,
+            left_out: Vec<(u64, &'static str)>,
         }
         let mut groups: Vec<Group> = Vec::new();
         for e in enabled {
@@ -320,7 +320,7 @@ impl Provider for Pid {
                         offsets: Vec::new(),
                         cookies: Vec::new(),
                         probes: Vec::new(),
-                        unsteppable: Vec::new(),
+                        left_out: Vec::new(),
                     });
                     groups.len() - 1
                 }
@@ -345,7 +345,7 @@ impl Provider for Pid {
                 g.offsets.push(p.func_offset + o);
                 g.cookies.push(cookie);
                 if self.unsteppable(p, o) {
-                    g.unsteppable.push(cookie);
+                    g.left_out.push((cookie, crate::UNSTEPPABLE));
                 }
             }
         }
@@ -371,7 +371,7 @@ impl Provider for Pid {
                     cookies: g.cookies,
                     ref_ctr_offsets: Vec::new(),
                     offsets: g.offsets,
-                    unsteppable: g.unsteppable,
+                    left_out: g.left_out,
                     // Plain uprobes at the return places, not uretprobes.
                     ret: false,
                     pid,

@@ -480,6 +480,9 @@ pub(crate) struct SdtNote {
     pub vaddr: u64,
     pub offset: u64,
     pub semaphore: Option<u64>,
+    /// Why the kernel cannot count its semaphore, if it cannot: it counts
+    /// a 2-byte word in a private writable mapping of the file.
+    pub semaphore_problem: Option<&'static str>,
     pub args: String,
     pub function: String,
 }
@@ -519,17 +522,39 @@ pub(crate) fn parse_notes<'a, R: ReadRef<'a>>(data: R) -> Vec<SdtNote> {
         return out;
     };
     let base = section(b".stapsdt.base").map(|s| s.sh_addr(endian));
-    let loads: Vec<(u64, u64, u64)> = header
+    // (vaddr, offset, size in the file, size in memory, flags)
+    let loads: Vec<(u64, u64, u64, u64, u32)> = header
         .program_headers(endian, data)
         .unwrap_or(&[])
         .iter()
         .filter(|p| p.p_type(endian) == elf::PT_LOAD)
-        .map(|p| (p.p_vaddr(endian), p.p_offset(endian), p.p_filesz(endian)))
+        .map(|p| {
+            (
+                p.p_vaddr(endian),
+                p.p_offset(endian),
+                p.p_filesz(endian),
+                p.p_memsz(endian),
+                p.p_flags(endian),
+            )
+        })
         .collect();
     let to_file = |vaddr: u64| {
-        loads.iter().find_map(|&(v, o, sz)| {
+        loads.iter().find_map(|&(v, o, sz, _, _)| {
             (vaddr >= v && vaddr - v < sz).then(|| o.checked_add(vaddr - v))?
         })
+    };
+    // A semaphore the kernel cannot count: one in no segment, or in a
+    // segment the process cannot write (the kernel refuses the whole
+    // attachment for it, EINVAL).
+    let semaphore_problem = |sem: u64| match loads
+        .iter()
+        .find(|&&(v, _, _, msz, _)| sem >= v && sem - v < msz)
+    {
+        None => Some("its semaphore is in no segment of the file"),
+        Some(&(_, _, _, _, flags)) if flags & elf::PF_W == 0 => {
+            Some("its semaphore is in a read-only segment, where the kernel cannot count")
+        }
+        Some(_) => None,
     };
     // Every probe place is a one-byte `nop` (sys/sdt.h, `dtrace -h`, the
     // `probe` crate). The base's move is followed, as prelink meant, but
@@ -591,6 +616,11 @@ pub(crate) fn parse_notes<'a, R: ReadRef<'a>>(data: R) -> Vec<SdtNote> {
             vaddr: pc,
             offset,
             semaphore: if sem == 0 { None } else { to_file(sem) },
+            semaphore_problem: if sem == 0 {
+                None
+            } else {
+                semaphore_problem(sem)
+            },
             args,
             function,
         });

@@ -42,6 +42,8 @@ use crate::{ProbeTable, Provider};
 struct Place {
     offset: u64,
     semaphore: u64,
+    /// Why the kernel cannot count its semaphore (the place is left out).
+    semaphore_problem: Option<&'static str>,
     args: Vec<UsdtArg>,
 }
 
@@ -267,6 +269,7 @@ impl Usdt {
                 let place = Place {
                     offset: note.offset,
                     semaphore: note.semaphore.unwrap_or(0),
+                    semaphore_problem: note.semaphore_problem,
                     args,
                 };
                 let local = self.probes.len() as u32;
@@ -375,6 +378,7 @@ impl Provider for Usdt {
             cookies: Vec<u64>,
             semaphores: Vec<u64>,
             probes: Vec<ProbeEnabling>,
+            left_out: Vec<(u64, &'static str)>,
         }
         let mut groups: Vec<Group> = Vec::new();
         for e in enabled {
@@ -396,6 +400,7 @@ impl Provider for Usdt {
                             cookies: Vec::new(),
                             semaphores: Vec::new(),
                             probes: Vec::new(),
+                            left_out: Vec::new(),
                         });
                         groups.last_mut().expect("just pushed")
                     }
@@ -408,8 +413,20 @@ impl Provider for Usdt {
                     }
                 };
                 if !g.offsets.contains(&place.offset) {
+                    // A place whose semaphore the kernel cannot count is
+                    // left out, and said why; its cookie (the probe's key,
+                    // low half, as every place's) is its own, so that the
+                    // probe's other places stay.
+                    let cookie = match place.semaphore_problem {
+                        Some(why) => {
+                            let c = key as u64 | 1 << 32;
+                            g.left_out.push((c, why));
+                            c
+                        }
+                        None => key as u64,
+                    };
                     g.offsets.push(place.offset);
-                    g.cookies.push(key as u64);
+                    g.cookies.push(cookie);
                     g.semaphores.push(place.semaphore);
                 }
             }
@@ -439,7 +456,7 @@ impl Provider for Usdt {
                     offsets: g.offsets,
                     cookies: g.cookies,
                     ref_ctr_offsets: semaphores,
-                    unsteppable: Vec::new(),
+                    left_out: g.left_out,
                     ret: false,
                     pid: g.pid,
                 },

@@ -513,15 +513,12 @@ fn run(cmd: Cmd) -> u8 {
     // instruction, or every function of a library) are left out.
     // Each is named, up to a screenful.
     let refused = dt.refused_places();
-    for place in refused.iter().take(MAX_NAMED_PLACES) {
-        note!(
-            "dtrace: {} left out: the kernel cannot put a uprobe on its instruction",
-            place
-        );
+    for (place, why) in refused.iter().take(MAX_NAMED_PLACES) {
+        note!("dtrace: {} left out: {}", place, why);
     }
     if refused.len() > MAX_NAMED_PLACES {
         note!(
-            "dtrace: {} more probe places left out: the kernel cannot put a uprobe on their instructions",
+            "dtrace: {} more probe places left out",
             refused.len() - MAX_NAMED_PLACES
         );
     }

@@ -1359,6 +1359,7 @@ fn main() {
         pid_probes_leave_out_places_the_kernel_refuses: true,
         pid_offset_probes_are_on_instructions: true,
         pid_probes_see_what_the_process_maps: true,
+        usdt_semaphores_the_kernel_cannot_count: true,
     ];
     let trials = tests
         .iter()
@@ -1997,6 +1998,38 @@ fn pid_probes_see_what_the_process_maps() {
 
     let _ = std::fs::remove_dir_all(&dir);
     assert_released(before, "pid probes of replaced and hidden files");
+}
+
+/// A USDT probe whose semaphore the kernel cannot count (in a read-only
+/// segment) is left out, saying so, and the others are traced; alone, it
+/// is the same notice, not a failure blaming the kernel's version.
+fn usdt_semaphores_the_kernel_cannot_count() {
+    let _g = serial();
+    let before = ours();
+    let exe = build_fixture("semaphores");
+    let notice = ":main:text left out: its semaphore is in a read-only segment, \
+                  where the kernel cannot count\n";
+    for (desc, want) in [
+        ("semtest$target:::", "good 3\n\n"),
+        ("semtest$target:::text", "\n"),
+    ] {
+        let prog = format!(
+            "{} {{ @[probename] = count(); }} END {{ printa(\"%s %@d\\n\", @); }}",
+            desc
+        );
+        let o = run(&["-q", "-n", &prog, "-c", exe.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{}: {}", desc, text(&o.stderr));
+        assert_eq!(text(&o.stdout), want, "{}", desc);
+        let err = text(&o.stderr);
+        assert!(
+            err.starts_with("dtrace: semtest") && err.ends_with(notice) && err.lines().count() == 1,
+            "{}: {}",
+            desc,
+            err
+        );
+    }
+    let _ = std::fs::remove_file(&exe);
+    assert_released(before, "USDT semaphores");
 }
 
 /// Offset probes sit on instruction boundaries only: an offset inside an

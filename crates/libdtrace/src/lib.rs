@@ -961,7 +961,7 @@ pub struct Dtrace {
     pub(crate) lowered: Vec<(&'static str, u64)>,
     /// Places of uprobes the kernel refused when tracing started, left
     /// out (`refused_places`): their probes' descriptions.
-    pub(crate) refused_places: Vec<String>,
+    pub(crate) refused_places: Vec<(String, &'static str)>,
     /// Targets created for tracing and held before their own exec (`-c`):
     /// their probes outlast that exec, not the next.
     pub(crate) held_targets: Vec<u32>,
@@ -2863,10 +2863,10 @@ impl Dtrace {
         &self.lowered
     }
 
-    /// The user-level probes (pid) the kernel refused when tracing
-    /// started, which were left out, by their descriptions
-    /// (`pid123:libc.so.6:strlen:1c`): instructions its uprobes cannot
-    /// step.
+    /// The user-level probes (pid, USDT) left out when tracing started,
+    /// by their descriptions (`pid123:libc.so.6:strlen:1c`), and why:
+    /// instructions the kernel's uprobes cannot step, USDT semaphores it
+    /// cannot count.
     ///
     /// ```no_run
     /// # fn main() -> Result<(), libdtrace::Error> {
@@ -2875,14 +2875,14 @@ impl Dtrace {
     /// let p = dt.compile("pid$target:libc.so.6:strlen: { }", libdtrace::ProgramSource::File)?;
     /// dt.exec(&p)?;
     /// dt.go()?;
-    /// for place in dt.refused_places() {
-    ///     eprintln!("{} cannot be traced", place);
+    /// for (place, why) in dt.refused_places() {
+    ///     eprintln!("{} cannot be traced: {}", place, why);
     /// }
     /// dt.proc_continue(pid)?;
     /// # Ok(())
     /// # }
     /// ```
-    pub fn refused_places(&self) -> &[String] {
+    pub fn refused_places(&self) -> &[(String, &'static str)] {
         &self.refused_places
     }
 

@@ -660,7 +660,7 @@ pub(crate) fn start_with(
                             Error::Enable(format!("failed to attach '{}': {}", pp.plan.name, e))
                         }
                     })?;
-                for cookie in refused {
+                for (cookie, why) in refused {
                     // A cookie's low half is its probe's dispatch key.
                     let named: Vec<String> = pp
                         .plan
@@ -674,9 +674,10 @@ pub(crate) fn start_with(
                         .collect();
                     if named.is_empty() {
                         dt.refused_places
-                            .push(format!("{} (place {})", pp.plan.name, cookie));
+                            .push((format!("{} (place {})", pp.plan.name, cookie), why));
                     }
-                    dt.refused_places.extend(named);
+                    dt.refused_places
+                        .extend(named.into_iter().map(|n| (n, why)));
                 }
                 links.extend(l);
                 progs.push(fd);
