@@ -164,6 +164,19 @@ extern "C" fn on_signal(sig: libc::c_int) {
     }
 }
 
+/// Gives SIGINT and SIGTERM their default actions in this process, and
+/// so in the processes it starts: a test harness started in the
+/// background by a shell without job control inherits them ignored,
+/// which its children would inherit too, and a test that stops a dtrace
+/// with SIGINT before dtrace has installed its handlers would find it
+/// ignoring the signal.
+pub fn default_stop_signals() {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: setting a signal's disposition to its default.
+        unsafe { libc::signal(sig, libc::SIG_DFL) };
+    }
+}
+
 /// SIGINT and SIGTERM handling: each signal is counted and wakes the poller
 /// through a pipe. SIGPIPE is ignored so a closed output is an error, not
 /// death.

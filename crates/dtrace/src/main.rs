@@ -509,6 +509,9 @@ fn run(cmd: Cmd) -> u8 {
     for (what, size) in dt.lowered_sizes() {
         note!("dtrace: {} lowered to {}", what, size_text(*size));
     }
+    for n in dt.notices() {
+        note!("dtrace: {}", n);
+    }
     // Places the kernel cannot put a uprobe (pid probes over every
     // instruction, or every function of a library) are left out.
     // Each is named, up to a screenful.

@@ -350,6 +350,26 @@ fn bad_options() {
         "{}",
         text(&o.stderr)
     );
+    // Kernel memory on a scale the user may not expect is said: a
+    // gigabyte of speculation buffers.
+    let o = run(&[
+        "-q",
+        "-x",
+        "nspec=256",
+        "-x",
+        "specsize=2m",
+        "-n",
+        "BEGIN { s = speculation(); speculate(s); printf(\"x\"); } BEGIN { exit(0); }",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let e = text(&o.stderr);
+    assert!(
+        e.starts_with("dtrace: speculation buffers take ")
+            && e.contains(" of kernel memory (nspec 256 x ")
+            && e.ends_with(" CPUs x 2m)\n"),
+        "{}",
+        e
+    );
     // A key too large for the kernel's hash names what makes it so.
     let o = run(&["-n", "BEGIN { @[stack(100)] = count(); exit(0); }"]);
     assert_eq!(o.status.code(), Some(1));
@@ -1311,6 +1331,10 @@ fn flamegraph_is_an_svg() {
 }
 
 fn main() {
+    // The tests stop dtrace with SIGINT and SIGTERM: its children must not
+    // inherit them ignored (a harness started in the background by a shell
+    // without job control has them so).
+    dtrace_sys::poll::default_stop_signals();
     let args = Arguments::from_args();
     let root = privileged();
     // (name, test, needs root)

@@ -699,6 +699,10 @@ macro_rules! named {
 }
 
 fn main() {
+    // The tests stop dtrace with SIGINT and SIGTERM: its children must not
+    // inherit them ignored (a harness started in the background by a shell
+    // without job control has them so).
+    dtrace_sys::poll::default_stop_signals();
     let raw: Vec<String> = std::env::args().collect();
     if raw.get(1).map(String::as_str) == Some(TRIGGER) {
         if raw.get(2).map(String::as_str) == Some("crash") {

@@ -864,6 +864,10 @@ fn out_of_range(name: &'static str, lo: i64, hi: i64, size: bool) -> Result<(), 
 }
 
 fn main() {
+    // The tests stop dtrace with SIGINT and SIGTERM: its children must not
+    // inherit them ignored (a harness started in the background by a shell
+    // without job control has them so).
+    dtrace_sys::poll::default_stop_signals();
     let raw: Vec<String> = std::env::args().collect();
     if raw.get(1).map(String::as_str) == Some(FANOUT) {
         let n = raw.get(2).map(String::as_str).unwrap_or("0");

@@ -820,6 +820,10 @@ fn trigger(args: &[String]) -> i32 {
 }
 
 fn main() {
+    // The tests stop dtrace with SIGINT and SIGTERM: its children must not
+    // inherit them ignored (a harness started in the background by a shell
+    // without job control has them so).
+    dtrace_sys::poll::default_stop_signals();
     let raw: Vec<String> = std::env::args().skip(1).collect();
     if raw.first().map(String::as_str) == Some(TRIGGER_ARG) {
         std::process::exit(trigger(&raw[1..]));

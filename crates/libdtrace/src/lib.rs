@@ -959,6 +959,8 @@ pub struct Dtrace {
     /// Buffers the kernel made smaller than asked (`bufresize=auto`):
     /// what, and the size.
     pub(crate) lowered: Vec<(&'static str, u64)>,
+    /// What tracing's start has to tell (`notices`).
+    pub(crate) notices: Vec<String>,
     /// Places of uprobes the kernel refused when tracing started, left
     /// out (`refused_places`): their probes' descriptions.
     pub(crate) refused_places: Vec<(String, &'static str)>,
@@ -1132,6 +1134,7 @@ impl Dtrace {
             arg_pool: Vec::new(),
             range_pool: Vec::new(),
             lowered: Vec::new(),
+            notices: Vec::new(),
             refused_places: Vec::new(),
             held_targets: Vec::new(),
             last_clean: Instant::now(),
@@ -2861,6 +2864,28 @@ impl Dtrace {
     /// ```
     pub fn lowered_sizes(&self) -> &[(&'static str, u64)] {
         &self.lowered
+    }
+
+    /// What tracing's start has to tell the user beyond lowered sizes:
+    /// kernel memory taken on a scale the user may not expect (the
+    /// speculation buffers of a large `nspec`), as dtrace(1M) prints it
+    /// after "dtrace: ".
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// dt.setopt("nspec", Some("1000"))?;
+    /// let p = dt.compile("BEGIN { s = speculation(); speculate(s); trace(1); } BEGIN { exit(0); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// for n in dt.notices() {
+    ///     eprintln!("dtrace: {}", n);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn notices(&self) -> &[String] {
+        &self.notices
     }
 
     /// The user-level probes (pid, USDT) left out when tracing started,

@@ -274,6 +274,10 @@ fn requested_bufsize(dt: &Dtrace) -> u64 {
         .min(1 << 62)
 }
 
+/// Kernel memory for buffers from this much on is said when tracing
+/// starts (`Dtrace::notices`).
+const LARGE_MEMORY: u64 = 1 << 30;
+
 /// The memory BPF maps of user-chosen sizes may take: what the kernel
 /// says is available now (no limit if it cannot say).
 fn memory_budget() -> u64 {
@@ -309,12 +313,16 @@ fn fit_budget(
     Ok(fit)
 }
 
-/// A large size in bytes roughly, in its largest unit, rounded down
-/// (`19g`): the memory a machine has is no round figure.
+/// A large size in bytes roughly, in its largest unit, to a tenth
+/// (`19.3g`): the memory a machine has is no round figure.
 fn about_size(n: u64) -> String {
     for (shift, unit) in [(40, 't'), (30, 'g'), (20, 'm'), (10, 'k')] {
         if n >> shift > 0 {
-            return format!("{}{}", n >> shift, unit);
+            return if n % (1 << shift) == 0 {
+                format!("{}{}", n >> shift, unit)
+            } else {
+                format!("{:.1}{}", n as f64 / (1u64 << shift) as f64, unit)
+            };
         }
     }
     n.to_string()
@@ -389,6 +397,7 @@ pub(crate) fn warm_up(dt: &Dtrace) -> Option<Warm> {
 fn premake(dt: &mut Dtrace) -> Result<Premade, Error> {
     let (asked, auto, ncpus) = ring_shape(dt)?;
     dt.lowered.clear();
+    dt.notices.clear();
     dt.refused_places.clear();
     // Buffers made ahead for these very options are taken; others (the
     // program's pragmas changed the options, or making them failed) are
@@ -428,6 +437,20 @@ fn premake(dt: &mut Dtrace) -> Result<Premade, Error> {
     };
     if specs && specsize < asked {
         dt.lowered.push(("speculation size", specsize));
+    }
+    // Kernel memory on a scale the user may not expect is said.
+    if specs {
+        let entries = (dt.opts.get("nspec") as u64).saturating_mul(u64::from(ncpus));
+        let total = specsize.saturating_mul(entries);
+        if total >= LARGE_MEMORY {
+            dt.notices.push(format!(
+                "speculation buffers take {} of kernel memory (nspec {} x {} CPUs x {})",
+                about_size(total),
+                dt.opts.get("nspec"),
+                ncpus,
+                size_text(specsize)
+            ));
+        }
     }
     Ok(Premade {
         rings,
