@@ -318,7 +318,7 @@ fn fit_budget(
 fn about_size(n: u64) -> String {
     for (shift, unit) in [(40, 't'), (30, 'g'), (20, 'm'), (10, 'k')] {
         if n >> shift > 0 {
-            return if n % (1 << shift) == 0 {
+            return if n & ((1 << shift) - 1) == 0 {
                 format!("{}{}", n >> shift, unit)
             } else {
                 format!("{:.1}{}", n as f64 / (1u64 << shift) as f64, unit)
