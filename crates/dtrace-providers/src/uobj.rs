@@ -441,9 +441,42 @@ fn elf_dynamic<'a, R: ReadRef<'a>>(d: R) -> Option<Dynamic> {
     })
 }
 
+/// The loaded segments of an ELF file, from its program headers alone:
+/// (address, file offset, size in the file, executable). None if they
+/// cannot be read.
+fn load_segments(path: &Path) -> Option<Vec<(u64, u64, u64, bool)>> {
+    let file = std::fs::File::open(path).ok()?;
+    let data = ReadCache::new(file);
+    let header = elf::FileHeader64::<Endianness>::parse(&data).ok()?;
+    let endian = header.endian().ok()?;
+    Some(
+        header
+            .program_headers(endian, &data)
+            .ok()?
+            .iter()
+            .filter(|p| p.p_type(endian) == elf::PT_LOAD)
+            .map(|p| {
+                (
+                    p.p_vaddr(endian),
+                    p.p_offset(endian),
+                    p.p_filesz(endian),
+                    p.p_flags(endian) & elf::PF_X != 0,
+                )
+            })
+            .collect(),
+    )
+}
+
 /// An object's functions, from its ELF symbol tables: each name once
-/// (the first found), with its file offset.
+/// (the first found), with its file offset. The offset is where the
+/// kernel maps the function's address from, by the program headers (as
+/// exec and the dynamic linker map the file), not by the section
+/// headers the symbol tables point into, which a damaged file may have
+/// wrong (a `.text` header moved would put every uprobe off its
+/// instruction); a function outside the executable segments is no code
+/// to probe and is left out.
 pub(crate) fn read_funcs(path: &Path) -> Vec<Func> {
+    let segments = load_segments(path);
     let inspector = Inspector::new();
     let src = Source::Elf(Elf {
         debug_syms: false,
@@ -453,7 +486,15 @@ pub(crate) fn read_funcs(path: &Path) -> Vec<Func> {
     let mut out = Vec::new();
     let _ = inspector.for_each(&src, |sym| {
         if sym.sym_type == SymType::Function && !sym.name.is_empty() {
-            if let Some(offset) = sym.file_offset {
+            let offset = match &segments {
+                Some(segs) => segs
+                    .iter()
+                    .find(|&&(v, _, sz, _)| sym.addr >= v && sym.addr - v < sz)
+                    .filter(|s| s.3)
+                    .map(|&(v, o, _, _)| o + (sym.addr - v)),
+                None => sym.file_offset,
+            };
+            if let Some(offset) = offset {
                 if seen.insert(sym.name.to_string()) {
                     out.push(Func {
                         name: sym.name.to_string(),

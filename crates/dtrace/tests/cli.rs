@@ -1384,6 +1384,7 @@ fn main() {
         pid_offset_probes_are_on_instructions: true,
         pid_probes_see_what_the_process_maps: true,
         usdt_semaphores_the_kernel_cannot_count: true,
+        pid_probes_follow_the_program_headers: true,
     ];
     let trials = tests
         .iter()
@@ -2054,6 +2055,60 @@ fn usdt_semaphores_the_kernel_cannot_count() {
     }
     let _ = std::fs::remove_file(&exe);
     assert_released(before, "USDT semaphores");
+}
+
+/// An executable whose `.text` section header is wrong (its offset moved
+/// by 0x40; the kernel maps the file by its program headers and runs it
+/// as ever): its functions are placed as the kernel maps them, so every
+/// instruction's probe fires where it should, not 0x40 bytes off.
+fn pid_probes_follow_the_program_headers() {
+    let _g = serial();
+    let before = ours();
+    let exe = build_fixture("instrs");
+    let mut b = std::fs::read(&exe).expect("read instrs");
+    let u16_at = |b: &[u8], o: usize| u16::from_le_bytes([b[o], b[o + 1]]) as usize;
+    let u64_at = |b: &[u8], o: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&b[o..o + 8]);
+        u64::from_le_bytes(w)
+    };
+    let (shoff, shentsize) = (u64_at(&b, 0x28) as usize, u16_at(&b, 0x3a));
+    let (shnum, shstrndx) = (u16_at(&b, 0x3c), u16_at(&b, 0x3e));
+    let strtab = u64_at(&b, shoff + shstrndx * shentsize + 0x18) as usize;
+    let mut moved = false;
+    for i in 0..shnum {
+        let sh = shoff + i * shentsize;
+        let name = strtab + u32::from_le_bytes([b[sh], b[sh + 1], b[sh + 2], b[sh + 3]]) as usize;
+        if b[name..].starts_with(b".text\0") {
+            let off = u64_at(&b, sh + 0x18) + 0x40;
+            b[sh + 0x18..sh + 0x20].copy_from_slice(&off.to_le_bytes());
+            moved = true;
+        }
+    }
+    assert!(moved, "no .text in the fixture");
+    let bad = exe.with_extension("badtext");
+    std::fs::write(&bad, &b).expect("write");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&bad, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let o = run(&[
+        "-q",
+        "-x",
+        "aggsortkey",
+        "-n",
+        "pid$target:a.out:work: { @[probename] = count(); } END { printa(\"%s %@d\\n\", @); }",
+        "-c",
+        &format!("{} 3", bad.display()),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout),
+        "0 3\n1 3\n4 3\n8 3\na 3\nd 3\ne 3\nentry 3\nreturn 3\n\n",
+        "stderr: {}",
+        text(&o.stderr)
+    );
+    let _ = std::fs::remove_file(&bad);
+    let _ = std::fs::remove_file(&exe);
+    assert_released(before, "pid probes of a damaged executable");
 }
 
 /// Offset probes sit on instruction boundaries only: an offset inside an
