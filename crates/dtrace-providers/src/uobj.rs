@@ -441,30 +441,55 @@ fn elf_dynamic<'a, R: ReadRef<'a>>(d: R) -> Option<Dynamic> {
     })
 }
 
-/// The loaded segments of an ELF file, from its program headers alone:
-/// (address, file offset, size in the file, executable). None if they
-/// cannot be read.
-fn load_segments(path: &Path) -> Option<Vec<(u64, u64, u64, bool)>> {
+/// A loaded segment of an ELF file (a `PT_LOAD` program header): what
+/// the kernel maps, and so where an address is in the file.
+#[derive(Clone, Copy, Debug)]
+struct Segment {
+    vaddr: u64,
+    offset: u64,
+    filesz: u64,
+    memsz: u64,
+    flags: u32,
+}
+
+impl Segment {
+    /// The file offset of `addr` if the segment's bytes in the file hold it.
+    fn file_offset(&self, addr: u64) -> Option<u64> {
+        (addr >= self.vaddr && addr - self.vaddr < self.filesz)
+            .then(|| self.offset.checked_add(addr - self.vaddr))?
+    }
+}
+
+/// The loaded segments of an ELF file, from its program headers alone
+/// (a damaged section header table does not stop them).
+fn segments<'a, R: ReadRef<'a>>(
+    header: &elf::FileHeader64<Endianness>,
+    endian: Endianness,
+    data: R,
+) -> Vec<Segment> {
+    header
+        .program_headers(endian, data)
+        .unwrap_or(&[])
+        .iter()
+        .filter(|p| p.p_type(endian) == elf::PT_LOAD)
+        .map(|p| Segment {
+            vaddr: p.p_vaddr(endian),
+            offset: p.p_offset(endian),
+            filesz: p.p_filesz(endian),
+            memsz: p.p_memsz(endian),
+            flags: p.p_flags(endian),
+        })
+        .collect()
+}
+
+/// The loaded segments of the ELF file at `path`; None if it cannot be
+/// read as one.
+fn load_segments(path: &Path) -> Option<Vec<Segment>> {
     let file = std::fs::File::open(path).ok()?;
     let data = ReadCache::new(file);
     let header = elf::FileHeader64::<Endianness>::parse(&data).ok()?;
     let endian = header.endian().ok()?;
-    Some(
-        header
-            .program_headers(endian, &data)
-            .ok()?
-            .iter()
-            .filter(|p| p.p_type(endian) == elf::PT_LOAD)
-            .map(|p| {
-                (
-                    p.p_vaddr(endian),
-                    p.p_offset(endian),
-                    p.p_filesz(endian),
-                    p.p_flags(endian) & elf::PF_X != 0,
-                )
-            })
-            .collect(),
-    )
+    Some(segments(header, endian, &data))
 }
 
 /// An object's functions, from its ELF symbol tables: each name once
@@ -489,9 +514,8 @@ pub(crate) fn read_funcs(path: &Path) -> Vec<Func> {
             let offset = match &segments {
                 Some(segs) => segs
                     .iter()
-                    .find(|&&(v, _, sz, _)| sym.addr >= v && sym.addr - v < sz)
-                    .filter(|s| s.3)
-                    .map(|&(v, o, _, _)| o + (sym.addr - v)),
+                    .filter(|s| s.flags & elf::PF_X != 0)
+                    .find_map(|s| s.file_offset(sym.addr)),
                 None => sym.file_offset,
             };
             if let Some(offset) = offset {
@@ -563,36 +587,17 @@ pub(crate) fn parse_notes<'a, R: ReadRef<'a>>(data: R) -> Vec<SdtNote> {
         return out;
     };
     let base = section(b".stapsdt.base").map(|s| s.sh_addr(endian));
-    // (vaddr, offset, size in the file, size in memory, flags)
-    let loads: Vec<(u64, u64, u64, u64, u32)> = header
-        .program_headers(endian, data)
-        .unwrap_or(&[])
-        .iter()
-        .filter(|p| p.p_type(endian) == elf::PT_LOAD)
-        .map(|p| {
-            (
-                p.p_vaddr(endian),
-                p.p_offset(endian),
-                p.p_filesz(endian),
-                p.p_memsz(endian),
-                p.p_flags(endian),
-            )
-        })
-        .collect();
-    let to_file = |vaddr: u64| {
-        loads.iter().find_map(|&(v, o, sz, _, _)| {
-            (vaddr >= v && vaddr - v < sz).then(|| o.checked_add(vaddr - v))?
-        })
-    };
+    let loads = segments(header, endian, data);
+    let to_file = |vaddr: u64| loads.iter().find_map(|s| s.file_offset(vaddr));
     // A semaphore the kernel cannot count: one in no segment, or in a
     // segment the process cannot write (the kernel refuses the whole
     // attachment for it, EINVAL).
     let semaphore_problem = |sem: u64| match loads
         .iter()
-        .find(|&&(v, _, _, msz, _)| sem >= v && sem - v < msz)
+        .find(|s| sem >= s.vaddr && sem - s.vaddr < s.memsz)
     {
         None => Some("its semaphore is in no segment of the file"),
-        Some(&(_, _, _, _, flags)) if flags & elf::PF_W == 0 => {
+        Some(s) if s.flags & elf::PF_W == 0 => {
             Some("its semaphore is in a read-only segment, where the kernel cannot count")
         }
         Some(_) => None,
