@@ -140,40 +140,22 @@ pub(crate) fn mapped_objects(pid: u32) -> Vec<Object> {
     let exe = std::fs::metadata(format!("/proc/{}/exe", pid))
         .ok()
         .map(|m| (dev_text(m.dev()), m.ino()));
-    let Ok(maps) = std::fs::read_to_string(format!("/proc/{}/maps", pid)) else {
+    let Ok(maps) = dtrace_sys::process::read_maps(pid) else {
         return Vec::new();
     };
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    for line in maps.lines() {
-        // address perms offset dev inode path
-        let mut f = line.split_whitespace();
-        let (Some(range), Some(perms), Some(_), Some(dev), Some(inode)) =
-            (f.next(), f.next(), f.next(), f.next(), f.next())
-        else {
-            continue;
-        };
-        let path: String = f.collect::<Vec<_>>().join(" ");
-        let Ok(inode) = inode.parse::<u64>() else {
-            continue;
-        };
-        if !perms.contains('x') || inode == 0 || !path.starts_with('/') {
-            continue;
-        }
-        let file = PathBuf::from(path.strip_suffix(" (deleted)").unwrap_or(&path));
-        let id = (dev.to_string(), inode);
+    for m in maps.iter().filter(|m| m.is_file_code()) {
+        let file = PathBuf::from(&m.path);
+        let id = (m.dev.clone(), m.inode);
         if !seen.insert(id.clone()) {
             continue;
         }
         // The name the process gives it is dtrace's way to the same file
         // only if it leads to the same device and inode here.
         let same =
-            std::fs::metadata(&file).is_ok_and(|m| dev_text(m.dev()) == id.0 && m.ino() == id.1);
-        let open = if same {
-            file.clone()
-        } else {
-            PathBuf::from(format!("/proc/{}/map_files/{}", pid, range))
-        };
+            std::fs::metadata(&file).is_ok_and(|md| dev_text(md.dev()) == id.0 && md.ino() == id.1);
+        let open = if same { file.clone() } else { m.map_file(pid) };
         out.push(Object {
             name: file_name(&file),
             exe: exe.as_ref() == Some(&id),

@@ -586,3 +586,98 @@ fn spawn_warden(pidfd: &OwnedFd) -> io::Result<OwnedFd> {
     drop(r);
     Ok(w)
 }
+
+/// One mapping of a process, as a line of `/proc/PID/maps` gives it:
+/// `[lo, hi)` maps `path` (none for an anonymous mapping; without the
+/// kernel's ` (deleted)` mark, which `deleted` keeps) from file offset
+/// `offset`, on device `dev` (as the file writes it, `fe:00`) and inode
+/// `inode`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mapping {
+    pub lo: u64,
+    pub hi: u64,
+    /// The `r`, `w`, `x` and `p`/`s` flags as written (`r-xp`).
+    pub perms: String,
+    pub offset: u64,
+    pub dev: String,
+    pub inode: u64,
+    pub path: String,
+    pub deleted: bool,
+}
+
+impl Mapping {
+    /// True for a mapping of code from a file (an object's text).
+    pub fn is_file_code(&self) -> bool {
+        self.perms.contains('x') && self.inode != 0 && self.path.starts_with('/')
+    }
+
+    /// `/proc/PID/map_files/LO-HI`: the mapped file itself, whatever
+    /// its path now names (or in which mount namespace).
+    pub fn map_file(&self, pid: u32) -> PathBuf {
+        PathBuf::from(format!(
+            "/proc/{}/map_files/{:x}-{:x}",
+            pid, self.lo, self.hi
+        ))
+    }
+}
+
+/// One line of `/proc/PID/maps` (None for one that is not such a line).
+pub fn parse_maps_line(line: &str) -> Option<Mapping> {
+    let mut f = line.split_whitespace();
+    let (lo, hi) = f.next()?.split_once('-')?;
+    let perms = f.next()?.to_string();
+    let offset = u64::from_str_radix(f.next()?, 16).ok()?;
+    let dev = f.next()?.to_string();
+    let inode = f.next()?.parse().ok()?;
+    let path = f.collect::<Vec<_>>().join(" ");
+    let (path, deleted) = match path.strip_suffix(" (deleted)") {
+        Some(p) => (p.to_string(), true),
+        None => (path, false),
+    };
+    Some(Mapping {
+        lo: u64::from_str_radix(lo, 16).ok()?,
+        hi: u64::from_str_radix(hi, 16).ok()?,
+        perms,
+        offset,
+        dev,
+        inode,
+        path,
+        deleted,
+    })
+}
+
+/// A process's mappings, from `/proc/PID/maps`.
+pub fn read_maps(pid: u32) -> io::Result<Vec<Mapping>> {
+    let text = std::fs::read_to_string(format!("/proc/{}/maps", pid))?;
+    Ok(text.lines().filter_map(parse_maps_line).collect())
+}
+
+#[cfg(test)]
+mod maps_tests {
+    use super::*;
+
+    #[test]
+    fn maps_lines_are_read() {
+        let m = parse_maps_line(
+            "7f1c2a000000-7f1c2a028000 r-xp 00026000 fe:00 326279   /usr/lib/libc.so.6 (deleted)",
+        )
+        .expect("a line");
+        assert_eq!(
+            (m.lo, m.hi, m.offset),
+            (0x7f1c2a000000, 0x7f1c2a028000, 0x26000)
+        );
+        assert_eq!((m.dev.as_str(), m.inode), ("fe:00", 326279));
+        assert_eq!((m.path.as_str(), m.deleted), ("/usr/lib/libc.so.6", true));
+        assert!(m.is_file_code());
+        assert_eq!(
+            m.map_file(7),
+            PathBuf::from("/proc/7/map_files/7f1c2a000000-7f1c2a028000")
+        );
+        let anon = parse_maps_line("7f00-7f80 rw-p 00000000 00:00 0").expect("a line");
+        assert!(!anon.is_file_code() && anon.path.is_empty());
+        let vdso = parse_maps_line("7f00-7f80 r-xp 00000000 00:00 0    [vdso]").expect("a line");
+        assert!(!vdso.is_file_code());
+        assert!(parse_maps_line("garbage").is_none());
+        assert!(read_maps(std::process::id()).is_ok_and(|m| m.iter().any(|l| l.is_file_code())));
+    }
+}

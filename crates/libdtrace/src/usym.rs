@@ -92,10 +92,10 @@ impl Known {
     /// Reads `pid`'s mappings (kept if it has any) and learns their
     /// objects' build IDs.
     fn read_process(&mut self, pid: u32) -> bool {
-        let Ok(text) = std::fs::read_to_string(format!("/proc/{}/maps", pid)) else {
+        let Ok(lines) = dtrace_sys::process::read_maps(pid) else {
             return false;
         };
-        let maps: Vec<Mapping> = text.lines().filter_map(parse_maps_line).collect();
+        let maps: Vec<Mapping> = lines.iter().filter_map(file_code).collect();
         if maps.is_empty() {
             return false;
         }
@@ -146,21 +146,14 @@ fn build_id_key(id: &[u8]) -> u32 {
     u32::from_ne_bytes(first) & 0x7fff_ffff
 }
 
-/// One line of `/proc/PID/maps` that maps a file executable.
-fn parse_maps_line(line: &str) -> Option<Mapping> {
-    let mut f = line.split_whitespace();
-    let (lo, hi) = f.next()?.split_once('-')?;
-    let perms = f.next()?;
-    let offset = u64::from_str_radix(f.next()?, 16).ok()?;
-    let path: String = f.skip(2).collect::<Vec<_>>().join(" ");
-    if !perms.contains('x') || !path.starts_with('/') || path.ends_with(" (deleted)") {
-        return None;
-    }
-    Some(Mapping {
-        lo: u64::from_str_radix(lo, 16).ok()?,
-        hi: u64::from_str_radix(hi, 16).ok()?,
-        offset,
-        path: PathBuf::from(path),
+/// A mapping of code from a file that is still there under its name
+/// (the objects are read by their paths).
+fn file_code(m: &dtrace_sys::process::Mapping) -> Option<Mapping> {
+    (m.is_file_code() && !m.deleted).then(|| Mapping {
+        lo: m.lo,
+        hi: m.hi,
+        offset: m.offset,
+        path: PathBuf::from(&m.path),
     })
 }
 
@@ -447,14 +440,14 @@ mod tests {
     }
 
     #[test]
-    fn maps_lines_are_read() {
-        let m = parse_maps_line(
-            "7f00-7f80 r-xp 00002000 fe:00 123    /usr/lib/x86_64-linux-gnu/libc.so.6",
-        )
-        .unwrap();
+    fn file_code_mappings_are_kept() {
+        use dtrace_sys::process::parse_maps_line as line;
+        let keep = |l: &str| line(l).as_ref().and_then(file_code);
+        let m = keep("7f00-7f80 r-xp 00002000 fe:00 123    /usr/lib/x86_64-linux-gnu/libc.so.6")
+            .unwrap();
         assert_eq!((m.lo, m.hi, m.offset), (0x7f00, 0x7f80, 0x2000));
-        assert!(parse_maps_line("7f00-7f80 rw-p 00000000 00:00 0").is_none());
-        assert!(parse_maps_line("7f00-7f80 r-xp 00000000 00:00 0    [vdso]").is_none());
-        assert!(parse_maps_line("garbage").is_none());
+        assert!(keep("7f00-7f80 rw-p 00000000 00:00 0").is_none());
+        assert!(keep("7f00-7f80 r-xp 00000000 00:00 0    [vdso]").is_none());
+        assert!(keep("7f00-7f80 r-xp 00000000 fe:00 123    /gone (deleted)").is_none());
     }
 }
