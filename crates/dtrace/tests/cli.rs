@@ -2001,14 +2001,21 @@ fn pid_probes_see_what_the_process_maps() {
     assert_eq!(o, "ready\n5\n\n", "replaced library");
     libs("liba.so");
 
-    // A deleted executable.
-    std::fs::copy(dir.join("prog"), dir.join("gone")).expect("copy prog");
-    let o = traced(
-        Command::new(dir.join("gone")),
-        &|| std::fs::remove_file(dir.join("gone")).expect("rm"),
-        "pid$target:a.out:dtt_exef:entry",
-    );
-    assert_eq!(o, "ready\n5\n\n", "deleted executable");
+    // A deleted executable, position-independent or not (a non-PIE one
+    // is mapped at 0x400000, which /proc/PID/maps writes zero-padded and
+    // /proc/PID/map_files does not).
+    cc(&[
+        "-O1", "-no-pie", "-o", "prog-np", "main.c", "-Llib", "-ldtt", &rpath,
+    ]);
+    for prog in ["prog", "prog-np"] {
+        std::fs::copy(dir.join(prog), dir.join("gone")).expect("copy prog");
+        let o = traced(
+            Command::new(dir.join("gone")),
+            &|| std::fs::remove_file(dir.join("gone")).expect("rm"),
+            "pid$target:a.out:dtt_exef:entry",
+        );
+        assert_eq!(o, "ready\n5\n\n", "deleted executable {}", prog);
+    }
 
     // Another mount namespace, where the library's path is another file.
     let mut inside = Command::new("unshare");
