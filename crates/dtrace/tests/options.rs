@@ -815,7 +815,8 @@ fn refused(
 
 /// An option's range, declared in its row: its ends are taken, a value
 /// past either is refused when set (through `-x` and through a pragma),
-/// saying the range, not clamped later.
+/// in DTrace's words ("Invalid value for specified option"), not clamped
+/// later.
 fn out_of_range(name: &'static str, lo: i64, hi: i64, size: bool) -> Result<(), Failed> {
     let mut opts = Options::default();
     for v in [lo, hi] {
