@@ -630,7 +630,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     end_clauses.dedup();
     // The ring policy's chunks: at least the largest record, about an
     // eighth of the buffer (so a wrap forgets an eighth at most).
-    if opts.ring {
+    if opts.policy == BufferPolicy::Ring {
         let largest = g.clause_layouts.iter().map(|l| l.size).max().unwrap_or(8);
         let bufsize = opts.bufsize.clamp(4096, 1 << 30);
         let chunk = ((bufsize / 8).max(u64::from(largest)).div_ceil(8) * 8).min(4 << 20) as u32;

@@ -667,11 +667,21 @@ pub struct GenOptions {
     /// (`specsize`).
     pub nspec: u32,
     pub specsize: u32,
-    /// The `fill` buffer policy: a record that would not leave room for
-    /// END's in its CPU's buffer stops tracing (exit()'s DRAINING).
-    pub fill: bool,
-    /// The `ring` buffer policy (see `RingMaps`).
-    pub ring: bool,
+    /// What a full principal buffer does.
+    pub policy: BufferPolicy,
+}
+
+/// The principal buffers' policy (the `bufpolicy` option).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BufferPolicy {
+    /// A record that does not fit is dropped and counted.
+    #[default]
+    Switch,
+    /// A record that would not leave room for END's in its CPU's buffer
+    /// stops tracing (exit()'s DRAINING).
+    Fill,
+    /// The newest records overwrite the oldest (see `RingMaps`).
+    Ring,
 }
 
 /// `bpf_iter_num_new`, `_next` and `_destroy`, by BTF id.
@@ -712,8 +722,7 @@ impl Default for GenOptions {
             iter_num: None,
             nspec: 1,
             specsize: 4 << 20,
-            fill: false,
-            ring: false,
+            policy: BufferPolicy::Switch,
         }
     }
 }

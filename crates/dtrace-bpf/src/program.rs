@@ -1221,7 +1221,7 @@ impl ProgGen<'_, '_> {
             self.cx.spec_slot = Some(slot);
         } else if layout.size > 0 && !speculative {
             self.principal_buffer(dropped);
-            if self.g.inp.opts.fill && self.plan.phase != Phase::End {
+            if self.g.inp.opts.policy == BufferPolicy::Fill && self.plan.phase != Phase::End {
                 self.fill_check(layout.size, next);
             }
             self.a.emit(mov64_imm(R2, layout.size as i32));

@@ -345,7 +345,7 @@ fn run(cmd: Cmd) -> u8 {
     if matches!(cmd.mode, Mode::Header | Mode::Link) {
         let _ = dt.setopt("zdefs", None);
     }
-    let errtags = dt.options().flag("errtags");
+    let errtags = dt.options().errtags;
     let mut specs = Vec::new();
     for spec in &cmd.specs {
         match resolve_id(&dt, spec) {
@@ -402,11 +402,7 @@ fn run(cmd: Cmd) -> u8 {
             Ok(p) => programs.push((spec.clone(), p)),
             Err(e) => {
                 // (Created commands are killed as dt drops.)
-                eprint_bytes(&[&compile_error(
-                    spec,
-                    &e,
-                    dt.options().flag("errtags") || errtags,
-                )]);
+                eprint_bytes(&[&compile_error(spec, &e, dt.options().errtags || errtags)]);
                 return E_ERROR;
             }
         }
@@ -427,7 +423,7 @@ fn run(cmd: Cmd) -> u8 {
         return E_SUCCESS;
     }
 
-    let quiet = dt.options().flag("quiet");
+    let quiet = dt.options().quiet;
     for (spec, p) in &programs {
         match dt.exec(p) {
             Ok(info) => {
@@ -454,7 +450,7 @@ fn run(cmd: Cmd) -> u8 {
             return code;
         }
     }
-    if dt.options().flag("destructive") && !quiet {
+    if dt.options().destructive && !quiet {
         note!("dtrace: allowing destructive actions");
     }
 
@@ -476,7 +472,7 @@ fn run(cmd: Cmd) -> u8 {
     // Structured output (`-x oformat=json`) is the library's alone: the
     // command adds no columns, blank lines or headings to it, and drops
     // and errors are objects in it rather than lines on stderr.
-    let structured = dt.options().get("oformat") != 0;
+    let structured = dt.options().oformat == libdtrace::OFormat::Json;
     if !structured {
         dt.handle_err(|e| note!("dtrace: {}", e.msg));
         dt.handle_drop(|d| note!("dtrace: {}", d.msg));
@@ -488,7 +484,7 @@ fn run(cmd: Cmd) -> u8 {
     let mut out = io::BufWriter::new(sink);
     let mut chew = Chew {
         quiet: quiet || structured,
-        flowindent: dt.options().flag("flowindent"),
+        flowindent: dt.options().flowindent,
         heading: false,
         status: None,
     };
@@ -545,7 +541,7 @@ fn run(cmd: Cmd) -> u8 {
             Err(_) => Vec::new(),
         };
         for e in told {
-            if let (Some(n), false) = (e.notice(), dt.options().flag("quiet")) {
+            if let (Some(n), false) = (e.notice(), dt.options().quiet) {
                 note!("dtrace: {}", n);
             }
         }

@@ -13,7 +13,7 @@
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
-use crate::options::Options;
+use crate::options::{Options, Stdc};
 use crate::Error;
 
 /// One `-D`, `-U` or `-I`, as given.
@@ -52,10 +52,10 @@ pub fn arguments(opts: &Options, args: &[CppArg]) -> Vec<String> {
     // conforming ISO C (GNU cpp then defines __STRICT_ANSI__), s is K&R
     // C, GNU cpp's traditional mode. (GNU cpp will not have __STDC__
     // redefined without a warning, so it keeps its own.)
-    match opts.get("stdc") {
-        1 => v.push("-std=c17".into()),
-        2 => v.push("-traditional-cpp".into()),
-        _ => {}
+    match opts.stdc {
+        Stdc::C => v.push("-std=c17".into()),
+        Stdc::S => v.push("-traditional-cpp".into()),
+        Stdc::A | Stdc::T => {}
     }
     for a in args {
         v.push(match a {
@@ -64,7 +64,7 @@ pub fn arguments(opts: &Options, args: &[CppArg]) -> Vec<String> {
             CppArg::Include(i) => format!("-I{}", i),
         });
     }
-    if opts.flag("cpphdrs") {
+    if opts.cpphdrs {
         v.push("-H".into());
     }
     v.push("-".into());
@@ -83,7 +83,7 @@ fn without_interpreter_line(text: &[u8]) -> Vec<u8> {
 /// Runs the program's text through cpp; its messages (errors, `-H`'s
 /// list) go to standard error, as cpp writes them.
 pub fn preprocess(opts: &Options, args: &[CppArg], text: &[u8]) -> Result<Vec<u8>, Error> {
-    let cpp = opts.text("cpppath").unwrap_or(DEFAULT_CPP).to_string();
+    let cpp = opts.cpppath.as_deref().unwrap_or(DEFAULT_CPP).to_string();
     let mut child = Command::new(&cpp)
         .args(arguments(opts, args))
         .stdin(Stdio::piped())

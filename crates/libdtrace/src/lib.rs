@@ -81,7 +81,10 @@ pub use dtrace_lang::types::IntType;
 pub use dtrace_lang::CompileError;
 pub use dtrace_providers::{ArgDesc, Attributes};
 pub use format::Arg;
-pub use options::{size_text, OptionError, OptionInfo, Options, Support};
+pub use options::{
+    size_text, BufPolicy, BufResize, Change, LinkMode, OFormat, Opt, OptionError, OptionInfo,
+    Options, Stdc, Support, Values,
+};
 pub use proc::{ProcError, ProcEvent, ProcExit};
 pub use usym::UserHow;
 
@@ -459,7 +462,7 @@ pub enum Status {
 ///     .option("quiet", None)
 ///     .option("strsize", Some("512"))
 ///     .open()?;
-/// assert_eq!(dt.getopt("strsize"), 512);
+/// assert_eq!(dt.options().strsize, 512);
 /// # Ok(())
 /// # }
 /// ```
@@ -517,7 +520,7 @@ impl OpenOptions {
     ///     .option("bufsize", Some("16m"))
     ///     .open()
     ///     .unwrap();
-    /// assert_eq!(dt.getopt("bufsize"), 16 << 20);
+    /// assert_eq!(dt.options().bufsize, 16 << 20);
     /// ```
     pub fn option(&mut self, name: &str, value: Option<&str>) -> &mut OpenOptions {
         self.options
@@ -1173,23 +1176,12 @@ impl Dtrace {
             value: value.map(|v| v.to_string()),
             err,
         };
-        if self.running.is_some() && !options::Options::exists(name) {
-            return Err(fail(OptionError::UnknownName));
-        }
-        if self.running.is_some()
-            && !matches!(
-                name,
-                "quiet"
-                    | "aggsortkey"
-                    | "aggsortrev"
-                    | "aggsortpos"
-                    | "aggsortkeypos"
-                    | "flowindent"
-                    | "rawbytes"
-                    | "stackindent"
-            )
-        {
-            return Err(fail(OptionError::TracingActive));
+        match Options::change(name) {
+            None => return Err(fail(OptionError::UnknownName)),
+            Some(options::Change::BeforeGo) if self.running.is_some() => {
+                return Err(fail(OptionError::TracingActive))
+            }
+            Some(_) => {}
         }
         self.opts.set(name, value).map_err(fail)?;
         self.render_cache.set(None);
@@ -1207,25 +1199,32 @@ impl Dtrace {
             }
         }
         if name == "defaultargs" {
-            self.macros.defaultargs = self.opts.flag("defaultargs");
+            self.macros.defaultargs = self.opts.defaultargs;
         }
         if Probes::TUNABLES.contains(&name) {
-            self.probes.tune(name, self.opts.get(name));
+            self.probes.tune(name, self.opts.get(name).unwrap_or(0));
         }
         Ok(())
     }
 
-    /// An option's value (`dtrace_getopt`): a size or rate in bytes or
-    /// nanoseconds, 1 for a set flag, -1 (DTRACEOPT_UNSET) if unset.
+    /// An option's value by name (`dtrace_getopt`): a size or rate in
+    /// bytes or nanoseconds, 1 for a set flag, an enum word's index. Rust
+    /// code reads the typed fields instead ([`Dtrace::options`]).
     ///
     /// ```
     /// let mut dt = libdtrace::Dtrace::offline();
     /// dt.setopt("bufsize", Some("8m"))?;
-    /// assert_eq!(dt.getopt("bufsize"), 8 << 20);
+    /// assert_eq!(dt.getopt("bufsize")?, 8 << 20);
+    /// assert_eq!(dt.options().bufsize, 8 << 20);
+    /// assert!(dt.getopt("bufsize2").is_err()); // Invalid option name
     /// # Ok::<(), libdtrace::Error>(())
     /// ```
-    pub fn getopt(&self, name: &str) -> i64 {
-        self.opts.get(name)
+    pub fn getopt(&self, name: &str) -> Result<i64, Error> {
+        self.opts.get(name).ok_or_else(|| Error::Option {
+            name: name.to_string(),
+            value: None,
+            err: OptionError::UnknownName,
+        })
     }
 
     /// Every option's value.
@@ -1234,7 +1233,7 @@ impl Dtrace {
     /// let mut dt = libdtrace::Dtrace::offline();
     /// // A pragma sets options as `-x` would.
     /// dt.compile("#pragma D option quiet\nBEGIN { exit(0); }", libdtrace::ProgramSource::File)?;
-    /// assert!(dt.options().flag("quiet"));
+    /// assert!(dt.options().quiet);
     /// # Ok::<(), libdtrace::Error>(())
     /// ```
     pub fn options(&self) -> &Options {
@@ -1596,7 +1595,7 @@ impl Dtrace {
             _ => text.to_vec(),
         };
         // `-C`: the C preprocessor first.
-        let text = if self.opts.flag("cpp") {
+        let text = if self.opts.cpp {
             cpp::preprocess(&self.opts, &self.cpp_args, &text)?
         } else {
             text
@@ -1617,17 +1616,17 @@ impl Dtrace {
             }
         }
         let mut syms = self.syms.clone();
-        syms.types.strsize = self.opts.get("strsize").clamp(2, 1 << 16) as u32;
-        syms.types.stackframes = self.opts.get("stackframes").clamp(1, 127) as u32;
-        syms.types.ustackframes = self.opts.get("ustackframes").clamp(1, 127) as u32;
-        syms.types.jstackframes = self.opts.get("jstackframes").clamp(1, 127) as u32;
+        syms.types.strsize = self.opts.strsize;
+        syms.types.stackframes = self.opts.stackframes;
+        syms.types.ustackframes = self.opts.ustackframes;
+        syms.types.jstackframes = self.opts.jstackframes;
         let mut next = self.next_clause;
         // Clauses are checked in the context of their probes (`args[]`).
         // A description matching nothing is left to the check below
         // (D_PDESC_ZERO) unless zdefs allows it.
         let mut context = ClauseProbes {
             probes: &mut self.probes,
-            zdefs: self.opts.flag("zdefs") || dtrace_lang::pragma_sets(&text, "zdefs"),
+            zdefs: self.opts.zdefs || dtrace_lang::pragma_sets(&text, "zdefs"),
         };
         // Parsing and checking recurse as deep as the program nests.
         let macros = &self.macros;
@@ -1637,7 +1636,7 @@ impl Dtrace {
         .map_err(Error::Compile)?;
         // Pragmas take effect as the program is compiled.
         for (name, value, line) in &checked.options {
-            if !Options::exists(name) {
+            if Options::change(name).is_none() {
                 return Err(Error::Compile(CompileError::new(
                     Tag::D_PRAGMA_OPTSET,
                     *line,
@@ -1667,7 +1666,7 @@ impl Dtrace {
                 )));
             }
         }
-        let zdefs = self.opts.flag("zdefs");
+        let zdefs = self.opts.zdefs;
         let mut matches = Vec::new();
         for c in &checked.clauses {
             let mut ids = Vec::new();
@@ -1730,7 +1729,7 @@ impl Dtrace {
     /// directories once, and each standard library file the program names.
     fn load_libraries(&mut self, program: &[u8]) -> Result<(), Error> {
         let mut todo: Vec<(String, Vec<u8>)> = Vec::new();
-        let syslibdir = self.opts.text("syslibdir").map(std::path::PathBuf::from);
+        let syslibdir = self.opts.syslibdir.as_deref().map(std::path::PathBuf::from);
         if !self.dirs_loaded {
             self.dirs_loaded = true;
             let dirs = syslibdir.iter().chain(self.lib_dirs.iter());
@@ -1800,8 +1799,8 @@ impl Dtrace {
         }
         for (name, text) in todo {
             let mut syms = self.syms.clone();
-            syms.types.strsize = self.opts.get("strsize").clamp(2, 1 << 16) as u32;
-            syms.types.stackframes = self.opts.get("stackframes").clamp(1, 127) as u32;
+            syms.types.strsize = self.opts.strsize;
+            syms.types.stackframes = self.opts.stackframes;
             let mut next = self.next_clause;
             // Libraries see no script arguments.
             let env = MacroEnv {
@@ -1953,7 +1952,7 @@ impl Dtrace {
         self.flame_file = self.open_flamegraph(cancelled)?;
         let running = load::start(self, cancelled)?;
         self.running = Some(running);
-        self.output = output::for_format((self.opts.get("oformat") == 1).then_some("json"));
+        self.output = output::for_format((self.opts.oformat == OFormat::Json).then_some("json"));
         self.last_status = Instant::now();
         load::fire_begin(self)?;
         Ok(())
@@ -1988,7 +1987,7 @@ impl Dtrace {
 
     fn sleep_on(&mut self, extra_fds: &[i32]) {
         let Some(r) = &self.running else { return };
-        let switching = self.opts.is_set("switchrate");
+        let switching = self.opts.is_set(Opt::switchrate);
         let mut wait = sleep_period(
             &self.opts,
             self.last_status.elapsed(),
@@ -1996,12 +1995,12 @@ impl Dtrace {
         );
         // Speculations waiting to be freed wake us at the cleaning rate.
         if !self.spec_dirty.is_empty() {
-            let clean = Duration::from_nanos(self.opts.get("cleanrate").max(1) as u64);
+            let clean = self.opts.cleanrate.max(Duration::from_nanos(1));
             wait = wait.min(clean.saturating_sub(self.last_clean.elapsed()));
         }
         // Records wake us as they arrive unless a switch rate was set, in
         // which case the buffer is read when the rate says.
-        let hold = self.opts.get("bufpolicy") != 0;
+        let hold = self.opts.bufpolicy != BufPolicy::Switch;
         if !switching && !hold && r.rings.iter().any(|g| g.has_data()) {
             return;
         }
@@ -2094,7 +2093,7 @@ impl Dtrace {
     /// Why the probes stopped recording: a full buffer under the fill
     /// policy (records were dropped), else exit().
     fn drained_why(&self) -> Status {
-        let fill = self.opts.get("bufpolicy") == 1;
+        let fill = self.opts.bufpolicy == BufPolicy::Fill;
         let dropped = self
             .running
             .as_ref()
@@ -2152,11 +2151,11 @@ impl Dtrace {
         if self.running.is_none() {
             return Ok(WorkStatus::Done);
         }
-        let status_due = self.last_status.elapsed()
-            >= Duration::from_nanos(self.opts.get("statusrate").max(1) as u64);
+        let status_due =
+            self.last_status.elapsed() >= self.opts.statusrate.max(Duration::from_nanos(1));
         // The fill and ring policies read nothing until tracing has
         // stopped.
-        let fill = self.opts.get("bufpolicy") != 0;
+        let fill = self.opts.bufpolicy != BufPolicy::Switch;
         if !self.stopped && (status_due || load::exit_requested(self)) {
             self.last_status = Instant::now();
             self.report_drops();
@@ -2170,23 +2169,21 @@ impl Dtrace {
         }
         // `cleanrate`: committed and discarded speculations are freed.
         if !self.spec_dirty.is_empty()
-            && self.last_clean.elapsed()
-                >= Duration::from_nanos(self.opts.get("cleanrate").max(1) as u64)
+            && self.last_clean.elapsed() >= self.opts.cleanrate.max(Duration::from_nanos(1))
         {
             self.last_clean = Instant::now();
             self.clean_speculations()?;
         }
         // `aggrate`: aggregations are read again at most this often.
-        if self.opts.is_set("aggrate")
-            && self.agg_tick.elapsed()
-                >= Duration::from_nanos(self.opts.get("aggrate").max(1) as u64)
+        if self.opts.is_set(Opt::aggrate)
+            && self.agg_tick.elapsed() >= self.opts.aggrate.max(Duration::from_nanos(1))
         {
             self.agg_tick = Instant::now();
             self.agg_cache.clear();
         }
-        let switch_due = self.last_switch.elapsed()
-            >= Duration::from_nanos(self.opts.get("switchrate").max(1) as u64);
-        if (self.stopped || switch_due || !self.opts.is_set("switchrate"))
+        let switch_due =
+            self.last_switch.elapsed() >= self.opts.switchrate.max(Duration::from_nanos(1));
+        if (self.stopped || switch_due || !self.opts.is_set(Opt::switchrate))
             && (self.stopped || !fill)
         {
             self.last_switch = Instant::now();
@@ -2310,10 +2307,10 @@ impl Dtrace {
             return cx;
         }
         let cx = output::RenderCx {
-            quiet: self.opts.flag("quiet"),
-            indent: self.opts.get("stackindent").clamp(0, 1024) as usize,
-            rawbytes: self.opts.flag("rawbytes"),
-            flowindent: self.opts.flag("flowindent"),
+            quiet: self.opts.quiet,
+            indent: self.opts.stackindent,
+            rawbytes: self.opts.rawbytes,
+            flowindent: self.opts.flowindent,
             target: self.target_pid(),
         };
         self.render_cache.set(Some(cx));
@@ -2429,7 +2426,7 @@ impl Dtrace {
         if self.drops_seen.len() < now.len() {
             self.drops_seen.resize(now.len(), [0; load::DROP_KINDS]);
         }
-        let droptags = self.opts.flag("droptags");
+        let droptags = self.opts.droptags;
         let mut reports = Vec::new();
         for (cpu, counts) in now.iter().enumerate() {
             for (k, kind) in [
@@ -2568,7 +2565,7 @@ impl Dtrace {
             if self.printed.contains(&id) {
                 continue;
             }
-            let snap = r.snapshot_with(id, self.opts.flag("aggpercpu"))?;
+            let snap = r.snapshot_with(id, self.opts.aggpercpu)?;
             if snap.is_empty() {
                 continue;
             }
@@ -2602,7 +2599,7 @@ impl Dtrace {
         &self,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Option<std::fs::File>, Error> {
-        let Some(path) = self.opts.text("flamegraph") else {
+        let Some(path) = self.opts.flamegraph.as_deref() else {
             return Ok(None);
         };
         if !self
@@ -2632,7 +2629,7 @@ impl Dtrace {
     /// With the `flamegraph` option: draws the first aggregation keyed
     /// by a stack as an SVG flame graph in the file it names.
     fn write_flamegraph(&mut self) -> Result<(), Error> {
-        let (Some(path), Some(r)) = (self.opts.text("flamegraph"), &self.running) else {
+        let (Some(path), Some(r)) = (self.opts.flamegraph.as_deref(), &self.running) else {
             return Ok(());
         };
         let Some(file) = self.flame_file.take() else {
@@ -2736,7 +2733,7 @@ impl Dtrace {
             WalkOrder::ValueReversed => Some(sort(false, true)),
         };
         for id in 0..r.gen.aggs.len() {
-            let mut snap = r.snapshot_with(id, self.opts.flag("aggpercpu"))?;
+            let mut snap = r.snapshot_with(id, self.opts.aggpercpu)?;
             if let Some(o) = how {
                 aggregate::sort(&mut snap, o);
             }
@@ -2802,7 +2799,7 @@ impl Dtrace {
     /// with the `aggrate` option as read first since the last aggregation
     /// tick; with `aggpercpu`, each CPU's values too.
     pub(crate) fn agg_snapshot(&mut self, id: AggId) -> Result<Vec<aggregate::AggEntry>, Error> {
-        let cached = self.opts.is_set("aggrate");
+        let cached = self.opts.is_set(Opt::aggrate);
         if cached {
             if let Some(s) = self.agg_cache.get(&id) {
                 return Ok(s.clone());
@@ -2811,7 +2808,7 @@ impl Dtrace {
         let Some(r) = &self.running else {
             return Ok(Vec::new());
         };
-        let s = r.snapshot_with(id, self.opts.flag("aggpercpu"))?;
+        let s = r.snapshot_with(id, self.opts.aggpercpu)?;
         if cached {
             self.agg_cache.insert(id, s.clone());
         }
@@ -2918,10 +2915,10 @@ impl Dtrace {
 
     fn sort_opts(&self) -> aggregate::SortOpts {
         aggregate::SortOpts {
-            by_key: self.opts.flag("aggsortkey"),
-            reverse: self.opts.flag("aggsortrev"),
-            key_pos: self.opts.get("aggsortkeypos").max(0) as usize,
-            value_pos: self.opts.get("aggsortpos").max(0) as usize,
+            by_key: self.opts.aggsortkey,
+            reverse: self.opts.aggsortrev,
+            key_pos: self.opts.aggsortkeypos,
+            value_pos: self.opts.aggsortpos,
         }
     }
 
@@ -2946,10 +2943,10 @@ impl Dtrace {
 /// next buffer switch when a switch rate was set. Rates are kept to at
 /// most 1,000 wake-ups a second.
 fn sleep_period(opts: &Options, since_status: Duration, since_switch: Duration) -> Duration {
-    let period = |name: &str| Duration::from_nanos(opts.get(name).max(1_000_000) as u64);
-    let status = period("statusrate").saturating_sub(since_status);
-    if opts.is_set("switchrate") {
-        status.min(period("switchrate").saturating_sub(since_switch))
+    let least = Duration::from_millis(1);
+    let status = opts.statusrate.max(least).saturating_sub(since_status);
+    if opts.is_set(Opt::switchrate) {
+        status.min(opts.switchrate.max(least).saturating_sub(since_switch))
     } else {
         status
     }

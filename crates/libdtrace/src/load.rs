@@ -8,7 +8,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use dtrace_sys::bpf::{LoadError, Map};
 use std::time::Duration;
 
-use dtrace_bpf::plan::{activity, Generated, MapKind, Phase, ProgKind};
+use dtrace_bpf::plan::{activity, BufferPolicy, Generated, MapKind, Phase, ProgKind};
 use dtrace_lang::ir::{Builtin, CKind};
 use dtrace_providers::Attach;
 use dtrace_sys::bpf::{self, MapType, ProgType};
@@ -16,6 +16,7 @@ use dtrace_sys::poll::Poller;
 use dtrace_sys::ringbuf::RingBuf;
 
 use crate::aggregate::{self, AggEntry};
+use crate::options::{BufPolicy, BufResize, Opt};
 use crate::{Dtrace, Error};
 
 pub(crate) struct Running {
@@ -109,19 +110,22 @@ pub(crate) fn generate(
     let mut opts = dtrace_bpf::plan::GenOptions {
         // Sizes the kernel has made smaller (`bufresize=auto`) rule.
         // strsize and nspec are within their ranges (options.rs).
-        strsize: dt.opts.get("strsize") as u32,
-        bufsize: dt.opts.get("bufsize").max(4096) as u64,
-        aggsize: dt.opts.get("aggsize").max(4096) as u64,
-        dynvarsize: dt.opts.get("dynvarsize").max(4096) as u64,
+        strsize: dt.opts.strsize,
+        bufsize: dt.opts.bufsize.max(4096),
+        aggsize: dt.opts.aggsize.max(4096),
+        dynvarsize: dt.opts.dynvarsize.max(4096),
         ncpus,
         only_cpu: only_cpu(dt)?,
         // With a switch rate of its own the consumer reads at that rate;
         // otherwise it is woken as records arrive.
-        wakeup: !dt.opts.is_set("switchrate"),
-        nspec: dt.opts.get("nspec") as u32,
+        wakeup: !dt.opts.is_set(Opt::switchrate),
+        nspec: dt.opts.nspec,
         specsize: requested_specsize(dt),
-        fill: dt.opts.get("bufpolicy") == 1,
-        ring: dt.opts.get("bufpolicy") == 2,
+        policy: match dt.opts.bufpolicy {
+            BufPolicy::Switch => BufferPolicy::Switch,
+            BufPolicy::Fill => BufferPolicy::Fill,
+            BufPolicy::Ring => BufferPolicy::Ring,
+        },
         ..Default::default()
     };
     if let Some(p) = &dt.premade {
@@ -201,7 +205,7 @@ pub(crate) fn generate(
 /// be dropped every time, and with it the clause's `exit()`. DTrace refuses
 /// such an enabling in the same words.
 fn fits_buffer(dt: &Dtrace, gen: &Generated) -> Result<(), Error> {
-    let bufsize = dt.opts.get("bufsize").max(4096) as u64;
+    let bufsize = dt.opts.bufsize.max(4096);
     let ring = gen
         .maps
         .iter()
@@ -217,7 +221,7 @@ fn fits_buffer(dt: &Dtrace, gen: &Generated) -> Result<(), Error> {
         return Err(Error::Enable("Enabling exceeds size of buffer".into()));
     }
     // The fill policy keeps END's records' room free in every buffer.
-    if dt.opts.get("bufpolicy") == 1 && gen.end_reserve > bufsize.min(ring) {
+    if dt.opts.bufpolicy == BufPolicy::Fill && gen.end_reserve > bufsize.min(ring) {
         return Err(Error::Enable(
             "END enablings exceed size of principal buffer".into(),
         ));
@@ -227,7 +231,7 @@ fn fits_buffer(dt: &Dtrace, gen: &Generated) -> Result<(), Error> {
 
 /// `specsize` as asked (within its range, options.rs), whole words.
 fn requested_specsize(dt: &Dtrace) -> u32 {
-    (dt.opts.get("specsize") as u32) / 8 * 8
+    dt.opts.specsize / 8 * 8
 }
 
 /// Buffers the kernel may refuse at the size asked, made before the
@@ -269,9 +273,7 @@ fn with_halving<T>(
 /// The principal buffers' size as the options ask it: `bufsize`, a
 /// power of two of at least a page (a BPF ring buffer's shape).
 fn requested_bufsize(dt: &Dtrace) -> u64 {
-    (dt.opts.get("bufsize").max(4096) as u64)
-        .next_power_of_two()
-        .min(1 << 62)
+    dt.opts.bufsize.max(4096).next_power_of_two().min(1 << 62)
 }
 
 /// Kernel memory for buffers from this much on is said when tracing
@@ -339,7 +341,7 @@ fn size_text(n: u64) -> String {
 fn ring_shape(dt: &Dtrace) -> Result<(u64, bool, u32), Error> {
     let ncpus = dtrace_sys::cpus::cpu_id_limit()
         .map_err(|e| Error::Enable(format!("cannot size per-CPU data: {}", e)))?;
-    let auto = dt.opts.get("bufresize") == 0;
+    let auto = dt.opts.bufresize == BufResize::Auto;
     let asked = fit_budget(
         "principal buffers",
         requested_bufsize(dt),
@@ -419,7 +421,7 @@ fn premake(dt: &mut Dtrace) -> Result<Premade, Error> {
     let asked = u64::from(requested_specsize(dt));
     let (spec_buf, specsize) = if specs {
         // nspec is within its range (options.rs): no clamp here.
-        let nspec = dt.opts.get("nspec") as u32;
+        let nspec = dt.opts.nspec;
         let entries = nspec.saturating_mul(ncpus).max(1);
         // What the machine's memory holds beside the principal buffers,
         // checked before anything is made (a preallocated array of
@@ -440,13 +442,13 @@ fn premake(dt: &mut Dtrace) -> Result<Premade, Error> {
     }
     // Kernel memory on a scale the user may not expect is said.
     if specs {
-        let entries = (dt.opts.get("nspec") as u64).saturating_mul(u64::from(ncpus));
+        let entries = u64::from(dt.opts.nspec).saturating_mul(u64::from(ncpus));
         let total = specsize.saturating_mul(entries);
         if total >= LARGE_MEMORY {
             dt.notices.push(format!(
                 "speculation buffers take {} of kernel memory (nspec {} x {} CPUs x {})",
                 about_size(total),
-                dt.opts.get("nspec"),
+                dt.opts.nspec,
                 ncpus,
                 size_text(specsize)
             ));
@@ -477,7 +479,7 @@ pub(crate) fn start_with(
     };
     check()?;
     // Destructive actions run only when the user has said so (`-w`).
-    if !dt.opts.flag("destructive")
+    if !dt.opts.destructive
         && dt
             .enablings
             .iter()
@@ -853,14 +855,13 @@ impl Running {
 
 /// The CPU named by the `cpu` option, checked to be online.
 fn only_cpu(dt: &Dtrace) -> Result<Option<u32>, Error> {
-    let cpu = dt.opts.get("cpu");
-    if cpu < 0 {
+    let Some(cpu) = dt.opts.cpu else {
         return Ok(None);
-    }
+    };
     let online = dtrace_sys::cpus::online_cpus()
         .map_err(|e| Error::Enable(format!("cpu option: cannot read the online CPUs: {}", e)))?;
-    match u32::try_from(cpu) {
-        Ok(c) if online.contains(&c) => Ok(Some(c)),
+    match cpu {
+        c if online.contains(&c) => Ok(Some(c)),
         _ => Err(Error::Enable(format!(
             "cpu option: CPU {} is not online",
             cpu
@@ -871,9 +872,7 @@ fn only_cpu(dt: &Dtrace) -> Result<Option<u32>, Error> {
 /// Where BEGIN and END run: the `cpu` option's CPU, or dtrace's own
 /// (named, so that the consumer knows which buffer holds their records).
 fn begin_end_cpu(dt: &Dtrace) -> Option<u32> {
-    u32::try_from(dt.opts.get("cpu"))
-        .ok()
-        .or_else(dtrace_sys::cpus::current_cpu)
+    dt.opts.cpu.or_else(dtrace_sys::cpus::current_cpu)
 }
 
 /// The probes a program serves, for messages: the first one's full name,

@@ -1,9 +1,20 @@
-//! Every option DTrace knows, its kind and default, and how values are
-//! written: sizes with k/m/g/t suffixes, rates and times with DTrace's time
-//! suffixes (a bare number for a rate means per second).
+//! Every option DTrace knows, declared once: its name, its type, its
+//! default, the values it takes, when it may change, whether it is
+//! honoured and what it does. From the rows [`options!`] derives the typed
+//! [`Values`] the code reads (`opts.bufpolicy: BufPolicy`,
+//! `opts.switchrate: Duration`) and the table the edges use: `-x`,
+//! pragmas, `setopt()` and [`crate::Dtrace::getopt`] name options by
+//! string, and only here is a string turned into a field. A misspelt
+//! option in the code is a compile error; an unknown name at an edge is
+//! [`OptionError::UnknownName`].
+//!
+//! Values are written as DTrace writes them: sizes with k/m/g/t
+//! suffixes, rates and times with DTrace's time suffixes (a bare number
+//! for a rate means per second).
 
 use std::fmt;
 use std::hash::BuildHasherDefault;
+use std::time::Duration;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum OptKind {
@@ -17,8 +28,20 @@ enum OptKind {
     Bool,
     /// One of a fixed set of words.
     Enum(&'static [&'static str]),
-    /// Free text (accepted for compatibility).
+    /// Free text.
     Text,
+}
+
+/// When an option may be set (illumos keeps the same split between its
+/// run-time options and the dynamic ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// Until tracing starts; once it has, setting it is refused
+    /// ("Operation illegal when tracing is active").
+    BeforeGo,
+    /// Also while tracing runs (`setopt()`, and the consumer's own
+    /// calls): it governs how records are printed.
+    Anytime,
 }
 
 /// Whether setting an option takes effect here. Every option DTrace
@@ -53,14 +76,18 @@ struct OptDef {
     /// Default, in the option's unit: bytes, nanoseconds, count, 0/1, or
     /// the index of an enum value.
     default: i64,
-    support: Support,
     /// The values a size or count may take, inclusive: one outside is
     /// refused when set (DTrace's "Invalid value for specified option"),
     /// never clamped later; dtrace(1) lists the ranges.
     range: (i64, i64),
+    change: Change,
+    support: Support,
     /// What it does, in a line (dtrace(1)'s manual lists it).
     about: &'static str,
 }
+
+/// Any value the option's kind takes.
+const ANY: (i64, i64) = (i64::MIN, i64::MAX);
 
 /// The most frames a stack records: the kernel's `perf_event_max_stack`
 /// default, which `bpf_get_stack` honours.
@@ -72,6 +99,278 @@ pub const MAX_STRSIZE: i64 = 1 << 16;
 pub const MAX_NSPEC: i64 = 1 << 20;
 /// The largest speculation buffer the code generator addresses.
 pub const MAX_SPECSIZE: i64 = 1 << 28;
+
+/// How a field of [`Values`] is made from an option's raw value (its
+/// unit as [`Options::get`] gives it) and, for a text option, its text.
+trait FromRaw {
+    fn from_raw(raw: i64, text: Option<&str>) -> Self;
+}
+
+impl FromRaw for bool {
+    fn from_raw(raw: i64, _: Option<&str>) -> Self {
+        raw != 0
+    }
+}
+
+impl FromRaw for i64 {
+    fn from_raw(raw: i64, _: Option<&str>) -> Self {
+        raw
+    }
+}
+
+impl FromRaw for u64 {
+    fn from_raw(raw: i64, _: Option<&str>) -> Self {
+        u64::try_from(raw).unwrap_or(0)
+    }
+}
+
+impl FromRaw for u32 {
+    fn from_raw(raw: i64, _: Option<&str>) -> Self {
+        u32::try_from(raw.max(0)).unwrap_or(u32::MAX)
+    }
+}
+
+impl FromRaw for usize {
+    fn from_raw(raw: i64, _: Option<&str>) -> Self {
+        usize::try_from(raw.max(0)).unwrap_or(usize::MAX)
+    }
+}
+
+/// A count where -1 means "none" (`cpu`: every CPU).
+impl FromRaw for Option<u32> {
+    fn from_raw(raw: i64, _: Option<&str>) -> Self {
+        u32::try_from(raw).ok()
+    }
+}
+
+/// A rate or time: its period.
+impl FromRaw for Duration {
+    fn from_raw(raw: i64, _: Option<&str>) -> Self {
+        Duration::from_nanos(u64::try_from(raw).unwrap_or(0))
+    }
+}
+
+impl FromRaw for Option<String> {
+    fn from_raw(_: i64, text: Option<&str>) -> Self {
+        text.map(str::to_string)
+    }
+}
+
+/// An option that is one of a set of words: a Rust enum whose variants
+/// are the words, in order (the first is the default).
+macro_rules! choice {
+    ($(#[$doc:meta])* $name:ident { $($variant:ident = $word:literal),* $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub enum $name {
+            #[default]
+            $(#[doc = concat!("`", $word, "`")] $variant),*
+        }
+
+        impl $name {
+            /// The words, as `-x` takes them.
+            pub const WORDS: &'static [&'static str] = &[$($word),*];
+        }
+
+        impl FromRaw for $name {
+            fn from_raw(raw: i64, _: Option<&str>) -> Self {
+                const ALL: &[$name] = &[$($name::$variant),*];
+                usize::try_from(raw)
+                    .ok()
+                    .and_then(|i| ALL.get(i))
+                    .copied()
+                    .unwrap_or_default()
+            }
+        }
+    };
+}
+
+choice!(
+    /// `bufpolicy`: what a full principal buffer does.
+    BufPolicy { Switch = "switch", Fill = "fill", Ring = "ring" }
+);
+choice!(
+    /// `bufresize`: whether a size the kernel refuses is lowered.
+    BufResize { Auto = "auto", Manual = "manual" }
+);
+choice!(
+    /// `linkmode` (Solaris; refused).
+    LinkMode { Kernel = "kernel", Dynamic = "dynamic", Static = "static" }
+);
+choice!(
+    /// `oformat`: how records are written.
+    OFormat { Text = "text", Json = "json" }
+);
+choice!(
+    /// `stdc`: the preprocessor's ISO C mode (`-X`).
+    Stdc { A = "a", C = "c", S = "s", T = "t" }
+);
+
+/// Declares the options: one row each,
+/// `name: Type = Kind, default, range, when, support, "what it does";`.
+/// It makes the table the edges read ([`OPTIONS`]), the typed values
+/// the code reads ([`Values`]), and the key that names one ([`Opt`]).
+macro_rules! options {
+    ($($name:ident: $ty:ty = $kind:expr, $default:expr, $range:expr, $when:ident, $support:expr,
+        $about:literal;)*) => {
+        const OPTIONS: &[OptDef] = &[$(OptDef {
+            name: stringify!($name),
+            kind: {
+                #[allow(unused_imports)]
+                use OptKind::*;
+                $kind
+            },
+            default: $default,
+            range: $range,
+            change: Change::$when,
+            support: {
+                #[allow(unused_imports)]
+                use Support::*;
+                $support
+            },
+            about: $about,
+        },)*];
+
+        /// Every option's value, typed: what the code reads. A handle's
+        /// [`Options`] dereference to it.
+        #[derive(Clone, Debug)]
+        pub struct Values {
+            $(#[doc = $about] pub $name: $ty,)*
+        }
+
+        impl Default for Values {
+            fn default() -> Self {
+                Values { $($name: <$ty as FromRaw>::from_raw($default, None),)* }
+            }
+        }
+
+        impl Values {
+            /// Stores the option in row `row` from its raw value.
+            fn store(&mut self, row: Opt, raw: i64, text: Option<&str>) {
+                match row {
+                    $(Opt::$name => self.$name = <$ty as FromRaw>::from_raw(raw, text),)*
+                }
+            }
+        }
+
+        /// An option named in the code, where a question is about the
+        /// option rather than its value ([`Options::is_set`]).
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Opt {
+            $(#[doc = $about] $name,)*
+        }
+
+        impl Opt {
+            const ALL: &'static [Opt] = &[$(Opt::$name),*];
+        }
+    };
+}
+
+const NS_PER_SEC: i64 = 1_000_000_000;
+
+options! {
+    aggpercpu: bool = Bool, 0, ANY, BeforeGo, Honoured,
+        "print each CPU's value of an aggregation apart";
+    aggrate: Duration = Rate, NS_PER_SEC, ANY, BeforeGo, Honoured,
+        "rate at which aggregations are read";
+    aggsize: u64 = Size, 4 << 20, ANY, BeforeGo, Honoured,
+        "size of the aggregation buffer";
+    aggsortkey: bool = Bool, 0, ANY, Anytime, Honoured,
+        "sort aggregations by key first";
+    aggsortkeypos: usize = Count, 0, (0, 1 << 31), Anytime, Honoured,
+        "which key of the tuple sorts aggregations";
+    aggsortpos: usize = Count, 0, (0, 1 << 31), Anytime, Honoured,
+        "which aggregation of a printa() sorts the others";
+    aggsortrev: bool = Bool, 0, ANY, Anytime, Honoured,
+        "sort aggregations in reverse";
+    argref: bool = Bool, 0, ANY, BeforeGo, Refused("argument references are always checked"),
+        "(Solaris) refer to arguments by reference";
+    bufpolicy: BufPolicy = Enum(BufPolicy::WORDS), 0, ANY, BeforeGo, Honoured,
+        "principal buffer policy: switch, fill or ring";
+    bufresize: BufResize = Enum(BufResize::WORDS), 0, ANY, BeforeGo, Honoured,
+        "buffer resizing policy: auto (lower a size the kernel refuses) or manual";
+    bufsize: u64 = Size, 4 << 20, ANY, BeforeGo, Honoured,
+        "size of each CPU's principal buffer";
+    cleanrate: Duration = Rate, NS_PER_SEC / 101, ANY, BeforeGo, Honoured,
+        "rate at which speculations are cleaned";
+    cpcminoverflow: u64 = Count, 5000, (1, 1 << 62), BeforeGo, Honoured,
+        "least overflow count a cpc probe may ask for";
+    cpp: bool = Bool, 0, ANY, BeforeGo, Honoured,
+        "run the C preprocessor on scripts (-C)";
+    cpphdrs: bool = Bool, 0, ANY, BeforeGo, Honoured,
+        "print the files the preprocessor includes (-H)";
+    cpppath: Option<String> = Text, 0, ANY, BeforeGo, Honoured,
+        "the C preprocessor to run";
+    cpu: Option<u32> = Count, -1, (-1, 1 << 20), BeforeGo, Honoured,
+        "the CPU to trace on (-1: every CPU)";
+    defaultargs: bool = Bool, 0, ANY, BeforeGo, Honoured,
+        "macro arguments that are not given are empty or 0";
+    define: Option<String> = Text, 0, ANY, BeforeGo, Honoured,
+        "define a preprocessor symbol (-D)";
+    destructive: bool = Bool, 0, ANY, BeforeGo, Honoured,
+        "allow destructive actions (-w)";
+    droptags: bool = Bool, 0, ANY, BeforeGo, Honoured,
+        "tag drop messages";
+    dynvarsize: u64 = Size, 1 << 20, ANY, BeforeGo, Honoured,
+        "size of the dynamic variable space";
+    empty: bool = Bool, 0, ANY, BeforeGo, Refused("empty aggregation printing is not supported"),
+        "(Solaris) print empty aggregations";
+    errtags: bool = Bool, 0, ANY, BeforeGo, Honoured,
+        "prefix compile errors with their tags";
+    flamegraph: Option<String> = Text, 0, ANY, BeforeGo, Honoured,
+        "draw the first stack-keyed aggregation as an SVG flame graph in this file";
+    flowindent: bool = Bool, 0, ANY, Anytime, Honoured,
+        "indent function entry and return (-F)";
+    grabanon: bool = Bool, 0, ANY, BeforeGo, Refused("anonymous tracing is not supported"),
+        "(Solaris) claim anonymous state";
+    incdir: Option<String> = Text, 0, ANY, BeforeGo, Honoured,
+        "add a directory to the preprocessor's search path (-I)";
+    jstackframes: u32 = Count, 50, (1, MAX_FRAMES), BeforeGo, Honoured,
+        "default frames of jstack()";
+    jstackstrsize: u64 = Size, 512, ANY, BeforeGo, Refused("there are no ustack helpers (a JVM's) on Linux to fill jstack() string space"),
+        "(Solaris) size of jstack() strings";
+    libdir: Option<String> = Text, 0, ANY, BeforeGo, Honoured,
+        "add a D library directory (-L)";
+    linkmode: LinkMode = Enum(LinkMode::WORDS), 0, ANY, BeforeGo, Refused("kernel symbols are resolved from BTF; the link mode cannot be chosen"),
+        "(Solaris) how -G objects are linked";
+    nspec: u32 = Count, 1, (1, MAX_NSPEC), BeforeGo, Honoured,
+        "number of speculations";
+    oformat: OFormat = Enum(OFormat::WORDS), 0, ANY, BeforeGo, Honoured,
+        "output format: text or json";
+    quiet: bool = Bool, 0, ANY, Anytime, Honoured,
+        "print only what is traced explicitly (-q)";
+    quietresize: bool = Bool, 0, ANY, BeforeGo, Refused("buffers are never resized"),
+        "(Solaris) resize buffers quietly";
+    rawbytes: bool = Bool, 0, ANY, Anytime, Honoured,
+        "trace bytes as a hex dump always";
+    specsize: u32 = Size, 4 << 20, (64, MAX_SPECSIZE), BeforeGo, Honoured,
+        "size of each speculation's buffer";
+    stackframes: u32 = Count, 20, (1, MAX_FRAMES), BeforeGo, Honoured,
+        "default frames of stack()";
+    stackindent: usize = Count, 14, (0, 1024), Anytime, Honoured,
+        "indentation of stack frames";
+    statusrate: Duration = Rate, NS_PER_SEC, ANY, BeforeGo, Honoured,
+        "rate at which the status is checked";
+    stdc: Stdc = Enum(Stdc::WORDS), 0, ANY, BeforeGo, Honoured,
+        "ISO C conformance of the preprocessor (-X)";
+    strsize: u32 = Size, 256, (2, MAX_STRSIZE), BeforeGo, Honoured,
+        "size of strings";
+    switchrate: Duration = Rate, NS_PER_SEC, ANY, BeforeGo, Honoured,
+        "rate at which the principal buffers are read";
+    syslibdir: Option<String> = Text, 0, ANY, BeforeGo, Honoured,
+        "the directory of the standard D libraries";
+    undef: Option<String> = Text, 0, ANY, BeforeGo, Honoured,
+        "undefine a preprocessor symbol (-U)";
+    unodefs: bool = Bool, 0, ANY, BeforeGo, Refused("undefined kernel symbols are not permitted"),
+        "(Solaris) allow undefined USDT probes";
+    ustackframes: u32 = Count, 100, (1, MAX_FRAMES), BeforeGo, Honoured,
+        "default frames of ustack()";
+    verbose: bool = Bool, 0, ANY, BeforeGo, Refused("printing the compiler's intermediate code is not supported"),
+        "(Solaris) verbose compile messages";
+    zdefs: bool = Bool, 0, ANY, BeforeGo, Honoured,
+        "allow descriptions that match no probe (-Z)";
+}
 
 /// An option as the table describes it (for listing and for tests that
 /// walk the table).
@@ -91,6 +390,8 @@ pub struct OptionInfo {
     pub name: &'static str,
     /// Whether this implementation honours it.
     pub support: Support,
+    /// When it may be set.
+    pub change: Change,
     /// A value that is valid for the option's kind and differs from its
     /// default (for Bool: set; for an enum: its second word).
     pub other_value: Option<&'static str>,
@@ -109,6 +410,7 @@ fn all() -> impl Iterator<Item = OptionInfo> {
     OPTIONS.iter().map(|o| OptionInfo {
         name: o.name,
         support: o.support,
+        change: o.change,
         other_value: match o.kind {
             OptKind::Size => Some("64k"),
             OptKind::Rate => Some("50hz"),
@@ -126,418 +428,9 @@ fn all() -> impl Iterator<Item = OptionInfo> {
             OptKind::Enum(words) => words.join("|"),
             OptKind::Text => "text".to_string(),
         },
-        range: (o.range != (i64::MIN, i64::MAX)).then_some(o.range),
+        range: (o.range != ANY).then_some(o.range),
     })
 }
-
-const NS_PER_SEC: i64 = 1_000_000_000;
-
-const OPTIONS: &[OptDef] = &[
-    OptDef {
-        name: "aggpercpu",
-        kind: OptKind::Bool,
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "print each CPU's value of an aggregation apart",
-    },
-    OptDef {
-        name: "aggrate",
-        kind: OptKind::Rate,
-        default: NS_PER_SEC,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "rate at which aggregations are read",
-    },
-    OptDef {
-        name: "aggsize",
-        kind: OptKind::Size,
-        default: 4 << 20,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "size of the aggregation buffer",
-    },
-    OptDef {
-        name: "aggsortkey",
-        kind: OptKind::Bool,
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "sort aggregations by key first",
-    },
-    OptDef {
-        name: "aggsortkeypos",
-        kind: OptKind::Count,
-        default: 0,
-        support: Support::Honoured,
-        range: (0, 1 << 31),
-        about: "which key of the tuple sorts aggregations",
-    },
-    OptDef {
-        name: "aggsortpos",
-        kind: OptKind::Count,
-        default: 0,
-        support: Support::Honoured,
-        range: (0, 1 << 31),
-        about: "which aggregation of a printa() sorts the others",
-    },
-    OptDef {
-        name: "aggsortrev",
-        kind: OptKind::Bool,
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "sort aggregations in reverse",
-    },
-    OptDef {
-        name: "argref",
-        kind: OptKind::Bool,
-        default: 0,
-        support: Support::Refused("argument references are always checked"),
-        range: (i64::MIN, i64::MAX),
-        about: "(Solaris) refer to arguments by reference",
-    },
-    OptDef {
-        name: "bufpolicy",
-        kind: OptKind::Enum(&["switch", "fill", "ring"]),
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "principal buffer policy: switch, fill or ring",
-    },
-    OptDef {
-        name: "bufresize",
-        kind: OptKind::Enum(&["auto", "manual"]),
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "buffer resizing policy: auto (lower a size the kernel refuses) or manual",
-    },
-    OptDef {
-        name: "bufsize",
-        kind: OptKind::Size,
-        default: 4 << 20,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "size of each CPU's principal buffer",
-    },
-    OptDef {
-        name: "cleanrate",
-        kind: OptKind::Rate,
-        default: NS_PER_SEC / 101,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "rate at which speculations are cleaned",
-    },
-    OptDef {
-        name: "cpcminoverflow",
-        kind: OptKind::Count,
-        default: 5000,
-        support: Support::Honoured,
-        range: (1, 1 << 62),
-        about: "least overflow count a cpc probe may ask for",
-    },
-    OptDef {
-        name: "cpp",
-        kind: OptKind::Bool,
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "run the C preprocessor on scripts (-C)",
-    },
-    OptDef {
-        name: "cpphdrs",
-        kind: OptKind::Bool,
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "print the files the preprocessor includes (-H)",
-    },
-    OptDef {
-        name: "cpppath",
-        kind: OptKind::Text,
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "the C preprocessor to run",
-    },
-    OptDef {
-        name: "cpu",
-        kind: OptKind::Count,
-        default: -1,
-        support: Support::Honoured,
-        range: (-1, 1 << 20),
-        about: "the CPU to trace on (-1: every CPU)",
-    },
-    OptDef {
-        name: "defaultargs",
-        kind: OptKind::Bool,
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "macro arguments that are not given are empty or 0",
-    },
-    OptDef {
-        name: "define",
-        kind: OptKind::Text,
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "define a preprocessor symbol (-D)",
-    },
-    OptDef {
-        name: "destructive",
-        kind: OptKind::Bool,
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "allow destructive actions (-w)",
-    },
-    OptDef {
-        name: "droptags",
-        kind: OptKind::Bool,
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "tag drop messages",
-    },
-    OptDef {
-        name: "dynvarsize",
-        kind: OptKind::Size,
-        default: 1 << 20,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "size of the dynamic variable space",
-    },
-    OptDef {
-        name: "empty",
-        kind: OptKind::Bool,
-        default: 0,
-        support: Support::Refused("empty aggregation printing is not supported"),
-        range: (i64::MIN, i64::MAX),
-        about: "(Solaris) print empty aggregations",
-    },
-    OptDef {
-        name: "errtags",
-        kind: OptKind::Bool,
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "prefix compile errors with their tags",
-    },
-    OptDef {
-        name: "flamegraph",
-        kind: OptKind::Text,
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "draw the first stack-keyed aggregation as an SVG flame graph in this file",
-    },
-    OptDef {
-        name: "flowindent",
-        kind: OptKind::Bool,
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "indent function entry and return (-F)",
-    },
-    OptDef {
-        name: "grabanon",
-        kind: OptKind::Bool,
-        default: 0,
-        support: Support::Refused("anonymous tracing is not supported"),
-        range: (i64::MIN, i64::MAX),
-        about: "(Solaris) claim anonymous state",
-    },
-    OptDef {
-        name: "incdir",
-        kind: OptKind::Text,
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "add a directory to the preprocessor's search path (-I)",
-    },
-    OptDef {
-        name: "jstackframes",
-        kind: OptKind::Count,
-        default: 50,
-        support: Support::Honoured,
-        range: (1, MAX_FRAMES),
-        about: "default frames of jstack()",
-    },
-    OptDef {
-        name: "jstackstrsize",
-        kind: OptKind::Size,
-        default: 512,
-        support: Support::Refused(
-            "there are no ustack helpers (a JVM's) on Linux to fill jstack() string space",
-        ),
-        range: (i64::MIN, i64::MAX),
-        about: "(Solaris) size of jstack() strings",
-    },
-    OptDef {
-        name: "libdir",
-        kind: OptKind::Text,
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "add a D library directory (-L)",
-    },
-    OptDef {
-        name: "linkmode",
-        kind: OptKind::Enum(&["kernel", "dynamic", "static"]),
-        default: 0,
-        support: Support::Refused(
-            "kernel symbols are resolved from BTF; the link mode cannot be chosen",
-        ),
-        range: (i64::MIN, i64::MAX),
-        about: "(Solaris) how -G objects are linked",
-    },
-    OptDef {
-        name: "nspec",
-        kind: OptKind::Count,
-        default: 1,
-        support: Support::Honoured,
-        range: (1, MAX_NSPEC),
-        about: "number of speculations",
-    },
-    OptDef {
-        name: "oformat",
-        kind: OptKind::Enum(&["text", "json"]),
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "output format: text or json",
-    },
-    OptDef {
-        name: "quiet",
-        kind: OptKind::Bool,
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "print only what is traced explicitly (-q)",
-    },
-    OptDef {
-        name: "quietresize",
-        kind: OptKind::Bool,
-        default: 0,
-        support: Support::Refused("buffers are never resized"),
-        range: (i64::MIN, i64::MAX),
-        about: "(Solaris) resize buffers quietly",
-    },
-    OptDef {
-        name: "rawbytes",
-        kind: OptKind::Bool,
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "trace bytes as a hex dump always",
-    },
-    OptDef {
-        name: "specsize",
-        kind: OptKind::Size,
-        default: 4 << 20,
-        support: Support::Honoured,
-        range: (64, MAX_SPECSIZE),
-        about: "size of each speculation's buffer",
-    },
-    OptDef {
-        name: "stackframes",
-        kind: OptKind::Count,
-        default: 20,
-        support: Support::Honoured,
-        range: (1, MAX_FRAMES),
-        about: "default frames of stack()",
-    },
-    OptDef {
-        name: "stackindent",
-        kind: OptKind::Count,
-        default: 14,
-        support: Support::Honoured,
-        range: (0, 1024),
-        about: "indentation of stack frames",
-    },
-    OptDef {
-        name: "statusrate",
-        kind: OptKind::Rate,
-        default: NS_PER_SEC,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "rate at which the status is checked",
-    },
-    OptDef {
-        name: "stdc",
-        kind: OptKind::Enum(&["a", "c", "s", "t"]),
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "ISO C conformance of the preprocessor (-X)",
-    },
-    OptDef {
-        name: "strsize",
-        kind: OptKind::Size,
-        default: 256,
-        support: Support::Honoured,
-        range: (2, MAX_STRSIZE),
-        about: "size of strings",
-    },
-    OptDef {
-        name: "switchrate",
-        kind: OptKind::Rate,
-        default: NS_PER_SEC,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "rate at which the principal buffers are read",
-    },
-    OptDef {
-        name: "syslibdir",
-        kind: OptKind::Text,
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "the directory of the standard D libraries",
-    },
-    OptDef {
-        name: "undef",
-        kind: OptKind::Text,
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "undefine a preprocessor symbol (-U)",
-    },
-    OptDef {
-        name: "unodefs",
-        kind: OptKind::Bool,
-        default: 0,
-        support: Support::Refused("undefined kernel symbols are not permitted"),
-        range: (i64::MIN, i64::MAX),
-        about: "(Solaris) allow undefined USDT probes",
-    },
-    OptDef {
-        name: "ustackframes",
-        kind: OptKind::Count,
-        default: 100,
-        support: Support::Honoured,
-        range: (1, MAX_FRAMES),
-        about: "default frames of ustack()",
-    },
-    OptDef {
-        name: "verbose",
-        kind: OptKind::Bool,
-        default: 0,
-        support: Support::Refused("printing the compiler's intermediate code is not supported"),
-        range: (i64::MIN, i64::MAX),
-        about: "(Solaris) verbose compile messages",
-    },
-    OptDef {
-        name: "zdefs",
-        kind: OptKind::Bool,
-        default: 0,
-        support: Support::Honoured,
-        range: (i64::MIN, i64::MAX),
-        about: "allow descriptions that match no probe (-Z)",
-    },
-];
 
 /// Why an option could not be set; `Display` gives DTrace's wording.
 ///
@@ -576,18 +469,21 @@ impl fmt::Display for OptionError {
     }
 }
 
-/// Current option values.
+/// The options of a handle: what each is (readable as typed fields,
+/// through `Deref` to [`Values`]), and which were set explicitly.
 ///
 /// ```
 /// let mut o = libdtrace::Options::default();
 /// o.set("aggrate", Some("10hz"))?;
-/// assert_eq!(o.get("aggrate"), 100_000_000); // nanoseconds
+/// assert_eq!(o.aggrate, std::time::Duration::from_millis(100));
+/// assert_eq!(o.get("aggrate"), Some(100_000_000)); // nanoseconds
 /// # Ok::<(), libdtrace::OptionError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct Options {
-    values: Vec<i64>,
-    texts: Vec<Option<String>>,
+    values: Values,
+    /// Each option's raw value (what `getopt` answers).
+    raw: Vec<i64>,
     /// Which options were set explicitly (some take effect only then).
     explicit: Vec<bool>,
 }
@@ -595,10 +491,17 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            values: OPTIONS.iter().map(|o| o.default).collect(),
-            texts: vec![None; OPTIONS.len()],
+            values: Values::default(),
+            raw: OPTIONS.iter().map(|o| o.default).collect(),
             explicit: vec![false; OPTIONS.len()],
         }
+    }
+}
+
+impl std::ops::Deref for Options {
+    type Target = Values;
+    fn deref(&self) -> &Values {
+        &self.values
     }
 }
 
@@ -665,8 +568,8 @@ pub fn parse_rate(s: &str) -> Option<i64> {
     n.checked_mul(per)
 }
 
-/// The option's row in OPTIONS. The consumer asks for options as each
-/// record is printed, so the rows are found through a hash, not a scan.
+/// The option's row in OPTIONS. `setopt()` names options as tracing
+/// runs, so the rows are found through a hash, not a scan.
 fn index(name: &str) -> Option<usize> {
     type ByName = std::collections::HashMap<&'static str, usize, BuildHasherDefault<Fnv>>;
     static BY_NAME: std::sync::OnceLock<ByName> = std::sync::OnceLock::new();
@@ -719,13 +622,14 @@ impl Options {
 
     /// Sets `name` to `value` (None for a bare `-x name`). A handle's
     /// options are set with [`crate::Dtrace::setopt`], which also says
-    /// which option failed.
+    /// which option failed and refuses to change, while tracing runs,
+    /// an option that may only change before.
     ///
     /// ```
     /// use libdtrace::{OptionError, Options};
     /// let mut o = Options::default();
     /// o.set("bufsize", Some("4m")).unwrap();
-    /// assert_eq!(o.get("bufsize"), 4 << 20);
+    /// assert_eq!(o.bufsize, 4 << 20);
     /// assert_eq!(o.set("bufsize", Some("lots")), Err(OptionError::BadValue));
     /// assert_eq!(o.set("nosuch", None), Err(OptionError::UnknownName));
     /// ```
@@ -776,68 +680,50 @@ impl Options {
                 }
             }
         }
-        if let (OptKind::Text, Some(text)) = (def.kind, value) {
-            self.texts[i] = Some(text.to_string());
-        }
-        self.values[i] = v;
+        self.values.store(Opt::ALL[i], v, value);
+        self.raw[i] = v;
         self.explicit[i] = true;
         Ok(())
     }
 
-    /// The value of an option in its unit (bytes, ns, count, 0/1, index).
+    /// The raw value of the option named `name` (`dtrace_getopt`), in its
+    /// unit: bytes, nanoseconds, a count, 0/1, an enum word's index; None
+    /// if DTrace knows no such option. The code reads the typed fields.
     ///
     /// ```
     /// let mut o = libdtrace::Options::default();
     /// o.set("switchrate", Some("10hz")).unwrap();
-    /// assert_eq!(o.get("switchrate"), 100_000_000);
+    /// assert_eq!(o.get("switchrate"), Some(100_000_000));
+    /// assert_eq!(o.get("switchrates"), None);
     /// ```
-    pub fn get(&self, name: &str) -> i64 {
-        index(name).map(|i| self.values[i]).unwrap_or(0)
-    }
-
-    /// The text of a text option, if set.
-    ///
-    /// ```
-    /// let mut o = libdtrace::Options::default();
-    /// assert_eq!(o.text("cpppath"), None);
-    /// o.set("cpppath", Some("/usr/bin/cpp")).unwrap();
-    /// assert_eq!(o.text("cpppath"), Some("/usr/bin/cpp"));
-    /// ```
-    pub fn text(&self, name: &str) -> Option<&str> {
-        index(name).and_then(|i| self.texts[i].as_deref())
+    pub fn get(&self, name: &str) -> Option<i64> {
+        index(name).map(|i| self.raw[i])
     }
 
     /// True if the option was set, by `-x`, a flag or a pragma.
     ///
     /// ```
-    /// let mut o = libdtrace::Options::default();
-    /// assert!(!o.is_set("quiet"));
+    /// use libdtrace::{Opt, Options};
+    /// let mut o = Options::default();
+    /// assert!(!o.is_set(Opt::quiet));
     /// o.set("quiet", None).unwrap();
-    /// assert!(o.is_set("quiet"));
+    /// assert!(o.is_set(Opt::quiet));
     /// ```
-    pub fn is_set(&self, name: &str) -> bool {
-        index(name).is_some_and(|i| self.explicit[i])
+    pub fn is_set(&self, opt: Opt) -> bool {
+        self.explicit[opt as usize]
     }
 
-    /// Whether a flag option is set (a value option: whether it is not 0).
+    /// When the option named `name` may be set; None if DTrace knows no
+    /// such option.
     ///
     /// ```
-    /// let mut o = libdtrace::Options::default();
-    /// o.set("flowindent", Some("1")).unwrap();
-    /// assert!(o.flag("flowindent"));
+    /// use libdtrace::{Change, Options};
+    /// assert_eq!(Options::change("quiet"), Some(Change::Anytime));
+    /// assert_eq!(Options::change("bufsize"), Some(Change::BeforeGo));
+    /// assert_eq!(Options::change("aggsortbackwards"), None);
     /// ```
-    pub fn flag(&self, name: &str) -> bool {
-        self.get(name) != 0
-    }
-
-    /// True if `name` is an option DTrace knows.
-    ///
-    /// ```
-    /// assert!(libdtrace::Options::exists("aggsortrev"));
-    /// assert!(!libdtrace::Options::exists("aggsortbackwards"));
-    /// ```
-    pub fn exists(name: &str) -> bool {
-        index(name).is_some()
+    pub fn change(name: &str) -> Option<Change> {
+        index(name).map(|i| OPTIONS[i].change)
     }
 }
 
@@ -865,19 +751,28 @@ mod tests {
     }
 
     #[test]
-    fn options_set_and_reject() {
+    fn options_set_typed_values_and_reject() {
         let mut o = Options::default();
-        assert_eq!(o.get("strsize"), 256);
+        assert_eq!(o.strsize, 256);
         o.set("strsize", Some("1k")).unwrap();
-        assert_eq!(o.get("strsize"), 1024);
+        assert_eq!(o.strsize, 1024);
         o.set("quiet", None).unwrap();
-        assert!(o.flag("quiet"));
+        assert!(o.quiet);
         o.set("bufpolicy", Some("switch")).unwrap();
-        assert_eq!(o.get("bufpolicy"), 0);
+        assert_eq!(o.bufpolicy, BufPolicy::Switch);
         o.set("bufpolicy", Some("fill")).unwrap();
-        assert_eq!(o.get("bufpolicy"), 1);
+        assert_eq!(o.bufpolicy, BufPolicy::Fill);
         o.set("bufpolicy", Some("ring")).unwrap();
-        assert_eq!(o.get("bufpolicy"), 2);
+        assert_eq!(
+            (o.bufpolicy, o.get("bufpolicy")),
+            (BufPolicy::Ring, Some(2))
+        );
+        assert_eq!(o.cpu, None);
+        o.set("cpu", Some("1")).unwrap();
+        assert_eq!(o.cpu, Some(1));
+        o.set("cpppath", Some("/usr/bin/cpp")).unwrap();
+        assert_eq!(o.cpppath.as_deref(), Some("/usr/bin/cpp"));
+        assert_eq!(o.cleanrate, Duration::from_nanos(1_000_000_000 / 101));
         assert_eq!(o.set("nonsense", None), Err(OptionError::UnknownName));
         assert_eq!(o.set("bufsize", Some("lots")), Err(OptionError::BadValue));
         assert_eq!(
@@ -891,7 +786,8 @@ mod tests {
         let mut o = Options::default();
         let e = o.set("grabanon", None).unwrap_err();
         assert!(e.to_string().contains("anonymous"), "{}", e);
-        assert_eq!(o.get("grabanon"), 0);
+        assert!(!o.grabanon);
+        assert!(!o.is_set(Opt::grabanon));
     }
 
     #[test]
@@ -900,6 +796,11 @@ mod tests {
         let mut sorted = names.clone();
         sorted.sort_unstable();
         assert_eq!(names, sorted);
+        // The keys are the rows, in order.
+        for (i, opt) in Opt::ALL.iter().enumerate() {
+            assert_eq!(*opt as usize, i);
+            assert_eq!(format!("{:?}", opt), OPTIONS[i].name);
+        }
         for info in all() {
             if let Some(v) = info.other_value {
                 // The alternative value parses for the option's kind; only
@@ -910,6 +811,17 @@ mod tests {
                     Err(e) => panic!("{}={}: {}", info.name, v, e),
                 }
             }
+        }
+    }
+
+    #[test]
+    fn defaults_are_the_rows_defaults() {
+        let o = Options::default();
+        for (i, def) in OPTIONS.iter().enumerate() {
+            let mut from_row = Values::default();
+            from_row.store(Opt::ALL[i], def.default, None);
+            assert_eq!(format!("{:?}", from_row), format!("{:?}", o.values));
+            assert_eq!(o.get(def.name), Some(def.default));
         }
     }
 }

@@ -28,8 +28,9 @@ fn open_with_flags_and_options_compile_files_and_exec_reports() {
         .option("bufsize", Some("2m"))
         .open()
         .expect("open");
-    assert!(dt.options().flag("quiet"));
-    assert_eq!(dt.getopt("bufsize"), 2 << 20);
+    assert!(dt.options().quiet);
+    assert_eq!(dt.getopt("bufsize").unwrap(), 2 << 20);
+    assert_eq!(dt.options().bufsize, 2 << 20);
     let bad = OpenOptions::new()
         .no_device(true)
         .option("bufsize", Some("lots"))
