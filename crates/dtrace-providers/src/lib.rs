@@ -15,6 +15,7 @@ pub mod dtrace;
 pub mod fbt;
 mod instructions;
 pub mod pid;
+mod places;
 pub mod plockstat;
 pub mod profile;
 pub mod sdt;

@@ -25,12 +25,13 @@ use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, ProbeEnabling, ProgKind, ProgramPlan};
+use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, ProgKind, ProgramPlan};
 use dtrace_lang::pdesc::{field_matches, has_glob, ProbeDesc};
 
 use crate::instructions::{self, Instructions};
+use crate::places::Groups;
 use crate::uobj::{process_of, Func, ProcessObjects};
-use crate::{ArgDesc, Attach, Attributes, DescError, Enabled, Planned, PlannedProgram, ProbeSink};
+use crate::{ArgDesc, Attributes, DescError, Enabled, Planned, PlannedProgram, ProbeSink};
 use crate::{ProbeTable, Provider};
 use dtrace_lang::error::Tag;
 
@@ -292,17 +293,10 @@ impl Provider for Pid {
     /// link, each place's cookie its probe's dispatch key: detaching them
     /// all is one wait, not one per probe.
     fn plan(&self, table: &ProbeTable, enabled: &[Enabled], out: &mut Planned) -> io::Result<()> {
-        // (pid, file, kind) -> places, in first-seen order: entries apart
-        // from offsets, so that their programs know the return address is
-        // on top of the stack; returns apart, their arguments differing.
-        struct Group<'a> {
-            key: (u32, &'a Path, At),
-            offsets: Vec<u64>,
-            cookies: Vec<u64>,
-            probes: Vec<ProbeEnabling>,
-            left_out: Vec<(u64, &'static str)>,
-        }
-        let mut groups: Vec<Group> = Vec::new();
+        // Entries apart from offsets, so that their programs know the
+        // return address is on top of the stack; returns apart, their
+        // arguments differing.
+        let mut groups = Groups::new();
         for e in enabled {
             let Some(p) = self.probes.get(e.local as usize) else {
                 continue;
@@ -311,23 +305,8 @@ impl Provider for Pid {
                 At::Offset(_) => At::Offset(0),
                 at => at,
             };
-            let key = (p.pid, p.path.as_path(), kind);
-            let at = match groups.iter().position(|g| g.key == key) {
-                Some(i) => i,
-                None => {
-                    groups.push(Group {
-                        key,
-                        offsets: Vec::new(),
-                        cookies: Vec::new(),
-                        probes: Vec::new(),
-                        left_out: Vec::new(),
-                    });
-                    groups.len() - 1
-                }
-            };
-            let g = &mut groups[at];
-            let dispatch = g.probes.len() as u32;
-            g.probes.push(e.enabling(table, dispatch));
+            let g = groups.group(p.pid, &p.path, kind);
+            let dispatch = g.probe(table, e);
             // A return probe is at each place the function returns: the
             // cookie's high half is the place's offset in the function
             // (arg0), its low half the probe's dispatch key.
@@ -342,40 +321,33 @@ impl Provider for Pid {
             };
             for o in places {
                 let cookie = u64::from(dispatch) | (o << 32);
-                g.offsets.push(p.func_offset + o);
-                g.cookies.push(cookie);
-                if self.unsteppable(p, o) {
-                    g.left_out.push((cookie, crate::UNSTEPPABLE));
-                }
+                let refused = self.unsteppable(p, o).then_some(crate::UNSTEPPABLE);
+                g.place(p.func_offset + o, cookie, 0, refused);
             }
         }
-        for g in groups {
-            let (pid, path, kind) = g.key;
-            let ret = kind == At::Return;
+        for mut g in groups.into_vec() {
+            let ret = g.kind == At::Return;
             // At a function's first instruction or where it returns, the
             // return address is on top of the stack.
-            let entry = kind != At::Offset(0);
+            let entry = g.kind != At::Offset(0);
+            // Plain uprobes at the return places, not uretprobes.
+            let attach = g.attach(false);
             out.programs.push(PlannedProgram {
                 plan: ProgramPlan {
                     name: format!("dt_pid_{}", if ret { "return" } else { "entry" }),
                     kind: ProgKind::Uprobe,
-                    context: ArgContext::Uprobe { ret, pid, entry },
+                    context: ArgContext::Uprobe {
+                        ret,
+                        pid: g.pid,
+                        entry,
+                    },
                     phase: Phase::Normal,
                     probes: g.probes,
                     dispatch: Some(DispatchKey::Cookie),
                     tick_gate: None,
                     guard: None,
                 },
-                attach: Attach::Uprobe {
-                    path: path.to_path_buf(),
-                    cookies: g.cookies,
-                    ref_ctr_offsets: Vec::new(),
-                    offsets: g.offsets,
-                    left_out: g.left_out,
-                    // Plain uprobes at the return places, not uretprobes.
-                    ret: false,
-                    pid,
-                },
+                attach,
             });
         }
         Ok(())

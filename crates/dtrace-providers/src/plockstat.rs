@@ -36,6 +36,7 @@ use dtrace_bpf::plan::{
 };
 use dtrace_lang::pdesc::{field_matches, ProbeDesc};
 
+use crate::places::Groups;
 use crate::uobj::{process_of, ProcessObjects};
 use crate::{ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink};
 use crate::{ProbeTable, Provider};
@@ -283,17 +284,10 @@ impl Provider for Plockstat {
     /// function; at a return, the key is twice the cookie, plus one for
     /// an error.
     fn plan(&self, table: &ProbeTable, enabled: &[Enabled], out: &mut Planned) -> io::Result<()> {
-        struct Group<'a> {
-            pid: u32,
-            path: &'a Path,
-            hook: PlockHook,
-            offsets: Vec<u64>,
-            probes: Vec<ProbeEnabling>,
-        }
-        let mut groups: Vec<Group> = Vec::new();
-        // (pid, file) -> the lock functions to stash at, with their
-        // cookies.
-        let mut stashes: Vec<(u32, &Path, Vec<u64>, Vec<u64>)> = Vec::new();
+        let mut groups = Groups::new();
+        // Per process and file: the lock functions to stash at, with
+        // their cookies.
+        let mut stashes = Groups::new();
         // pid -> the block probes, keyed by their functions' cookies.
         let mut futex: Vec<(u32, Vec<ProbeEnabling>)> = Vec::new();
         for e in enabled {
@@ -315,44 +309,16 @@ impl Provider for Plockstat {
                 }
             }
             if is_return(p.func_hook) {
-                let s = match stashes.iter().position(|s| s.0 == p.pid && s.1 == p.path) {
-                    Some(i) => &mut stashes[i],
-                    None => {
-                        stashes.push((p.pid, &p.path, Vec::new(), Vec::new()));
-                        stashes.last_mut().expect("just pushed")
-                    }
-                };
-                if !s.2.contains(&p.func_offset) {
-                    s.2.push(p.func_offset);
-                    s.3.push(cookie);
+                let s = stashes.group(p.pid, &p.path, ());
+                if !s.has(p.func_offset) {
+                    s.place(p.func_offset, cookie, 0, None);
                 }
             }
             if p.hook == PlockHook::FutexWait {
                 continue;
             }
-            let at = groups
-                .iter()
-                .position(|g| g.pid == p.pid && g.path == p.path && g.hook == p.hook);
-            let g = match at {
-                Some(i) => &mut groups[i],
-                None => {
-                    groups.push(Group {
-                        pid: p.pid,
-                        path: &p.path,
-                        hook: p.hook,
-                        offsets: Vec::new(),
-                        probes: Vec::new(),
-                    });
-                    groups.last_mut().expect("just pushed")
-                }
-            };
-            let cookie = match g.offsets.iter().position(|&o| o == p.func_offset) {
-                Some(c) => c,
-                None => {
-                    g.offsets.push(p.func_offset);
-                    g.offsets.len() - 1
-                }
-            } as u32;
+            let g = groups.group(p.pid, &p.path, p.hook);
+            let cookie = g.place_index(p.func_offset);
             let key = if is_return(p.hook) {
                 2 * cookie + u32::from(p.error)
             } else {
@@ -360,18 +326,10 @@ impl Provider for Plockstat {
             };
             g.probes.push(e.enabling(table, key));
         }
-        for (pid, path, offsets, cookies) in stashes {
+        for mut s in stashes.into_vec() {
             out.programs.push(PlannedProgram {
-                plan: plock_plan("dt_plock_keep", pid, PlockHook::Stash, Vec::new(), None),
-                attach: Attach::Uprobe {
-                    path: path.to_path_buf(),
-                    cookies,
-                    offsets,
-                    ref_ctr_offsets: Vec::new(),
-                    left_out: Vec::new(),
-                    ret: false,
-                    pid,
-                },
+                plan: plock_plan("dt_plock_keep", s.pid, PlockHook::Stash, Vec::new(), None),
+                attach: s.attach(false),
             });
         }
         // A thread's futex waits on the lock it is taking: the block
@@ -392,25 +350,18 @@ impl Provider for Plockstat {
         // programs at one return last attached first, so they fire
         // before the acquire probes (either way, the second of the two
         // removes the thread's entry).
-        groups.sort_by_key(|g| g.hook == PlockHook::Blocked);
-        for g in groups {
-            let ret = is_return(g.hook) || g.hook == PlockHook::Blocked;
-            let dispatch = if is_return(g.hook) {
+        let mut groups = groups.into_vec();
+        groups.sort_by_key(|g| g.kind == PlockHook::Blocked);
+        for mut g in groups {
+            let ret = is_return(g.kind) || g.kind == PlockHook::Blocked;
+            let dispatch = if is_return(g.kind) {
                 DispatchKey::CookieResult
             } else {
                 DispatchKey::Cookie
             };
             out.programs.push(PlannedProgram {
-                plan: plock_plan("dt_plockstat", g.pid, g.hook, g.probes, Some(dispatch)),
-                attach: Attach::Uprobe {
-                    path: g.path.to_path_buf(),
-                    cookies: (0..g.offsets.len() as u64).collect(),
-                    offsets: g.offsets,
-                    ref_ctr_offsets: Vec::new(),
-                    left_out: Vec::new(),
-                    ret,
-                    pid: g.pid,
-                },
+                attach: g.attach(ret),
+                plan: plock_plan("dt_plockstat", g.pid, g.kind, g.probes, Some(dispatch)),
             });
         }
         Ok(())

@@ -26,14 +26,15 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use dtrace_bpf::plan::UsdtArg;
-use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, ProbeEnabling, ProgKind, ProgramPlan};
+use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, ProgKind, ProgramPlan};
 use dtrace_lang::pdesc::{field_matches, has_glob, ProbeDesc};
 
+use crate::places::Groups;
 use crate::uobj::{
     objects_of, read_dtrace_notes, read_notes, symbol_address, unloaded_object, ArgType,
     DtraceNotes, Object, SdtNote,
 };
-use crate::{ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink};
+use crate::{ArgDesc, Attributes, Enabled, Planned, PlannedProgram, ProbeSink};
 use crate::{ProbeTable, Provider};
 
 /// One place of a probe: its offset in the file, its semaphore's (0 for
@@ -369,81 +370,42 @@ impl Provider for Usdt {
     }
 
     fn plan(&self, table: &ProbeTable, enabled: &[Enabled], out: &mut Planned) -> io::Result<()> {
-        // (pid, file, arguments) -> (places, enablings), first seen first.
-        struct Group<'a> {
-            pid: u32,
-            path: &'a Path,
-            args: &'a [UsdtArg],
-            offsets: Vec<u64>,
-            cookies: Vec<u64>,
-            semaphores: Vec<u64>,
-            probes: Vec<ProbeEnabling>,
-            left_out: Vec<(u64, &'static str)>,
-        }
-        let mut groups: Vec<Group> = Vec::new();
+        // A group per process, file and arguments' shape.
+        let mut groups = Groups::new();
         for e in enabled {
             let Some(p) = self.probes.get(e.local as usize) else {
                 continue;
             };
             for place in &p.places {
-                let at = groups
-                    .iter()
-                    .position(|g| g.pid == p.pid && g.path == p.path && g.args == place.args);
-                let g = match at {
-                    Some(i) => &mut groups[i],
-                    None => {
-                        groups.push(Group {
-                            pid: p.pid,
-                            path: &p.path,
-                            args: &place.args,
-                            offsets: Vec::new(),
-                            cookies: Vec::new(),
-                            semaphores: Vec::new(),
-                            probes: Vec::new(),
-                            left_out: Vec::new(),
-                        });
-                        groups.last_mut().expect("just pushed")
-                    }
-                };
-                let key = match g.probes.iter().position(|x| x.probe.id == e.id) {
-                    Some(k) => k,
-                    None => {
-                        g.probes.push(e.enabling(table, g.probes.len() as u32));
-                        g.probes.len() - 1
-                    }
-                };
-                if !g.offsets.contains(&place.offset) {
+                let g = groups.group(p.pid, &p.path, place.args.as_slice());
+                let key = u64::from(g.probe(table, e));
+                if !g.has(place.offset) {
                     // A place whose semaphore the kernel cannot count is
                     // left out, and said why; its cookie (the probe's key,
                     // low half, as every place's) is its own, so that the
                     // probe's other places stay.
                     let cookie = match place.semaphore_problem {
-                        Some(why) => {
-                            let c = key as u64 | 1 << 32;
-                            g.left_out.push((c, why));
-                            c
-                        }
-                        None => key as u64,
+                        Some(_) => key | 1 << 32,
+                        None => key,
                     };
-                    g.offsets.push(place.offset);
-                    g.cookies.push(cookie);
-                    g.semaphores.push(place.semaphore);
+                    g.place(
+                        place.offset,
+                        cookie,
+                        place.semaphore,
+                        place.semaphore_problem,
+                    );
                 }
             }
         }
-        for g in groups {
-            let semaphores = if g.semaphores.iter().any(|&s| s != 0) {
-                g.semaphores
-            } else {
-                Vec::new()
-            };
+        for mut g in groups.into_vec() {
+            let attach = g.attach(false);
             out.programs.push(PlannedProgram {
                 plan: ProgramPlan {
                     name: "dt_usdt".to_string(),
                     kind: ProgKind::Uprobe,
                     context: ArgContext::Usdt {
                         pid: g.pid,
-                        args: g.args.to_vec(),
+                        args: g.kind.to_vec(),
                     },
                     phase: Phase::Normal,
                     probes: g.probes,
@@ -451,15 +413,7 @@ impl Provider for Usdt {
                     tick_gate: None,
                     guard: None,
                 },
-                attach: Attach::Uprobe {
-                    path: g.path.to_path_buf(),
-                    offsets: g.offsets,
-                    cookies: g.cookies,
-                    ref_ctr_offsets: semaphores,
-                    left_out: g.left_out,
-                    ret: false,
-                    pid: g.pid,
-                },
+                attach,
             });
         }
         Ok(())
