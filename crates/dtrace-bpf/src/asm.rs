@@ -1,5 +1,8 @@
 //! A small assembler: instruction buffer, forward and backward labels, and
 //! map relocations resolved by the loader once maps have file descriptors.
+//! `finish` drops unreachable code (the verifier refuses it) and turns a
+//! jump longer than [`SHORT_JUMP_LIMIT`] into `gotol`, repeating until no
+//! jump changes.
 
 use crate::insn::*;
 

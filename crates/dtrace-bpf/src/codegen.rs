@@ -28,24 +28,6 @@ impl std::fmt::Display for GenError {
     }
 }
 
-/// The stash of plockstat's lock functions in process `pid`: the lock
-/// each thread is taking, from entry to return.
-pub(crate) fn plock_stash_name(pid: u32) -> String {
-    format!("plockstat:{}", pid)
-}
-
-/// Whether a plockstat program keeps or reads the stash.
-pub(crate) fn plock_stashed(hook: PlockHook) -> bool {
-    matches!(
-        hook,
-        PlockHook::Stash
-            | PlockHook::MutexReturn { .. }
-            | PlockHook::RwReturn { .. }
-            | PlockHook::FutexWait
-            | PlockHook::Blocked
-    )
-}
-
 /// Hash map keys are built on the BPF stack by some helpers and are
 /// limited to its size.
 const MAX_KEY: u32 = 512;
@@ -465,26 +447,24 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     // deleted (several probes may read one), so the least recently used
     // make way when the map is full.
     for p in inp.plans {
-        let plock;
-        let hook = match &p.context {
-            ArgContext::Stash { hook, .. } => hook,
-            ArgContext::RawArgs { after: Some(a), .. } => &a.hook,
-            ArgContext::Plock { pid, hook } if plock_stashed(*hook) => {
-                plock = plock_stash_name(*pid);
-                &plock
-            }
+        let hooks = match &p.context {
+            ArgContext::Stash { hook, .. } => vec![hook.clone()],
+            ArgContext::RawArgs { after: Some(a), .. } => vec![a.hook.clone()],
+            ArgContext::Hook(h) => h.stashes(),
             _ => continue,
         };
-        if g.stash_maps.iter().all(|(h, _)| h != hook) {
-            let id = g.add_map(map(
-                &format!("dt_stash_{}", g.stash_maps.len()),
-                MapRole::Stash(hook.clone()),
-                MapKind::LruHash,
-                16,
-                8 + 8 * u32::from(STASH_WORDS),
-                16384,
-            ));
-            g.stash_maps.push((hook.clone(), id));
+        for hook in &hooks {
+            if g.stash_maps.iter().all(|(h, _)| h != hook) {
+                let id = g.add_map(map(
+                    &format!("dt_stash_{}", g.stash_maps.len()),
+                    MapRole::Stash(hook.clone()),
+                    MapKind::LruHash,
+                    16,
+                    8 + 8 * u32::from(STASH_WORDS),
+                    16384,
+                ));
+                g.stash_maps.push((hook.clone(), id));
+            }
         }
     }
 
@@ -688,15 +668,11 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         };
         // One probe needs no table: the number filter admits only its
         // call, and its identity and EPIDs are constants.
-        // One probe needs no table, but where the key also says which of
-        // a place's probes fired (plockstat's acquire or error), even one
-        // is looked up.
+        // One probe needs no table, but where the key also says whether
+        // the probe fires (`HookAlways`), even one is looked up.
         let dmap = if plan.dispatch.is_some()
-            && (plan.probes.len() > 1
-                || matches!(
-                    plan.dispatch,
-                    Some(DispatchKey::CookieResult | DispatchKey::Stashed)
-                )) {
+            && (plan.probes.len() > 1 || plan.dispatch == Some(DispatchKey::HookAlways))
+        {
             let (table, id) = build_dispatch(&mut g, pi, plan)?;
             dispatch.push(table);
             Some(id)
@@ -859,7 +835,7 @@ pub(crate) struct Frame {
 }
 
 /// Fixed stack slots of every frame.
-pub(crate) mod stack {
+pub mod stack {
     /// The probe context (main program only).
     pub const CTX: i16 = -8;
     /// The dispatch table entry (main program only).

@@ -614,7 +614,8 @@ impl ProgGen<'_, '_> {
     }
 
     /// The hook argument word that points to the task the probe fires on
-    /// behalf of, if not the current one (sched:::on-cpu).
+    /// behalf of, if not the current one (a context switch's incoming
+    /// thread).
     fn task_word(&self) -> Option<u8> {
         match &self.plan.context {
             ArgContext::RawArgs { task, .. } => *task,

@@ -17,6 +17,7 @@ pub mod asm;
 pub mod codegen;
 mod dpath;
 mod expr;
+pub mod hook;
 mod inet;
 pub mod insn;
 mod json;

@@ -8,16 +8,17 @@ use dtrace_lang::printf::Format;
 use dtrace_lang::types::Type;
 
 use crate::asm::{Assembled, MapId};
+use crate::hook::HookRef;
 
 /// The kind of BPF program and so how it is attached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProgKind {
-    /// A perf tracepoint program (`syscalls/sys_enter_read`).
+    /// A perf tracepoint program (`sched/sched_switch`).
     Tracepoint,
     /// A raw tracepoint program (`sys_enter`), also used for BEGIN and END
     /// which the consumer runs with `BPF_PROG_TEST_RUN`.
     RawTracepoint,
-    /// A perf event program (cpu-clock for profile and tick).
+    /// A perf event program (a cpu-clock timer, a counter's overflow).
     PerfEvent,
     /// A tracing program at a kernel function's entry (fentry) or return
     /// (fexit): its context is the function's arguments as 64-bit words,
@@ -34,24 +35,16 @@ pub enum ProgKind {
 pub enum ArgContext {
     /// No arguments (BEGIN, END): all zero.
     None,
-    /// A syscall entry tracepoint: `nargs` 8-byte fields from offset 16.
-    SyscallEnterTp { nargs: u8 },
-    /// A syscall exit tracepoint: the return value at offset 16 is arg0 and
-    /// arg1, and sets `errno`.
-    SyscallExitTp,
-    /// Raw `sys_enter`: ctx = { struct pt_regs *regs; long id }.
-    SyscallEnterRaw,
-    /// Raw `sys_exit`: ctx = { struct pt_regs *regs; long ret }.
-    SyscallExitRaw,
-    /// A perf event (profile/tick): arg0 = kernel pc, arg1 = user pc.
-    Profile,
+    /// A perf event (a timer or counter's sample): arg0 = the kernel
+    /// pc, arg1 = the user pc (the other 0).
+    PerfEventPc,
     /// A tracepoint's record: each argument one of its fields.
     Tracepoint(Vec<TpArg>),
     /// A raw tracepoint (ctx: the hook's arguments as 64-bit words): each
     /// argument a hook word or a constant; the
     /// probe fires only if every guard holds. With `task`, the probe
-    /// fires on behalf of the task that hook word points to (sched's
-    /// on-cpu, at the switch, for the incoming thread): `curthread`,
+    /// fires on behalf of the task that hook word points to (at a
+    /// context switch, the incoming thread): `curthread`,
     /// `pid`, `tid`, `ppid`, `uid`, `gid`, `execname`, `vtimestamp` and
     /// `self->` variables are that task's.
     RawArgs {
@@ -67,9 +60,9 @@ pub enum ArgContext {
     /// time and the first `nwords` hook words for the current thread,
     /// keyed also by hook word `key` (a lock's address), in the stash map
     /// of `hook` (its own name), for the probes that fire `after` it
-    /// (lockstat's contention_begin, for the probes at contention_end).
+    /// (a lock's contention beginning, for the probes at its end).
     Stash { hook: String, key: u8, nwords: u8 },
-    /// A pid provider probe, in process `pid` alone (a uprobe is on a
+    /// A probe at a user function or instruction, in process `pid` alone (a uprobe is on a
     /// file, which other processes may map). At entry, arg0-arg5 are the
     /// x86-64 argument registers and arg6-arg9 the words after the return
     /// address on the user stack (0 where unreadable); at return
@@ -83,98 +76,20 @@ pub enum ArgContext {
     /// frame pointer yet, or has restored it): `ustack()` puts it after
     /// the first frame, or the caller would be missing.
     Uprobe { ret: bool, pid: u32, entry: bool },
-    /// A plockstat probe in process `pid`: a uprobe at a pthread lock
-    /// function (see [`PlockHook`]).
-    Plock { pid: u32, hook: PlockHook },
-    /// A USDT probe (a uprobe at a `stapsdt` note's place), in process
-    /// `pid` alone: each argument where the note says it is.
-    Usdt { pid: u32, args: Vec<UsdtArg> },
+    /// A provider's own hook (see [`crate::hook`]): its arguments, and
+    /// any steps of its own, are the hook's.
+    Hook(HookRef),
 }
 
 impl ArgContext {
-    /// The process a user-level probe (pid, USDT, plockstat) is in.
+    /// The process a user-level probe is in.
     pub fn process(&self) -> Option<u32> {
         match self {
-            ArgContext::Uprobe { pid, .. }
-            | ArgContext::Usdt { pid, .. }
-            | ArgContext::Plock { pid, .. } => Some(*pid),
+            ArgContext::Uprobe { pid, .. } => Some(*pid),
+            ArgContext::Hook(h) => h.process(),
             _ => None,
         }
     }
-}
-
-/// Where a plockstat program is, and what its probes' arguments are.
-/// glibc's `pthread_mutex_t` has its recursion count at offset 4 and its
-/// kind at 16; `pthread_rwlock_t` its writer's thread ID at 24.
-///
-/// The stash entry of a thread in a lock function is the time and four
-/// words: the lock, the place's cookie (see [`plock_cookie`]), whether
-/// the thread blocked in the call (a futex wait on the lock), and which
-/// of the two programs at the function's return (the acquire or error
-/// probes', and the blocked probes') have seen it (bits 1 and 0): the
-/// second of them removes it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PlockHook {
-    /// At a lock function's entry: keeps its lock (the first argument)
-    /// and the place's cookie for this thread, for the return. Serves no
-    /// probe.
-    Stash,
-    /// At the `syscalls:sys_enter_futex` tracepoint, in a thread that is
-    /// in a lock function: a wait (`FUTEX_WAIT`, `_WAIT_BITSET`,
-    /// `_LOCK_PI`, `_LOCK_PI2`) on a word of its lock marks the call
-    /// blocked and, the first time, fires `mutex-block` (mutex) or
-    /// `rw-block` (lock, is_writer), by the stashed cookie.
-    FutexWait,
-    /// At a blocking lock function's return, in a call that blocked:
-    /// `mutex-blocked` (mutex, acquired) or `rw-blocked` (lock,
-    /// is_writer, acquired).
-    Blocked,
-    /// At a mutex lock function's return, the lock kept at entry:
-    /// `mutex-acquire` (mutex, is_recursive, 0) when it returned 0,
-    /// else `mutex-error` (mutex, errno); with `try`, EBUSY fires
-    /// neither (a trylock that found the mutex held).
-    MutexReturn { try_: bool },
-    /// At a rwlock lock function's return: `rw-acquire` (lock,
-    /// is_writer) when it returned 0, else `rw-error` (lock, is_writer,
-    /// errno); with `try`, EBUSY fires neither.
-    RwReturn { writer: bool, try_: bool },
-    /// At `pthread_mutex_unlock`'s entry: `mutex-release` (mutex,
-    /// is_recursive).
-    MutexUnlock,
-    /// At `pthread_rwlock_unlock`'s entry: `rw-release` (lock, is_writer:
-    /// its writer is this thread).
-    RwUnlock,
-}
-
-/// The cookie of a lock function's place for plockstat's stash program:
-/// the function's number in the provider's table, times four, plus its
-/// kind (0 a mutex, 1 a reader's rwlock, 2 a writer's).
-pub fn plock_cookie(function: u32, kind: u32) -> u64 {
-    u64::from(function) * 4 + u64::from(kind & 3)
-}
-
-/// Where a USDT probe's argument is at its place, as its note describes
-/// it (`-4@%eax`, `8@-8(%rbp)`, `4@$5`). Registers are offsets in the
-/// whole `struct pt_regs`; a value of `size` bytes (1, 2, 4 or 8) is
-/// sign-extended if `signed`, else zero-extended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum UsdtArg {
-    /// A constant.
-    Const(i64),
-    /// The low `size` bytes of a register.
-    Reg { reg: u16, size: u8, signed: bool },
-    /// `size` bytes of user memory at `disp` plus register `base`, plus
-    /// register `index` times its scale, plus (`ip_relative`) the place's
-    /// run-time address (`bpf_get_func_ip`): a symbol's address relative
-    /// to the probe's.
-    Mem {
-        base: Option<u16>,
-        index: Option<(u16, u8)>,
-        disp: i64,
-        ip_relative: bool,
-        size: u8,
-        signed: bool,
-    },
 }
 
 /// The hook a probe fires after (see [`ArgContext::Stash`]): the stash is
@@ -251,18 +166,16 @@ pub enum TpLoad {
 /// Where the dispatch key of a shared program comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DispatchKey {
-    /// The syscall number: ctx->args[1] at entry, regs->orig_ax at exit.
-    SyscallNr,
     /// The attachment's cookie (`bpf_get_attach_cookie`): one program
-    /// attached at many places, each with its probe's key (pid).
+    /// attached at many places, each with its probe's key.
     Cookie,
-    /// Twice the cookie, plus one if the traced function returned
-    /// non-zero (plockstat's acquire and error probes at one return).
-    CookieResult,
-    /// The cookie plockstat's stash program kept at the entry of the
-    /// lock function this thread is in (its block probes, which fire at
-    /// a futex wait). Looked up even for one probe.
-    Stashed,
+    /// What the program's hook computes ([`crate::hook::Hook::dispatch_key`]:
+    /// a system call's number); with one probe, no table is looked up.
+    Hook,
+    /// What the hook computes, looked up even for one probe: the key
+    /// also says whether the probe fires (which of a place's probes did,
+    /// by the traced function's result).
+    HookAlways,
 }
 
 /// A probe as the BPF code sees it.
@@ -280,7 +193,7 @@ pub struct ProbeIdentity {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProbeEnabling {
     pub probe: ProbeIdentity,
-    /// Dispatch key for shared programs (syscall number, cookie).
+    /// Dispatch key for shared programs (cookie, or the hook's).
     pub key: u32,
     pub clauses: Vec<(usize, u32)>,
 }
@@ -599,7 +512,7 @@ pub struct Generated {
     pub targets: Option<TargetSlots>,
 }
 
-/// The processes user-level probes (pid, USDT, plockstat) are in, one
+/// The processes user-level probes are in, one
 /// slot of two words each in one array element (`map`, key 0): the
 /// process ID while its image is the one the probes were made for, then
 /// 0, and how many more execs keep it (1 for a `-c` command held before

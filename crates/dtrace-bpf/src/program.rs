@@ -8,6 +8,7 @@ use crate::codegen::stack;
 use crate::codegen::{
     dispatch_layout, load_imm, visit_clause_exprs, DispatchLayout, Frame, GenError, Generator, Temp,
 };
+use crate::hook::HookGen;
 use crate::insn::*;
 use crate::layout::{regs, scratch};
 use crate::plan::*;
@@ -46,7 +47,7 @@ pub(crate) struct ClauseCx {
     pub(crate) fault_body: Label,
     pub(crate) in_predicate: bool,
     pub(crate) faulted: bool,
-    /// The program's context defines errno (syscall returns).
+    /// The program's context defines errno (system call returns).
     pub(crate) has_errno: bool,
     /// Where the clause ends, and its record's size.
     pub(crate) end: Option<Label>,
@@ -58,10 +59,6 @@ pub(crate) struct ClauseCx {
 
 /// `bpf_ringbuf_submit` flag: do not wake the consumer.
 const BPF_RB_NO_WAKEUP: i32 = 1;
-/// Up to this many syscall numbers are tested one by one before a
-/// dispatched program does any work; more are bounds-checked and left to
-/// the dispatch table.
-const SYSCALL_COMPARES: usize = 8;
 
 /// The highest signal number Linux has.
 const MAX_SIGNAL: i32 = 64;
@@ -119,10 +116,7 @@ pub(crate) fn build(
     let error_sub = a.new_label();
     let dummy = a.new_label();
     let dl = dmap.map(|_| dispatch_layout(g, plan));
-    let has_errno = matches!(
-        plan.context,
-        ArgContext::SyscallExitTp | ArgContext::SyscallExitRaw
-    );
+    let has_errno = matches!(&plan.context, ArgContext::Hook(h) if h.has_errno());
     let mut p = ProgGen {
         g,
         a,
@@ -168,10 +162,7 @@ pub(crate) fn build(
     };
     match &plan.context {
         ArgContext::Stash { hook, key, nwords } => p.stash(hook, *key, *nwords)?,
-        ArgContext::Plock {
-            pid,
-            hook: PlockHook::Stash,
-        } => p.plock_stash(*pid)?,
+        ArgContext::Hook(h) if h.own_program(&mut HookGen { p: &mut p })? => {}
         _ => p.main(gate_off)?,
     }
     if p.error_used {
@@ -219,7 +210,7 @@ impl ProgGen<'_, '_> {
 
     /// Jumps to `target` unless the activity state is the one this program
     /// runs in.
-    fn activity_check(&mut self, target: Label) {
+    pub(crate) fn activity_check(&mut self, target: Label) {
         let st = self.g.m_state;
         self.a.ld_map_value(R1, st, 0);
         self.a.emit(ldx(Size::W, R1, R1, 0));
@@ -232,7 +223,7 @@ impl ProgGen<'_, '_> {
     /// processes too, and by this one after an exec (libc always): the
     /// process's slot holds its ID while its image is the probes' (see
     /// `TargetSlots`).
-    fn process_check(&mut self, pid: u32, out: Label) -> Result<(), GenError> {
+    pub(crate) fn process_check(&mut self, pid: u32, out: Label) -> Result<(), GenError> {
         let (Some(m), Some(&(_, off))) = (
             self.g.m_targets,
             self.g.target_slots.iter().find(|(p, _)| *p == pid),
@@ -251,8 +242,12 @@ impl ProgGen<'_, '_> {
         let out = self.a.new_label();
         self.a.emit(mov64_reg(R6, R1));
         self.a.emit(stx(Size::DW, FP, stack::CTX, R6));
-        if self.plan.dispatch == Some(DispatchKey::SyscallNr) {
-            self.syscall_filter(out)?;
+        let hook = match &self.plan.context {
+            ArgContext::Hook(h) => Some(h.clone()),
+            _ => None,
+        };
+        if let Some(h) = &hook {
+            h.early_filter(&mut HookGen { p: self }, out)?;
         }
         self.activity_check(out);
         if let Some(pid) = self.plan.context.process() {
@@ -287,7 +282,7 @@ impl ProgGen<'_, '_> {
 
         if let ArgContext::RawArgs { guards, after, .. } = &self.plan.context {
             let (guards, after) = (guards.clone(), after.clone());
-            // A probe that is one case of its hook (proc:::exit is
+            // A probe that is one case of its hook (a process's exit is
             // sched_process_exit when the thread group dies with it): the
             // hook's own words first, as they cost nothing to test.
             for g in guards.iter().filter(|g| !g.stashed) {
@@ -314,32 +309,19 @@ impl ProgGen<'_, '_> {
                 self.guard_word(g, out);
             }
         }
-        if let ArgContext::Plock { pid, hook } = self.plan.context {
-            if hook != PlockHook::MutexUnlock && hook != PlockHook::RwUnlock {
-                self.plock_stashed(pid, hook, out)?;
-            }
+        if let Some(h) = &hook {
+            h.filter(&mut HookGen { p: self }, out)?;
         }
         if self.plan.probes.is_empty() {
-            // A program that only keeps state for others (plockstat's
-            // futex waits marking blocked calls): no probe fires here.
+            // A program that only keeps state for others (a hook's filter
+            // marking what later probes read): no probe fires here.
             self.a.ja_to(out);
         }
         let clauses = self.clause_list();
         let (uses_args, uses_errno) = self.uses(&clauses);
         let uses_args = uses_args || self.plan.guard.is_some();
-        let raw_ctx = matches!(
-            self.plan.context,
-            ArgContext::SyscallEnterRaw | ArgContext::SyscallExitRaw
-        );
-        if raw_ctx && uses_args {
-            // Read r10..orig_ax of the task's pt_regs in one go.
-            self.a.emit(mov64_reg(R1, R9));
-            self.a.emit(alu64_imm(Alu::Add, R1, scratch::REGS as i32));
-            self.a.emit(mov64_imm(R2, regs::LEN as i32));
-            self.a.emit(ldx(Size::DW, R3, R6, 0));
-            self.a.emit(alu64_imm(Alu::Add, R3, regs::BASE as i32));
-            self.a.emit(call(Helper::ProbeReadKernel));
-            self.a.jmp_imm_to(Cond::Ne, R0, 0, out);
+        if let (Some(h), true) = (&hook, uses_args) {
+            h.prepare(&mut HookGen { p: self }, out)?;
         }
         if let Some(dm) = self.dmap {
             match (self.plan.dispatch, &self.plan.context) {
@@ -348,34 +330,15 @@ impl ProgGen<'_, '_> {
                     self.a.emit(call(Helper::GetAttachCookie));
                     self.a.emit(mov64_reg(R1, R0));
                 }
-                (Some(DispatchKey::CookieResult), ArgContext::Plock { hook, .. }) => {
-                    let try_ = matches!(
-                        hook,
-                        PlockHook::MutexReturn { try_: true }
-                            | PlockHook::RwReturn { try_: true, .. }
-                    );
-                    self.a.emit(mov64_reg(R1, R6));
-                    self.a.emit(call(Helper::GetAttachCookie));
-                    self.a.emit(mov64_reg(R1, R0));
-                    self.a.emit(alu64_imm(Alu::Lsh, R1, 1));
-                    self.a.emit(ldx(Size::W, R2, R6, regs::AX_FULL as i16));
-                    if try_ {
-                        // EBUSY from a try function: the lock was held.
-                        self.a.jmp_imm_to(Cond::Eq, R2, 16, out);
-                    }
-                    let ok = self.a.new_label();
-                    self.a.jmp_imm_to(Cond::Eq, R2, 0, ok);
-                    self.a.emit(alu64_imm(Alu::Add, R1, 1));
-                    self.a.bind(ok);
+                (Some(DispatchKey::Hook | DispatchKey::HookAlways), ArgContext::Hook(h)) => {
+                    h.clone().dispatch_key(&mut HookGen { p: self }, out)?
                 }
-                (Some(DispatchKey::Stashed), _) => {
-                    self.a
-                        .emit(ldx(Size::DW, R1, R9, scratch::STASH as i16 + 16))
+                _ => {
+                    return Err(GenError(format!(
+                        "program {} has no dispatch key",
+                        self.plan.name
+                    )))
                 }
-                (_, ArgContext::SyscallEnterRaw) => self.a.emit(ldx(Size::DW, R1, R6, 8)),
-                // The number the filter read is still in its stack slot.
-                (_, ArgContext::SyscallExitRaw) => self.a.emit(ldx(Size::DW, R1, FP, stack::VALUE)),
-                _ => return Err(GenError("dispatch requires a syscall context".into())),
             }
             self.a.emit(stx(Size::W, FP, stack::KEY, R1));
             self.a.ld_map_fd(R1, dm);
@@ -407,47 +370,6 @@ impl ProgGen<'_, '_> {
         self.a.bind(out);
         self.a.emit(mov64_imm(R0, 0));
         self.a.emit(exit());
-        Ok(())
-    }
-
-    /// A dispatched syscall program runs for every system call made on
-    /// the machine: before anything else, those it has no probe for are
-    /// sent away on their number alone (a few compares, or a bounds check
-    /// when it has many), so the rest of the system pays a handful of
-    /// instructions, not a scratch lookup and a copy of its registers.
-    fn syscall_filter(&mut self, out: Label) -> Result<(), GenError> {
-        match self.plan.context {
-            // sys_enter(regs, id): the number is the second word.
-            ArgContext::SyscallEnterRaw => self.a.emit(ldx(Size::DW, R1, R6, 8)),
-            // sys_exit(regs, ret): the number is regs->orig_ax.
-            ArgContext::SyscallExitRaw => {
-                self.a.emit(mov64_reg(R1, FP));
-                self.a
-                    .emit(alu64_imm(Alu::Add, R1, i32::from(stack::VALUE)));
-                self.a.emit(mov64_imm(R2, 8));
-                self.a.emit(ldx(Size::DW, R3, R6, 0));
-                self.a
-                    .emit(alu64_imm(Alu::Add, R3, (regs::BASE + regs::ORIG_AX) as i32));
-                self.a.emit(call(Helper::ProbeReadKernel));
-                self.a.jmp_imm_to(Cond::Ne, R0, 0, out);
-                self.a.emit(ldx(Size::DW, R1, FP, stack::VALUE));
-            }
-            _ => return Err(GenError("dispatch requires a syscall context".into())),
-        }
-        let mut keys: Vec<u32> = self.plan.probes.iter().map(|e| e.key).collect();
-        keys.sort_unstable();
-        keys.dedup();
-        if keys.len() <= SYSCALL_COMPARES {
-            let go = self.a.new_label();
-            for k in keys {
-                self.a.jmp_imm_to(Cond::Eq, R1, k as i32, go);
-            }
-            self.a.ja_to(out);
-            self.a.bind(go);
-        } else {
-            let max = keys.last().copied().unwrap_or(0);
-            self.a.jmp_imm_to(Cond::Gt, R1, max as i32, out);
-        }
         Ok(())
     }
 
@@ -598,7 +520,7 @@ impl ProgGen<'_, '_> {
         self.a.emit(ldx(width, R1, R9, tmp));
     }
 
-    fn store_arg(&mut self, i: u32, src: Reg) {
+    pub(crate) fn store_arg(&mut self, i: u32, src: Reg) {
         self.a
             .emit(stx(Size::DW, R9, (scratch::ARGS + 8 * i) as i16, src));
     }
@@ -644,7 +566,7 @@ impl ProgGen<'_, '_> {
 
     /// Calls `helper` on stash map `map` with the key at fp+VALUE (and,
     /// for an update, the value at fp+`value`, any flags 0).
-    fn stash_call(&mut self, map: MapId, helper: Helper, value: Option<i16>) {
+    pub(crate) fn stash_call(&mut self, map: MapId, helper: Helper, value: Option<i16>) {
         self.a.ld_map_fd(R1, map);
         self.a.emit(mov64_reg(R2, FP));
         self.a
@@ -657,339 +579,7 @@ impl ProgGen<'_, '_> {
         self.a.emit(call(helper));
     }
 
-    /// The key of this thread's plockstat stash entry, at fp+VALUE: the
-    /// thread, then a zero word.
-    fn plock_key(&mut self) {
-        self.a.emit(call(Helper::GetCurrentPidTgid));
-        self.a.emit(stx(Size::DW, FP, stack::VALUE, R0));
-        self.a.emit(st_imm(Size::DW, FP, stack::KEY, 0));
-    }
-
-    /// The stash entry of this thread's lock call, for a plockstat
-    /// program at `hook` (see `PlockHook`): its lock, cookie, blocked
-    /// flag and seen bits copied to scratch (STASH + 8...), then, at a
-    /// futex wait, the call marked blocked; at the return, the entry
-    /// removed by the second of the two return programs to see it (only
-    /// the acquire one, if the call did not block). No entry, or a futex
-    /// wait that is not on the lock or not the call's first, jumps to
-    /// `out`, as does a call that did not block at the blocked probes.
-    fn plock_stashed(&mut self, pid: u32, hook: PlockHook, out: Label) -> Result<(), GenError> {
-        let map = self.g.stash_map(&crate::codegen::plock_stash_name(pid))?;
-        self.plock_key();
-        self.stash_call(map, Helper::MapLookupElem, None);
-        self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
-        for w in 0..i16::from(STASH_WORDS) {
-            self.a.emit(ldx(Size::DW, R1, R0, 8 + 8 * w));
-            self.a
-                .emit(stx(Size::DW, R9, scratch::STASH as i16 + 8 + 8 * w, R1));
-        }
-        let blocked = 8 + 16;
-        match hook {
-            PlockHook::FutexWait => {
-                // A wait: the command without the private and clock
-                // flags is FUTEX_WAIT (0), _LOCK_PI (6), _WAIT_BITSET (9)
-                // or _LOCK_PI2 (13).
-                let wait = self.a.new_label();
-                self.a.emit(ldx(Size::DW, R1, R6, 24));
-                self.a.emit(alu64_imm(Alu::And, R1, 127));
-                for cmd in [0, 6, 9, 13] {
-                    self.a.jmp_imm_to(Cond::Eq, R1, cmd, wait);
-                }
-                self.a.ja_to(out);
-                self.a.bind(wait);
-                // On a word of the lock (a mutex's first; a rwlock's
-                // readers, writers and phase words).
-                self.a.emit(ldx(Size::DW, R1, R6, 16));
-                self.a.emit(ldx(Size::DW, R2, R0, 8));
-                self.a.jmp_reg_to(Cond::Lt, R1, R2, out);
-                self.a.emit(alu64_imm(Alu::Add, R2, 32));
-                self.a.jmp_reg_to(Cond::Ge, R1, R2, out);
-                // Once per call.
-                self.a.emit(ldx(Size::DW, R1, R0, blocked));
-                self.a.jmp_imm_to(Cond::Ne, R1, 0, out);
-                self.a.emit(st_imm(Size::DW, R0, blocked, 1));
-            }
-            // Left for the blocked probes if the call blocked and they
-            // have not seen it.
-            PlockHook::MutexReturn { .. } | PlockHook::RwReturn { .. } => {
-                self.plock_handoff(map, None, 1, 2)
-            }
-            // Only a call that blocked.
-            PlockHook::Blocked => self.plock_handoff(map, Some(out), 2, 1),
-            _ => {}
-        }
-        Ok(())
-    }
-
-    /// At a lock function's return, with the thread's stash entry in R0
-    /// (offsets 24, blocked, and 32, the seen bits): the entry is removed
-    /// if the other program has seen it (bit `other`), else marked seen
-    /// by this one (bit `mine`). A call that did not block jumps to
-    /// `unblocked`, or with None is removed at once.
-    fn plock_handoff(&mut self, map: MapId, unblocked: Option<Label>, other: i32, mine: i32) {
-        let (blocked, seen) = (8 + 16, 8 + 24);
-        let remove = self.a.new_label();
-        let done = self.a.new_label();
-        self.a.emit(ldx(Size::DW, R1, R0, blocked));
-        self.a
-            .jmp_imm_to(Cond::Eq, R1, 0, unblocked.unwrap_or(remove));
-        self.a.emit(ldx(Size::DW, R1, R0, seen));
-        self.a.emit(alu64_imm(Alu::And, R1, other));
-        self.a.jmp_imm_to(Cond::Ne, R1, 0, remove);
-        self.a.emit(ldx(Size::DW, R1, R0, seen));
-        self.a.emit(alu64_imm(Alu::Or, R1, mine));
-        self.a.emit(stx(Size::DW, R0, seen, R1));
-        self.a.ja_to(done);
-        self.a.bind(remove);
-        self.stash_call(map, Helper::MapDeleteElem, None);
-        self.a.bind(done);
-    }
-
-    /// A plockstat stash program: while tracing is active, keeps the lock
-    /// (the first argument) and the place's cookie for this thread of
-    /// process `pid`, the call not yet blocked nor seen.
-    fn plock_stash(&mut self, pid: u32) -> Result<(), GenError> {
-        let out = self.a.new_label();
-        let map = self.g.stash_map(&crate::codegen::plock_stash_name(pid))?;
-        self.a.emit(mov64_reg(R6, R1));
-        self.activity_check(out);
-        self.process_check(pid, out)?;
-        self.plock_key();
-        // The value below the key: the time, then the words.
-        let value = stack::SPILL - 8 * i16::from(STASH_WORDS);
-        self.a.emit(st_imm(Size::DW, FP, value, 0));
-        self.a
-            .emit(ldx(Size::DW, R1, R6, regs::ARGS_FULL[0] as i16));
-        self.a.emit(stx(Size::DW, FP, value + 8, R1));
-        self.a.emit(mov64_reg(R1, R6));
-        self.a.emit(call(Helper::GetAttachCookie));
-        self.a.emit(stx(Size::DW, FP, value + 16, R0));
-        for i in 2..i16::from(STASH_WORDS) {
-            self.a.emit(st_imm(Size::DW, FP, value + 8 + 8 * i, 0));
-        }
-        self.stash_call(map, Helper::MapUpdateElem, Some(value));
-        self.a.bind(out);
-        self.a.emit(mov64_imm(R0, 0));
-        self.a.emit(exit());
-        Ok(())
-    }
-
-    /// Reads the 4-byte user word at `base + off` (base in R3) into
-    /// argument slot `slot`, zero-extended (0 if unreadable).
-    fn user_u32_to_slot(&mut self, off: i32, slot: u32) {
-        let at = (scratch::ARGS + 8 * slot) as i16;
-        self.a.emit(st_imm(Size::DW, R9, at, 0));
-        self.a.emit(alu64_imm(Alu::Add, R3, off));
-        self.a.emit(mov64_reg(R1, R9));
-        self.a.emit(alu64_imm(Alu::Add, R1, i32::from(at)));
-        self.a.emit(mov64_imm(R2, 4));
-        self.a.emit(call(Helper::ProbeReadUser));
-    }
-
-    /// arg1 = the mutex in arg0 is recursive and held more than once
-    /// (its kind's low bits are PTHREAD_MUTEX_RECURSIVE_NP, 1, and its
-    /// count is over 1). Uses argument slots 8 and 9.
-    fn plock_recursive(&mut self) {
-        self.a.emit(ldx(Size::DW, R3, R9, scratch::ARGS as i16));
-        self.user_u32_to_slot(16, 8);
-        self.a.emit(ldx(Size::DW, R3, R9, scratch::ARGS as i16));
-        self.user_u32_to_slot(4, 9);
-        let no = self.a.new_label();
-        let done = self.a.new_label();
-        self.a
-            .emit(ldx(Size::DW, R1, R9, (scratch::ARGS + 64) as i16));
-        self.a.emit(alu64_imm(Alu::And, R1, 3));
-        self.a.jmp_imm_to(Cond::Ne, R1, 1, no);
-        self.a
-            .emit(ldx(Size::DW, R1, R9, (scratch::ARGS + 72) as i16));
-        self.a.jmp_imm_to(Cond::Le, R1, 1, no);
-        self.a.emit(mov64_imm(R1, 1));
-        self.a.ja_to(done);
-        self.a.bind(no);
-        self.a.emit(mov64_imm(R1, 0));
-        self.a.bind(done);
-        self.store_arg(1, R1);
-    }
-
-    /// Argument `slot` = 1 if the lock function returned 0 (took the
-    /// lock), else 0.
-    fn plock_taken(&mut self, slot: u32) {
-        let no = self.a.new_label();
-        let done = self.a.new_label();
-        self.a.emit(ldx(Size::W, R1, R6, regs::AX_FULL as i16));
-        self.a.jmp_imm_to(Cond::Ne, R1, 0, no);
-        self.a.emit(mov64_imm(R1, 1));
-        self.a.ja_to(done);
-        self.a.bind(no);
-        self.a.emit(mov64_imm(R1, 0));
-        self.a.bind(done);
-        self.store_arg(slot, R1);
-    }
-
-    /// A plockstat probe's arguments (see `PlockHook`).
-    fn load_plock_args(&mut self, hook: PlockHook) {
-        let stashed = (scratch::STASH + 8) as i16;
-        match hook {
-            PlockHook::Stash => self.zero_args(0),
-            PlockHook::FutexWait | PlockHook::Blocked => {
-                // The lock, is_writer (the stashed cookie's kind is 2),
-                // then, at the return, whether the lock was taken: after
-                // the lock for a mutex, after is_writer for a rwlock.
-                self.a.emit(ldx(Size::DW, R1, R9, stashed));
-                self.store_arg(0, R1);
-                let mutex = self.a.new_label();
-                let done = self.a.new_label();
-                self.a
-                    .emit(ldx(Size::DW, R2, R9, scratch::STASH as i16 + 16));
-                self.a.emit(alu64_imm(Alu::And, R2, 3));
-                self.a.jmp_imm_to(Cond::Eq, R2, 0, mutex);
-                self.a.emit(mov64_imm(R1, 0));
-                let reader = self.a.new_label();
-                self.a.jmp_imm_to(Cond::Ne, R2, 2, reader);
-                self.a.emit(mov64_imm(R1, 1));
-                self.a.bind(reader);
-                self.store_arg(1, R1);
-                if hook == PlockHook::Blocked {
-                    self.plock_taken(2);
-                }
-                self.a.ja_to(done);
-                self.a.bind(mutex);
-                if hook == PlockHook::Blocked {
-                    self.plock_taken(1);
-                }
-                self.a.bind(done);
-                self.zero_args(if hook == PlockHook::Blocked { 3 } else { 2 });
-            }
-            PlockHook::MutexReturn { .. } => {
-                self.zero_args(1);
-                self.a.emit(ldx(Size::DW, R1, R9, stashed));
-                self.store_arg(0, R1);
-                let err = self.a.new_label();
-                let done = self.a.new_label();
-                self.a.emit(ldx(Size::W, R1, R6, regs::AX_FULL as i16));
-                self.a.jmp_imm_to(Cond::Ne, R1, 0, err);
-                self.plock_recursive();
-                self.a.ja_to(done);
-                self.a.bind(err);
-                self.store_arg(1, R1);
-                self.a.bind(done);
-                self.zero_args(2);
-            }
-            PlockHook::RwReturn { writer, .. } => {
-                self.a.emit(ldx(Size::DW, R1, R9, stashed));
-                self.store_arg(0, R1);
-                self.a.emit(mov64_imm(R1, i32::from(writer)));
-                self.store_arg(1, R1);
-                self.a.emit(ldx(Size::W, R1, R6, regs::AX_FULL as i16));
-                self.store_arg(2, R1);
-                self.zero_args(3);
-            }
-            PlockHook::MutexUnlock => {
-                self.zero_args(1);
-                self.a
-                    .emit(ldx(Size::DW, R1, R6, regs::ARGS_FULL[0] as i16));
-                self.store_arg(0, R1);
-                self.plock_recursive();
-                self.zero_args(2);
-            }
-            PlockHook::RwUnlock => {
-                self.zero_args(1);
-                self.a
-                    .emit(ldx(Size::DW, R3, R6, regs::ARGS_FULL[0] as i16));
-                self.a.emit(stx(Size::DW, R9, scratch::ARGS as i16, R3));
-                // The writer's thread ID, against this thread's.
-                self.user_u32_to_slot(24, 8);
-                self.a.emit(call(Helper::GetCurrentPidTgid));
-                self.a.emit(alu64_imm(Alu::Lsh, R0, 32));
-                self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
-                self.a
-                    .emit(ldx(Size::DW, R1, R9, (scratch::ARGS + 64) as i16));
-                let no = self.a.new_label();
-                let done = self.a.new_label();
-                self.a.jmp_reg_to(Cond::Ne, R1, R0, no);
-                self.a.emit(mov64_imm(R1, 1));
-                self.a.ja_to(done);
-                self.a.bind(no);
-                self.a.emit(mov64_imm(R1, 0));
-                self.a.bind(done);
-                self.store_arg(1, R1);
-                self.zero_args(2);
-            }
-        }
-    }
-
-    /// USDT argument `i`, where its note says it is (r6: the probe's
-    /// `pt_regs`). Memory that cannot be read gives 0.
-    fn load_usdt_arg(&mut self, i: u32, arg: &UsdtArg) {
-        let slot = (scratch::ARGS + 8 * i) as i16;
-        let (size, signed) = match *arg {
-            UsdtArg::Const(v) => {
-                crate::codegen::load_imm(&mut self.a, R1, v);
-                self.store_arg(i, R1);
-                return;
-            }
-            UsdtArg::Reg { reg, size, signed } => {
-                self.a.emit(ldx(Size::DW, R1, R6, reg as i16));
-                self.store_arg(i, R1);
-                (size, signed)
-            }
-            UsdtArg::Mem {
-                base,
-                index,
-                disp,
-                ip_relative,
-                size,
-                signed,
-            } => {
-                // r3 = the address, built in r3 as the helper wants it.
-                if ip_relative {
-                    self.a.emit(mov64_reg(R1, R6));
-                    self.a.emit(call(Helper::GetFuncIp));
-                    crate::codegen::load_imm(&mut self.a, R3, disp);
-                    self.a.emit(alu64_reg(Alu::Add, R3, R0));
-                } else {
-                    crate::codegen::load_imm(&mut self.a, R3, disp);
-                }
-                if let Some(b) = base {
-                    self.a.emit(ldx(Size::DW, R1, R6, b as i16));
-                    self.a.emit(alu64_reg(Alu::Add, R3, R1));
-                }
-                if let Some((x, scale)) = index {
-                    self.a.emit(ldx(Size::DW, R1, R6, x as i16));
-                    if scale > 1 {
-                        self.a.emit(alu64_imm(Alu::Mul, R1, i32::from(scale)));
-                    }
-                    self.a.emit(alu64_reg(Alu::Add, R3, R1));
-                }
-                let n = if matches!(size, 1 | 2 | 4 | 8) {
-                    size
-                } else {
-                    8
-                };
-                self.a.emit(st_imm(Size::DW, R9, slot, 0));
-                self.a.emit(mov64_reg(R1, R9));
-                self.a.emit(alu64_imm(Alu::Add, R1, i32::from(slot)));
-                self.a.emit(mov64_imm(R2, i32::from(n)));
-                self.a.emit(call(Helper::ProbeReadUser));
-                // A failed read may leave part of the slot written.
-                let ok = self.a.new_label();
-                self.a.jmp_imm_to(Cond::Eq, R0, 0, ok);
-                self.a.emit(st_imm(Size::DW, R9, slot, 0));
-                self.a.bind(ok);
-                (n, signed)
-            }
-        };
-        if size < 8 {
-            let bits = 64 - 8 * i32::from(size);
-            self.a.emit(ldx(Size::DW, R1, R9, slot));
-            self.a.emit(alu64_imm(Alu::Lsh, R1, bits));
-            let shift = if signed { Alu::Arsh } else { Alu::Rsh };
-            self.a.emit(alu64_imm(shift, R1, bits));
-            self.store_arg(i, R1);
-        }
-    }
-
-    fn zero_args(&mut self, from: u32) {
+    pub(crate) fn zero_args(&mut self, from: u32) {
         for i in from..10 {
             self.a
                 .emit(st_imm(Size::DW, R9, (scratch::ARGS + 8 * i) as i16, 0));
@@ -1013,8 +603,8 @@ impl ProgGen<'_, '_> {
                                 scratch::STASH as i16 + 8 + 8 * i16::from(w.min(STASH_WORDS - 1));
                             self.a.emit(ldx(Size::DW, R1, R9, at));
                         }
-                        // A read already made for an earlier argument (tcp's
-                        // IP header is args[2]'s and args[4]'s word) is
+                        // A read already made for an earlier argument (a
+                        // packet's IP header, two arguments' word) is
                         // copied, not made again.
                         RawWord::Load { .. } if words[..i].contains(&w) => {
                             let j = words[..i].iter().position(|x| *x == w).unwrap_or(0);
@@ -1080,54 +670,8 @@ impl ProgGen<'_, '_> {
                     self.a.emit(call(Helper::ProbeReadUser));
                 }
             }
-            ArgContext::Plock { hook, .. } => self.load_plock_args(*hook),
-            ArgContext::Usdt { args, .. } => {
-                for (i, arg) in args.iter().take(10).enumerate() {
-                    self.load_usdt_arg(i as u32, arg);
-                }
-                self.zero_args(args.len().min(10) as u32);
-            }
-            ArgContext::SyscallEnterTp { nargs } => {
-                let n = u32::from((*nargs).min(6));
-                for i in 0..n {
-                    self.a.emit(ldx(Size::DW, R1, R6, (16 + 8 * i) as i16));
-                    self.store_arg(i, R1);
-                }
-                self.zero_args(n);
-            }
-            ArgContext::SyscallExitTp | ArgContext::SyscallExitRaw => {
-                if self.plan.context == ArgContext::SyscallExitTp {
-                    self.a.emit(ldx(Size::DW, R1, R6, 16));
-                } else {
-                    self.a.emit(ldx(Size::DW, R1, R6, 8));
-                }
-                self.store_arg(0, R1);
-                self.store_arg(1, R1);
-                self.zero_args(2);
-                if errno {
-                    // errno is -ret for returns in [-4095, -1].
-                    let zero = self.a.new_label();
-                    let done = self.a.new_label();
-                    self.a.jmp_imm_to(Cond::Sge, R1, 0, zero);
-                    self.a.jmp_imm_to(Cond::Slt, R1, -4095, zero);
-                    self.a.emit(neg64(R1));
-                    self.a.emit(stx(Size::DW, R9, scratch::ERRNO as i16, R1));
-                    self.a.ja_to(done);
-                    self.a.bind(zero);
-                    self.a.emit(st_imm(Size::DW, R9, scratch::ERRNO as i16, 0));
-                    self.a.bind(done);
-                }
-            }
-            ArgContext::SyscallEnterRaw => {
-                let order = [regs::DI, regs::SI, regs::DX, regs::R10, regs::R8, regs::R9];
-                for (i, off) in order.iter().enumerate() {
-                    self.a
-                        .emit(ldx(Size::DW, R1, R9, (scratch::REGS + off) as i16));
-                    self.store_arg(i as u32, R1);
-                }
-                self.zero_args(6);
-            }
-            ArgContext::Profile => {
+            ArgContext::Hook(h) => h.load_args(&mut HookGen { p: self }, errno),
+            ArgContext::PerfEventPc => {
                 // arg0: the kernel pc, arg1: the user pc; the other is 0.
                 self.a.emit(ldx(Size::DW, R1, R6, regs::IP_FULL as i16));
                 self.a.emit(mov64_imm(R2, 0));

@@ -373,7 +373,7 @@ impl Provider for Cpc {
                 plan: single(
                     &format!("dt_cpc_{}", e.local),
                     ProgKind::PerfEvent,
-                    ArgContext::Profile,
+                    ArgContext::PerfEventPc,
                     Phase::Normal,
                     e.enabling(table, 0),
                     None,

@@ -30,9 +30,7 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 
-use dtrace_bpf::plan::{
-    ArgContext, DispatchKey, Phase, ProbeEnabling, ProbeIdentity, ProgKind, ProgramPlan,
-};
+use dtrace_bpf::plan::{ArgContext, Phase, ProbeEnabling, ProbeIdentity, ProgKind, ProgramPlan};
 use dtrace_lang::pdesc::ProbeDesc;
 use dtrace_lang::{ArgTypes, ProbeArg, ProbeContext};
 
@@ -973,23 +971,6 @@ fn attach_uprobes(
             attach_uprobes(prog, path, second, (ret, pid), links, refused)
         }
         Err(e) => Err(e),
-    }
-}
-
-pub(crate) fn dispatch_plan(
-    name: &str,
-    context: ArgContext,
-    probes: Vec<ProbeEnabling>,
-) -> ProgramPlan {
-    ProgramPlan {
-        name: name.to_string(),
-        kind: ProgKind::RawTracepoint,
-        context,
-        phase: Phase::Normal,
-        probes,
-        dispatch: Some(DispatchKey::SyscallNr),
-        tick_gate: None,
-        guard: None,
     }
 }
 

@@ -81,7 +81,7 @@ impl Provider for Profile {
                 plan: single(
                     &format!("dt_{}", name),
                     ProgKind::PerfEvent,
-                    ArgContext::Profile,
+                    ArgContext::PerfEventPc,
                     Phase::Normal,
                     e.enabling(table, 0),
                     tick.then_some(*period_ns),

@@ -8,12 +8,17 @@ use std::collections::{HashMap, HashSet};
 use std::io;
 use std::path::{Path, PathBuf};
 
-use dtrace_bpf::plan::{ArgContext, Phase, ProgKind, ProgramPlan};
+use dtrace_bpf::asm::Label;
+use dtrace_bpf::codegen::GenError;
+use dtrace_bpf::hook::{stack, Hook, HookGen, HookRef};
+use dtrace_bpf::insn::*;
+use dtrace_bpf::layout::{regs, scratch};
+use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, ProgKind, ProgramPlan};
 use dtrace_lang::pdesc::{field_matches, has_glob, ProbeDesc};
 
 use crate::{
-    dispatch_plan, ArgDesc, Attach, Enabled, Planned, PlannedProgram, ProbeSink, ProbeTable,
-    Provider, SYSCALL_DISPATCH_THRESHOLD,
+    ArgDesc, Attach, Enabled, Planned, PlannedProgram, ProbeSink, ProbeTable, Provider,
+    SYSCALL_DISPATCH_THRESHOLD,
 };
 
 pub const MODULE: &str = "vmlinux";
@@ -290,15 +295,15 @@ impl Syscall {
                 continue;
             }
             let event = format!("sys_{}_{}", if ret { "exit" } else { "enter" }, c.name);
-            let context = if ret {
-                ArgContext::SyscallExitTp
+            let hook = if ret {
+                SyscallHook::ExitTp
             } else {
                 let n = self
                     .root
                     .as_ref()
                     .map(|r| arg_descs(r, &c.name, false).len())
                     .unwrap_or(6);
-                ArgContext::SyscallEnterTp {
+                SyscallHook::EnterTp {
                     nargs: n.min(6) as u8,
                 }
             };
@@ -306,7 +311,7 @@ impl Syscall {
                 plan: ProgramPlan {
                     name: format!("dt_{}", c.name),
                     kind: ProgKind::Tracepoint,
-                    context,
+                    context: ArgContext::Hook(HookRef::new(hook)),
                     phase: Phase::Normal,
                     probes: vec![enabling],
                     dispatch: None,
@@ -320,15 +325,164 @@ impl Syscall {
             });
         }
         if !shared.is_empty() {
-            let (name, hook, ctx) = if ret {
-                ("dt_sys_exit", "sys_exit", ArgContext::SyscallExitRaw)
+            let (name, event, hook) = if ret {
+                ("dt_sys_exit", "sys_exit", SyscallHook::ExitRaw)
             } else {
-                ("dt_sys_enter", "sys_enter", ArgContext::SyscallEnterRaw)
+                ("dt_sys_enter", "sys_enter", SyscallHook::EnterRaw)
             };
             out.push(PlannedProgram {
-                plan: dispatch_plan(name, ctx, shared),
-                attach: Attach::RawTracepoint(hook.into()),
+                plan: ProgramPlan {
+                    name: name.to_string(),
+                    kind: ProgKind::RawTracepoint,
+                    context: ArgContext::Hook(HookRef::new(hook)),
+                    phase: Phase::Normal,
+                    probes: shared,
+                    dispatch: Some(DispatchKey::Hook),
+                    tick_gate: None,
+                    guard: None,
+                },
+                attach: Attach::RawTracepoint(event.into()),
             });
+        }
+    }
+}
+
+/// Up to this many system call numbers are tested one by one before a
+/// dispatched program does any work; more are bounds-checked and left to
+/// the dispatch table.
+const SYSCALL_COMPARES: usize = 8;
+
+/// The syscall provider's programs: at a call's own tracepoint, or at
+/// the raw `sys_enter`/`sys_exit` shared by every call of a wide
+/// enabling, dispatched by the call's number.
+#[derive(Debug)]
+enum SyscallHook {
+    /// `syscalls:sys_enter_NAME`: `nargs` 8-byte fields from offset 16.
+    EnterTp { nargs: u8 },
+    /// `syscalls:sys_exit_NAME`: the return value at offset 16 is arg0
+    /// and arg1, and sets `errno`.
+    ExitTp,
+    /// Raw `sys_enter`: ctx = { struct pt_regs *regs; long id }.
+    EnterRaw,
+    /// Raw `sys_exit`: ctx = { struct pt_regs *regs; long ret }.
+    ExitRaw,
+}
+
+impl Hook for SyscallHook {
+    fn has_errno(&self) -> bool {
+        matches!(self, SyscallHook::ExitTp | SyscallHook::ExitRaw)
+    }
+
+    /// A dispatched program runs for every system call made on the
+    /// machine: before anything else, those it has no probe for are sent
+    /// away on their number alone (a few compares, or a bounds check
+    /// when it has many), so the rest of the system pays a handful of
+    /// instructions, not a scratch lookup and a copy of its registers.
+    fn early_filter(&self, t: &mut HookGen<'_, '_, '_>, out: Label) -> Result<(), GenError> {
+        if t.dispatch().is_none() {
+            return Ok(());
+        }
+        match self {
+            // sys_enter(regs, id): the number is the second word.
+            SyscallHook::EnterRaw => t.emit(ldx(Size::DW, R1, R6, 8)),
+            // sys_exit(regs, ret): the number is regs->orig_ax, kept in
+            // its stack slot for the dispatch.
+            SyscallHook::ExitRaw => {
+                t.emit(mov64_reg(R1, FP));
+                t.emit(alu64_imm(Alu::Add, R1, i32::from(stack::VALUE)));
+                t.emit(mov64_imm(R2, 8));
+                t.emit(ldx(Size::DW, R3, R6, 0));
+                t.emit(alu64_imm(Alu::Add, R3, (regs::BASE + regs::ORIG_AX) as i32));
+                t.emit(call(Helper::ProbeReadKernel));
+                t.jmp_imm(Cond::Ne, R0, 0, out);
+                t.emit(ldx(Size::DW, R1, FP, stack::VALUE));
+            }
+            _ => return Err(GenError("dispatch requires a raw syscall hook".into())),
+        }
+        let mut keys = t.probe_keys();
+        keys.sort_unstable();
+        keys.dedup();
+        if keys.len() <= SYSCALL_COMPARES {
+            let go = t.label();
+            for k in keys {
+                t.jmp_imm(Cond::Eq, R1, k as i32, go);
+            }
+            t.ja(out);
+            t.bind(go);
+        } else {
+            let max = keys.last().copied().unwrap_or(0);
+            t.jmp_imm(Cond::Gt, R1, max as i32, out);
+        }
+        Ok(())
+    }
+
+    /// At a raw hook: r10..orig_ax of the task's pt_regs, read in one go.
+    fn prepare(&self, t: &mut HookGen<'_, '_, '_>, out: Label) -> Result<(), GenError> {
+        if matches!(self, SyscallHook::EnterRaw | SyscallHook::ExitRaw) {
+            t.emit(mov64_reg(R1, R9));
+            t.emit(alu64_imm(Alu::Add, R1, scratch::REGS as i32));
+            t.emit(mov64_imm(R2, regs::LEN as i32));
+            t.emit(ldx(Size::DW, R3, R6, 0));
+            t.emit(alu64_imm(Alu::Add, R3, regs::BASE as i32));
+            t.emit(call(Helper::ProbeReadKernel));
+            t.jmp_imm(Cond::Ne, R0, 0, out);
+        }
+        Ok(())
+    }
+
+    /// The call's number: at entry the hook's second word; at exit the
+    /// one the filter read, still in its stack slot.
+    fn dispatch_key(&self, t: &mut HookGen<'_, '_, '_>, _out: Label) -> Result<(), GenError> {
+        match self {
+            SyscallHook::EnterRaw => t.emit(ldx(Size::DW, R1, R6, 8)),
+            SyscallHook::ExitRaw => t.emit(ldx(Size::DW, R1, FP, stack::VALUE)),
+            _ => return Err(GenError("dispatch requires a raw syscall hook".into())),
+        }
+        Ok(())
+    }
+
+    fn load_args(&self, t: &mut HookGen<'_, '_, '_>, errno: bool) {
+        match *self {
+            SyscallHook::EnterTp { nargs } => {
+                let n = u32::from(nargs.min(6));
+                for i in 0..n {
+                    t.emit(ldx(Size::DW, R1, R6, (16 + 8 * i) as i16));
+                    t.store_arg(i, R1);
+                }
+                t.zero_args(n);
+            }
+            SyscallHook::ExitTp | SyscallHook::ExitRaw => {
+                let at = if matches!(self, SyscallHook::ExitTp) {
+                    16
+                } else {
+                    8
+                };
+                t.emit(ldx(Size::DW, R1, R6, at));
+                t.store_arg(0, R1);
+                t.store_arg(1, R1);
+                t.zero_args(2);
+                if errno {
+                    // errno is -ret for returns in [-4095, -1].
+                    let zero = t.label();
+                    let done = t.label();
+                    t.jmp_imm(Cond::Sge, R1, 0, zero);
+                    t.jmp_imm(Cond::Slt, R1, -4095, zero);
+                    t.emit(neg64(R1));
+                    t.store_errno(R1);
+                    t.ja(done);
+                    t.bind(zero);
+                    t.store_errno_zero();
+                    t.bind(done);
+                }
+            }
+            SyscallHook::EnterRaw => {
+                let order = [regs::DI, regs::SI, regs::DX, regs::R10, regs::R8, regs::R9];
+                for (i, off) in order.iter().enumerate() {
+                    t.emit(ldx(Size::DW, R1, R9, (scratch::REGS + off) as i16));
+                    t.store_arg(i as u32, R1);
+                }
+                t.zero_args(6);
+            }
         }
     }
 }

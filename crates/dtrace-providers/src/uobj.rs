@@ -2,6 +2,18 @@
 //! probes (pid, usdt): which ELF files a process maps (or, held before
 //! its exec, will map), their functions, and their USDT probes (the
 //! `stapsdt` notes of `sys/sdt.h` and of `dtrace -h` headers).
+//!
+//! A running process's objects come from `dtrace_sys::process::read_maps`,
+//! one per device and inode (`mapped_objects`), each read through the
+//! name the process gives it only when that is the same file in dtrace's
+//! view, else through `/proc/PID/map_files/LO-HI` (`Object::path`); a
+//! command held before its exec has its executable's `DT_NEEDED` chain
+//! (`needed_objects`), and a library a description names that is not
+//! loaded yet is found where `dlopen()` would find it
+//! (`ProcessObjects::unloaded`). Functions come from the ELF symbols
+//! (`blazesym`), placed in the file by its program headers
+//! (`read_funcs`); notes are read with `object` (`read_notes`,
+//! `read_dtrace_notes`).
 
 use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;

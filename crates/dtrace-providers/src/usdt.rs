@@ -25,7 +25,8 @@ use std::collections::{HashMap, HashSet};
 use std::io;
 use std::path::{Path, PathBuf};
 
-use dtrace_bpf::plan::UsdtArg;
+use dtrace_bpf::hook::{Hook, HookGen, HookRef};
+use dtrace_bpf::insn::*;
 use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, ProgKind, ProgramPlan};
 use dtrace_lang::pdesc::{field_matches, has_glob, ProbeDesc};
 
@@ -403,10 +404,10 @@ impl Provider for Usdt {
                 plan: ProgramPlan {
                     name: "dt_usdt".to_string(),
                     kind: ProgKind::Uprobe,
-                    context: ArgContext::Usdt {
+                    context: ArgContext::Hook(HookRef::new(UsdtProgram {
                         pid: g.pid,
                         args: g.kind.to_vec(),
-                    },
+                    })),
                     phase: Phase::Normal,
                     probes: g.probes,
                     dispatch: Some(DispatchKey::Cookie),
@@ -574,6 +575,122 @@ fn operand(
         size: bytes,
         signed,
     })
+}
+
+/// Where a USDT probe's argument is at its place, as its note describes
+/// it (`-4@%eax`, `8@-8(%rbp)`, `4@$5`). Registers are offsets in the
+/// whole `struct pt_regs`; a value of `size` bytes (1, 2, 4 or 8) is
+/// sign-extended if `signed`, else zero-extended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UsdtArg {
+    /// A constant.
+    Const(i64),
+    /// The low `size` bytes of a register.
+    Reg { reg: u16, size: u8, signed: bool },
+    /// `size` bytes of user memory at `disp` plus register `base`, plus
+    /// register `index` times its scale, plus (`ip_relative`) the place's
+    /// run-time address (`bpf_get_func_ip`): a symbol's address relative
+    /// to the probe's.
+    Mem {
+        base: Option<u16>,
+        index: Option<(u16, u8)>,
+        disp: i64,
+        ip_relative: bool,
+        size: u8,
+        signed: bool,
+    },
+}
+
+/// A USDT probe's program, in process `pid` alone (a file may be mapped
+/// by other processes too): each argument where the note says it is.
+#[derive(Debug)]
+struct UsdtProgram {
+    pid: u32,
+    args: Vec<UsdtArg>,
+}
+
+impl Hook for UsdtProgram {
+    fn process(&self) -> Option<u32> {
+        Some(self.pid)
+    }
+
+    fn load_args(&self, t: &mut HookGen<'_, '_, '_>, _errno: bool) {
+        for (i, arg) in self.args.iter().take(10).enumerate() {
+            load_usdt_arg(t, i as u32, arg);
+        }
+        t.zero_args(self.args.len().min(10) as u32);
+    }
+}
+
+/// USDT argument `i`, where its note says it is (r6: the probe's
+/// `pt_regs`). Memory that cannot be read gives 0.
+fn load_usdt_arg(t: &mut HookGen<'_, '_, '_>, i: u32, arg: &UsdtArg) {
+    let slot = t.arg_slot(i);
+    let (size, signed) = match *arg {
+        UsdtArg::Const(v) => {
+            t.load_imm(R1, v);
+            t.store_arg(i, R1);
+            return;
+        }
+        UsdtArg::Reg { reg, size, signed } => {
+            t.emit(ldx(Size::DW, R1, R6, reg as i16));
+            t.store_arg(i, R1);
+            (size, signed)
+        }
+        UsdtArg::Mem {
+            base,
+            index,
+            disp,
+            ip_relative,
+            size,
+            signed,
+        } => {
+            // r3 = the address, built in r3 as the helper wants it.
+            if ip_relative {
+                t.emit(mov64_reg(R1, R6));
+                t.emit(call(Helper::GetFuncIp));
+                t.load_imm(R3, disp);
+                t.emit(alu64_reg(Alu::Add, R3, R0));
+            } else {
+                t.load_imm(R3, disp);
+            }
+            if let Some(b) = base {
+                t.emit(ldx(Size::DW, R1, R6, b as i16));
+                t.emit(alu64_reg(Alu::Add, R3, R1));
+            }
+            if let Some((x, scale)) = index {
+                t.emit(ldx(Size::DW, R1, R6, x as i16));
+                if scale > 1 {
+                    t.emit(alu64_imm(Alu::Mul, R1, i32::from(scale)));
+                }
+                t.emit(alu64_reg(Alu::Add, R3, R1));
+            }
+            let n = if matches!(size, 1 | 2 | 4 | 8) {
+                size
+            } else {
+                8
+            };
+            t.emit(st_imm(Size::DW, R9, slot, 0));
+            t.emit(mov64_reg(R1, R9));
+            t.emit(alu64_imm(Alu::Add, R1, i32::from(slot)));
+            t.emit(mov64_imm(R2, i32::from(n)));
+            t.emit(call(Helper::ProbeReadUser));
+            // A failed read may leave part of the slot written.
+            let ok = t.label();
+            t.jmp_imm(Cond::Eq, R0, 0, ok);
+            t.emit(st_imm(Size::DW, R9, slot, 0));
+            t.bind(ok);
+            (n, signed)
+        }
+    };
+    if size < 8 {
+        let bits = 64 - 8 * i32::from(size);
+        t.emit(ldx(Size::DW, R1, R9, slot));
+        t.emit(alu64_imm(Alu::Lsh, R1, bits));
+        let shift = if signed { Alu::Arsh } else { Alu::Rsh };
+        t.emit(alu64_imm(shift, R1, bits));
+        t.store_arg(i, R1);
+    }
 }
 
 #[cfg(test)]

@@ -30,11 +30,14 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use dtrace_bpf::hook::HookRef;
 use dtrace_bpf::plan::ProgramPlan;
-use dtrace_bpf::plan::{
-    plock_cookie, ArgContext, DispatchKey, Phase, PlockHook, ProbeEnabling, ProgKind,
-};
+use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, ProbeEnabling, ProgKind};
 use dtrace_lang::pdesc::{field_matches, ProbeDesc};
+
+mod program;
+
+use program::{plock_cookie, PlockHook, PlockProgram};
 
 use crate::places::Groups;
 use crate::uobj::{process_of, ProcessObjects};
@@ -150,7 +153,7 @@ fn plock_plan(
     ProgramPlan {
         name: name.to_string(),
         kind: ProgKind::Uprobe,
-        context: ArgContext::Plock { pid, hook },
+        context: ArgContext::Hook(HookRef::new(PlockProgram { pid, hook })),
         phase: Phase::Normal,
         probes,
         dispatch,
@@ -335,7 +338,7 @@ impl Provider for Plockstat {
         // A thread's futex waits on the lock it is taking: the block
         // probes, and the mark the blocked probes fire on.
         for (pid, probes) in futex {
-            let dispatch = (!probes.is_empty()).then_some(DispatchKey::Stashed);
+            let dispatch = (!probes.is_empty()).then_some(DispatchKey::HookAlways);
             let mut plan = plock_plan("dt_plock_wait", pid, PlockHook::FutexWait, probes, dispatch);
             plan.kind = ProgKind::Tracepoint;
             out.programs.push(PlannedProgram {
@@ -355,7 +358,7 @@ impl Provider for Plockstat {
         for mut g in groups {
             let ret = is_return(g.kind) || g.kind == PlockHook::Blocked;
             let dispatch = if is_return(g.kind) {
-                DispatchKey::CookieResult
+                DispatchKey::HookAlways
             } else {
                 DispatchKey::Cookie
             };
