@@ -378,7 +378,7 @@ impl Provider for Cpc {
                     e.enabling(table, 0),
                     None,
                 ),
-                attach: Attach::Counter {
+                attach: Attach::new(crate::attach::Counter {
                     type_: p.event.type_,
                     config: p.event.config,
                     config1: p.event.config1,
@@ -386,7 +386,7 @@ impl Provider for Cpc {
                     user: p.user,
                     kernel: p.kernel,
                     what: format!("cpc:::{}", p.name),
-                },
+                }),
             });
         }
         Ok(())

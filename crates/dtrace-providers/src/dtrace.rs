@@ -66,7 +66,7 @@ impl Provider for Dtrace {
                     e.enabling(table, 0),
                     None,
                 ),
-                attach: Attach::TestRun,
+                attach: Attach::test_run(),
             });
         }
         Ok(())

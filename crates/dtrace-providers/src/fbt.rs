@@ -267,7 +267,7 @@ impl Provider for Fbt {
                     e.enabling(table, 0),
                     None,
                 ),
-                attach: Attach::Function { btf_id: f.btf_id },
+                attach: Attach::new(crate::attach::Function { btf_id: f.btf_id }),
             });
         }
         Ok(())

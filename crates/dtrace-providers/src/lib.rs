@@ -10,6 +10,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod attach;
 pub mod cpc;
 pub mod dtrace;
 pub mod fbt;
@@ -27,7 +28,6 @@ pub mod usdt;
 
 use std::collections::{BTreeMap, HashMap};
 use std::io;
-use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 
 use dtrace_bpf::plan::{ArgContext, Phase, ProbeEnabling, ProbeIdentity, ProgKind, ProgramPlan};
@@ -611,52 +611,7 @@ pub fn usdt_places(path: &std::path::Path, provider: &str, name: &str) -> Vec<(u
         .collect()
 }
 
-/// How a planned program is attached.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Attach {
-    /// Run by the consumer (BEGIN and END) with BPF_PROG_TEST_RUN.
-    TestRun,
-    /// A perf tracepoint event.
-    Tracepoint { system: String, event: String },
-    /// A raw tracepoint.
-    RawTracepoint(String),
-    /// A cpu-clock event on every online CPU.
-    CpuClock { period_ns: u64 },
-    /// A tracing program (fentry or fexit) on the kernel function whose
-    /// vmlinux BTF FUNC id this is: given when the program is loaded,
-    /// which attaches it there.
-    Function { btf_id: u32 },
-    /// Uprobes (uretprobes with `ret`) at `offsets` in file `path`, for
-    /// process `pid`, each with its cookie (the program's dispatch key)
-    /// and, if `ref_ctr_offsets` is not empty, its USDT semaphore's
-    /// offset (0 for none), through one uprobe_multi link (nothing in
-    /// tracefs). The program is loaded for that link
-    /// (`BPF_TRACE_UPROBE_MULTI`).
-    Uprobe {
-        path: PathBuf,
-        offsets: Vec<u64>,
-        cookies: Vec<u64>,
-        ref_ctr_offsets: Vec<u64>,
-        /// The cookies of places the provider knows the kernel will
-        /// refuse, and why (an instruction uprobes cannot step, a USDT
-        /// semaphore the kernel cannot count): left out and reported,
-        /// without asking the kernel.
-        left_out: Vec<(u64, &'static str)>,
-        ret: bool,
-        pid: u32,
-    },
-    /// A sampling counter on every online CPU (cpc).
-    Counter {
-        type_: u32,
-        config: u64,
-        config1: u64,
-        period: u64,
-        user: bool,
-        kernel: bool,
-        /// What to say if the kernel has no such counter.
-        what: String,
-    },
-}
+pub use attach::{Attach, AttachKind, LeftOut, UNSTEPPABLE};
 
 #[derive(Clone, Debug)]
 pub struct PlannedProgram {
@@ -750,227 +705,6 @@ pub(crate) fn single(
         dispatch: None,
         tick_gate,
         guard: None,
-    }
-}
-
-/// Attaches a loaded program; the returned descriptors keep it attached.
-pub fn attach(att: &Attach, prog: &OwnedFd, tracefs: Option<&PathBuf>) -> io::Result<Vec<OwnedFd>> {
-    attach_counted(att, prog, tracefs).map(|(links, _)| links)
-}
-
-/// Why the kernel refuses a uprobe place on its own.
-pub const UNSTEPPABLE: &str = "the kernel cannot put a uprobe on its instruction";
-
-/// Uprobe places left out of an attachment: each one's cookie, and why.
-pub type LeftOut = Vec<(u64, &'static str)>;
-
-/// As [`attach`], also telling which places of uprobes were left out,
-/// by their cookies, and why (the provider's reasons, or the kernel's
-/// refusal), which dtrace reports.
-pub fn attach_counted(
-    att: &Attach,
-    prog: &OwnedFd,
-    tracefs: Option<&PathBuf>,
-) -> io::Result<(Vec<OwnedFd>, LeftOut)> {
-    if let Attach::Uprobe {
-        path,
-        offsets,
-        cookies,
-        ref_ctr_offsets,
-        left_out,
-        ret,
-        pid,
-    } = att
-    {
-        use std::os::unix::ffi::OsStrExt;
-        let c_path = std::ffi::CString::new(path.as_os_str().as_bytes())
-            .map_err(|_| io::Error::other("a file name with a NUL byte"))?;
-        let mut links = Vec::new();
-        let mut refused = (None, Vec::new());
-        // The places the kernel is not asked about.
-        let (mut offsets, mut cookies, mut semaphores) = (offsets, cookies, ref_ctr_offsets);
-        let kept: (Vec<u64>, Vec<u64>, Vec<u64>);
-        if !left_out.is_empty() {
-            let keep = |i: usize| left_out.iter().all(|(c, _)| *c != cookies[i]);
-            let n = offsets.len().min(cookies.len());
-            kept = (
-                (0..n).filter(|&i| keep(i)).map(|i| offsets[i]).collect(),
-                (0..n).filter(|&i| keep(i)).map(|i| cookies[i]).collect(),
-                (0..semaphores.len().min(n))
-                    .filter(|&i| keep(i))
-                    .map(|i| semaphores[i])
-                    .collect(),
-            );
-            (offsets, cookies, semaphores) = (&kept.0, &kept.1, &kept.2);
-        }
-        attach_uprobes(
-            prog,
-            &c_path,
-            Places {
-                offsets,
-                cookies,
-                semaphores,
-            },
-            (*ret, *pid),
-            &mut links,
-            &mut refused,
-        )?;
-        return match refused {
-            // Not one place would take a probe.
-            (Some(e), _) if links.is_empty() && !offsets.is_empty() => {
-                Err(io::Error::other(format!(
-                    "uprobes in {}{}: {}",
-                    path.display(),
-                    if dtrace_sys::bpf::has_uprobe_multi() {
-                        ""
-                    } else {
-                        " (the kernel needs uprobe_multi links, Linux 6.6)"
-                    },
-                    e
-                )))
-            }
-            (_, cookies) => Ok((
-                links,
-                left_out
-                    .iter()
-                    .copied()
-                    .chain(cookies.into_iter().map(|c| (c, UNSTEPPABLE)))
-                    .collect(),
-            )),
-        };
-    }
-    attach_other(att, prog, tracefs).map(|links| (links, Vec::new()))
-}
-
-/// Attaches a program that is not on uprobes.
-fn attach_other(
-    att: &Attach,
-    prog: &OwnedFd,
-    tracefs: Option<&PathBuf>,
-) -> io::Result<Vec<OwnedFd>> {
-    match att {
-        Attach::TestRun => Ok(Vec::new()),
-        Attach::Tracepoint { system, event } => {
-            let root = tracefs.ok_or_else(|| io::Error::other("tracefs is not available"))?;
-            let id = dtrace_sys::tracefs::event_id(root, system, event)?;
-            let ev = dtrace_sys::perf::open_tracepoint(id)?;
-            dtrace_sys::perf::attach_bpf(&ev, prog)?;
-            Ok(vec![ev])
-        }
-        Attach::RawTracepoint(name) => Ok(vec![dtrace_sys::bpf::raw_tracepoint_open(name, prog)?]),
-        Attach::Function { .. } => Ok(vec![dtrace_sys::bpf::tracing_attach(prog)?]),
-        // Attached by `attach_counted`.
-        Attach::Uprobe { .. } => Err(io::Error::other("uprobes are attached by attach_counted")),
-        Attach::Counter {
-            type_,
-            config,
-            config1,
-            period,
-            user,
-            kernel,
-            what,
-        } => {
-            let mut out = Vec::new();
-            for cpu in dtrace_sys::cpus::online_cpus()? {
-                let ev = dtrace_sys::perf::open_counter(
-                    cpu, *type_, *config, *config1, *period, *user, *kernel,
-                )
-                .map_err(|e| match e.raw_os_error() {
-                    Some(libc_enoent) if libc_enoent == 2 || libc_enoent == 95 => io::Error::other(
-                        format!("{}: this machine has no such counter ({})", what, e),
-                    ),
-                    Some(16) => io::Error::other(format!(
-                        "{}: the counters are all in use (first come, first served)",
-                        what
-                    )),
-                    _ => e,
-                })?;
-                dtrace_sys::perf::attach_bpf(&ev, prog)?;
-                out.push(ev);
-            }
-            Ok(out)
-        }
-        Attach::CpuClock { period_ns } => {
-            let mut out = Vec::new();
-            for cpu in dtrace_sys::cpus::online_cpus()? {
-                let ev = dtrace_sys::perf::open_cpu_clock(cpu, *period_ns)?;
-                dtrace_sys::perf::attach_bpf(&ev, prog)?;
-                out.push(ev);
-            }
-            Ok(out)
-        }
-    }
-}
-
-/// The places of a uprobe_multi link: offsets in the file, each one's
-/// cookie and its semaphore's offset (none at all, or one each).
-#[derive(Clone, Copy)]
-struct Places<'a> {
-    offsets: &'a [u64],
-    cookies: &'a [u64],
-    semaphores: &'a [u64],
-}
-
-impl<'a> Places<'a> {
-    fn split(self, at: usize) -> (Places<'a>, Places<'a>) {
-        let (o1, o2) = self.offsets.split_at(at);
-        let (c1, c2) = self.cookies.split_at(at);
-        let (s1, s2) = self.semaphores.split_at(at.min(self.semaphores.len()));
-        (
-            Places {
-                offsets: o1,
-                cookies: c1,
-                semaphores: s1,
-            },
-            Places {
-                offsets: o2,
-                cookies: c2,
-                semaphores: s2,
-            },
-        )
-    }
-}
-
-/// Attaches `prog` at the places of a file with one uprobe_multi link.
-/// The kernel refuses a whole link for one place it cannot probe (an
-/// instruction its uprobes cannot step, EOPNOTSUPP/ENOTSUPP, or a place
-/// that is not an instruction, EINVAL): then each half is tried on its
-/// own, down to single places, which are left out (the first such error
-/// kept in `refused`, with their count). Other errors end the attachment.
-fn attach_uprobes(
-    prog: &OwnedFd,
-    path: &std::ffi::CStr,
-    places: Places<'_>,
-    (ret, pid): (bool, u32),
-    links: &mut Vec<OwnedFd>,
-    refused: &mut (Option<io::Error>, Vec<u64>),
-) -> io::Result<()> {
-    let Places {
-        offsets,
-        cookies,
-        semaphores,
-    } = places;
-    if offsets.is_empty() {
-        return Ok(());
-    }
-    let refs = (!semaphores.is_empty()).then_some(semaphores);
-    match dtrace_sys::bpf::uprobe_multi_attach(prog, path, offsets, cookies, refs, ret, pid) {
-        Ok(link) => {
-            links.push(link);
-            Ok(())
-        }
-        // EINVAL, EOPNOTSUPP, ENOTSUPP (the kernel's 524).
-        Err(e) if matches!(e.raw_os_error(), Some(22 | 95 | 524)) => {
-            if offsets.len() == 1 {
-                refused.0.get_or_insert(e);
-                refused.1.extend(cookies.first());
-                return Ok(());
-            }
-            let (first, second) = places.split(offsets.len() / 2);
-            attach_uprobes(prog, path, first, (ret, pid), links, refused)?;
-            attach_uprobes(prog, path, second, (ret, pid), links, refused)
-        }
-        Err(e) => Err(e),
     }
 }
 

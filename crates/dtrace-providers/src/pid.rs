@@ -14,7 +14,8 @@
 //!
 //! The enabled probes of one process, file and kind (entry and offsets,
 //! or return) share a program, attached at each probe's place by one
-//! uprobe_multi link (uretprobes at return) for that process, the place's
+//! uprobe_multi link for that process (a return probe is a plain uprobe
+//! at each place the function returns, not a uretprobe), the place's
 //! cookie telling the program which probe fired: nothing is written to
 //! tracefs, and closing the link removes them all with one wait (uprobe
 //! perf events, one per probe, are removed one at a time, about 80 ms

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use dtrace_bpf::plan::ProbeEnabling;
 
+use crate::attach::UprobeMulti;
 use crate::{Attach, Enabled, ProbeTable};
 
 /// The groups of a plan, found by process, file and kind.
@@ -124,7 +125,7 @@ impl<K> Group<K> {
     /// The attachment of the group's places: uretprobes if `ret`.
     pub fn attach(&mut self, ret: bool) -> Attach {
         let semaphores = std::mem::take(&mut self.semaphores);
-        Attach::Uprobe {
+        Attach::new(UprobeMulti {
             path: self.path.clone(),
             offsets: std::mem::take(&mut self.offsets),
             cookies: std::mem::take(&mut self.cookies),
@@ -136,6 +137,6 @@ impl<K> Group<K> {
             left_out: std::mem::take(&mut self.left_out),
             ret,
             pid: self.pid,
-        }
+        })
     }
 }

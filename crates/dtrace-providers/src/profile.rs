@@ -86,9 +86,9 @@ impl Provider for Profile {
                     e.enabling(table, 0),
                     tick.then_some(*period_ns),
                 ),
-                attach: Attach::CpuClock {
+                attach: Attach::new(crate::attach::CpuClock {
                     period_ns: *period_ns,
-                },
+                }),
             });
         }
         Ok(())

@@ -252,10 +252,7 @@ impl Provider for Sdt {
                     e.enabling(table, 0),
                     None,
                 ),
-                attach: Attach::Tracepoint {
-                    system: group.clone(),
-                    event: event.clone(),
-                },
+                attach: Attach::tracepoint(group, event),
             });
         }
         Ok(())

@@ -318,10 +318,7 @@ impl Syscall {
                     tick_gate: None,
                     guard: None,
                 },
-                attach: Attach::Tracepoint {
-                    system: "syscalls".into(),
-                    event,
-                },
+                attach: Attach::tracepoint("syscalls", &event),
             });
         }
         if !shared.is_empty() {
@@ -341,7 +338,7 @@ impl Syscall {
                     tick_gate: None,
                     guard: None,
                 },
-                attach: Attach::RawTracepoint(event.into()),
+                attach: Attach::raw_tracepoint(event),
             });
         }
     }

@@ -490,7 +490,7 @@ impl Provider for TableProvider {
                     tick_gate: None,
                     guard: None,
                 },
-                attach: Attach::RawTracepoint(a.hook.clone()),
+                attach: Attach::raw_tracepoint(&a.hook),
             });
         }
         for e in enabled {
@@ -528,7 +528,7 @@ impl Provider for TableProvider {
                         e.enabling(table, 0),
                         None,
                     ),
-                    attach: Attach::RawTracepoint(hook.clone()),
+                    attach: Attach::raw_tracepoint(hook),
                 });
             }
         }

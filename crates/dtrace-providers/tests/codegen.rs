@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use dtrace_bpf::plan::{GenOptions, Generated, MapSpec};
 use dtrace_lang::types::{ExtId, ExtSymbol, ExtType, ExtTypes, PerCpu, SymbolError, TagKind};
 use dtrace_lang::{MacroEnv, Source, Symbols};
-use dtrace_providers::{plan, Attach, Enabling, Planned, Probes};
+use dtrace_providers::{plan, Enabling, Planned, Probes};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn dir() -> PathBuf {
@@ -193,32 +193,7 @@ fn text_of(planned: &Planned, gen: &Generated) -> String {
     for p in &gen.programs {
         let pp = &planned.programs[p.plan];
         let plan = &pp.plan;
-        let attach = match &pp.attach {
-            Attach::TestRun => "test run".to_string(),
-            Attach::Tracepoint { system, event } => format!("tracepoint {}/{}", system, event),
-            Attach::RawTracepoint(name) => format!("raw tracepoint {}", name),
-            Attach::Function { btf_id } => format!("kernel function (BTF id {})", btf_id),
-            Attach::CpuClock { period_ns } => format!("cpu-clock every {}ns", period_ns),
-            Attach::Uprobe {
-                path,
-                offsets,
-                ret,
-                pid,
-                ..
-            } => format!(
-                "u{}probes {}+{:x?} in {}",
-                if *ret { "ret" } else { "" },
-                path.display(),
-                offsets,
-                pid
-            ),
-            Attach::Counter {
-                type_,
-                config,
-                period,
-                ..
-            } => format!("counter {}/{:#x} every {}", type_, config, period),
-        };
+        let attach = pp.attach.to_string();
         s.push_str(&format!(
             "\nprogram {}: {:?} {:?} {:?}, {}\n",
             plan.name, plan.kind, plan.context, plan.phase, attach

@@ -1,6 +1,20 @@
 //! Putting a generated program set into the kernel: creating maps, loading
 //! and attaching programs, running BEGIN and END, and reading maps back
 //! (state, drops, aggregations).
+//!
+//! Before anything is loaded, a program with a destructive action is
+//! refused unless `destructive` (`-w`) is set, and a clause whose record
+//! cannot fit the buffer is DTrace's "Enabling exceeds size of buffer".
+//! The principal and speculative buffers are made before the programs,
+//! whose code knows their sizes (`Premade`; the principal ones begun
+//! while the program compiles, `Warm`), their memory reckoned against
+//! `MemAvailable` first (`fit_budget`: halved under `bufresize=auto`,
+//! refused under `manual`). Set-up asks between steps whether to give up
+//! (`Dtrace::go_until`), closing what it made. A verifier refusal is
+//! reported with the verifier's reason (`load_error`). BEGIN and END are
+//! test runs of their programs. At the end, links are closed side by side
+//! on many threads (`Running`'s drop), so the kernel's grace-period
+//! waits overlap.
 
 use std::io::Write;
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -10,7 +24,6 @@ use std::time::Duration;
 
 use dtrace_bpf::plan::{activity, BufferPolicy, Generated, MapKind, Phase, ProgKind};
 use dtrace_lang::ir::{Builtin, CKind};
-use dtrace_providers::Attach;
 use dtrace_sys::bpf::{self, MapType, ProgType};
 use dtrace_sys::poll::Poller;
 use dtrace_sys::ringbuf::RingBuf;
@@ -654,13 +667,9 @@ pub(crate) fn start_with(
             ProgKind::Fentry | ProgKind::Fexit => ProgType::Tracing,
             ProgKind::Uprobe => ProgType::Kprobe,
         };
-        // A tracing program names its function when it is loaded.
-        let (attach_type, btf_id) = match (&pp.attach, pp.plan.kind) {
-            (Attach::Function { btf_id }, ProgKind::Fentry) => (bpf::BPF_TRACE_FENTRY, *btf_id),
-            (Attach::Function { btf_id }, _) => (bpf::BPF_TRACE_FEXIT, *btf_id),
-            (Attach::Uprobe { .. }, _) => (bpf::BPF_TRACE_UPROBE_MULTI, 0),
-            _ => (0, 0),
-        };
+        // A tracing program names its function when it is loaded, a
+        // uprobe_multi program its link.
+        let (attach_type, btf_id) = pp.attach.load_as(pp.plan.kind);
         // DTRACE_DEBUG=disasm shows every program as it is loaded.
         if std::env::var("DTRACE_DEBUG").is_ok_and(|v| v == "disasm") {
             let _ = writeln!(
@@ -672,19 +681,18 @@ pub(crate) fn start_with(
         }
         let fd = bpf::prog_load_btf(ty, &bytes, &pp.plan.name, attach_type, btf_id)
             .map_err(|e| load_error(&e, &pp.plan, ty, || p.code.disassemble()))?;
-        match (&pp.attach, pp.plan.phase) {
-            (Attach::TestRun, Phase::Begin) => begin = Some(fd),
-            (Attach::TestRun, _) => end = Some(fd),
+        match (pp.attach.run_by_consumer(), pp.plan.phase) {
+            (true, Phase::Begin) => begin = Some(fd),
+            (true, _) => end = Some(fd),
             (_, _) if !attach => progs.push(fd),
-            (att, _) => {
-                let (l, refused) = dtrace_providers::attach_counted(att, &fd, dt.probes.tracefs())
-                    .map_err(|e| {
-                        if is_eperm(&e) {
-                            Error::Privilege(PRIVILEGE.into())
-                        } else {
-                            Error::Enable(format!("failed to attach '{}': {}", pp.plan.name, e))
-                        }
-                    })?;
+            (false, _) => {
+                let (l, refused) = pp.attach.attach(&fd, dt.probes.tracefs()).map_err(|e| {
+                    if is_eperm(&e) {
+                        Error::Privilege(PRIVILEGE.into())
+                    } else {
+                        Error::Enable(format!("failed to attach '{}': {}", pp.plan.name, e))
+                    }
+                })?;
                 for (cookie, why) in refused {
                     // A cookie's low half is its probe's dispatch key.
                     let named: Vec<String> = pp

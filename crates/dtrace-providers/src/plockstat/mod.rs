@@ -343,10 +343,7 @@ impl Provider for Plockstat {
             plan.kind = ProgKind::Tracepoint;
             out.programs.push(PlannedProgram {
                 plan,
-                attach: Attach::Tracepoint {
-                    system: "syscalls".into(),
-                    event: "sys_enter_futex".into(),
-                },
+                attach: Attach::tracepoint("syscalls", "sys_enter_futex"),
             });
         }
         // The blocked probes' programs last: the kernel runs the

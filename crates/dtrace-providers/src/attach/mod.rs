@@ -1,0 +1,105 @@
+//! How a planned program reaches its hook: each kind of attachment is one
+//! [`AttachKind`] in a file of its own here (a perf tracepoint, a raw
+//! tracepoint, a perf event on every CPU, a kernel function's BTF id,
+//! uprobes through one uprobe_multi link, or none: the consumer runs
+//! BEGIN and END itself). A provider names the attachment of each
+//! program it plans ([`Attach`]); libdtrace loads the program as the
+//! attachment says ([`AttachKind::load_as`]) and attaches it
+//! ([`AttachKind::attach`]), keeping the returned descriptors for as long
+//! as the program is attached. A new attachment (a kprobe, a uprobe perf
+//! event where the kernel has no uprobe_multi) is one new implementation.
+//!
+//! The attachments call the kernel through `dtrace_sys` alone.
+
+use std::fmt;
+use std::io;
+use std::os::fd::OwnedFd;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use dtrace_bpf::plan::ProgKind;
+
+mod function;
+mod perf_event;
+mod raw_tracepoint;
+mod test_run;
+mod tracepoint;
+mod uprobe;
+
+pub use function::Function;
+pub use perf_event::{Counter, CpuClock};
+pub use raw_tracepoint::RawTracepoint;
+pub use test_run::TestRun;
+pub use tracepoint::Tracepoint;
+pub use uprobe::{UprobeMulti, UNSTEPPABLE};
+
+/// Places of uprobes left out of an attachment: each one's cookie, and
+/// why.
+pub type LeftOut = Vec<(u64, &'static str)>;
+
+/// A kind of attachment. `Display` describes it (`raw tracepoint
+/// sys_enter`), as the code generator's snapshots show it.
+pub trait AttachKind: fmt::Debug + fmt::Display + Send + Sync {
+    /// The attach type and BTF id the program is loaded with (the
+    /// kernel's `expected_attach_type` and `attach_btf_id`), for a
+    /// program of `kind`; `(0, 0)` where the kernel asks none.
+    fn load_as(&self, _kind: ProgKind) -> (u32, u32) {
+        (0, 0)
+    }
+
+    /// Whether the consumer runs the program itself
+    /// (`BPF_PROG_TEST_RUN`) instead of attaching it.
+    fn run_by_consumer(&self) -> bool {
+        false
+    }
+
+    /// Attaches the loaded program `prog`: the descriptors that keep it
+    /// attached, and the places of it that were left out (by cookie, and
+    /// why). `tracefs` is where tracefs is mounted, if it is.
+    fn attach(
+        &self,
+        prog: &OwnedFd,
+        tracefs: Option<&PathBuf>,
+    ) -> io::Result<(Vec<OwnedFd>, LeftOut)>;
+}
+
+/// How a planned program is attached: one attachment, shared.
+#[derive(Clone, Debug)]
+pub struct Attach(Arc<dyn AttachKind>);
+
+impl Attach {
+    pub fn new(kind: impl AttachKind + 'static) -> Self {
+        Attach(Arc::new(kind))
+    }
+
+    /// Run by the consumer (BEGIN and END) with `BPF_PROG_TEST_RUN`.
+    pub fn test_run() -> Self {
+        Attach::new(TestRun)
+    }
+
+    /// A perf tracepoint event, `system/event`.
+    pub fn tracepoint(system: &str, event: &str) -> Self {
+        Attach::new(Tracepoint {
+            system: system.to_string(),
+            event: event.to_string(),
+        })
+    }
+
+    /// A raw tracepoint.
+    pub fn raw_tracepoint(name: &str) -> Self {
+        Attach::new(RawTracepoint(name.to_string()))
+    }
+}
+
+impl std::ops::Deref for Attach {
+    type Target = dyn AttachKind;
+    fn deref(&self) -> &(dyn AttachKind + 'static) {
+        &*self.0
+    }
+}
+
+impl fmt::Display for Attach {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}

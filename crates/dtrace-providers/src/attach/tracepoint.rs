@@ -1,0 +1,35 @@
+//! A perf tracepoint event: its ID read from tracefs, one perf event
+//! the program is attached to.
+
+use std::fmt;
+use std::io;
+use std::os::fd::OwnedFd;
+use std::path::PathBuf;
+
+use super::{AttachKind, LeftOut};
+
+#[derive(Debug)]
+pub struct Tracepoint {
+    pub system: String,
+    pub event: String,
+}
+
+impl fmt::Display for Tracepoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tracepoint {}/{}", self.system, self.event)
+    }
+}
+
+impl AttachKind for Tracepoint {
+    fn attach(
+        &self,
+        prog: &OwnedFd,
+        tracefs: Option<&PathBuf>,
+    ) -> io::Result<(Vec<OwnedFd>, LeftOut)> {
+        let root = tracefs.ok_or_else(|| io::Error::other("tracefs is not available"))?;
+        let id = dtrace_sys::tracefs::event_id(root, &self.system, &self.event)?;
+        let ev = dtrace_sys::perf::open_tracepoint(id)?;
+        dtrace_sys::perf::attach_bpf(&ev, prog)?;
+        Ok((vec![ev], Vec::new()))
+    }
+}
