@@ -317,9 +317,13 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     ));
     g.locals = layout::var_slots(&inp.syms.locals, scratch::FIXED_END, strsize, types);
     g.temp_base = scratch::FIXED_END + g.locals.size;
-    if inp.clauses.iter().any(crate::memory::uses_scratch_memory) {
+    if inp
+        .clauses
+        .iter()
+        .any(crate::subr::memory::uses_scratch_memory)
+    {
         g.alloca_at = Some(g.temp_base);
-        g.temp_base += crate::memory::REGION_SIZE;
+        g.temp_base += crate::subr::memory::REGION_SIZE;
     }
     let mut strtok = false;
     for c in inp.clauses {
@@ -816,7 +820,7 @@ fn build_dispatch(
 }
 
 /// The IR visitor (`dtrace_lang::ir`), used by every pass here.
-pub use crate::search::uses_iterators;
+pub use crate::subr::search::uses_iterators;
 pub use dtrace_lang::ir::{visit_clause_exprs, visit_stmts};
 
 /// Register used for a value that must survive helper calls.

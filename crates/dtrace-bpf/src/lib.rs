@@ -8,26 +8,23 @@
 //!   specs, record and aggregation layouts);
 //! - `layout`: sizes and offsets decided at compile time;
 //! - `codegen`, `program`, `expr`: the lowering itself;
-//! - `aggs`: the aggregating functions, one module each.
+//! - `aggs`: the aggregating functions, one module each;
+//! - `hook`: what a provider's own hook adds to a program (`Hook`), so
+//!   that nothing here names a provider.
 
 #![forbid(unsafe_code)]
 
 pub mod aggs;
 pub mod asm;
 pub mod codegen;
-mod dpath;
 mod expr;
 pub mod hook;
-mod inet;
 pub mod insn;
-mod json;
 pub mod layout;
-mod memory;
 pub mod plan;
 mod program;
 mod ring;
-mod search;
 mod spec;
-mod strings;
+mod subr;
 
 pub use codegen::{generate, GenError, Input};

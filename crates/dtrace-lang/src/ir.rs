@@ -536,6 +536,92 @@ impl CClause {
 // The matches below name every node kind with no catch-all: a new kind
 // does not compile until each walk says what its children are.
 
+impl CStmt {
+    /// Whether the back end open-codes this statement itself (not its
+    /// expressions) as a loop over `bpf_iter_num` (see [`CKind::loops`]).
+    pub fn loops(&self) -> bool {
+        match self {
+            CStmt::Chill(..) => true,
+            CStmt::Eval(..)
+            | CStmt::Trace(..)
+            | CStmt::Printf { .. }
+            | CStmt::Exit(..)
+            | CStmt::Raise(..)
+            | CStmt::Copyout { .. }
+            | CStmt::Ftruncate(..)
+            | CStmt::AggUpdate { .. }
+            | CStmt::Printa { .. }
+            | CStmt::Clear(..)
+            | CStmt::Trunc(..)
+            | CStmt::Normalize(..)
+            | CStmt::Print(..)
+            | CStmt::Speculate(..)
+            | CStmt::Commit(..)
+            | CStmt::Discard(..)
+            | CStmt::Tracemem { .. }
+            | CStmt::Setopt { .. }
+            | CStmt::If { .. } => false,
+        }
+    }
+}
+
+impl CKind {
+    /// Whether the back end open-codes this expression itself (not its
+    /// operands) as a loop over the kernel's `bpf_iter_num` iterator,
+    /// which a program then needs (Linux 6.4). Every kind says, so that a
+    /// new one cannot be forgotten.
+    pub fn loops(&self) -> bool {
+        match self {
+            CKind::StrSearch { .. }
+            | CKind::Progenyof(_)
+            | CKind::Strtoll(..)
+            | CKind::Cleanpath(_)
+            | CKind::PathPart(..)
+            | CKind::Json(..)
+            | CKind::Strtok { .. }
+            | CKind::Speculation => true,
+            CKind::Int(_)
+            | CKind::Stack { .. }
+            | CKind::UStack { .. }
+            | CKind::UserAddr(_)
+            | CKind::Str(_)
+            | CKind::Builtin(_)
+            | CKind::Arg(_)
+            | CKind::Var(_)
+            | CKind::Elem(..)
+            | CKind::Unary(..)
+            | CKind::Arith(..)
+            | CKind::Cmp(..)
+            | CKind::StrCmp(..)
+            | CKind::Logical(..)
+            | CKind::Ternary(..)
+            | CKind::Cast(_)
+            | CKind::DPath(..)
+            | CKind::InetNtop(..)
+            | CKind::Strjoin(..)
+            | CKind::Lltostr(_)
+            | CKind::Substr(..)
+            | CKind::Case(..)
+            | CKind::StrAddr(_)
+            | CKind::Rand
+            | CKind::Alloca(_)
+            | CKind::Copyin(..)
+            | CKind::Copyinto(..)
+            | CKind::Bcopy(..)
+            | CKind::LinkNtop(..)
+            | CKind::FloatOrder(_)
+            | CKind::Assign(..)
+            | CKind::IncDec { .. }
+            | CKind::Copyinstr(..)
+            | CKind::KernelString(_)
+            | CKind::Strlen(_)
+            | CKind::Deref(_)
+            | CKind::PerCpuAddr(_)
+            | CKind::Build(_) => false,
+        }
+    }
+}
+
 impl CExpr {
     /// Calls `f` on each direct sub-expression, in evaluation order.
     pub fn for_each_child<'a>(&'a self, f: &mut dyn FnMut(&'a CExpr)) {

@@ -2,6 +2,12 @@
 //! run of probe-description characters (`syscall::read:entry`, `tick-1s`,
 //! `pid$target:::entry`) is one token, while inside predicates and clause
 //! bodies the ordinary C tokens apply. The parser says which mode it wants.
+//!
+//! The text is bytes, as in DTrace: a string constant keeps any byte, and
+//! a message quotes one that is not UTF-8 as `\ooo` ([`quote_bytes`]). A
+//! backquote is part of an identifier (`` vmlinux`max_pfn `` is one
+//! token); a line marker (cpp's `# N "file"`, or `#line N`) renumbers the
+//! lines after it, so errors name the script's lines under `-C`.
 
 use crate::error::{CompileError, Tag};
 

@@ -1,6 +1,13 @@
 //! The D parser: program text to `ast::Program`. Recursive descent with C's
 //! precedence levels plus D's `^^`, and DTrace's rule for telling the `/`
 //! that closes a predicate from the division operator.
+//!
+//! D's typedef-name ambiguity (`(foo_t)x` is a cast only if `foo_t` names
+//! a type) is settled while parsing: D's own type names, the program's
+//! typedefs, then [`ParseOptions::type_names`] (the kernel's typedefs and
+//! those of the handle's earlier programs). A program's size is bounded
+//! as it is parsed ([`MAX_NESTING`], [`MAX_DEPTH`], [`MAX_NODES`]): past
+//! a bound it is `D_SYNTAX` "program too complex", never a stack overflow.
 
 use std::collections::HashSet;
 use std::fmt;

@@ -18,9 +18,6 @@ impl Checker<'_> {
         mut args: Vec<CExpr>,
         line: u32,
     ) -> Result<CExpr, CompileError> {
-        if args.len() != 1 {
-            return Err(self.proto_len("d_path", args.len(), "1", line));
-        }
         let offs = self.dpath_offsets().ok_or_else(|| {
             err(
                 Tag::D_NOTSUP,

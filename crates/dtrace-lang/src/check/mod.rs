@@ -2,6 +2,16 @@
 //! scope, associative arrays, aggregations), infers variable types from
 //! their first assignment as D does, type-checks every operator, action and
 //! subroutine, and produces the checked clauses of `ir`.
+//!
+//! This file: programs, clauses, statements and expression typing. By
+//! concern: `scope` names, variables and assignment; `decl` written types
+//! and declarations; `place` objects in memory; `fold` constants;
+//! `funcs` the table of built-in functions, `actions` and `subrs` their
+//! lowerings, `format` printf formats, `symbols` values printed
+//! symbolically, `spec` speculations; `xlate` translators; `args`
+//! `args[]`, `regs` `uregs[]`, `dpath` `d_path()`'s BTF offsets.
+//! [`Symbols`] carries variables, aggregations, inlines, translators and
+//! the type table across the programs of one handle.
 
 use std::collections::BTreeSet;
 
@@ -16,6 +26,7 @@ mod place;
 mod regs;
 mod scope;
 mod spec;
+mod strings;
 mod subrs;
 mod symbols;
 mod xlate;

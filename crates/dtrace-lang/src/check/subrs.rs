@@ -12,7 +12,7 @@ impl Checker<'_> {
         args: Vec<CExpr>,
         line: u32,
     ) -> Result<CExpr, CompileError> {
-        self.search("strchr", args, SearchMode::Strchr, line)
+        self.search(args, SearchMode::Strchr, line)
     }
 
     /// `strrchr(s, c)`: `s` from the last `c` on, or NULL.
@@ -21,7 +21,7 @@ impl Checker<'_> {
         args: Vec<CExpr>,
         line: u32,
     ) -> Result<CExpr, CompileError> {
-        self.search("strrchr", args, SearchMode::Strrchr, line)
+        self.search(args, SearchMode::Strrchr, line)
     }
 
     /// `strstr(s, t)`: `s` from the first `t` in it on, or NULL.
@@ -30,7 +30,7 @@ impl Checker<'_> {
         args: Vec<CExpr>,
         line: u32,
     ) -> Result<CExpr, CompileError> {
-        self.search("strstr", args, SearchMode::Strstr, line)
+        self.search(args, SearchMode::Strstr, line)
     }
 
     /// `index(s, t [, pos])`: where `t` first is in `s` (from `pos`), or
@@ -40,7 +40,7 @@ impl Checker<'_> {
         args: Vec<CExpr>,
         line: u32,
     ) -> Result<CExpr, CompileError> {
-        self.search("index", args, SearchMode::Index, line)
+        self.search(args, SearchMode::Index, line)
     }
 
     /// `rindex(s, t [, pos])`: where `t` last is in `s` (up to `pos`), or
@@ -50,25 +50,16 @@ impl Checker<'_> {
         args: Vec<CExpr>,
         line: u32,
     ) -> Result<CExpr, CompileError> {
-        self.search("rindex", args, SearchMode::Rindex, line)
+        self.search(args, SearchMode::Rindex, line)
     }
 
     fn search(
         &mut self,
-        name: &str,
         mut args: Vec<CExpr>,
         mode: SearchMode,
         line: u32,
     ) -> Result<CExpr, CompileError> {
         let char_arg = matches!(mode, SearchMode::Strchr | SearchMode::Strrchr);
-        let range = match mode {
-            SearchMode::Index | SearchMode::Rindex => 2..=3,
-            _ => 2..=2,
-        };
-        if !range.contains(&args.len()) {
-            let want = if range.end() == &3 { "2 or 3" } else { "2" };
-            return Err(self.proto_len(name, args.len(), want, line));
-        }
         let as64 = |v: CExpr| CExpr {
             kind: CKind::Cast(Box::new(v)),
             ty: int_ty(types::INT64),

@@ -10,7 +10,7 @@
 //! scratch, where the verifier tracks no values, and every index is
 //! bounded again before it is used, so each turn looks the same to it.
 
-use dtrace_lang::ir::{visit_clause_exprs, visit_stmts, CClause, CExpr, CKind, CStmt, SearchMode};
+use dtrace_lang::ir::{visit_clause_exprs, visit_stmts, CClause, CExpr, SearchMode};
 
 use crate::asm::Label;
 use crate::codegen::{GenError, Temp};
@@ -42,20 +42,8 @@ const PROGENY_DEPTH: i32 = 64;
 /// program needs the `bpf_iter_num_*` kfuncs (`GenOptions::iter_num`).
 pub fn uses_iterators(c: &CClause) -> bool {
     let mut any = false;
-    visit_stmts(&c.stmts, &mut |s| any |= matches!(s, CStmt::Chill(..)));
-    visit_clause_exprs(c, &mut |e| {
-        any |= matches!(
-            e.kind,
-            CKind::StrSearch { .. }
-                | CKind::Progenyof(_)
-                | CKind::Strtoll(..)
-                | CKind::Cleanpath(_)
-                | CKind::PathPart(..)
-                | CKind::Json(..)
-                | CKind::Strtok { .. }
-                | CKind::Speculation
-        );
-    });
+    visit_stmts(&c.stmts, &mut |s| any |= s.loops());
+    visit_clause_exprs(c, &mut |e| any |= e.kind.loops());
     any
 }
 

@@ -7,7 +7,7 @@
 //! dtrace-bpf; the maps and every program's disassembly (the text
 //! `DTRACE_DEBUG=disasm` shows) must equal `NAME.disasm`.
 //!
-//! `DTRACE_BLESS=1 cargo test --release -p dtrace-providers --test codegen`
+//! `DTRACE_BLESS=1 cargo test --release -p dtrace-bpf --test codegen`
 //! rewrites the `.disasm` files from the current generator; review the
 //! diff before committing it.
 
