@@ -1,0 +1,306 @@
+//! The aggregation API: printing (`printa()`'s and the end's), walking
+//! and snapshots in DTrace's orders, clearing, the flame graph file, and
+//! the per-aggregation state `normalize()` and `aggrate` keep.
+
+use super::*;
+
+impl Dtrace {
+    /// Prints every aggregation not yet printed by printa(), as dtrace(1M)
+    /// does when tracing ends.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("syscall:::entry { @[probefunc] = count(); } tick-1s { exit(0); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// let mut out = std::io::stdout();
+    /// while dt.work(&mut out, &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
+    ///     dt.sleep(&[]);
+    /// }
+    /// dt.aggregate_print(&mut out)?; // as dtrace(1M) prints them at the end
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn aggregate_print(&mut self, out: &mut dyn Write) -> Result<(), Error> {
+        let Some(r) = &self.running else {
+            return Ok(());
+        };
+        let gen: &Generated = &r.gen;
+        // Aggregations follow one another with no separator, in the
+        // order of their definitions, as dtrace_aggregate_print() does.
+        let mut text = Vec::new();
+        let cx = self.render_cx();
+        for id in 0..gen.aggs.len() {
+            if self.printed.contains(&id) {
+                continue;
+            }
+            let snap = r.snapshot_with(id, self.opts.aggpercpu)?;
+            if snap.is_empty() {
+                continue;
+            }
+            let rows = aggregate::rows(&[snap], self.sort_opts());
+            let name = self.syms.aggs[id].name.as_str();
+            self.output.aggregations(
+                &mut text,
+                &output::AggPrint {
+                    names: &[name],
+                    rows: &rows,
+                    normals: &[self.normal(id)],
+                    format: None,
+                    in_firing: false,
+                },
+                cx,
+            );
+        }
+        self.flush_pending(out)?;
+        self.emit_origin = BufOrigin::AggregatePrint;
+        let res = self.emit(out, &text);
+        self.emit_origin = BufOrigin::Work;
+        res?;
+        self.write_flamegraph()
+    }
+
+    /// With the `flamegraph` option, before tracing starts: its file,
+    /// opened (so that a bad path is found before the trace, not after;
+    /// a FIFO no process reads yet is waited for, but not past
+    /// `cancelled` or a stop signal), and an aggregation it can draw.
+    pub(crate) fn open_flamegraph(
+        &self,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Option<std::fs::File>, Error> {
+        let Some(path) = self.opts.flamegraph.as_deref() else {
+            return Ok(None);
+        };
+        if !self
+            .syms
+            .aggs
+            .iter()
+            .any(|a| flame::keyed_by_stack(&a.keys))
+        {
+            return Err(Error::Enable(format!(
+                "cannot draw a flame graph in {}: no aggregation is keyed by stack(), ustack() or jstack()",
+                path
+            )));
+        }
+        dtrace_sys::process::open_writer(path.as_ref(), false, &|| {
+            cancelled() || crate::signals::stop_signals() > 0
+        })
+        .map(Some)
+        .map_err(|e| {
+            Error::Enable(format!(
+                "cannot write the flame graph to {}: {}",
+                path,
+                io_reason_opening(&e)
+            ))
+        })
+    }
+
+    /// With the `flamegraph` option: draws the first aggregation keyed
+    /// by a stack as an SVG flame graph in the file it names.
+    pub(crate) fn write_flamegraph(&mut self) -> Result<(), Error> {
+        let (Some(path), Some(r)) = (self.opts.flamegraph.as_deref(), &self.running) else {
+            return Ok(());
+        };
+        let Some(file) = self.flame_file.take() else {
+            return Ok(());
+        };
+        // The first aggregation keyed by a stack (`open_flamegraph` made
+        // sure there is one), drawn even when it has no rows.
+        let Some(id) = self
+            .syms
+            .aggs
+            .iter()
+            .position(|a| flame::keyed_by_stack(&a.keys))
+        else {
+            return Ok(());
+        };
+        let snap = r.snapshot(id)?;
+        let name = &self.syms.aggs[id].name;
+        let lines = flame::folded(&snap, self.normal(id));
+        if lines.is_empty() {
+            return Err(Error::Io(io::Error::other(format!(
+                "cannot draw a flame graph in {}: @{} has no stacks",
+                path, name
+            ))));
+        }
+        flame::write_svg(file, &format!("dtrace: @{}", name), &lines).map_err(|e| {
+            Error::Io(io::Error::other(format!(
+                "cannot write the flame graph to {}: {}",
+                path, e
+            )))
+        })
+    }
+
+    /// Calls `f` with each aggregation's name and sorted snapshot.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("syscall:::entry { @calls[execname] = count(); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// std::thread::sleep(std::time::Duration::from_millis(200));
+    /// dt.aggregate_walk(|name, entries| {
+    ///     for e in entries {
+    ///         println!("@{}[{}] = {:?}", name, e.key[0], e.value);
+    ///     }
+    /// })?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn aggregate_walk(
+        &mut self,
+        f: impl FnMut(&str, &[aggregate::AggEntry]),
+    ) -> Result<(), Error> {
+        self.aggregate_walk_by(WalkOrder::Options, f)
+    }
+
+    /// Calls `f` with each aggregation's name and a snapshot of it taken
+    /// now, its entries in `order`, in the order the aggregations were
+    /// defined. It reads the kernel's maps: call it between
+    /// [`work`](Self::work) calls, from any thread that holds the handle.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// use libdtrace::{KeyValue, WalkOrder};
+    /// let p = dt.compile("syscall:::entry { @[probefunc] = count(); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// std::thread::sleep(std::time::Duration::from_millis(200));
+    /// let mut names = Vec::new();
+    /// dt.aggregate_walk_by(WalkOrder::Key, |_, entries| {
+    ///     names.extend(entries.iter().filter_map(|e| match &e.key[0] {
+    ///         KeyValue::Str(s) => Some(String::from_utf8_lossy(s).into_owned()),
+    ///         _ => None,
+    ///     }));
+    /// })?;
+    /// assert!(names.windows(2).all(|w| w[0] <= w[1]));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn aggregate_walk_by(
+        &mut self,
+        order: WalkOrder,
+        mut f: impl FnMut(&str, &[aggregate::AggEntry]),
+    ) -> Result<(), Error> {
+        let Some(r) = &self.running else {
+            return Ok(());
+        };
+        let base = self.sort_opts();
+        let sort = |by_key, reverse| aggregate::SortOpts {
+            by_key,
+            reverse,
+            ..base
+        };
+        let how = match order {
+            WalkOrder::Options => Some(base),
+            WalkOrder::Unsorted => None,
+            WalkOrder::Key => Some(sort(true, false)),
+            WalkOrder::KeyReversed => Some(sort(true, true)),
+            WalkOrder::Value => Some(sort(false, false)),
+            WalkOrder::ValueReversed => Some(sort(false, true)),
+        };
+        for id in 0..r.gen.aggs.len() {
+            let mut snap = r.snapshot_with(id, self.opts.aggpercpu)?;
+            if let Some(o) = how {
+                aggregate::sort(&mut snap, o);
+            }
+            f(&self.syms.aggs[id].name, &snap);
+        }
+        Ok(())
+    }
+
+    /// Every aggregation as it is now, its entries in `order`, as an
+    /// owned value that needs no handle (`dtrace_aggregate_snap`):
+    /// take it under the handle's lock, read it after. Before
+    /// [`go`](Self::go) it is empty.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("syscall:::entry { @[execname] = count(); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// std::thread::sleep(std::time::Duration::from_millis(100));
+    /// let snap = dt.aggregate_snapshot(libdtrace::WalkOrder::Key)?;
+    /// for (name, entries) in snap.iter() {
+    ///     println!("@{}: {} keys", name, entries.len());
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn aggregate_snapshot(&mut self, order: WalkOrder) -> Result<AggSnapshot, Error> {
+        let mut aggs = Vec::new();
+        self.aggregate_walk_by(order, |name, entries| {
+            aggs.push((name.to_string(), entries.to_vec()))
+        })?;
+        Ok(AggSnapshot { aggs })
+    }
+
+    /// Zeroes every aggregation's values, keeping keys.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("syscall:::entry { @ = count(); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// dt.go()?;
+    /// for _ in 0..3 {
+    ///     std::thread::sleep(std::time::Duration::from_secs(1));
+    ///     dt.aggregate_print(&mut std::io::stdout())?; // this second's count
+    ///     dt.aggregate_clear()?;
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn aggregate_clear(&mut self) -> Result<(), Error> {
+        let Some(r) = &self.running else {
+            return Ok(());
+        };
+        for id in 0..r.gen.aggs.len() {
+            r.clear_agg(id)?;
+        }
+        Ok(())
+    }
+
+    /// Aggregation `id` as `printa()` shows it: read from the kernel, or
+    /// with the `aggrate` option as read first since the last aggregation
+    /// tick; with `aggpercpu`, each CPU's values too.
+    pub(crate) fn agg_snapshot(&mut self, id: AggId) -> Result<Vec<aggregate::AggEntry>, Error> {
+        let cached = self.opts.is_set(Opt::aggrate);
+        if cached {
+            if let Some(s) = self.agg_cache.get(&id) {
+                return Ok(s.clone());
+            }
+        }
+        let Some(r) = &self.running else {
+            return Ok(Vec::new());
+        };
+        let s = r.snapshot_with(id, self.opts.aggpercpu)?;
+        if cached {
+            self.agg_cache.insert(id, s.clone());
+        }
+        Ok(s)
+    }
+
+    /// After clear() or trunc(): the aggregation is read anew.
+    pub(crate) fn agg_changed(&mut self, id: AggId) {
+        self.agg_cache.remove(&id);
+    }
+
+    /// The `normalize()` factor of aggregation `id` (1 if none).
+    pub(crate) fn normal(&self, id: AggId) -> u64 {
+        self.normals.get(&id).copied().unwrap_or(1)
+    }
+
+    pub(crate) fn sort_opts(&self) -> aggregate::SortOpts {
+        aggregate::SortOpts {
+            by_key: self.opts.aggsortkey,
+            reverse: self.opts.aggsortrev,
+            key_pos: self.opts.aggsortkeypos,
+            value_pos: self.opts.aggsortpos,
+        }
+    }
+}
