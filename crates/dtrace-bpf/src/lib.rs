@@ -8,7 +8,8 @@
 //!   specs, record and aggregation layouts);
 //! - `layout`: sizes and offsets decided at compile time;
 //! - `codegen`, `program`, `expr`: the lowering itself;
-//! - `aggs`: the aggregating functions, one module each;
+//! - `aggs`: the aggregating functions, one module each; `subr`: the
+//!   open-coded subroutines, one file per family;
 //! - `hook`: what a provider's own hook adds to a program (`Hook`), so
 //!   that nothing here names a provider.
 

@@ -1,6 +1,11 @@
 //! The `bpf(2)` system call: maps, programs, raw tracepoints, test runs and
 //! object enumeration. Every kernel object is returned as an `OwnedFd`, so
 //! dropping it (or the process dying) releases it: nothing is ever pinned.
+//!
+//! A refused load is a [`LoadError`], which tells a verifier refusal (with
+//! its reason) from a lack of privilege. [`count_objects`] counts the
+//! project's `dt_` programs and maps and every link: what the tests count
+//! to show that nothing was left behind.
 
 use std::ffi::CString;
 use std::io;

@@ -24,6 +24,16 @@
 //! BTF on demand (cached); a [`TypeRef`] names a type there as (which BTF,
 //! id). Ids below vmlinux's count mean the same type in every module, so
 //! refs are kept canonical: such ids always carry `btf: 0`.
+//!
+//! # Loading
+//! A program needs a few of the kernel's tens of thousands of types, so
+//! loading decodes nothing: the file is mapped where the kernel allows it
+//! (`mapped.rs`), and a parse checks every record (`check_next`) and
+//! indexes it by offset and by name hash (`NameIndex`, open-addressed,
+//! built without sorting); a type is decoded when first asked for
+//! ([`Btf::get`]). Functions, most of the named types, get an index of
+//! their own on the first function lookup (`func_index`). The kernel's
+//! BTF is parsed once per process ([`Btf::vmlinux`]) and shared.
 
 use std::collections::HashMap;
 use std::io;

@@ -1,6 +1,17 @@
 //! Target processes for `-c` and `-p`: creating a command held before its
 //! exec until tracing is enabled, watching a process for exit, and
 //! reaping it.
+//!
+//! A created command never outlives dtrace: it is killed when its
+//! [`Target`] drops, and however dtrace ends (SIGKILL too) it dies of
+//! `PR_SET_PDEATHSIG` or, when the kernel has forgotten that (the command
+//! exec'd a set-user-ID or set-group-ID program), of its warden
+//! (`spawn_warden`). A grabbed process is left alone.
+//!
+//! Also: [`read_maps`], the one reader of `/proc/PID/maps` (the
+//! providers' objects, user-stack symbols); [`run_shell`], `system()`'s
+//! shell in a process group of its own; [`open_writer`], opening an
+//! output without blocking on a FIFO no process reads.
 
 use std::ffi::{CString, OsStr, OsString};
 use std::io::{self, Read};

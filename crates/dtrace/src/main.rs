@@ -491,15 +491,15 @@ fn run(cmd: Cmd) -> u8 {
     // Targets are killed when dtrace returns, whatever the way: they drop.
     // A stop signal during the set-up abandons it: dtrace ends as the
     // signal would have ended it, with nothing left behind.
-    match dt.go_until(&|| libdtrace::signals::stop_signals() > 0) {
-        Ok(()) => {}
+    // A cancelled or failed set-up has closed the handle.
+    let mut dt = match dt.go_until(&|| libdtrace::signals::stop_signals() > 0) {
+        Ok(session) => session,
         Err(Error::Cancelled) => {
-            drop(dt);
             libdtrace::signals::die_of_stop_signal();
             return E_ERROR;
         }
         Err(e) => return fatal(e),
-    }
+    };
     // Buffers the kernel made smaller (bufresize=auto), as dtrace(1M)
     // reports them.
     for (what, size) in dt.lowered_sizes() {

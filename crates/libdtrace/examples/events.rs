@@ -73,7 +73,7 @@ fn run(calls: u32) -> Result<Vec<String>, libdtrace::Error> {
         ProgramSource::File,
     )?;
     dt.exec(&prog)?;
-    dt.go()?;
+    let mut dt = dt.go()?;
     for _ in 0..calls {
         // std's process ID is glibc's getpid(), a system call each time.
         std::hint::black_box(std::process::id());

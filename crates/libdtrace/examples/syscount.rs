@@ -31,7 +31,7 @@ fn run(intervals: u32, calls: u32) -> Result<(), libdtrace::Error> {
         ProgramSource::Description(SpecKind::Name),
     )?;
     dt.exec(&prog)?;
-    dt.go()?;
+    let dt = dt.go()?;
     let dt = Arc::new(Mutex::new(dt));
     let done = Arc::new(AtomicBool::new(false));
 

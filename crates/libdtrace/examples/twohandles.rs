@@ -7,7 +7,7 @@
 //! BEGIN; the program makes 2 of the first and 3 of the second, then
 //! prints what each handle has. Needs the privilege to trace.
 
-use libdtrace::{Dtrace, NullConsumer, ProgramSource, SpecKind, WalkOrder, WorkStatus};
+use libdtrace::{Dtrace, NullConsumer, ProgramSource, Session, SpecKind, WalkOrder, WorkStatus};
 
 fn handle(name: &str, syscall: &str) -> Result<Dtrace, libdtrace::Error> {
     let mut dt = Dtrace::open()?;
@@ -24,7 +24,7 @@ fn handle(name: &str, syscall: &str) -> Result<Dtrace, libdtrace::Error> {
 }
 
 /// The handle's own output and aggregations, once stopped.
-fn finish(dt: &mut Dtrace) -> Result<String, libdtrace::Error> {
+fn finish(dt: &mut Session) -> Result<String, libdtrace::Error> {
     dt.stop()?;
     let mut out: Vec<u8> = Vec::new();
     while dt.work(&mut out, &mut NullConsumer)? != WorkStatus::Done {}
@@ -51,10 +51,10 @@ fn main() {
 }
 
 fn run() -> Result<(), libdtrace::Error> {
-    let mut a = handle("a", "getppid")?;
-    let mut b = handle("b", "getpid")?;
-    a.go()?;
-    b.go()?;
+    let a = handle("a", "getppid")?;
+    let b = handle("b", "getpid")?;
+    let mut a = a.go()?;
+    let mut b = b.go()?;
     for _ in 0..2 {
         std::hint::black_box(std::os::unix::process::parent_id());
     }

@@ -1,6 +1,14 @@
 //! Aggregations in the consumer: reading the per-CPU maps into a snapshot,
 //! merging CPUs, sorting as DTrace sorts, and printing (the default layout,
 //! quantize tables, and `printa()` formats).
+//!
+//! An aggregation's keys are those of its shared map whose first word is
+//! its id ([`snapshot`]); one without keys is a slot of a per-CPU array
+//! (`snapshot_slot`, [`clear_slot`]). CPUs are merged by
+//! `dtrace_bpf::aggs`, and values divided by the `normalize()` factor
+//! when printed. With `aggpercpu` each row also carries each CPU's value;
+//! with `aggrate`, `printa()` shows what was first read after the last
+//! aggregation tick (`agg_snapshot`, in `aggregations.rs`).
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -23,7 +31,7 @@ use crate::format::{self, cstr, Arg};
 /// use libdtrace::KeyValue;
 /// let p = dt.compile("syscall:::entry { @[execname, pid] = count(); }", libdtrace::ProgramSource::File)?;
 /// dt.exec(&p)?;
-/// dt.go()?;
+/// let mut dt = dt.go()?;
 /// std::thread::sleep(std::time::Duration::from_millis(100));
 /// dt.aggregate_walk(|_, entries| {
 ///     for e in entries {
@@ -82,7 +90,7 @@ impl std::fmt::Display for KeyValue {
 /// dt.setopt("aggpercpu", None)?;
 /// let p = dt.compile("syscall:::entry { @ = count(); }", libdtrace::ProgramSource::File)?;
 /// dt.exec(&p)?;
-/// dt.go()?;
+/// let mut dt = dt.go()?;
 /// std::thread::sleep(std::time::Duration::from_millis(100));
 /// dt.aggregate_walk(|_, entries| {
 ///     for e in entries {

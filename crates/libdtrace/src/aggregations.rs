@@ -5,24 +5,8 @@
 use super::*;
 
 impl Dtrace {
-    /// Prints every aggregation not yet printed by printa(), as dtrace(1M)
-    /// does when tracing ends.
-    ///
-    /// ```no_run
-    /// # fn main() -> Result<(), libdtrace::Error> {
-    /// let mut dt = libdtrace::Dtrace::open()?;
-    /// let p = dt.compile("syscall:::entry { @[probefunc] = count(); } tick-1s { exit(0); }", libdtrace::ProgramSource::File)?;
-    /// dt.exec(&p)?;
-    /// dt.go()?;
-    /// let mut out = std::io::stdout();
-    /// while dt.work(&mut out, &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
-    ///     dt.sleep(&[]);
-    /// }
-    /// dt.aggregate_print(&mut out)?; // as dtrace(1M) prints them at the end
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn aggregate_print(&mut self, out: &mut dyn Write) -> Result<(), Error> {
+    /// What [`Session::aggregate_print`] does.
+    pub(crate) fn aggregate_print(&mut self, out: &mut dyn Write) -> Result<(), Error> {
         let Some(r) = &self.running else {
             return Ok(());
         };
@@ -132,55 +116,16 @@ impl Dtrace {
         })
     }
 
-    /// Calls `f` with each aggregation's name and sorted snapshot.
-    ///
-    /// ```no_run
-    /// # fn main() -> Result<(), libdtrace::Error> {
-    /// let mut dt = libdtrace::Dtrace::open()?;
-    /// let p = dt.compile("syscall:::entry { @calls[execname] = count(); }", libdtrace::ProgramSource::File)?;
-    /// dt.exec(&p)?;
-    /// dt.go()?;
-    /// std::thread::sleep(std::time::Duration::from_millis(200));
-    /// dt.aggregate_walk(|name, entries| {
-    ///     for e in entries {
-    ///         println!("@{}[{}] = {:?}", name, e.key[0], e.value);
-    ///     }
-    /// })?;
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn aggregate_walk(
+    /// What [`Session::aggregate_walk`] does.
+    pub(crate) fn aggregate_walk(
         &mut self,
         f: impl FnMut(&str, &[aggregate::AggEntry]),
     ) -> Result<(), Error> {
         self.aggregate_walk_by(WalkOrder::Options, f)
     }
 
-    /// Calls `f` with each aggregation's name and a snapshot of it taken
-    /// now, its entries in `order`, in the order the aggregations were
-    /// defined. It reads the kernel's maps: call it between
-    /// [`work`](Self::work) calls, from any thread that holds the handle.
-    ///
-    /// ```no_run
-    /// # fn main() -> Result<(), libdtrace::Error> {
-    /// let mut dt = libdtrace::Dtrace::open()?;
-    /// use libdtrace::{KeyValue, WalkOrder};
-    /// let p = dt.compile("syscall:::entry { @[probefunc] = count(); }", libdtrace::ProgramSource::File)?;
-    /// dt.exec(&p)?;
-    /// dt.go()?;
-    /// std::thread::sleep(std::time::Duration::from_millis(200));
-    /// let mut names = Vec::new();
-    /// dt.aggregate_walk_by(WalkOrder::Key, |_, entries| {
-    ///     names.extend(entries.iter().filter_map(|e| match &e.key[0] {
-    ///         KeyValue::Str(s) => Some(String::from_utf8_lossy(s).into_owned()),
-    ///         _ => None,
-    ///     }));
-    /// })?;
-    /// assert!(names.windows(2).all(|w| w[0] <= w[1]));
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn aggregate_walk_by(
+    /// What [`Session::aggregate_walk_by`] does.
+    pub(crate) fn aggregate_walk_by(
         &mut self,
         order: WalkOrder,
         mut f: impl FnMut(&str, &[aggregate::AggEntry]),
@@ -212,26 +157,8 @@ impl Dtrace {
         Ok(())
     }
 
-    /// Every aggregation as it is now, its entries in `order`, as an
-    /// owned value that needs no handle (`dtrace_aggregate_snap`):
-    /// take it under the handle's lock, read it after. Before
-    /// [`go`](Self::go) it is empty.
-    ///
-    /// ```no_run
-    /// # fn main() -> Result<(), libdtrace::Error> {
-    /// let mut dt = libdtrace::Dtrace::open()?;
-    /// let p = dt.compile("syscall:::entry { @[execname] = count(); }", libdtrace::ProgramSource::File)?;
-    /// dt.exec(&p)?;
-    /// dt.go()?;
-    /// std::thread::sleep(std::time::Duration::from_millis(100));
-    /// let snap = dt.aggregate_snapshot(libdtrace::WalkOrder::Key)?;
-    /// for (name, entries) in snap.iter() {
-    ///     println!("@{}: {} keys", name, entries.len());
-    /// }
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn aggregate_snapshot(&mut self, order: WalkOrder) -> Result<AggSnapshot, Error> {
+    /// What [`Session::aggregate_snapshot`] does.
+    pub(crate) fn aggregate_snapshot(&mut self, order: WalkOrder) -> Result<AggSnapshot, Error> {
         let mut aggs = Vec::new();
         self.aggregate_walk_by(order, |name, entries| {
             aggs.push((name.to_string(), entries.to_vec()))
@@ -239,23 +166,8 @@ impl Dtrace {
         Ok(AggSnapshot { aggs })
     }
 
-    /// Zeroes every aggregation's values, keeping keys.
-    ///
-    /// ```no_run
-    /// # fn main() -> Result<(), libdtrace::Error> {
-    /// let mut dt = libdtrace::Dtrace::open()?;
-    /// let p = dt.compile("syscall:::entry { @ = count(); }", libdtrace::ProgramSource::File)?;
-    /// dt.exec(&p)?;
-    /// dt.go()?;
-    /// for _ in 0..3 {
-    ///     std::thread::sleep(std::time::Duration::from_secs(1));
-    ///     dt.aggregate_print(&mut std::io::stdout())?; // this second's count
-    ///     dt.aggregate_clear()?;
-    /// }
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn aggregate_clear(&mut self) -> Result<(), Error> {
+    /// What [`Session::aggregate_clear`] does.
+    pub(crate) fn aggregate_clear(&mut self) -> Result<(), Error> {
         let Some(r) = &self.running else {
             return Ok(());
         };

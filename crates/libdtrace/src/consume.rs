@@ -2,6 +2,17 @@
 //! clause's data. The EPID names the probe and the clause, whose layout
 //! says how to decode and print each action; error records become calls
 //! to the error handler.
+//!
+//! Records are read CPU by CPU, up to `BATCH` at a time, copied into one
+//! buffer kept from call to call; a record's descriptions and values are
+//! built in lists kept emptied between records (`rec_pool`,
+//! `arg_pool`), so nothing is allocated per record. A firing whose records
+//! are printf()s alone, for a consumer that does not see them
+//! (`Consumer::sees_printf`) and an output that takes text verbatim, takes
+//! the plain path (`plain_printf`, planned once per EPID). The
+//! consumer-side actions run here too: `printa()`, `clear()`, `trunc()`,
+//! `exit()`, `setopt()`, `system()` (through `dtrace_sys::process`),
+//! `freopen()`, `ftruncate()`, and commits of speculations.
 
 use std::io::Write;
 use std::sync::Arc;
@@ -95,7 +106,7 @@ pub enum RecKind {
 /// }
 /// let p = dt.compile("BEGIN { n = 1; trace(n + 1); printf(\"%s\\n\", execname); exit(0); }", libdtrace::ProgramSource::File)?;
 /// dt.exec(&p)?;
-/// dt.go()?;
+/// let mut dt = dt.go()?;
 /// while dt.work(&mut std::io::sink(), &mut Show)? == libdtrace::WorkStatus::Okay {
 ///     dt.sleep(&[]);
 /// }
@@ -254,7 +265,7 @@ pub(crate) fn flow_indent(
 /// });
 /// let p = dt.compile("BEGIN { trace(*(int *)8); exit(0); }", libdtrace::ProgramSource::File)?;
 /// dt.exec(&p)?;
-/// dt.go()?;
+/// let mut dt = dt.go()?;
 /// # Ok(())
 /// # }
 /// ```

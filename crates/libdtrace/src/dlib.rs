@@ -13,6 +13,14 @@
 //! `-xsyslibdir=DIR` replaces the standard library with the `*.d` files of
 //! DIR; `-L DIR` (`-xlibdir=DIR`) adds the `*.d` files of DIR; those are
 //! compiled, in name order, before the first program.
+//!
+//! Also in the standard library: `tcp.d` and `ip.d`, the network
+//! providers' translators (`tcpsinfo_t`, `ipinfo_t`, `pktinfo_t`, ...). A
+//! standard file is loaded too when a program names a provider its
+//! [`STANDARD`] row lists (`proc` and `sched`: `procfs.d`); a unit test
+//! checks that every name a file declares is in its row. A library
+//! directory's file with `#pragma D depends_on library NAME` is compiled
+//! after NAME.
 
 use std::path::{Path, PathBuf};
 

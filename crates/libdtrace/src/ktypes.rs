@@ -4,6 +4,13 @@
 //! program names a kernel type or symbol (`curthread`, `struct
 //! task_struct`, `` `jiffies ``), and what is read is kept for the life of
 //! the handle.
+//!
+//! A kernel variable (`` `max_pfn ``) is its kallsyms address typed by its
+//! BTF VAR; a per-CPU one (`` `cpu_number ``) is this CPU's copy
+//! (`CKind::PerCpuAddr`, lowered to the variable's BTF id and
+//! `bpf_this_cpu_ptr`). Where kallsyms lists no variables
+//! (`CONFIG_KALLSYMS_ALL` off) both are refused with that reason, never
+//! read from a wrong address.
 
 use std::sync::OnceLock;
 

@@ -28,7 +28,7 @@
 //! dt.setopt("quiet", None)?;
 //! let p = dt.compile(r#"syscall::openat:entry { printf("%s\n", execname); } tick-1s { exit(0); }"#, ProgramSource::File)?;
 //! dt.exec(&p)?;
-//! dt.go()?;
+//! let mut dt = dt.go()?;
 //! let mut out = std::io::stdout();
 //! while dt.work(&mut out, &mut NullConsumer)? == WorkStatus::Okay {
 //!     dt.sleep(&[]);
@@ -91,6 +91,7 @@ pub use options::{
     Options, Stdc, Support, Values,
 };
 pub use proc::{ProcError, ProcEvent, ProcExit};
+pub use session::Session;
 pub use usym::UserHow;
 
 /// The largest program text a handle compiles, in bytes: a script as
@@ -105,7 +106,7 @@ pub use usym::UserHow;
 pub const MAX_PROGRAM: u64 = 16 << 20;
 
 /// Waits, apart from the handle, until there is something for
-/// [`Dtrace::work`] to do (see [`Dtrace::waiter`]).
+/// [`Session::work`] to do (see [`Session::waiter`]).
 ///
 /// ```no_run
 /// # fn main() -> Result<(), libdtrace::Error> {
@@ -113,7 +114,7 @@ pub const MAX_PROGRAM: u64 = 16 << 20;
 /// dt.setopt("quiet", None)?;
 /// let p = dt.compile("syscall::getpid:entry { @ = count(); }", libdtrace::ProgramSource::Description(libdtrace::SpecKind::Name))?;
 /// dt.exec(&p)?;
-/// dt.go()?;
+/// let mut dt = dt.go()?;
 /// let waiter = dt.waiter().expect("tracing has started");
 /// let handle = std::sync::Mutex::new(dt);
 /// waiter.wait(); // the handle's lock is not held meanwhile
@@ -135,7 +136,7 @@ impl Waiter {
     /// let mut dt = libdtrace::Dtrace::open()?;
     /// # let p = dt.compile("BEGIN { exit(0); }", libdtrace::ProgramSource::File)?;
     /// # dt.exec(&p)?;
-    /// dt.go()?;
+    /// let mut dt = dt.go()?;
     /// let waiter = dt.waiter().expect("tracing has started");
     /// while dt.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
     ///     waiter.wait();
@@ -148,7 +149,7 @@ impl Waiter {
     }
 }
 
-/// The order [`Dtrace::aggregate_walk_by`] gives each aggregation's
+/// The order [`Session::aggregate_walk_by`] gives each aggregation's
 /// entries in, as libdtrace's walk functions do.
 ///
 /// ```no_run
@@ -156,7 +157,7 @@ impl Waiter {
 /// let mut dt = libdtrace::Dtrace::open()?;
 /// let p = dt.compile("syscall:::entry { @[probefunc] = count(); }", libdtrace::ProgramSource::File)?;
 /// dt.exec(&p)?;
-/// dt.go()?;
+/// let mut dt = dt.go()?;
 /// std::thread::sleep(std::time::Duration::from_millis(100));
 /// // The busiest system call first.
 /// dt.aggregate_walk_by(libdtrace::WalkOrder::ValueReversed, |name, entries| {
@@ -432,7 +433,7 @@ pub struct ProgramInfo {
 /// assert_eq!(dt.status(), Status::None);
 /// let p = dt.compile("BEGIN { exit(0); }", libdtrace::ProgramSource::File)?;
 /// dt.exec(&p)?;
-/// dt.go()?;
+/// let mut dt = dt.go()?;
 /// while dt.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
 ///     dt.sleep(&[]);
 /// }
@@ -451,7 +452,7 @@ pub enum Status {
     /// A principal buffer filled under `bufpolicy=fill`
     /// (`DTRACE_STATUS_FILLED`).
     Filled,
-    /// [`Dtrace::stop`] ended it (`DTRACE_STATUS_STOPPED`).
+    /// [`Session::stop`] ended it (`DTRACE_STATUS_STOPPED`).
     Stopped,
 }
 
@@ -571,7 +572,7 @@ impl OpenOptions {
 }
 
 /// An owned copy of every aggregation, taken at once
-/// ([`Dtrace::aggregate_snapshot`], `dtrace_aggregate_snap`): it needs
+/// ([`Session::aggregate_snapshot`], `dtrace_aggregate_snap`): it needs
 /// no handle, so one thread can take it under the handle's lock and
 /// another read it while tracing goes on.
 ///
@@ -580,7 +581,7 @@ impl OpenOptions {
 /// let mut dt = libdtrace::Dtrace::open()?;
 /// let p = dt.compile("syscall:::entry { @calls[probefunc] = count(); }", libdtrace::ProgramSource::File)?;
 /// dt.exec(&p)?;
-/// dt.go()?;
+/// let mut dt = dt.go()?;
 /// std::thread::sleep(std::time::Duration::from_millis(100));
 /// let snap = dt.aggregate_snapshot(libdtrace::WalkOrder::ValueReversed)?;
 /// std::thread::spawn(move || {
@@ -632,7 +633,7 @@ impl AggSnapshot {
 /// let mut dt = libdtrace::Dtrace::open()?;
 /// let p = dt.compile("BEGIN { exit(0); }", libdtrace::ProgramSource::File)?;
 /// dt.exec(&p)?;
-/// dt.go()?;
+/// let mut dt = dt.go()?;
 /// loop {
 ///     dt.sleep(&[]);
 ///     match dt.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)? {
@@ -707,7 +708,7 @@ pub enum Consume {
 /// }
 /// let p = dt.compile(r#"BEGIN { printf("%s %d\n", execname, pid); exit(0); }"#, libdtrace::ProgramSource::File)?;
 /// dt.exec(&p)?;
-/// dt.go()?;
+/// let mut dt = dt.go()?;
 /// let mut events = Events::default();
 /// while dt.work(&mut std::io::sink(), &mut events)? == libdtrace::WorkStatus::Okay {
 ///     dt.sleep(&[]);
@@ -764,7 +765,7 @@ pub trait Consumer {
 /// dt.setopt("quiet", None)?;
 /// let p = dt.compile(r#"BEGIN { printf("hello\n"); exit(0); }"#, libdtrace::ProgramSource::File)?;
 /// dt.exec(&p)?;
-/// dt.go()?;
+/// let mut dt = dt.go()?;
 /// let mut out = Vec::new();
 /// while dt.work(&mut out, &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
 ///     dt.sleep(&[]);
@@ -841,7 +842,7 @@ type BufHandler = Box<dyn FnMut(&BufData) + Send>;
 /// Formatted output, as the buffered-output handler receives it
 /// (`dtrace_bufdata_t`): the text, and which call made it, so that a
 /// handler serving both the work loop and another thread's
-/// [`Dtrace::aggregate_print`] keeps their data apart (seed 002's
+/// [`Session::aggregate_print`] keeps their data apart (seed 002's
 /// per-thread user data) by looking at `origin`.
 ///
 /// ```no_run
@@ -873,10 +874,10 @@ pub struct BufData<'a> {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BufOrigin {
-    /// [`Dtrace::work`]: a record's output, or a drop or error shown in
+    /// [`Session::work`]: a record's output, or a drop or error shown in
     /// structured output.
     Work,
-    /// [`Dtrace::aggregate_print`].
+    /// [`Session::aggregate_print`].
     AggregatePrint,
 }
 
@@ -910,7 +911,7 @@ pub struct EpidDesc {
 /// dt.setopt("quiet", None)?;
 /// let p = dt.compile(r#"BEGIN { printf("hello\n"); exit(0); }"#, libdtrace::ProgramSource::File)?;
 /// dt.exec(&p)?;
-/// dt.go()?;
+/// let mut dt = dt.go()?;
 /// while dt.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
 ///     dt.sleep(&[]);
 /// }
@@ -1053,7 +1054,7 @@ impl Dtrace {
     /// let mut dt = libdtrace::Dtrace::open()?;
     /// let p = dt.compile("syscall:::entry { @ = count(); }", libdtrace::ProgramSource::File)?;
     /// dt.exec(&p)?;
-    /// dt.go()?;
+    /// let mut dt = dt.go()?;
     /// dt.close(); // nothing of it is left in the kernel
     /// # Ok(())
     /// # }

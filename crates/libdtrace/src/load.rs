@@ -290,7 +290,7 @@ fn requested_bufsize(dt: &Dtrace) -> u64 {
 }
 
 /// Kernel memory for buffers from this much on is said when tracing
-/// starts (`Dtrace::notices`).
+/// starts (`Session::notices`).
 const LARGE_MEMORY: u64 = 1 << 30;
 
 /// The memory BPF maps of user-chosen sizes may take: what the kernel

@@ -4,8 +4,8 @@
 //! until [`Dtrace::proc_continue`], so that tracing sees it from its
 //! first instruction), or a running process grabbed; each is told to the
 //! providers (`pid$target`, its USDT probes), the first is `$target`, and
-//! the work loop watches them: [`Dtrace::sleep`] wakes when one exits,
-//! and [`Dtrace::work`] gives each change to the process handler.
+//! the work loop watches them: [`crate::Session::sleep`] wakes when one exits,
+//! and [`crate::Session::work`] gives each change to the process handler.
 
 use std::ffi::OsString;
 
@@ -190,7 +190,7 @@ impl Dtrace {
     /// let pid = dt.proc_create(&["ls".into(), "/".into()]).map_err(|e| libdtrace::Error::Enable(e.to_string()))?;
     /// let p = dt.compile("syscall::write:entry /pid == $target/ { @ = count(); }", libdtrace::ProgramSource::File)?;
     /// dt.exec(&p)?;
-    /// dt.go()?;
+    /// let mut dt = dt.go()?;
     /// dt.proc_continue(pid)?;
     /// while dt.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
     ///     dt.sleep(&[]);
@@ -236,7 +236,7 @@ impl Dtrace {
     /// }
     /// let p = dt.compile("pid$target::malloc:entry { @ = quantize(arg0); }", libdtrace::ProgramSource::File)?;
     /// dt.exec(&p)?;
-    /// dt.go()?;
+    /// let mut dt = dt.go()?;
     /// # Ok(())
     /// # }
     /// ```
@@ -277,7 +277,7 @@ impl Dtrace {
     /// let pid = dt.proc_create(&["true".into()]).map_err(|e| libdtrace::Error::Enable(e.to_string()))?;
     /// let p = dt.compile("proc:::exit /pid == $target/ { exit(0); }", libdtrace::ProgramSource::File)?;
     /// dt.exec(&p)?;
-    /// dt.go()?;
+    /// let mut dt = dt.go()?;
     /// dt.proc_continue(pid)?; // it runs now, traced from its exec
     /// # Ok(())
     /// # }
@@ -309,7 +309,7 @@ impl Dtrace {
     }
 
     /// The handler told of each process created, grabbed, and exited (in
-    /// [`sleep`](Self::sleep) or [`work`](Self::work)).
+    /// [`sleep`](crate::Session::sleep) or [`work`](crate::Session::work)).
     ///
     /// ```no_run
     /// # fn main() -> Result<(), libdtrace::Error> {
@@ -336,7 +336,7 @@ impl Dtrace {
     /// let pid = dt.proc_create(&["true".into()]).map_err(|e| libdtrace::Error::Enable(e.to_string()))?;
     /// let p = dt.compile("BEGIN { }", libdtrace::ProgramSource::File)?;
     /// dt.exec(&p)?;
-    /// dt.go()?;
+    /// let mut dt = dt.go()?;
     /// dt.proc_continue(pid)?;
     /// while dt.live_procs() > 0 {
     ///     dt.sleep(&[]); // its exit is seen here

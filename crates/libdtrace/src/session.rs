@@ -1,9 +1,372 @@
 //! A session: making the buffers ahead (`prepare`), starting tracing
-//! (`go`), pacing the consumer (`sleep`, `waiter`, the rates), reading
-//! what the probes recorded (`work`), drops, speculation cleaning, and
-//! stopping (`stop`).
+//! (`go`, which turns the handle into a [`Session`]), pacing the
+//! consumer (`sleep`, `waiter`, the rates), reading what the probes
+//! recorded (`work`), drops, speculation cleaning, and stopping
+//! (`stop`). What needs tracing to have started is a method of
+//! [`Session`] alone: a program cannot call it on a handle that has not
+//! started tracing.
 
 use super::*;
+
+/// A tracing session: the handle once [`Dtrace::go`] has attached every
+/// enabled probe and fired BEGIN. Reading what the probes record
+/// (`work`), waiting for it (`sleep`, `waiter`), stopping, the
+/// aggregations and what tracing's start had to say are here; for the
+/// rest (options, probes, processes) it dereferences to the handle.
+/// Dropping it stops tracing and closes the handle, as
+/// [`Session::close`] does.
+///
+/// ```no_run
+/// # fn main() -> Result<(), libdtrace::Error> {
+/// let mut dt = libdtrace::Dtrace::open()?;
+/// let p = dt.compile("tick-10ms { exit(0); }", libdtrace::ProgramSource::File)?;
+/// dt.exec(&p)?;
+/// let mut session = dt.go()?;
+/// while session.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
+///     session.sleep(&[]);
+/// }
+/// session.close();
+/// # Ok(())
+/// # }
+/// ```
+pub struct Session {
+    dt: Dtrace,
+}
+
+impl std::ops::Deref for Session {
+    type Target = Dtrace;
+    fn deref(&self) -> &Dtrace {
+        &self.dt
+    }
+}
+
+impl std::ops::DerefMut for Session {
+    fn deref_mut(&mut self) -> &mut Dtrace {
+        &mut self.dt
+    }
+}
+
+impl Session {
+    /// Stops tracing, detaches every probe and closes the handle
+    /// (`dtrace_close`), as dropping the session does.
+    pub fn close(self) {
+        self.dt.close()
+    }
+
+    /// Waits until there is something to do: data in the buffer, a status
+    /// check due, a target process's exit, or one of `extra_fds` readable
+    /// (a signal's descriptor); then notes the targets that have exited,
+    /// for [`work`](Self::work) to tell the process handler.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("tick-10ms { exit(0); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// let mut dt = dt.go()?;
+    /// loop {
+    ///     dt.sleep(&[]); // until records arrive, or the status period ends
+    ///     if dt.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Done {
+    ///         break;
+    ///     }
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn sleep(&mut self, extra_fds: &[i32]) {
+        self.dt.sleep(extra_fds)
+    }
+
+    /// A way to wait for the next thing to do without holding the
+    /// handle: a consumer that shares it between threads (behind a
+    /// mutex, seed 002's per-handle lock) waits on this with the lock
+    /// released, then takes it to [`work`](Self::work), so that another
+    /// thread can walk the aggregations meanwhile. The wait lasts at most
+    /// what [`sleep`](Self::sleep)'s would now; None before
+    /// [`go`](Dtrace::go).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// use std::sync::{Arc, Mutex};
+    /// let p = dt.compile("syscall:::entry { @[execname] = count(); } tick-1s { exit(0); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// let mut dt = dt.go()?;
+    /// let waiter = dt.waiter().expect("tracing has started");
+    /// let dt = Arc::new(Mutex::new(dt));
+    /// let sampler = {
+    ///     let dt = dt.clone();
+    ///     std::thread::spawn(move || {
+    ///         std::thread::sleep(std::time::Duration::from_millis(500));
+    ///         // The work loop below waits without the lock: this walk gets it.
+    ///         dt.lock().unwrap().aggregate_walk(|name, entries| println!("@{}: {} keys", name, entries.len()))
+    ///     })
+    /// };
+    /// loop {
+    ///     waiter.wait();
+    ///     let mut h = dt.lock().unwrap();
+    ///     if h.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Done {
+    ///         break;
+    ///     }
+    /// }
+    /// sampler.join().unwrap()?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn waiter(&self) -> Option<Waiter> {
+        self.dt.waiter()
+    }
+
+    /// True once tracing has stopped (by exit() or `stop`).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("BEGIN { exit(0); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// let mut dt = dt.go()?;
+    /// while !dt.stopped() {
+    ///     dt.sleep(&[]);
+    ///     dt.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)?;
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn stopped(&self) -> bool {
+        self.dt.stopped()
+    }
+
+    /// Consumes what is in the buffer, printing trace and printf output to
+    /// `out` (or the buffered-output handler) and calling `consumer`.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// dt.setopt("quiet", None)?;
+    /// let p = dt.compile(r#"BEGIN { printf("%d\n", 6 * 7); exit(0); }"#, libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// let mut dt = dt.go()?;
+    /// let mut out = Vec::new();
+    /// while dt.work(&mut out, &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
+    ///     dt.sleep(&[]);
+    /// }
+    /// assert_eq!(out, b"42\n");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn work(
+        &mut self,
+        out: &mut dyn Write,
+        consumer: &mut dyn Consumer,
+    ) -> Result<WorkStatus, Error> {
+        self.dt.work(out, consumer)
+    }
+
+    /// Stops tracing: no probe fires after this but END, which runs now.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("syscall:::entry { @ = count(); } END { printa(@); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// let mut dt = dt.go()?;
+    /// std::thread::sleep(std::time::Duration::from_secs(1));
+    /// dt.stop()?; // END fires now
+    /// while dt.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {}
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn stop(&mut self) -> Result<(), Error> {
+        self.dt.stop()
+    }
+
+    /// The buffers made smaller than asked when tracing started (under
+    /// `bufresize=auto`), as dtrace(1M) reports them: ("buffer size",
+    /// bytes), ("speculation size", bytes).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// dt.setopt("bufsize", Some("1t"))?; // more than the machine has
+    /// dt.setopt("bufresize", Some("auto"))?;
+    /// let p = dt.compile("BEGIN { exit(0); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// let mut dt = dt.go()?;
+    /// for (what, size) in dt.lowered_sizes() {
+    ///     eprintln!("dtrace: {} lowered to {} bytes", what, size);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn lowered_sizes(&self) -> &[(&'static str, u64)] {
+        self.dt.lowered_sizes()
+    }
+
+    /// What tracing's start has to tell the user beyond lowered sizes:
+    /// kernel memory taken on a scale the user may not expect (the
+    /// speculation buffers of a large `nspec`), as dtrace(1M) prints it
+    /// after "dtrace: ".
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// dt.setopt("nspec", Some("1000"))?;
+    /// let p = dt.compile("BEGIN { s = speculation(); speculate(s); trace(1); } BEGIN { exit(0); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// let mut dt = dt.go()?;
+    /// for n in dt.notices() {
+    ///     eprintln!("dtrace: {}", n);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn notices(&self) -> &[String] {
+        self.dt.notices()
+    }
+
+    /// The user-level probes (pid, USDT) left out when tracing started,
+    /// by their descriptions (`pid123:libc.so.6:strlen:1c`), and why:
+    /// instructions the kernel's uprobes cannot step, USDT semaphores it
+    /// cannot count.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let pid = dt.proc_create(&["/bin/true".into()]).map_err(|e| libdtrace::Error::Enable(e.to_string()))?;
+    /// let p = dt.compile("pid$target:libc.so.6:strlen: { }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// let mut dt = dt.go()?;
+    /// for (place, why) in dt.refused_places() {
+    ///     eprintln!("{} cannot be traced: {}", place, why);
+    /// }
+    /// dt.proc_continue(pid)?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn refused_places(&self) -> &[(String, &'static str)] {
+        self.dt.refused_places()
+    }
+
+    /// Prints every aggregation not yet printed by printa(), as dtrace(1M)
+    /// does when tracing ends.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("syscall:::entry { @[probefunc] = count(); } tick-1s { exit(0); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// let mut dt = dt.go()?;
+    /// let mut out = std::io::stdout();
+    /// while dt.work(&mut out, &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
+    ///     dt.sleep(&[]);
+    /// }
+    /// dt.aggregate_print(&mut out)?; // as dtrace(1M) prints them at the end
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn aggregate_print(&mut self, out: &mut dyn Write) -> Result<(), Error> {
+        self.dt.aggregate_print(out)
+    }
+
+    /// Calls `f` with each aggregation's name and sorted snapshot.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("syscall:::entry { @calls[execname] = count(); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// let mut dt = dt.go()?;
+    /// std::thread::sleep(std::time::Duration::from_millis(200));
+    /// dt.aggregate_walk(|name, entries| {
+    ///     for e in entries {
+    ///         println!("@{}[{}] = {:?}", name, e.key[0], e.value);
+    ///     }
+    /// })?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn aggregate_walk(
+        &mut self,
+        f: impl FnMut(&str, &[aggregate::AggEntry]),
+    ) -> Result<(), Error> {
+        self.dt.aggregate_walk(f)
+    }
+
+    /// Calls `f` with each aggregation's name and a snapshot of it taken
+    /// now, its entries in `order`, in the order the aggregations were
+    /// defined. It reads the kernel's maps: call it between
+    /// [`work`](Self::work) calls, from any thread that holds the handle.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// use libdtrace::{KeyValue, WalkOrder};
+    /// let p = dt.compile("syscall:::entry { @[probefunc] = count(); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// let mut dt = dt.go()?;
+    /// std::thread::sleep(std::time::Duration::from_millis(200));
+    /// let mut names = Vec::new();
+    /// dt.aggregate_walk_by(WalkOrder::Key, |_, entries| {
+    ///     names.extend(entries.iter().filter_map(|e| match &e.key[0] {
+    ///         KeyValue::Str(s) => Some(String::from_utf8_lossy(s).into_owned()),
+    ///         _ => None,
+    ///     }));
+    /// })?;
+    /// assert!(names.windows(2).all(|w| w[0] <= w[1]));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn aggregate_walk_by(
+        &mut self,
+        order: WalkOrder,
+        f: impl FnMut(&str, &[aggregate::AggEntry]),
+    ) -> Result<(), Error> {
+        self.dt.aggregate_walk_by(order, f)
+    }
+
+    /// Every aggregation as it is now, its entries in `order`, as an
+    /// owned value that needs no handle (`dtrace_aggregate_snap`):
+    /// take it under the handle's lock, read it after. Before
+    /// [`go`](Dtrace::go) it is empty.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("syscall:::entry { @[execname] = count(); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// let mut dt = dt.go()?;
+    /// std::thread::sleep(std::time::Duration::from_millis(100));
+    /// let snap = dt.aggregate_snapshot(libdtrace::WalkOrder::Key)?;
+    /// for (name, entries) in snap.iter() {
+    ///     println!("@{}: {} keys", name, entries.len());
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn aggregate_snapshot(&mut self, order: WalkOrder) -> Result<AggSnapshot, Error> {
+        self.dt.aggregate_snapshot(order)
+    }
+
+    /// Zeroes every aggregation's values, keeping keys.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("syscall:::entry { @ = count(); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// let mut dt = dt.go()?;
+    /// for _ in 0..3 {
+    ///     std::thread::sleep(std::time::Duration::from_secs(1));
+    ///     dt.aggregate_print(&mut std::io::stdout())?; // this second's count
+    ///     dt.aggregate_clear()?;
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn aggregate_clear(&mut self) -> Result<(), Error> {
+        self.dt.aggregate_clear()
+    }
+}
 
 impl Dtrace {
     /// Starts making the principal buffers, on a thread, for the options
@@ -21,7 +384,7 @@ impl Dtrace {
     /// dt.prepare(); // the buffers are made while the program compiles
     /// let p = dt.compile("syscall:::entry { @[probefunc] = count(); }", libdtrace::ProgramSource::File)?;
     /// dt.exec(&p)?;
-    /// dt.go()?;
+    /// let mut dt = dt.go()?;
     /// # Ok(())
     /// # }
     /// ```
@@ -32,18 +395,19 @@ impl Dtrace {
     }
 
     /// Starts tracing: builds, loads and attaches every enabled probe's
-    /// program, then fires BEGIN.
+    /// program, then fires BEGIN; the handle becomes a [`Session`]. On an
+    /// error the handle is closed, nothing left attached.
     ///
     /// ```no_run
     /// # fn main() -> Result<(), libdtrace::Error> {
     /// let mut dt = libdtrace::Dtrace::open()?;
     /// let p = dt.compile("BEGIN { trace(\"started\"); exit(0); }", libdtrace::ProgramSource::File)?;
     /// dt.exec(&p)?;
-    /// dt.go()?; // BEGIN has fired
+    /// let mut dt = dt.go()?; // BEGIN has fired
     /// # Ok(())
     /// # }
     /// ```
-    pub fn go(&mut self) -> Result<(), Error> {
+    pub fn go(self) -> Result<Session, Error> {
         self.go_until(&|| false)
     }
 
@@ -58,14 +422,14 @@ impl Dtrace {
     /// static INTERRUPTED: AtomicBool = AtomicBool::new(false);
     /// let p = dt.compile("syscall:::entry { @ = count(); }", libdtrace::ProgramSource::File)?;
     /// dt.exec(&p)?;
-    /// match dt.go_until(&|| INTERRUPTED.load(Ordering::Relaxed)) {
+    /// let session = match dt.go_until(&|| INTERRUPTED.load(Ordering::Relaxed)) {
     ///     Err(libdtrace::Error::Cancelled) => return Ok(()),
     ///     other => other?,
-    /// }
+    /// };
     /// # Ok(())
     /// # }
     /// ```
-    pub fn go_until(&mut self, cancelled: &dyn Fn() -> bool) -> Result<(), Error> {
+    pub fn go_until(mut self, cancelled: &dyn Fn() -> bool) -> Result<Session, Error> {
         if self.running.is_some() {
             return Err(Error::Enable("tracing is already active".into()));
         }
@@ -75,35 +439,16 @@ impl Dtrace {
             ));
         }
         self.flame_file = self.open_flamegraph(cancelled)?;
-        let running = load::start(self, cancelled)?;
+        let running = load::start(&mut self, cancelled)?;
         self.running = Some(running);
         self.output = output::for_format((self.opts.oformat == OFormat::Json).then_some("json"));
         self.last_status = Instant::now();
-        load::fire_begin(self)?;
-        Ok(())
+        load::fire_begin(&mut self)?;
+        Ok(Session { dt: self })
     }
 
-    /// Waits until there is something to do: data in the buffer, a status
-    /// check due, a target process's exit, or one of `extra_fds` readable
-    /// (a signal's descriptor); then notes the targets that have exited,
-    /// for [`work`](Self::work) to tell the process handler.
-    ///
-    /// ```no_run
-    /// # fn main() -> Result<(), libdtrace::Error> {
-    /// let mut dt = libdtrace::Dtrace::open()?;
-    /// let p = dt.compile("tick-10ms { exit(0); }", libdtrace::ProgramSource::File)?;
-    /// dt.exec(&p)?;
-    /// dt.go()?;
-    /// loop {
-    ///     dt.sleep(&[]); // until records arrive, or the status period ends
-    ///     if dt.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Done {
-    ///         break;
-    ///     }
-    /// }
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn sleep(&mut self, extra_fds: &[i32]) {
+    /// What [`Session::sleep`] does.
+    pub(crate) fn sleep(&mut self, extra_fds: &[i32]) {
         let mut fds = extra_fds.to_vec();
         fds.extend(self.proc_fds());
         self.sleep_on(&fds);
@@ -140,43 +485,8 @@ impl Dtrace {
         }
     }
 
-    /// A way to wait for the next thing to do without holding the
-    /// handle: a consumer that shares it between threads (behind a
-    /// mutex, seed 002's per-handle lock) waits on this with the lock
-    /// released, then takes it to [`work`](Self::work), so that another
-    /// thread can walk the aggregations meanwhile. The wait lasts at most
-    /// what [`sleep`](Self::sleep)'s would now; None before
-    /// [`go`](Self::go).
-    ///
-    /// ```no_run
-    /// # fn main() -> Result<(), libdtrace::Error> {
-    /// let mut dt = libdtrace::Dtrace::open()?;
-    /// use std::sync::{Arc, Mutex};
-    /// let p = dt.compile("syscall:::entry { @[execname] = count(); } tick-1s { exit(0); }", libdtrace::ProgramSource::File)?;
-    /// dt.exec(&p)?;
-    /// dt.go()?;
-    /// let waiter = dt.waiter().expect("tracing has started");
-    /// let dt = Arc::new(Mutex::new(dt));
-    /// let sampler = {
-    ///     let dt = dt.clone();
-    ///     std::thread::spawn(move || {
-    ///         std::thread::sleep(std::time::Duration::from_millis(500));
-    ///         // The work loop below waits without the lock: this walk gets it.
-    ///         dt.lock().unwrap().aggregate_walk(|name, entries| println!("@{}: {} keys", name, entries.len()))
-    ///     })
-    /// };
-    /// loop {
-    ///     waiter.wait();
-    ///     let mut h = dt.lock().unwrap();
-    ///     if h.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Done {
-    ///         break;
-    ///     }
-    /// }
-    /// sampler.join().unwrap()?;
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn waiter(&self) -> Option<Waiter> {
+    /// What [`Session::waiter`] does.
+    pub(crate) fn waiter(&self) -> Option<Waiter> {
         let r = self.running.as_ref()?;
         let period = sleep_period(
             &self.opts,
@@ -191,15 +501,15 @@ impl Dtrace {
 
     /// What tracing has come to: not started, going on, or ended by
     /// `exit()`, by a full buffer under `bufpolicy=fill`, or by
-    /// [`stop`](Self::stop) (`dtrace_status`; the checks themselves are
-    /// [`work`](Self::work)'s, at `statusrate`).
+    /// [`stop`](Session::stop) (`dtrace_status`; the checks themselves are
+    /// [`work`](Session::work)'s, at `statusrate`).
     ///
     /// ```no_run
     /// # fn main() -> Result<(), libdtrace::Error> {
     /// let mut dt = libdtrace::Dtrace::open()?;
     /// let p = dt.compile("syscall:::entry { @ = count(); }", libdtrace::ProgramSource::File)?;
     /// dt.exec(&p)?;
-    /// dt.go()?;
+    /// let mut dt = dt.go()?;
     /// assert_eq!(dt.status(), libdtrace::Status::Okay);
     /// dt.stop()?;
     /// assert_eq!(dt.status(), libdtrace::Status::Stopped);
@@ -230,44 +540,13 @@ impl Dtrace {
         }
     }
 
-    /// True once tracing has stopped (by exit() or `stop`).
-    ///
-    /// ```no_run
-    /// # fn main() -> Result<(), libdtrace::Error> {
-    /// let mut dt = libdtrace::Dtrace::open()?;
-    /// let p = dt.compile("BEGIN { exit(0); }", libdtrace::ProgramSource::File)?;
-    /// dt.exec(&p)?;
-    /// dt.go()?;
-    /// while !dt.stopped() {
-    ///     dt.sleep(&[]);
-    ///     dt.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)?;
-    /// }
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn stopped(&self) -> bool {
+    /// What [`Session::stopped`] does.
+    pub(crate) fn stopped(&self) -> bool {
         self.stopped
     }
 
-    /// Consumes what is in the buffer, printing trace and printf output to
-    /// `out` (or the buffered-output handler) and calling `consumer`.
-    ///
-    /// ```no_run
-    /// # fn main() -> Result<(), libdtrace::Error> {
-    /// let mut dt = libdtrace::Dtrace::open()?;
-    /// dt.setopt("quiet", None)?;
-    /// let p = dt.compile(r#"BEGIN { printf("%d\n", 6 * 7); exit(0); }"#, libdtrace::ProgramSource::File)?;
-    /// dt.exec(&p)?;
-    /// dt.go()?;
-    /// let mut out = Vec::new();
-    /// while dt.work(&mut out, &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
-    ///     dt.sleep(&[]);
-    /// }
-    /// assert_eq!(out, b"42\n");
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn work(
+    /// What [`Session::work`] does.
+    pub(crate) fn work(
         &mut self,
         out: &mut dyn Write,
         consumer: &mut dyn Consumer,
@@ -324,21 +603,8 @@ impl Dtrace {
         Ok(WorkStatus::Okay)
     }
 
-    /// Stops tracing: no probe fires after this but END, which runs now.
-    ///
-    /// ```no_run
-    /// # fn main() -> Result<(), libdtrace::Error> {
-    /// let mut dt = libdtrace::Dtrace::open()?;
-    /// let p = dt.compile("syscall:::entry { @ = count(); } END { printa(@); }", libdtrace::ProgramSource::File)?;
-    /// dt.exec(&p)?;
-    /// dt.go()?;
-    /// std::thread::sleep(std::time::Duration::from_secs(1));
-    /// dt.stop()?; // END fires now
-    /// while dt.work(&mut std::io::stdout(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {}
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn stop(&mut self) -> Result<(), Error> {
+    /// What [`Session::stop`] does.
+    pub(crate) fn stop(&mut self) -> Result<(), Error> {
         if self.ended.is_none() && self.running.is_some() {
             self.ended = Some(Status::Stopped);
         }
@@ -486,70 +752,18 @@ impl Dtrace {
         Ok(())
     }
 
-    /// The buffers made smaller than asked when tracing started (under
-    /// `bufresize=auto`), as dtrace(1M) reports them: ("buffer size",
-    /// bytes), ("speculation size", bytes).
-    ///
-    /// ```no_run
-    /// # fn main() -> Result<(), libdtrace::Error> {
-    /// let mut dt = libdtrace::Dtrace::open()?;
-    /// dt.setopt("bufsize", Some("1t"))?; // more than the machine has
-    /// dt.setopt("bufresize", Some("auto"))?;
-    /// let p = dt.compile("BEGIN { exit(0); }", libdtrace::ProgramSource::File)?;
-    /// dt.exec(&p)?;
-    /// dt.go()?;
-    /// for (what, size) in dt.lowered_sizes() {
-    ///     eprintln!("dtrace: {} lowered to {} bytes", what, size);
-    /// }
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn lowered_sizes(&self) -> &[(&'static str, u64)] {
+    /// What [`Session::lowered_sizes`] does.
+    pub(crate) fn lowered_sizes(&self) -> &[(&'static str, u64)] {
         &self.lowered
     }
 
-    /// What tracing's start has to tell the user beyond lowered sizes:
-    /// kernel memory taken on a scale the user may not expect (the
-    /// speculation buffers of a large `nspec`), as dtrace(1M) prints it
-    /// after "dtrace: ".
-    ///
-    /// ```no_run
-    /// # fn main() -> Result<(), libdtrace::Error> {
-    /// let mut dt = libdtrace::Dtrace::open()?;
-    /// dt.setopt("nspec", Some("1000"))?;
-    /// let p = dt.compile("BEGIN { s = speculation(); speculate(s); trace(1); } BEGIN { exit(0); }", libdtrace::ProgramSource::File)?;
-    /// dt.exec(&p)?;
-    /// dt.go()?;
-    /// for n in dt.notices() {
-    ///     eprintln!("dtrace: {}", n);
-    /// }
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn notices(&self) -> &[String] {
+    /// What [`Session::notices`] does.
+    pub(crate) fn notices(&self) -> &[String] {
         &self.notices
     }
 
-    /// The user-level probes (pid, USDT) left out when tracing started,
-    /// by their descriptions (`pid123:libc.so.6:strlen:1c`), and why:
-    /// instructions the kernel's uprobes cannot step, USDT semaphores it
-    /// cannot count.
-    ///
-    /// ```no_run
-    /// # fn main() -> Result<(), libdtrace::Error> {
-    /// let mut dt = libdtrace::Dtrace::open()?;
-    /// let pid = dt.proc_create(&["/bin/true".into()]).map_err(|e| libdtrace::Error::Enable(e.to_string()))?;
-    /// let p = dt.compile("pid$target:libc.so.6:strlen: { }", libdtrace::ProgramSource::File)?;
-    /// dt.exec(&p)?;
-    /// dt.go()?;
-    /// for (place, why) in dt.refused_places() {
-    ///     eprintln!("{} cannot be traced: {}", place, why);
-    /// }
-    /// dt.proc_continue(pid)?;
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn refused_places(&self) -> &[(String, &'static str)] {
+    /// What [`Session::refused_places`] does.
+    pub(crate) fn refused_places(&self) -> &[(String, &'static str)] {
         &self.refused_places
     }
 

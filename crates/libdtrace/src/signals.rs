@@ -28,7 +28,7 @@ use dtrace_sys::poll;
 /// let mut dt = libdtrace::Dtrace::open()?;
 /// let p = dt.compile("syscall:::entry { @[probefunc] = count(); }", libdtrace::ProgramSource::File)?;
 /// dt.exec(&p)?;
-/// dt.go()?;
+/// let mut dt = dt.go()?;
 /// let mut out = std::io::stdout();
 /// loop {
 ///     dt.sleep(&[signals.fd()]); // a signal wakes it
@@ -58,12 +58,15 @@ impl StopSignals {
     }
 
     /// The descriptor that becomes readable when a signal arrives, for
-    /// [`crate::Dtrace::sleep`]'s `extra_fds`.
+    /// [`crate::Session::sleep`]'s `extra_fds`.
     ///
     /// ```no_run
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let signals = libdtrace::signals::StopSignals::install()?;
     /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("tick-1s { exit(0); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// let mut dt = dt.go()?;
     /// dt.sleep(&[signals.fd()]);
     /// # Ok(())
     /// # }
@@ -111,7 +114,7 @@ impl StopSignals {
 /// let mut dt = libdtrace::Dtrace::open()?;
 /// let p = dt.compile("syscall:::entry { @ = count(); }", libdtrace::ProgramSource::File)?;
 /// dt.exec(&p)?;
-/// dt.go_until(&|| libdtrace::signals::stop_signals() > 0)?;
+/// let mut dt = dt.go_until(&|| libdtrace::signals::stop_signals() > 0)?;
 /// # Ok(())
 /// # }
 /// ```
@@ -129,8 +132,8 @@ pub fn stop_signals() -> usize {
 /// let mut dt = libdtrace::Dtrace::open()?;
 /// let p = dt.compile("syscall:::entry { @ = count(); }", libdtrace::ProgramSource::File)?;
 /// dt.exec(&p)?;
+/// // A cancelled set-up closes the handle: nothing is left in the kernel.
 /// if let Err(libdtrace::Error::Cancelled) = dt.go_until(&|| libdtrace::signals::stop_signals() > 0) {
-///     drop(dt); // nothing is left in the kernel
 ///     libdtrace::signals::die_of_stop_signal();
 /// }
 /// # Ok(())

@@ -17,7 +17,7 @@ impl Dtrace {
     /// dt.handle_err(move |e: &libdtrace::ErrorData| seen.lock().unwrap().push((e.action, e.msg.clone())));
     /// let p = dt.compile("BEGIN { x = 0; trace(1 / x); } BEGIN { exit(0); }", libdtrace::ProgramSource::File)?;
     /// dt.exec(&p)?;
-    /// dt.go()?;
+    /// let mut dt = dt.go()?;
     /// while dt.work(&mut std::io::sink(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
     ///     dt.sleep(&[]);
     /// }
@@ -45,8 +45,8 @@ impl Dtrace {
     }
 
     /// Receives formatted output instead of the output stream: every
-    /// string [`work`](Self::work) and
-    /// [`aggregate_print`](Self::aggregate_print) format, with which of
+    /// string [`work`](Session::work) and
+    /// [`aggregate_print`](Session::aggregate_print) format, with which of
     /// them made it.
     ///
     /// ```no_run
@@ -61,7 +61,7 @@ impl Dtrace {
     /// dt.setopt("quiet", None)?;
     /// let p = dt.compile(r#"BEGIN { printf("drawn\n"); exit(0); }"#, libdtrace::ProgramSource::File)?;
     /// dt.exec(&p)?;
-    /// dt.go()?;
+    /// let mut dt = dt.go()?;
     /// while dt.work(&mut std::io::sink(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
     ///     dt.sleep(&[]);
     /// }
@@ -128,7 +128,7 @@ impl Dtrace {
         }
     }
 
-    /// Names the file behind the output given to [`work`](Self::work)
+    /// Names the file behind the output given to [`work`](Session::work)
     /// (standard output or `-o`'s file, duplicated), which ftruncate()
     /// empties. Without it, ftruncate() empties only a freopen()ed file.
     ///
@@ -141,7 +141,7 @@ impl Dtrace {
     /// let p = dt.compile("tick-1s { ftruncate(); printf(\"%Y\\n\", walltimestamp); }", libdtrace::ProgramSource::File)?;
     /// dt.exec(&p)?;
     /// dt.setopt("destructive", None)?;
-    /// dt.go()?;
+    /// let mut dt = dt.go()?;
     /// dt.work(&mut out, &mut libdtrace::NullConsumer)?;
     /// # Ok(())
     /// # }

@@ -64,7 +64,7 @@ fn run(program: &str, consumer: &mut dyn Consumer) -> Option<Vec<u8>> {
         .compile(program, ProgramSource::Description(SpecKind::Name))
         .expect("compile");
     dt.exec(&p).expect("exec");
-    dt.go().expect("go");
+    let mut dt = dt.go().expect("go");
     let mut out: Vec<u8> = Vec::new();
     for _ in 0..1000 {
         dt.sleep(&[]);

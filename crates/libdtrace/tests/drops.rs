@@ -47,7 +47,7 @@ fn run(opts: &[(&str, &str)], program: &str, calls: usize) -> Option<Ran> {
     dt.handle_err(move |_| *seen.lock().expect("errors") += 1);
     let p = dt.compile(program, ProgramSource::File).expect("compile");
     dt.exec(&p).expect("exec");
-    dt.go().expect("go");
+    let mut dt = dt.go().expect("go");
     for _ in 0..calls {
         std::hint::black_box(std::process::id());
     }

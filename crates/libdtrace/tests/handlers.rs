@@ -99,7 +99,7 @@ fn run(program: &str, mut seen: Seen) -> (Vec<String>, Vec<String>) {
         .compile(program, ProgramSource::Description(SpecKind::Name))
         .expect("compile");
     dt.exec(&p).expect("exec");
-    dt.go().expect("go");
+    let mut dt = dt.go().expect("go");
     let mut out: Vec<u8> = Vec::new();
     for _ in 0..1000 {
         dt.sleep(&[]);
@@ -251,7 +251,7 @@ fn the_buffered_handler_is_told_which_call_formatted() {
         )
         .expect("compile");
     dt.exec(&p).expect("exec");
-    dt.go().expect("go");
+    let mut dt = dt.go().expect("go");
     let mut out: Vec<u8> = Vec::new();
     for _ in 0..1000 {
         dt.sleep(&[]);

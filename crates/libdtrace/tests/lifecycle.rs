@@ -14,8 +14,7 @@ use std::sync::{Arc, Mutex};
 static SERIAL: Mutex<()> = Mutex::new(());
 
 use libdtrace::{
-    Dtrace, KeyValue, NullConsumer, OpenOptions, ProgramSource, SpecKind, Status, WalkOrder,
-    WorkStatus,
+    KeyValue, NullConsumer, OpenOptions, ProgramSource, SpecKind, Status, WalkOrder, WorkStatus,
 };
 
 #[test]
@@ -81,12 +80,11 @@ fn open_with_flags_and_options_compile_files_and_exec_reports() {
         dt.go().err().map(|e| e.to_string()).as_deref(),
         Some("could not enable tracing: the handle was opened with no device: it cannot trace")
     );
-    dt.close();
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Runs the work loop to its end; the output.
-fn finish(dt: &mut Dtrace) -> String {
+fn finish(dt: &mut libdtrace::Session) -> String {
     let mut out: Vec<u8> = Vec::new();
     for _ in 0..2000 {
         if dt.work(&mut out, &mut NullConsumer).expect("work") == WorkStatus::Done {
@@ -111,7 +109,7 @@ fn status_follows_tracing_to_its_end() {
         )
         .expect("compile");
     dt.exec(&p).expect("exec");
-    dt.go().expect("go");
+    let mut dt = dt.go().expect("go");
     assert_eq!(dt.status(), Status::Okay);
     std::hint::black_box(std::os::unix::process::parent_id());
     finish(&mut dt);
@@ -125,7 +123,7 @@ fn status_follows_tracing_to_its_end() {
         .compile("BEGIN { }", ProgramSource::File)
         .expect("compile");
     dt.exec(&p).expect("exec");
-    dt.go().expect("go");
+    let mut dt = dt.go().expect("go");
     dt.stop().expect("stop");
     assert_eq!(dt.status(), Status::Stopped);
     finish(&mut dt);
@@ -145,7 +143,7 @@ fn status_follows_tracing_to_its_end() {
         )
         .expect("compile");
     dt.exec(&p).expect("exec");
-    dt.go().expect("go");
+    let mut dt = dt.go().expect("go");
     for _ in 0..5000 {
         std::hint::black_box(std::os::unix::process::parent_id());
     }
@@ -166,7 +164,7 @@ fn snapshots_are_taken_while_another_thread_works() {
         )
         .expect("compile");
     dt.exec(&p).expect("exec");
-    dt.go().expect("go");
+    let dt = dt.go().expect("go");
     let waiter = dt.waiter().expect("waiter");
     let dt = Arc::new(Mutex::new(dt));
     let worker = {
@@ -228,7 +226,7 @@ fn close_releases_every_kernel_object() {
         )
         .expect("compile");
     dt.exec(&p).expect("exec");
-    dt.go().expect("go");
+    let mut dt = dt.go().expect("go");
     dt.proc_continue(pid).expect("continue");
     // (Maps of earlier tests may still be waiting for the kernel's
     // deferred free: only programs and links are counted up.)

@@ -17,7 +17,7 @@ fn argv(words: &[&str]) -> Vec<OsString> {
 }
 
 /// Runs the work loop until every target has exited; the output.
-fn run(dt: &mut Dtrace) -> String {
+fn run(dt: &mut libdtrace::Session) -> String {
     let mut out: Vec<u8> = Vec::new();
     for _ in 0..2000 {
         dt.sleep(&[]);
@@ -60,7 +60,7 @@ fn created_and_grabbed_processes_are_traced_and_their_ends_told() {
         )
         .expect("compile");
     dt.exec(&p).expect("exec");
-    dt.go().expect("go");
+    let mut dt = dt.go().expect("go");
     assert_eq!(dt.proc_pids(), vec![pid]);
     assert_eq!(dt.live_procs(), 1);
     dt.proc_continue(pid).expect("continue");
@@ -98,7 +98,7 @@ fn created_and_grabbed_processes_are_traced_and_their_ends_told() {
         .compile("BEGIN {}", ProgramSource::Description(SpecKind::Name))
         .expect("compile");
     dt.exec(&p).expect("exec");
-    dt.go().expect("go");
+    let mut dt = dt.go().expect("go");
     dt.proc_continue(gpid).expect("continue (nothing to do)");
     let _ = child.wait();
     run(&mut dt);

@@ -23,7 +23,7 @@ fn the_handle_moves_to_another_thread() {
         )
         .expect("compile");
     dt.exec(&p).expect("exec");
-    dt.go().expect("go");
+    let mut dt = dt.go().expect("go");
     let worker = std::thread::spawn(move || {
         let mut out: Vec<u8> = Vec::new();
         for _ in 0..1000 {

@@ -5,7 +5,7 @@
 mod common;
 
 use libdtrace::{AggEntry, KeyValue};
-use libdtrace::{Dtrace, ProgramSource, SpecKind, WalkOrder};
+use libdtrace::{ProgramSource, SpecKind, WalkOrder};
 
 fn keys(entries: &[AggEntry]) -> String {
     entries
@@ -30,8 +30,8 @@ fn aggregations_walk_in_each_order() {
         )
         .expect("compile");
     dt.exec(&p).expect("exec");
-    dt.go().expect("go");
-    let walk = |dt: &mut Dtrace, order| {
+    let mut dt = dt.go().expect("go");
+    let walk = |dt: &mut libdtrace::Session, order| {
         let mut seen = Vec::new();
         dt.aggregate_walk_by(order, |name, entries| {
             if name == "a" {

@@ -6,8 +6,8 @@
 //! This file: programs, clauses, statements and expression typing. By
 //! concern: `scope` names, variables and assignment; `decl` written types
 //! and declarations; `place` objects in memory; `fold` constants;
-//! `funcs` the table of built-in functions, `actions` and `subrs` their
-//! lowerings, `format` printf formats, `symbols` values printed
+//! `funcs` the table of built-in functions, `actions`, `strings` and
+//! `subrs` their lowerings, `format` printf formats, `symbols` values printed
 //! symbolically, `spec` speculations; `xlate` translators; `args`
 //! `args[]`, `regs` `uregs[]`, `dpath` `d_path()`'s BTF offsets.
 //! [`Symbols`] carries variables, aggregations, inlines, translators and
