@@ -1,0 +1,101 @@
+//! An aggregation's update in the probe: its key built, its slot found or
+//! made, and the aggregating function's own update (`crate::aggs`).
+
+use super::*;
+
+impl ProgGen<'_, '_> {
+    /// Looks up (creating zeroed) the key's words in the aggregation's
+    /// map, then lets the function's `AggOps` update them.
+    pub(crate) fn agg_update(
+        &mut self,
+        agg: AggId,
+        keys: &[CExpr],
+        value: Option<&CExpr>,
+        incr: Option<&CExpr>,
+    ) -> R<()> {
+        let al = self.g.aggs[agg].clone();
+        if let Some(slot) = al.slot {
+            return self.agg_update_slot(&al, slot, value, incr);
+        }
+        let own: u32 = al.keys.last().map_or(8, |k| k.offset + k.size);
+        let kb = self.alloc_buf(al.key_size);
+        // The id, then the tuple; the padding past this aggregation's own
+        // key is zeroed so equal keys hash equally.
+        crate::codegen::load_imm(&mut self.a, R1, al.id as i64);
+        self.stx_at(R9, kb, R1, Size::DW);
+        for w in own.div_ceil(8)..al.key_size / 8 {
+            self.st_imm_at(R9, kb + 8 * w, 0);
+        }
+        self.build_key_at(kb, &al.keys, keys)?;
+        let (tv, ti) = self.agg_operands(value, incr)?;
+        let have = self.a.new_label();
+        let done = self.a.new_label();
+        self.a.ld_map_fd(R1, al.map);
+        self.ptr(R2, R9, kb);
+        self.a.emit(call(Helper::MapLookupElem));
+        self.a.jmp_imm_to(Cond::Ne, R0, 0, have);
+        self.a.ld_map_fd(R1, al.map);
+        self.ptr(R2, R9, kb);
+        let ro = self.g.m_rodata;
+        let zero = self.g.zero_at;
+        self.a.ld_map_value(R3, ro, zero);
+        self.a.emit(mov64_imm(R4, 1));
+        self.a.emit(call(Helper::MapUpdateElem));
+        self.a.ld_map_fd(R1, al.map);
+        self.ptr(R2, R9, kb);
+        self.a.emit(call(Helper::MapLookupElem));
+        self.a.jmp_imm_to(Cond::Ne, R0, 0, have);
+        self.count_drop(drops::AGGREGATION);
+        self.a.ja_to(done);
+        self.a.bind(have);
+        crate::aggs::ops(al.func).update(self, tv, ti, done);
+        self.a.bind(done);
+        self.free_operands(tv, ti);
+        Ok(())
+    }
+}
+
+impl ProgGen<'_, '_> {
+    /// An aggregating function's value and increment, evaluated.
+    pub(crate) fn agg_operands(
+        &mut self,
+        value: Option<&CExpr>,
+        incr: Option<&CExpr>,
+    ) -> R<(Option<Temp>, Option<Temp>)> {
+        let tv = value.map(|v| self.eval_int(v)).transpose()?;
+        let ti = incr.map(|v| self.eval_int(v)).transpose()?;
+        Ok((tv, ti))
+    }
+
+    /// Frees what `agg_operands` evaluated.
+    pub(crate) fn free_operands(&mut self, tv: Option<Temp>, ti: Option<Temp>) {
+        for t in [ti, tv].into_iter().flatten() {
+            self.free(t);
+        }
+    }
+
+    /// An aggregation with no keys: its slot of the per-CPU array
+    /// (always there), marked updated, then its values updated.
+    pub(crate) fn agg_update_slot(
+        &mut self,
+        al: &AggLayout,
+        slot: u32,
+        value: Option<&CExpr>,
+        incr: Option<&CExpr>,
+    ) -> R<()> {
+        let (tv, ti) = self.agg_operands(value, incr)?;
+        let done = self.a.new_label();
+        self.a.emit(st_imm(Size::W, FP, stack::KEY, slot as i32));
+        self.a.ld_map_fd(R1, al.map);
+        self.a.emit(mov64_reg(R2, FP));
+        self.a.emit(alu64_imm(Alu::Add, R2, i32::from(stack::KEY)));
+        self.a.emit(call(Helper::MapLookupElem));
+        self.a.jmp_imm_to(Cond::Eq, R0, 0, done);
+        self.a.emit(st_imm(Size::DW, R0, 0, 1));
+        self.a.emit(alu64_imm(Alu::Add, R0, 8));
+        crate::aggs::ops(al.func).update(self, tv, ti, done);
+        self.a.bind(done);
+        self.free_operands(tv, ti);
+        Ok(())
+    }
+}

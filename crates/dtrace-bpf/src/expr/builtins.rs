@@ -1,0 +1,234 @@
+//! D's built-in variables: the probe's identity and arguments, the
+//! thread's and task's facts (read through BTF offsets), time, stacks.
+
+use super::*;
+
+impl ProgGen<'_, '_> {
+    pub(crate) fn builtin_int(&mut self, b: Builtin) -> R<Temp> {
+        match b {
+            Builtin::Pid | Builtin::Tid | Builtin::Uid | Builtin::Gid
+                if self.task_word().is_some() =>
+            {
+                let t = self.g.inp.opts.task;
+                match b {
+                    Builtin::Pid => self.task_u32(&[t.tgid], "pid")?,
+                    Builtin::Tid => self.task_u32(&[t.pid], "tid")?,
+                    Builtin::Uid => self.task_u32(&[t.cred, t.cred_uid], "uid")?,
+                    _ => self.task_u32(&[t.cred, t.cred_gid], "gid")?,
+                }
+            }
+            Builtin::Pid => {
+                self.a.emit(call(Helper::GetCurrentPidTgid));
+                self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
+            }
+            Builtin::Tid => {
+                self.a.emit(call(Helper::GetCurrentPidTgid));
+                self.a.emit(alu32_reg(Alu::Mov, R0, R0));
+            }
+            Builtin::Uid => {
+                self.a.emit(call(Helper::GetCurrentUidGid));
+                self.a.emit(alu32_reg(Alu::Mov, R0, R0));
+            }
+            Builtin::Gid => {
+                self.a.emit(call(Helper::GetCurrentUidGid));
+                self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
+            }
+            Builtin::Timestamp => self.a.emit(call(Helper::KtimeGetNs)),
+            Builtin::Walltimestamp => {
+                self.a.emit(call(Helper::KtimeGetNs));
+                let ro = self.g.m_rodata;
+                let at = self.g.walltime_at;
+                self.a.ld_map_value(R1, ro, at);
+                self.a.emit(ldx(Size::DW, R1, R1, 0));
+                self.a.emit(alu64_reg(Alu::Add, R0, R1));
+            }
+            Builtin::Cpu => self.a.emit(call(Helper::GetSmpProcessorId)),
+            Builtin::Curthread => self.current_task(),
+            Builtin::Caller | Builtin::Ucaller => {
+                // Frame 1 (skip one) of the kernel or user stack, 0 when
+                // the stack cannot be read.
+                let user = matches!(b, Builtin::Ucaller);
+                let buf = self.alloc_buf(8);
+                self.st_imm_at(R9, buf, 0);
+                self.get_stack(buf, 8, user, 1);
+                self.ldx_at(R0, R9, buf, Size::DW);
+            }
+            Builtin::Stackdepth | Builtin::Ustackdepth => {
+                let user = matches!(b, Builtin::Ustackdepth);
+                let buf = self.alloc_buf(MAX_STACK_FRAMES * 8);
+                self.get_stack(buf, MAX_STACK_FRAMES * 8, user, 0);
+                // Bytes written, or a negative error: frames, or 0.
+                let ok = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Sge, R0, 0, ok);
+                self.a.emit(mov64_imm(R0, 0));
+                self.a.bind(ok);
+                self.a.emit(alu64_imm(Alu::Rsh, R0, 3));
+            }
+            Builtin::Uregs => {
+                self.a.emit(call(Helper::GetCurrentTaskBtf));
+                self.a.emit(mov64_reg(R1, R0));
+                self.a.emit(call(Helper::TaskPtRegs));
+            }
+            Builtin::Errno => {
+                if self.cx.has_errno {
+                    self.a.emit(ldx(Size::DW, R0, R9, scratch::ERRNO as i16));
+                } else {
+                    self.a.emit(mov64_imm(R0, 0));
+                }
+            }
+            Builtin::Id => match &self.cx.ident {
+                IdentSrc::Const(p) => load_imm(&mut self.a, R0, i64::from(p.id)),
+                IdentSrc::Dispatch(_) => {
+                    self.a.emit(ldx(Size::DW, R1, FP, stack::DISPATCH));
+                    self.a.emit(ldx(Size::W, R0, R1, 0));
+                }
+            },
+            Builtin::Epid => match self.cx.epid {
+                EpidSrc::Const(e) => load_imm(&mut self.a, R0, i64::from(e)),
+                _ => self.a.emit(ldx(Size::DW, R0, R9, scratch::EPID as i16)),
+            },
+            Builtin::Ppid => {
+                let t = self.g.inp.opts.task;
+                self.task_u32(&[t.real_parent, t.tgid], "ppid")?;
+            }
+            Builtin::Vtimestamp => {
+                let off = self.g.inp.opts.task.sum_exec_runtime;
+                let off = off.ok_or_else(|| Self::no_task_btf("vtimestamp"))?;
+                self.read_task_field(off, 8);
+                self.a.emit(ldx(Size::DW, R0, R9, scratch::TMP as i16));
+            }
+            Builtin::Execname
+            | Builtin::Probeprov
+            | Builtin::Probemod
+            | Builtin::Probefunc
+            | Builtin::Probename => {
+                return Err(GenError(
+                    "internal error: string built-in used as an integer".into(),
+                ))
+            }
+        }
+        Ok(self.int_result(R0))
+    }
+
+    /// `bpf_get_stack` of the probe's context into scratch `buf` (`size`
+    /// bytes), of the user stack if `user`, skipping `skip` frames; its
+    /// result in r0.
+    ///
+    /// A kernel stack starts where the probe's hook was called from, for
+    /// every kind of program: a perf event's at the interrupted
+    /// instruction, a tracepoint program's at the tracepoint's call (perf
+    /// saves the registers there), and a raw tracepoint program's, whose
+    /// stack the helper takes where the program calls it, after the
+    /// frames of the BPF machinery, which are skipped: the program,
+    /// `bpf_trace_runN`, and the error subprogram in ERROR clauses. An
+    /// fentry or fexit program's stack starts in the program, which its
+    /// trampoline called from the traced function (not yet checked on a
+    /// kernel that allows them).
+    /// Packs the `struct bpf_stack_build_id` at scratch offset `src` into
+    /// the word at `dst` (`types::USTACK_IP`): 31 bits of the build ID
+    /// and the file offset, or the marked address, or 0 for none.
+    pub(crate) fn pack_user_frame(&mut self, src: u32, dst: u32) {
+        let ip = self.a.new_label();
+        let store = self.a.new_label();
+        self.ldx_at(R1, R9, src, Size::W);
+        self.a.emit(mov64_imm(R0, 0));
+        self.a.jmp_imm_to(Cond::Ne, R1, 1, ip);
+        // BPF_STACK_BUILD_ID_VALID: build ID and offset.
+        self.ldx_at(R0, R9, src + 4, Size::W);
+        self.a.emit(alu64_imm(Alu::And, R0, 0x7fff_ffff));
+        self.a.emit(alu64_imm(Alu::Lsh, R0, 32));
+        self.ldx_at(R2, R9, src + 24, Size::W);
+        self.a.emit(alu64_reg(Alu::Or, R0, R2));
+        self.a.ja_to(store);
+        // BPF_STACK_BUILD_ID_IP: the address, marked.
+        self.a.bind(ip);
+        self.a.jmp_imm_to(Cond::Ne, R1, 2, store);
+        self.ldx_at(R0, R9, src + 24, Size::DW);
+        load_imm(&mut self.a, R2, dtrace_lang::types::USTACK_IP as i64);
+        self.a.emit(alu64_reg(Alu::Or, R0, R2));
+        self.a.bind(store);
+        self.stx_at(R9, dst, R0, Size::DW);
+    }
+
+    pub(crate) fn get_stack(&mut self, buf: u32, size: u32, user: bool, skip: i32) {
+        self.a
+            .emit(ldx(Size::DW, R1, FP, crate::codegen::stack::CTX));
+        self.ptr(R2, R9, buf);
+        self.a.emit(mov64_imm(R3, size as i32));
+        let machinery = match self.plan.kind {
+            _ if user => 0,
+            ProgKind::RawTracepoint => RAW_TP_FRAMES + i32::from(self.cx.in_error),
+            // The program's own frame (a trampoline calls it).
+            ProgKind::Fentry | ProgKind::Fexit => 1 + i32::from(self.cx.in_error),
+            _ => 0,
+        };
+        let flags = if user { BPF_F_USER_STACK } else { 0 } | (skip + machinery);
+        self.a.emit(mov64_imm(R4, flags));
+        self.a.emit(call(Helper::GetStack));
+    }
+
+    /// The hook argument word that points to the task the probe fires on
+    /// behalf of, if not the current one (a context switch's incoming
+    /// thread).
+    pub(crate) fn task_word(&self) -> Option<u8> {
+        match &self.plan.context {
+            ArgContext::RawArgs { task, .. } => *task,
+            _ => None,
+        }
+    }
+
+    /// r0 = the probe's task: the current one, or the one its hook names.
+    pub(crate) fn current_task(&mut self) {
+        match self.task_word() {
+            Some(w) => {
+                self.a
+                    .emit(ldx(Size::DW, R1, FP, crate::codegen::stack::CTX));
+                self.a.emit(ldx(Size::DW, R0, R1, 8 * i16::from(w.min(11))));
+            }
+            None => self.a.emit(call(Helper::GetCurrentTask)),
+        }
+    }
+
+    pub(crate) fn no_task_btf(what: &str) -> GenError {
+        GenError(format!(
+            "{} needs kernel BTF (task_struct offsets), which is unavailable",
+            what
+        ))
+    }
+
+    /// Reads `size` bytes at `task + off` (the probe's task) into
+    /// scratch::TMP, which is zero where the read fails.
+    pub(crate) fn read_task_field(&mut self, off: u32, size: i32) {
+        self.current_task();
+        self.read_at_r0(off, size);
+    }
+
+    /// Reads `size` bytes at `r0 + off` into scratch::TMP (zeroed first).
+    pub(crate) fn read_at_r0(&mut self, off: u32, size: i32) {
+        self.a.emit(mov64_reg(R3, R0));
+        self.a.emit(alu64_imm(Alu::Add, R3, off as i32));
+        self.ptr(R1, R9, scratch::TMP);
+        self.a.emit(mov64_imm(R2, size));
+        self.a.emit(st_imm(Size::DW, R9, scratch::TMP as i16, 0));
+        self.a.emit(call(Helper::ProbeReadKernel));
+    }
+
+    /// r0 = the 32-bit value at the end of a pointer path from the
+    /// probe's task: every offset but the last leads to a pointer
+    /// (`real_parent` then `tgid` is the parent's pid). A failed read is 0.
+    pub(crate) fn task_u32(&mut self, path: &[Option<u32>], what: &str) -> R<()> {
+        let offs: Option<Vec<u32>> = path.iter().copied().collect();
+        let offs = offs.ok_or_else(|| Self::no_task_btf(what))?;
+        let Some((last, ptrs)) = offs.split_last() else {
+            return Err(Self::no_task_btf(what));
+        };
+        self.current_task();
+        for &off in ptrs {
+            self.read_at_r0(off, 8);
+            self.a.emit(ldx(Size::DW, R0, R9, scratch::TMP as i16));
+        }
+        self.read_at_r0(*last, 4);
+        self.a.emit(ldx(Size::W, R0, R9, scratch::TMP as i16));
+        Ok(())
+    }
+}

@@ -1,0 +1,483 @@
+//! Strings as expressions: pointers to NUL-terminated buffers of known
+//! capacity, or written straight into a destination; string assignment,
+//! comparison and length.
+
+use super::*;
+
+impl ProgGen<'_, '_> {
+    pub(crate) fn assign_str(&mut self, lv: &LValue, rhs: &CExpr) -> R<(Temp, u32)> {
+        let strsize = self.g.caps.strsize;
+        match lv {
+            LValue::Mem { .. } => Err(GenError(
+                "internal error: a store to memory reached a variable's path".into(),
+            )),
+            LValue::Var(VarRef::Global(i)) => {
+                let off = self.g.globals.slots[*i].0;
+                self.eval_str_into(rhs, Dst::Global(off), strsize)?;
+                let gm = self.g.m_globals;
+                self.a.ld_map_value(R1, gm, off);
+                Ok((self.int_result(R1), strsize))
+            }
+            LValue::Var(VarRef::Local(i)) => {
+                let off = self.g.locals.slots[*i].0;
+                self.eval_str_into(rhs, Dst::Scratch(off), strsize)?;
+                self.ptr(R1, R9, off);
+                Ok((self.int_result(R1), strsize))
+            }
+            LValue::Field { .. } => Err(GenError(
+                "internal error: a string stored into a field".into(),
+            )),
+            LValue::Var(VarRef::Thread(_)) | LValue::Elem(..) => {
+                let key = self.lvalue_key(lv)?;
+                let vb = self.alloc_buf(strsize);
+                self.eval_str_into(rhs, Dst::Scratch(vb), strsize)?;
+                self.store_dynamic(lv, key, vb)?;
+                Ok((self.int_result(R1), strsize))
+            }
+        }
+    }
+
+    // ---- strings ----
+
+    pub(crate) fn const_str_ptr(&mut self, s: &[u8]) -> (Temp, u32) {
+        let off = self.g.string(s);
+        let len = s.iter().position(|&c| c == 0).unwrap_or(s.len()) as u32;
+        let ro = self.g.m_rodata;
+        self.a.ld_map_value(R1, ro, off);
+        (self.int_result(R1), len + 1)
+    }
+
+    /// The probe identity string `which` (0 provider .. 3 name): constant,
+    /// or the dispatch entry's copy when it varies between probes.
+    pub(crate) fn ident_str(&mut self, which: usize) -> (Option<u32>, String, u32) {
+        let (p, dispatched) = match &self.cx.ident {
+            IdentSrc::Const(p) => (p.clone(), false),
+            IdentSrc::Dispatch(p) => (p.clone(), true),
+        };
+        let val = match which {
+            0 => p.provider,
+            1 => p.module,
+            2 => p.function,
+            _ => p.name,
+        };
+        let cap = match which {
+            0 => self.g.caps.provider,
+            1 => self.g.caps.module,
+            2 => self.g.caps.function,
+            _ => self.g.caps.name,
+        };
+        let at = if dispatched {
+            self.dl.as_ref().and_then(|d| d.ident_at[which])
+        } else {
+            None
+        };
+        (at, val, cap)
+    }
+
+    pub(crate) fn ident_index(b: Builtin) -> Option<usize> {
+        match b {
+            Builtin::Probeprov => Some(0),
+            Builtin::Probemod => Some(1),
+            Builtin::Probefunc => Some(2),
+            Builtin::Probename => Some(3),
+            _ => None,
+        }
+    }
+
+    /// Evaluates a string expression to a pointer and its capacity.
+    pub(crate) fn eval_str(&mut self, e: &CExpr) -> R<(Temp, u32)> {
+        match &e.kind {
+            CKind::Str(s) => Ok(self.const_str_ptr(s)),
+            CKind::Builtin(b) if Self::ident_index(*b).is_some() => {
+                let (at, val, cap) = self.ident_str(Self::ident_index(*b).expect("checked"));
+                match at {
+                    None => Ok(self.const_str_ptr(val.as_bytes())),
+                    Some(off) => {
+                        self.a.emit(ldx(Size::DW, R1, FP, stack::DISPATCH));
+                        self.a.emit(alu64_imm(Alu::Add, R1, off as i32));
+                        Ok((self.int_result(R1), cap))
+                    }
+                }
+            }
+            CKind::Builtin(Builtin::Execname) | CKind::Copyinstr(..) | CKind::KernelString(_) => {
+                let cap = layout::str_cap(e, &self.g.caps);
+                let buf = self.alloc_buf(cap);
+                self.eval_str_into(e, Dst::Scratch(buf), cap)?;
+                self.ptr(R1, R9, buf);
+                Ok((self.int_result(R1), cap))
+            }
+            CKind::Var(VarRef::Global(i)) => {
+                let off = self.g.globals.slots[*i].0;
+                let gm = self.g.m_globals;
+                self.a.ld_map_value(R1, gm, off);
+                Ok((self.int_result(R1), self.g.caps.strsize))
+            }
+            CKind::Var(VarRef::Local(i)) => {
+                let off = self.g.locals.slots[*i].0;
+                self.ptr(R1, R9, off);
+                Ok((self.int_result(R1), self.g.caps.strsize))
+            }
+            CKind::Var(VarRef::Thread(i)) => {
+                self.thread_key()?;
+                let map = self.g.thread_maps[*i];
+                self.a.ld_map_fd(R1, map);
+                self.key_ptr_stack(R2);
+                self.a.emit(call(Helper::MapLookupElem));
+                Ok((self.ptr_or_empty(), self.g.caps.strsize))
+            }
+            CKind::Elem(arr, keys) => {
+                let kb = self.array_key(*arr, keys)?;
+                let map = self.g.array_maps[*arr];
+                self.a.ld_map_fd(R1, map);
+                self.ptr(R2, R9, kb);
+                self.a.emit(call(Helper::MapLookupElem));
+                Ok((self.ptr_or_empty(), self.g.caps.strsize))
+            }
+            CKind::Ternary(c, x, y)
+                if layout::str_cap(x, &self.g.caps) != layout::str_cap(y, &self.g.caps) =>
+            {
+                // Branches of different capacities (a constant and a read
+                // string): both are copied into one buffer, so whoever
+                // reads the result reads the same number of bytes on either
+                // path, which the verifier can prove.
+                let cap = layout::str_cap(e, &self.g.caps);
+                let buf = self.alloc_buf(cap);
+                let tc = self.eval_int(c)?;
+                self.load_temp(tc, R0);
+                self.free(tc);
+                let l_else = self.a.new_label();
+                let l_end = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Eq, R0, 0, l_else);
+                self.eval_str_into(x, Dst::Scratch(buf), cap)?;
+                self.a.ja_to(l_end);
+                self.a.bind(l_else);
+                self.eval_str_into(y, Dst::Scratch(buf), cap)?;
+                self.a.bind(l_end);
+                self.ptr(R1, R9, buf);
+                Ok((self.int_result(R1), cap))
+            }
+            CKind::Ternary(c, x, y) => {
+                let tc = self.eval_int(c)?;
+                self.load_temp(tc, R0);
+                self.free(tc);
+                let t = self.alloc();
+                let l_else = self.a.new_label();
+                let l_end = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Eq, R0, 0, l_else);
+                let (px, cx) = self.eval_str(x)?;
+                self.load_temp(px, R1);
+                self.free(px);
+                self.store_temp(t, R1);
+                self.a.ja_to(l_end);
+                self.a.bind(l_else);
+                let (py, cy) = self.eval_str(y)?;
+                self.load_temp(py, R1);
+                self.free(py);
+                self.store_temp(t, R1);
+                self.a.bind(l_end);
+                Ok((t, cx.max(cy)))
+            }
+            CKind::Assign(lv, None, rhs) => self.assign_str(lv, rhs),
+            CKind::DPath(p, o) => self.d_path(p, o),
+            CKind::InetNtop(af, addr, mode) => self.inet_ntop(af, addr, *mode),
+            CKind::Strjoin(a, b) => self.strjoin(a, b),
+            CKind::Lltostr(v) => self.lltostr(v),
+            CKind::Substr(s, i, n) => self.substr(s, i, n.as_deref()),
+            CKind::PathPart(s, dir) => self.base_dir_name(s, *dir),
+            CKind::Case(s, upper) => self.change_case(s, *upper),
+            CKind::StrSearch {
+                hay,
+                needle,
+                pos,
+                mode,
+            } => self.str_search(hay, needle, pos.as_deref(), *mode),
+            CKind::Cleanpath(s) => self.cleanpath(s),
+            CKind::Json(d, sel) => self.json(d, sel),
+            CKind::LinkNtop(t, a) => self.link_ntop(t, a),
+            CKind::Strtok { s, delims, again } => self.strtok(s, delims, *again),
+            _ => Err(GenError(
+                "internal error: expression is not a string".into(),
+            )),
+        }
+    }
+
+    /// After a map lookup: the value pointer, or the empty string.
+    pub(crate) fn ptr_or_empty(&mut self) -> Temp {
+        let l = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Ne, R0, 0, l);
+        let ro = self.g.m_rodata;
+        let empty = self.g.empty_at;
+        self.a.ld_map_value(R0, ro, empty);
+        self.a.bind(l);
+        self.int_result(R0)
+    }
+
+    pub(crate) fn dst_ptr(&mut self, dst: Dst, r: Reg) {
+        match dst {
+            Dst::Record(o) => self.ptr(r, R8, o),
+            Dst::Scratch(o) => self.ptr(r, R9, o),
+            Dst::Global(o) => {
+                let gm = self.g.m_globals;
+                self.a.ld_map_value(r, gm, o);
+            }
+        }
+    }
+
+    /// Writes a compile-time string into `dst`, truncated to `cap`.
+    pub(crate) fn write_const_str(&mut self, dst: Dst, s: &[u8], cap: u32) {
+        let len = s
+            .iter()
+            .position(|&c| c == 0)
+            .unwrap_or(s.len())
+            .min(cap.saturating_sub(1) as usize);
+        let mut bytes = s[..len].to_vec();
+        bytes.push(0);
+        while !bytes.len().is_multiple_of(4) && (bytes.len() as u32) < cap {
+            bytes.push(0);
+        }
+        let (base, off) = match dst {
+            Dst::Record(o) => (R8, o),
+            Dst::Scratch(o) => (R9, o),
+            Dst::Global(o) => {
+                self.dst_ptr(dst, R1);
+                let _ = o;
+                (R1, 0)
+            }
+        };
+        let mut i = 0;
+        while i < bytes.len() {
+            if i + 4 <= bytes.len() {
+                let w = i32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+                self.st_at(base, off + i as u32, w, Size::W);
+                i += 4;
+            } else {
+                self.st_at(base, off + i as u32, i32::from(bytes[i]), Size::B);
+                i += 1;
+            }
+        }
+    }
+
+    pub(crate) fn st_at(&mut self, base: Reg, off: u32, imm: i32, size: Size) {
+        if off <= 32000 {
+            self.a.emit(st_imm(size, base, off as i16, imm));
+        } else {
+            self.a.emit(mov64_reg(R5, base));
+            self.a.emit(alu64_imm(Alu::Add, R5, off as i32));
+            self.a.emit(st_imm(size, R5, 0, imm));
+        }
+    }
+
+    /// Evaluates a string expression straight into `dst` (`cap` bytes).
+    pub(crate) fn eval_str_into(&mut self, e: &CExpr, dst: Dst, cap: u32) -> R<()> {
+        match &e.kind {
+            CKind::Str(s) => {
+                self.write_const_str(dst, s, cap);
+                Ok(())
+            }
+            CKind::Builtin(b) if Self::ident_index(*b).is_some() => {
+                let (at, val, _) = self.ident_str(Self::ident_index(*b).expect("checked"));
+                if at.is_none() {
+                    self.write_const_str(dst, val.as_bytes(), cap);
+                    return Ok(());
+                }
+                let (p, c) = self.eval_str(e)?;
+                self.copy_kernel_str(dst, cap, p, c);
+                Ok(())
+            }
+            CKind::Builtin(Builtin::Execname) if self.task_word().is_some() => {
+                // The task's comm, NUL-padded as the kernel keeps it.
+                let off = self.g.inp.opts.task.comm;
+                let off = off.ok_or_else(|| Self::no_task_btf("execname"))?;
+                self.current_task();
+                self.a.emit(mov64_reg(R3, R0));
+                self.a.emit(alu64_imm(Alu::Add, R3, off as i32));
+                self.dst_ptr(dst, R1);
+                self.a.emit(mov64_imm(R2, COMM_LEN.min(cap) as i32));
+                self.a.emit(call(Helper::ProbeReadKernel));
+                Ok(())
+            }
+            CKind::Builtin(Builtin::Execname) => {
+                self.dst_ptr(dst, R1);
+                self.a.emit(mov64_imm(R2, COMM_LEN.min(cap) as i32));
+                self.a.emit(call(Helper::GetCurrentComm));
+                Ok(())
+            }
+            CKind::Copyinstr(addr, n) => {
+                let ta = self.eval_int(addr)?;
+                let tn = match n {
+                    Some(n) if !matches!(n.kind, CKind::Int(_)) => Some(self.eval_int(n)?),
+                    _ => None,
+                };
+                let fixed = match n.as_deref() {
+                    Some(CExpr {
+                        kind: CKind::Int(v),
+                        ..
+                    }) => (*v).clamp(0, i64::from(cap)) as i32,
+                    _ => cap as i32,
+                };
+                match tn {
+                    Some(tn) => {
+                        self.load_temp(tn, R2);
+                        self.free(tn);
+                        let ok = self.a.new_label();
+                        self.a.jmp_imm_to(Cond::Le, R2, cap as i32, ok);
+                        self.a.emit(mov64_imm(R2, cap as i32));
+                        self.a.bind(ok);
+                    }
+                    None => self.a.emit(mov64_imm(R2, fixed)),
+                }
+                self.dst_ptr(dst, R1);
+                self.load_temp(ta, R3);
+                self.a.emit(call(Helper::ProbeReadUserStr));
+                self.check_read(ta);
+                self.free(ta);
+                Ok(())
+            }
+            CKind::KernelString(p) => {
+                let tp = self.eval_int(p)?;
+                self.dst_ptr(dst, R1);
+                self.a.emit(mov64_imm(R2, cap as i32));
+                self.load_temp(tp, R3);
+                self.a.emit(call(Helper::ProbeReadKernelStr));
+                self.check_read(tp);
+                self.free(tp);
+                Ok(())
+            }
+            _ => {
+                let (p, c) = self.eval_str(e)?;
+                self.copy_kernel_str(dst, cap, p, c);
+                Ok(())
+            }
+        }
+    }
+
+    /// After a probe_read: faults with the address in `addr` on failure.
+    pub(crate) fn check_read(&mut self, addr: Temp) {
+        let ok = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sge, R0, 0, ok);
+        self.load_temp(addr, R1);
+        let act = self.cur_action;
+        self.fault(fault::BADADDR, Some(R1), act);
+        self.a.bind(ok);
+    }
+
+    pub(crate) fn copy_kernel_str(&mut self, dst: Dst, cap: u32, p: Temp, c: u32) {
+        self.dst_ptr(dst, R1);
+        self.a.emit(mov64_imm(R2, cap.min(c).max(1) as i32));
+        self.load_temp(p, R3);
+        self.free(p);
+        self.a.emit(call(Helper::ProbeReadKernelStr));
+    }
+
+    /// Compares two strings; leaves 1 or 0 in r0 for `op`.
+    pub(crate) fn strcmp(&mut self, a: &CExpr, b: &CExpr, op: CmpOp) -> R<()> {
+        let (x, y, op) = match (&a.kind, &b.kind) {
+            (CKind::Str(_), k) if !matches!(k, CKind::Str(_)) => (b, a, swap_cmp(op)),
+            _ => (a, b, op),
+        };
+        // execname against a constant shorter than its 16 bytes.
+        let short_name = match (&x.kind, &y.kind, op) {
+            (CKind::Builtin(Builtin::Execname), CKind::Str(s), CmpOp::Eq | CmpOp::Ne)
+                if s.len() < COMM_LEN as usize && !s.contains(&0) =>
+            {
+                Some(s)
+            }
+            _ => None,
+        };
+        if let Some(s) = short_name {
+            // The comm is NUL-padded to its 16 bytes (bpf_get_current_comm
+            // pads), so equal names are equal words: two compares, r0 0
+            // if equal, 1 if not.
+            let mut b = [0u8; COMM_LEN as usize];
+            b[..s.len()].copy_from_slice(s);
+            let (px, _) = self.eval_str(x)?;
+            self.load_temp(px, R1);
+            self.free(px);
+            let diff = self.a.new_label();
+            let done = self.a.new_label();
+            for (i, w) in b.chunks(8).enumerate() {
+                let w = u64::from_ne_bytes(w.try_into().expect("8 bytes"));
+                self.a.emit(ldx(Size::DW, R2, R1, 8 * i as i16));
+                load_imm(&mut self.a, R3, w as i64);
+                self.a.jmp_reg_to(Cond::Ne, R2, R3, diff);
+            }
+            self.a.emit(mov64_imm(R0, 0));
+            self.a.ja_to(done);
+            self.a.bind(diff);
+            self.a.emit(mov64_imm(R0, 1));
+            self.a.bind(done);
+        } else if let CKind::Str(s) = &y.kind {
+            // bpf_strncmp against a constant in frozen read-only data.
+            let (px, cx) = self.eval_str(x)?;
+            let off = self.g.string(s);
+            self.load_temp(px, R1);
+            self.free(px);
+            self.a.emit(mov64_imm(R2, cx as i32));
+            let ro = self.g.m_rodata;
+            self.a.ld_map_value(R3, ro, off);
+            self.a.emit(call(Helper::Strncmp));
+        } else {
+            let (px, cx) = self.eval_str(x)?;
+            let (py, cy) = self.eval_str(y)?;
+            self.load_temp(px, R1);
+            self.load_temp(py, R2);
+            self.free(py);
+            self.free(px);
+            let n = cx.min(cy);
+            let top = self.a.new_label();
+            let diff = self.a.new_label();
+            let equal = self.a.new_label();
+            let done = self.a.new_label();
+            self.a.emit(mov64_imm(R3, 0));
+            self.a.bind(top);
+            self.a.jmp_imm_to(Cond::Ge, R3, n as i32, equal);
+            self.a.emit(mov64_reg(R4, R1));
+            self.a.emit(alu64_reg(Alu::Add, R4, R3));
+            self.a.emit(ldx(Size::B, R4, R4, 0));
+            self.a.emit(mov64_reg(R5, R2));
+            self.a.emit(alu64_reg(Alu::Add, R5, R3));
+            self.a.emit(ldx(Size::B, R5, R5, 0));
+            self.a.jmp_reg_to(Cond::Ne, R4, R5, diff);
+            self.a.jmp_imm_to(Cond::Eq, R4, 0, equal);
+            self.a.emit(alu64_imm(Alu::Add, R3, 1));
+            self.a.ja_to(top);
+            self.a.bind(diff);
+            self.a.emit(mov64_reg(R0, R4));
+            self.a.emit(alu64_reg(Alu::Sub, R0, R5));
+            self.a.ja_to(done);
+            self.a.bind(equal);
+            self.a.emit(mov64_imm(R0, 0));
+            self.a.bind(done);
+        }
+        // r0 holds <0, 0 or >0; turn it into the comparison's truth value.
+        let cond = cmp_cond(op, true);
+        let t = self.a.new_label();
+        self.a.emit(mov64_reg(R1, R0));
+        self.a.emit(mov64_imm(R0, 1));
+        self.a.jmp_imm_to(cond, R1, 0, t);
+        self.a.emit(mov64_imm(R0, 0));
+        self.a.bind(t);
+        Ok(())
+    }
+
+    pub(crate) fn strlen(&mut self, s: &CExpr) -> R<Temp> {
+        let (p, c) = self.eval_str(s)?;
+        self.load_temp(p, R1);
+        let top = self.a.new_label();
+        let done = self.a.new_label();
+        self.a.emit(mov64_imm(R3, 0));
+        self.a.bind(top);
+        self.a.jmp_imm_to(Cond::Ge, R3, c as i32, done);
+        self.a.emit(mov64_reg(R4, R1));
+        self.a.emit(alu64_reg(Alu::Add, R4, R3));
+        self.a.emit(ldx(Size::B, R4, R4, 0));
+        self.a.jmp_imm_to(Cond::Eq, R4, 0, done);
+        self.a.emit(alu64_imm(Alu::Add, R3, 1));
+        self.a.ja_to(top);
+        self.a.bind(done);
+        self.store_temp(p, R3);
+        Ok(p)
+    }
+
+    // ---- aggregations ----
+}
