@@ -1,0 +1,732 @@
+//! One BPF program: prologue (tick gate, activity check, scratch, dispatch,
+//! arguments), the clauses in order, and the error subprogram. Here the
+//! program's skeleton and its prologue; `clause.rs` a clause and its
+//! record, `stmts.rs` statements and actions, `faults.rs` faults and the
+//! ERROR subprogram, `temps.rs` temporaries and scratch addressing.
+
+use dtrace_lang::ir::*;
+
+use crate::asm::{Asm, Assembled, Label, MapId};
+use crate::codegen::stack;
+use crate::codegen::{
+    dispatch_layout, load_imm, visit_clause_exprs, DispatchLayout, Frame, GenError, Generator, Temp,
+};
+use crate::hook::HookGen;
+use crate::insn::*;
+use crate::layout::{regs, scratch};
+use crate::plan::*;
+
+mod clause;
+mod faults;
+mod stmts;
+mod temps;
+
+/// Where the current clause's EPID comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EpidSrc {
+    Const(u32),
+    /// Slot `n` of the dispatch entry's EPID table; becomes `Scratch` once
+    /// the clause has loaded it.
+    Slot(u32),
+    /// Stored in scratch::EPID at clause entry (dispatched programs).
+    Scratch,
+}
+
+/// Where the current clause's probe identity comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum IdentSrc {
+    Const(ProbeIdentity),
+    /// From the dispatch entry (pointer at stack::DISPATCH); fields that do
+    /// not vary are still constant.
+    Dispatch(ProbeIdentity),
+}
+
+/// Per-clause generation state.
+pub(crate) struct ClauseCx {
+    pub(crate) epid: EpidSrc,
+    pub(crate) ident: IdentSrc,
+    pub(crate) args_base: u32,
+    pub(crate) phase: Phase,
+    pub(crate) in_error: bool,
+    pub(crate) recording: bool,
+    pub(crate) actions: Vec<RecordedAction>,
+    pub(crate) next_action: usize,
+    pub(crate) fault_pred: Label,
+    pub(crate) fault_body: Label,
+    pub(crate) in_predicate: bool,
+    pub(crate) faulted: bool,
+    /// The program's context defines errno (system call returns).
+    pub(crate) has_errno: bool,
+    /// Where the clause ends, and its record's size.
+    pub(crate) end: Option<Label>,
+    pub(crate) size: u32,
+    /// After `speculate()`: the stack slot of the speculative buffer's
+    /// fill word, which the record is published to.
+    pub(crate) spec_slot: Option<i16>,
+}
+
+/// `bpf_ringbuf_submit` flag: do not wake the consumer.
+const BPF_RB_NO_WAKEUP: i32 = 1;
+
+/// The highest signal number Linux has.
+const MAX_SIGNAL: i32 = 64;
+const EINVAL: i32 = 22;
+/// The longest chill(), in nanoseconds (DTrace's `dtrace_chill_max`).
+pub const CHILL_MAX: i64 = 500_000_000;
+/// The period over which chill() time is limited (`dtrace_chill_interval`).
+pub const CHILL_INTERVAL: i64 = 1_000_000_000;
+/// The most turns a `bpf_iter_num` iterator may be given (the kernel's
+/// `BPF_MAX_LOOPS`), and how many such runs chill() may make.
+const BPF_MAX_LOOPS: i32 = 8 * 1024 * 1024;
+const CHILL_ROUNDS: i32 = 64;
+/// The scratch buffer copyout() gathers its bytes in holds at least this
+/// many (or `strsize`, if larger).
+const COPYOUT_MIN: u32 = 256;
+
+pub(crate) struct ProgGen<'g, 'a> {
+    pub(crate) g: &'g mut Generator<'a>,
+    pub(crate) a: Asm,
+    pub(crate) plan: &'g ProgramPlan,
+    pub(crate) frame: Frame,
+    pub(crate) bump: u32,
+    pub(crate) cx: ClauseCx,
+    pub(crate) dmap: Option<MapId>,
+    pub(crate) dl: Option<DispatchLayout>,
+    pub(crate) raw: bool,
+    pub(crate) error_sub: Label,
+    pub(crate) error_used: bool,
+    /// DTrace's action number of the statement being generated.
+    pub(crate) cur_action: u32,
+    /// Set when an expression needed more temporaries than the BPF stack
+    /// holds; generation goes on and then fails with a clear message.
+    pub(crate) stack_exhausted: bool,
+}
+
+/// The most instructions the kernel loads in one program (`BPF_COMPLEXITY_LIMIT_INSNS`,
+/// for privileged users).
+pub const MAX_INSNS: usize = 1_000_000;
+
+/// The BPF stack of one function, in bytes.
+pub(crate) const BPF_STACK: i32 = 512;
+
+/// How many temporaries an expression may hold at once: two registers
+/// and the spill slots below the fixed ones.
+pub(crate) const MAX_TEMPS: i32 = 2 + (BPF_STACK + crate::codegen::stack::SPILL as i32) / 8 + 1;
+
+/// Builds the program for `plan`.
+pub(crate) fn build(
+    g: &mut Generator,
+    plan: &ProgramPlan,
+    dmap: Option<MapId>,
+    gate_off: Option<u32>,
+) -> Result<Assembled, GenError> {
+    let mut a = Asm::new();
+    let error_sub = a.new_label();
+    let dummy = a.new_label();
+    let dl = dmap.map(|_| dispatch_layout(g, plan));
+    let has_errno = matches!(&plan.context, ArgContext::Hook(h) if h.has_errno());
+    let mut p = ProgGen {
+        g,
+        a,
+        plan,
+        frame: Frame::new(),
+        bump: 0,
+        cx: ClauseCx {
+            epid: EpidSrc::Const(0),
+            ident: IdentSrc::Const(ProbeIdentity {
+                id: 0,
+                provider: String::new(),
+                module: String::new(),
+                function: String::new(),
+                name: String::new(),
+            }),
+            args_base: scratch::ARGS,
+            phase: plan.phase,
+            in_error: false,
+            recording: false,
+            actions: Vec::new(),
+            next_action: 0,
+            fault_pred: dummy,
+            fault_body: dummy,
+            in_predicate: false,
+            faulted: false,
+            has_errno,
+            end: None,
+            size: 0,
+            spec_slot: None,
+        },
+        dmap,
+        dl,
+        // Programs that run in the context of the code they trace (not
+        // an interrupt) share the per-CPU scratch slot for that context.
+        raw: matches!(
+            plan.kind,
+            ProgKind::RawTracepoint | ProgKind::Fentry | ProgKind::Fexit | ProgKind::Uprobe
+        ),
+        error_sub,
+        error_used: false,
+        cur_action: 0,
+        stack_exhausted: false,
+    };
+    match &plan.context {
+        ArgContext::Stash { hook, key, nwords } => p.stash(hook, *key, *nwords)?,
+        ArgContext::Hook(h) if h.own_program(&mut HookGen { p: &mut p })? => {}
+        _ => p.main(gate_off)?,
+    }
+    if p.error_used {
+        p.error_subprogram()?;
+    }
+    if p.stack_exhausted {
+        return Err(GenError(format!(
+            "expression too complex: it needs more than {} intermediate values at once \
+             and the BPF stack holds only {} bytes; split it with clause-local variables",
+            MAX_TEMPS, BPF_STACK
+        )));
+    }
+    let code =
+        p.a.finish()
+            .map_err(|e| GenError(format!("internal assembler error: {:?}", e)))?;
+    if code.insns.len() > MAX_INSNS {
+        return Err(GenError(format!(
+            "program for {} too large: {} BPF instructions exceed the kernel's limit of {}",
+            plan.name,
+            code.insns.len(),
+            MAX_INSNS
+        )));
+    }
+    Ok(code)
+}
+
+impl ProgGen<'_, '_> {
+    pub(crate) fn required_activity(&self) -> u32 {
+        match self.plan.phase {
+            Phase::Begin => activity::WARMUP,
+            Phase::Normal => activity::ACTIVE,
+            Phase::End => activity::COOLDOWN,
+        }
+    }
+
+    /// Flags for `bpf_ringbuf_submit`: wake the consumer as records
+    /// arrive, or leave it to read at its switch rate.
+    pub(crate) fn submit_flags(&self) -> i32 {
+        if self.g.inp.opts.wakeup {
+            0
+        } else {
+            BPF_RB_NO_WAKEUP
+        }
+    }
+
+    /// Jumps to `target` unless the activity state is the one this program
+    /// runs in.
+    pub(crate) fn activity_check(&mut self, target: Label) {
+        let st = self.g.m_state;
+        self.a.ld_map_value(R1, st, 0);
+        self.a.emit(ldx(Size::W, R1, R1, 0));
+        let want = self.required_activity();
+        self.a.jmp_imm_to(Cond::Ne, R1, want as i32, target);
+    }
+
+    /// Jumps to `out` unless the current process is `pid` in the image
+    /// the probes were made for. The file may be mapped by other
+    /// processes too, and by this one after an exec (libc always): the
+    /// process's slot holds its ID while its image is the probes' (see
+    /// `TargetSlots`).
+    pub(crate) fn process_check(&mut self, pid: u32, out: Label) -> Result<(), GenError> {
+        let (Some(m), Some(&(_, off))) = (
+            self.g.m_targets,
+            self.g.target_slots.iter().find(|(p, _)| *p == pid),
+        ) else {
+            return Err(GenError(format!("no slot for process {}", pid)));
+        };
+        self.a.emit(call(Helper::GetCurrentPidTgid));
+        self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
+        self.a.ld_map_value(R1, m, off);
+        self.a.emit(ldx(Size::W, R1, R1, 0));
+        self.a.jmp_reg_to(Cond::Ne, R0, R1, out);
+        Ok(())
+    }
+
+    pub(crate) fn main(&mut self, gate_off: Option<u32>) -> Result<(), GenError> {
+        let out = self.a.new_label();
+        self.a.emit(mov64_reg(R6, R1));
+        self.a.emit(stx(Size::DW, FP, stack::CTX, R6));
+        let hook = match &self.plan.context {
+            ArgContext::Hook(h) => Some(h.clone()),
+            _ => None,
+        };
+        if let Some(h) = &hook {
+            h.early_filter(&mut HookGen { p: self }, out)?;
+        }
+        self.activity_check(out);
+        if let Some(pid) = self.plan.context.process() {
+            self.process_check(pid, out)?;
+        }
+        if let (Some(off), Some(period)) = (gate_off, self.plan.tick_gate) {
+            self.tick_gate(off, period, out);
+        }
+        // The scratch element for this CPU and context.
+        self.a.emit(call(Helper::GetSmpProcessorId));
+        if let (Some(cpu), Phase::Normal) = (self.g.inp.opts.only_cpu, self.plan.phase) {
+            // The cpu option: probes fire on that CPU alone (BEGIN and
+            // END are run there by the consumer).
+            self.a.jmp_imm_to(Cond::Ne, R0, cpu as i32, out);
+        }
+        self.a.emit(alu64_imm(Alu::Lsh, R0, 1));
+        if self.raw {
+            self.a.emit(alu64_imm(Alu::Or, R0, 1));
+        }
+        self.a.emit(stx(Size::W, FP, stack::KEY, R0));
+        let sm = self.g.m_scratch;
+        self.a.ld_map_fd(R1, sm);
+        self.a.emit(mov64_reg(R2, FP));
+        self.a.emit(alu64_imm(Alu::Add, R2, i32::from(stack::KEY)));
+        self.a.emit(call(Helper::MapLookupElem));
+        self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
+        self.a.emit(mov64_reg(R9, R0));
+        // strtok()'s saved place lasts for one probe firing.
+        if let Some(at) = self.g.strtok_at {
+            self.st_imm_at(R9, at, -1);
+        }
+
+        if let ArgContext::RawArgs { guards, after, .. } = &self.plan.context {
+            let (guards, after) = (guards.clone(), after.clone());
+            // A probe that is one case of its hook (a process's exit is
+            // sched_process_exit when the thread group dies with it): the
+            // hook's own words first, as they cost nothing to test.
+            for g in guards.iter().filter(|g| !g.stashed) {
+                self.a
+                    .emit(ldx(Size::DW, R1, R6, 8 * i16::from(g.word.min(11))));
+                self.guard_word(g, out);
+            }
+            if let Some(after) = after {
+                // Only after the hook whose stash this thread has, for
+                // this key: its time and words are copied to scratch.
+                let map = self.g.stash_map(&after.hook)?;
+                self.stash_key(after.key);
+                self.stash_call(map, Helper::MapLookupElem, None);
+                self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
+                for i in 0..=i16::from(STASH_WORDS) {
+                    self.a.emit(ldx(Size::DW, R1, R0, 8 * i));
+                    self.a
+                        .emit(stx(Size::DW, R9, scratch::STASH as i16 + 8 * i, R1));
+                }
+            }
+            for g in guards.iter().filter(|g| g.stashed) {
+                let at = scratch::STASH as i16 + 8 + 8 * i16::from(g.word.min(STASH_WORDS - 1));
+                self.a.emit(ldx(Size::DW, R1, R9, at));
+                self.guard_word(g, out);
+            }
+        }
+        if let Some(h) = &hook {
+            h.filter(&mut HookGen { p: self }, out)?;
+        }
+        if self.plan.probes.is_empty() {
+            // A program that only keeps state for others (a hook's filter
+            // marking what later probes read): no probe fires here.
+            self.a.ja_to(out);
+        }
+        let clauses = self.clause_list();
+        let (uses_args, uses_errno) = self.uses(&clauses);
+        let uses_args = uses_args || self.plan.guard.is_some();
+        if let (Some(h), true) = (&hook, uses_args) {
+            h.prepare(&mut HookGen { p: self }, out)?;
+        }
+        if let Some(dm) = self.dmap {
+            match (self.plan.dispatch, &self.plan.context) {
+                (Some(DispatchKey::Cookie), _) => {
+                    self.a.emit(mov64_reg(R1, R6));
+                    self.a.emit(call(Helper::GetAttachCookie));
+                    self.a.emit(mov64_reg(R1, R0));
+                }
+                (Some(DispatchKey::Hook | DispatchKey::HookAlways), ArgContext::Hook(h)) => {
+                    h.clone().dispatch_key(&mut HookGen { p: self }, out)?
+                }
+                _ => {
+                    return Err(GenError(format!(
+                        "program {} has no dispatch key",
+                        self.plan.name
+                    )))
+                }
+            }
+            self.a.emit(stx(Size::W, FP, stack::KEY, R1));
+            self.a.ld_map_fd(R1, dm);
+            self.a.emit(mov64_reg(R2, FP));
+            self.a.emit(alu64_imm(Alu::Add, R2, i32::from(stack::KEY)));
+            self.a.emit(call(Helper::MapLookupElem));
+            self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
+            self.a.emit(ldx(Size::W, R1, R0, 0));
+            self.a.jmp_imm_to(Cond::Eq, R1, 0, out);
+            self.a.emit(stx(Size::DW, FP, stack::DISPATCH, R0));
+        }
+        if uses_args || uses_errno {
+            self.load_args(uses_errno);
+        }
+        if let Some(guard) = self.plan.guard.clone() {
+            self.guard(&guard, out)?;
+        }
+
+        // Clauses, in program order.
+        let first = clauses.first().map(|c| c.0);
+        for (ci, epid_src, ident) in clauses.clone() {
+            let next = self.a.new_label();
+            // The prologue already checked the state for the first clause;
+            // later ones re-check, since an earlier clause may have exited.
+            let check = Some(ci) != first;
+            self.clause(ci, epid_src, ident, check, false, next)?;
+            self.a.bind(next);
+        }
+        self.a.bind(out);
+        self.a.emit(mov64_imm(R0, 0));
+        self.a.emit(exit());
+        Ok(())
+    }
+
+    /// Jumps to `out` unless the word in R1 passes guard `g`.
+    pub(crate) fn guard_word(&mut self, g: &Guard, out: Label) {
+        crate::codegen::load_imm(&mut self.a, R2, g.mask as i64);
+        self.a.emit(alu64_reg(Alu::And, R1, R2));
+        crate::codegen::load_imm(&mut self.a, R2, g.value as i64);
+        let cond = if g.eq { Cond::Ne } else { Cond::Eq };
+        self.a.jmp_reg_to(cond, R1, R2, out);
+    }
+
+    /// The provider's condition on the arguments: on to the clauses if
+    /// it is nonzero, to `out` if it is zero or faults (a packet that is
+    /// not the probe's is not an error).
+    pub(crate) fn guard(&mut self, guard: &CExpr, out: Label) -> Result<(), GenError> {
+        let fault = self.a.new_label();
+        self.cx.fault_pred = fault;
+        self.cx.fault_body = fault;
+        self.cx.in_predicate = true;
+        self.cx.faulted = false;
+        self.bump = 0;
+        let t = self.eval_int(guard)?;
+        self.load_temp(t, R0);
+        self.free(t);
+        self.cx.in_predicate = false;
+        self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
+        let on = self.a.new_label();
+        self.a.ja_to(on);
+        self.a.bind(fault);
+        self.a.ja_to(out);
+        self.a.bind(on);
+        Ok(())
+    }
+
+    /// The key of a stash entry at `stack::VALUE`: the current thread,
+    /// then hook word `word` of the context in R6 (R1-R5 clobbered).
+    pub(crate) fn stash_key(&mut self, word: u8) {
+        self.a.emit(call(Helper::GetCurrentPidTgid));
+        self.a.emit(stx(Size::DW, FP, stack::VALUE, R0));
+        self.a
+            .emit(ldx(Size::DW, R1, R6, 8 * i16::from(word.min(11))));
+        self.a.emit(stx(Size::DW, FP, stack::KEY, R1));
+    }
+
+    /// A stash program (see `ArgContext::Stash`): while tracing is
+    /// active, keeps the time and the hook's first `nwords` words for
+    /// this thread and key.
+    pub(crate) fn stash(&mut self, hook: &str, key: u8, nwords: u8) -> Result<(), GenError> {
+        let out = self.a.new_label();
+        let map = self.g.stash_map(hook)?;
+        self.a.emit(mov64_reg(R6, R1));
+        self.activity_check(out);
+        self.stash_key(key);
+        // The value below the key: the time, then the words.
+        let value = stack::SPILL - 8 * i16::from(STASH_WORDS);
+        self.a.emit(call(Helper::KtimeGetNs));
+        self.a.emit(stx(Size::DW, FP, value, R0));
+        for i in 0..i16::from(STASH_WORDS) {
+            if i < i16::from(nwords.min(12)) {
+                self.a.emit(ldx(Size::DW, R1, R6, 8 * i));
+                self.a.emit(stx(Size::DW, FP, value + 8 + 8 * i, R1));
+            } else {
+                self.a.emit(st_imm(Size::DW, FP, value + 8 + 8 * i, 0));
+            }
+        }
+        self.stash_call(map, Helper::MapUpdateElem, Some(value));
+        self.a.bind(out);
+        self.a.emit(mov64_imm(R0, 0));
+        self.a.emit(exit());
+        Ok(())
+    }
+
+    /// The clauses this program runs, with their EPID and identity sources.
+    pub(crate) fn clause_list(&self) -> Vec<(usize, EpidSrc, IdentSrc)> {
+        let mut out = Vec::new();
+        if let (Some(dl), Some(first)) = (&self.dl, self.plan.probes.first()) {
+            let proto = first.probe.clone();
+            for (slot, &c) in dl.clauses.iter().enumerate() {
+                out.push((
+                    c,
+                    EpidSrc::Slot(slot as u32),
+                    IdentSrc::Dispatch(proto.clone()),
+                ));
+            }
+            return out;
+        }
+        let Some(e) = self.plan.probes.first() else {
+            return out;
+        };
+        let mut cl = e.clauses.clone();
+        cl.sort_by_key(|x| x.0);
+        for (c, epid) in cl {
+            out.push((c, EpidSrc::Const(epid), IdentSrc::Const(e.probe.clone())));
+        }
+        out
+    }
+
+    pub(crate) fn uses(&self, clauses: &[(usize, EpidSrc, IdentSrc)]) -> (bool, bool) {
+        let mut args = false;
+        let mut errno = false;
+        for (ci, _, _) in clauses {
+            visit_clause_exprs(&self.g.inp.clauses[*ci], &mut |e| match e.kind {
+                CKind::Arg(_) => args = true,
+                CKind::Builtin(Builtin::Errno) => errno = true,
+                _ => {}
+            });
+        }
+        (args, errno)
+    }
+
+    pub(crate) fn tick_gate(&mut self, off: u32, period: u64, out: Label) {
+        let st = self.g.m_state;
+        self.a.emit(call(Helper::KtimeGetNs));
+        self.a.emit(mov64_reg(R7, R0));
+        self.a.ld_map_value(R6, st, off);
+        self.a.emit(ldx(Size::DW, R2, R6, 0));
+        self.a.emit(mov64_reg(R3, R7));
+        self.a.emit(alu64_reg(Alu::Sub, R3, R2));
+        load_imm(&mut self.a, R4, (period / 2) as i64);
+        self.a.jmp_reg_to(Cond::Lt, R3, R4, out);
+        self.a.emit(mov64_reg(R0, R2));
+        self.a.emit(atomic_cmpxchg64(R6, 0, R7));
+        self.a.jmp_reg_to(Cond::Ne, R0, R2, out);
+        // Restore the context register the rest of the prologue expects.
+        self.a.emit(ldx(Size::DW, R6, FP, stack::CTX));
+    }
+
+    /// R1 = the unsigned `size`-byte integer (1, 2, 4 or 8) at `off`
+    /// past the pointer in hook word `word`, read safely (0 if it cannot
+    /// be); R2-R5 clobbered.
+    pub(crate) fn load_through(&mut self, word: u8, off: u32, size: u8) {
+        let tmp = scratch::TMP as i16;
+        self.a.emit(st_imm(Size::DW, R9, tmp, 0));
+        self.a.emit(mov64_reg(R1, R9));
+        self.a.emit(alu64_imm(Alu::Add, R1, tmp as i32));
+        self.a.emit(mov64_imm(R2, i32::from(size.clamp(1, 8))));
+        self.a
+            .emit(ldx(Size::DW, R3, R6, 8 * i16::from(word.min(11))));
+        self.a.emit(alu64_imm(Alu::Add, R3, off as i32));
+        self.a.emit(call(Helper::ProbeReadKernel));
+        let width = match size {
+            1 => Size::B,
+            2 => Size::H,
+            4 => Size::W,
+            _ => Size::DW,
+        };
+        self.a.emit(ldx(width, R1, R9, tmp));
+    }
+
+    pub(crate) fn store_arg(&mut self, i: u32, src: Reg) {
+        self.a
+            .emit(stx(Size::DW, R9, (scratch::ARGS + 8 * i) as i16, src));
+    }
+
+    /// A tracepoint's fields as arguments. The record is the context
+    /// (r6); its address is also taken as a plain number (through
+    /// scratch), so that a variable `__data_loc` offset may be added.
+    pub(crate) fn load_tp_args(&mut self, fields: &[TpArg]) {
+        let n = fields.len().min(10) as u32;
+        if fields.iter().any(|f| f.load != TpLoad::Value) {
+            self.a.emit(stx(Size::DW, R9, scratch::TMP as i16, R6));
+        }
+        for (i, f) in fields.iter().take(10).enumerate() {
+            let off = i32::from(f.offset);
+            let aligned = matches!(f.size, 1 | 2 | 4 | 8) && f.offset % f.size == 0;
+            match f.load {
+                TpLoad::Value if aligned => {
+                    let size = Size::of_bytes(u32::from(f.size));
+                    self.a.emit(ldx(size, R1, R6, f.offset as i16));
+                    if f.signed && f.size < 8 {
+                        // Sign-extended by shifts: context loads are
+                        // zero-extending.
+                        let bits = 64 - 8 * i32::from(f.size);
+                        self.a.emit(alu64_imm(Alu::Lsh, R1, bits));
+                        self.a.emit(alu64_imm(Alu::Arsh, R1, bits));
+                    }
+                }
+                TpLoad::DataLoc => {
+                    self.a.emit(ldx(Size::W, R1, R6, f.offset as i16));
+                    self.a.emit(alu64_imm(Alu::And, R1, 0xffff));
+                    self.a.emit(ldx(Size::DW, R2, R9, scratch::TMP as i16));
+                    self.a.emit(alu64_reg(Alu::Add, R1, R2));
+                }
+                _ => {
+                    self.a.emit(ldx(Size::DW, R1, R9, scratch::TMP as i16));
+                    self.a.emit(alu64_imm(Alu::Add, R1, off));
+                }
+            }
+            self.store_arg(i as u32, R1);
+        }
+        self.zero_args(n);
+    }
+
+    /// Calls `helper` on stash map `map` with the key at fp+VALUE (and,
+    /// for an update, the value at fp+`value`, any flags 0).
+    pub(crate) fn stash_call(&mut self, map: MapId, helper: Helper, value: Option<i16>) {
+        self.a.ld_map_fd(R1, map);
+        self.a.emit(mov64_reg(R2, FP));
+        self.a
+            .emit(alu64_imm(Alu::Add, R2, i32::from(stack::VALUE)));
+        if let Some(v) = value {
+            self.a.emit(mov64_reg(R3, FP));
+            self.a.emit(alu64_imm(Alu::Add, R3, i32::from(v)));
+            self.a.emit(mov64_imm(R4, 0));
+        }
+        self.a.emit(call(helper));
+    }
+
+    pub(crate) fn zero_args(&mut self, from: u32) {
+        for i in from..10 {
+            self.a
+                .emit(st_imm(Size::DW, R9, (scratch::ARGS + 8 * i) as i16, 0));
+        }
+    }
+
+    pub(crate) fn load_args(&mut self, errno: bool) {
+        let plan = self.plan;
+        match &plan.context {
+            ArgContext::Tracepoint(fields) => self.load_tp_args(fields),
+            ArgContext::RawArgs { words, .. } => {
+                for (i, &w) in words.iter().take(10).enumerate() {
+                    match w {
+                        RawWord::Hook(w) if w < 12 => {
+                            self.a.emit(ldx(Size::DW, R1, R6, 8 * i16::from(w)));
+                        }
+                        RawWord::Hook(_) => self.a.emit(mov64_imm(R1, 0)),
+                        RawWord::Const(v) => crate::codegen::load_imm(&mut self.a, R1, v),
+                        RawWord::Stashed(w) => {
+                            let at =
+                                scratch::STASH as i16 + 8 + 8 * i16::from(w.min(STASH_WORDS - 1));
+                            self.a.emit(ldx(Size::DW, R1, R9, at));
+                        }
+                        // A read already made for an earlier argument (a
+                        // packet's IP header, two arguments' word) is
+                        // copied, not made again.
+                        RawWord::Load { .. } if words[..i].contains(&w) => {
+                            let j = words[..i].iter().position(|x| *x == w).unwrap_or(0);
+                            self.a.emit(ldx(
+                                Size::DW,
+                                R1,
+                                R9,
+                                (scratch::ARGS + 8 * j as u32) as i16,
+                            ));
+                        }
+                        RawWord::Load { word, ptr, add } => {
+                            self.load_through(word, ptr, 8);
+                            if let Some((off, size)) = add {
+                                self.store_arg(i as u32, R1);
+                                self.load_through(word, off, size);
+                                self.a.emit(mov64_reg(R2, R1));
+                                self.a.emit(ldx(
+                                    Size::DW,
+                                    R1,
+                                    R9,
+                                    (scratch::ARGS + 8 * i as u32) as i16,
+                                ));
+                                self.a.emit(alu64_reg(Alu::Add, R1, R2));
+                            }
+                        }
+                        RawWord::Elapsed => {
+                            self.a.emit(call(Helper::KtimeGetNs));
+                            self.a.emit(ldx(Size::DW, R1, R9, scratch::STASH as i16));
+                            self.a.emit(alu64_reg(Alu::Sub, R0, R1));
+                            self.a.emit(mov64_reg(R1, R0));
+                        }
+                    }
+                    self.store_arg(i as u32, R1);
+                }
+                self.zero_args(words.len().min(10) as u32);
+            }
+            // A stash program serves no probe: it has no arguments.
+            ArgContext::None | ArgContext::Stash { .. } => self.zero_args(0),
+            ArgContext::Uprobe { ret: true, .. } => {
+                // arg0: the offset of the return place in the function,
+                // the high half of its attachment's cookie.
+                self.a.emit(mov64_reg(R1, R6));
+                self.a.emit(call(Helper::GetAttachCookie));
+                self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
+                self.store_arg(0, R0);
+                self.a.emit(ldx(Size::DW, R1, R6, regs::AX_FULL as i16));
+                self.store_arg(1, R1);
+                self.zero_args(2);
+            }
+            ArgContext::Uprobe { ret: false, .. } => {
+                for (i, off) in regs::ARGS_FULL.iter().enumerate() {
+                    self.a.emit(ldx(Size::DW, R1, R6, *off as i16));
+                    self.store_arg(i as u32, R1);
+                }
+                // The rest on the user stack, after the return address.
+                for i in 6..10u32 {
+                    self.a.emit(mov64_reg(R1, R9));
+                    self.a
+                        .emit(alu64_imm(Alu::Add, R1, (scratch::ARGS + 8 * i) as i32));
+                    self.a.emit(mov64_imm(R2, 8));
+                    self.a.emit(ldx(Size::DW, R3, R6, regs::SP_FULL as i16));
+                    self.a.emit(alu64_imm(Alu::Add, R3, (8 * (i - 5)) as i32));
+                    self.a.emit(call(Helper::ProbeReadUser));
+                }
+            }
+            ArgContext::Hook(h) => h.load_args(&mut HookGen { p: self }, errno),
+            ArgContext::PerfEventPc => {
+                // arg0: the kernel pc, arg1: the user pc; the other is 0.
+                self.a.emit(ldx(Size::DW, R1, R6, regs::IP_FULL as i16));
+                self.a.emit(mov64_imm(R2, 0));
+                let user = self.a.new_label();
+                let done = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Sge, R1, 0, user);
+                self.store_arg(0, R1);
+                self.store_arg(1, R2);
+                self.a.ja_to(done);
+                self.a.bind(user);
+                self.store_arg(0, R2);
+                self.store_arg(1, R1);
+                self.a.bind(done);
+                self.zero_args(2);
+            }
+        }
+    }
+}
+
+/// The raw tracepoint program at `sched_process_exec` that ends a
+/// process's user-level probes with its image (see `TargetSlots`): in
+/// the slot of the process that exec'd, the count of execs that keep it
+/// goes down, or, at 0, its process ID is cleared.
+pub(crate) fn exec_watch(map: MapId, slots: &[(u32, u32)]) -> Result<Assembled, GenError> {
+    let mut a = Asm::new();
+    let out = a.new_label();
+    a.emit(call(Helper::GetCurrentPidTgid));
+    a.emit(alu64_imm(Alu::Rsh, R0, 32));
+    a.emit(mov64_reg(R6, R0));
+    for &(pid, off) in slots {
+        let next = a.new_label();
+        let retire = a.new_label();
+        a.jmp_imm_to(Cond::Ne, R6, pid as i32, next);
+        a.ld_map_value(R1, map, off);
+        a.emit(ldx(Size::W, R2, R1, 4));
+        a.jmp_imm_to(Cond::Eq, R2, 0, retire);
+        a.emit(alu64_imm(Alu::Sub, R2, 1));
+        a.emit(stx(Size::W, R1, 4, R2));
+        a.ja_to(out);
+        a.bind(retire);
+        a.emit(st_imm(Size::W, R1, 0, 0));
+        a.ja_to(out);
+        a.bind(next);
+    }
+    a.bind(out);
+    a.emit(mov64_imm(R0, 0));
+    a.emit(exit());
+    a.finish()
+        .map_err(|e| GenError(format!("internal assembler error: {:?}", e)))
+}
