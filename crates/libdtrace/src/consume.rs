@@ -231,7 +231,7 @@ pub(crate) fn flow_indent(
     let same_probe = |other: Option<u32>| {
         other.is_some_and(|e| e != epid && dt.epid(e).is_some_and(|d| d.probe == probe_id))
     };
-    if flow == Flow::Entry && same_probe(dt.flow_last_epid) {
+    if flow == Flow::Entry && same_probe(dt.reader.flow_last_epid) {
         flow = Flow::None;
     }
     if flow == Flow::Return && same_probe(next_epid) {
@@ -245,13 +245,13 @@ pub(crate) fn flow_indent(
         (Flow::None, _) => "| ",
     };
     if flow == Flow::Return {
-        dt.flow_indent = dt.flow_indent.saturating_sub(2);
+        dt.reader.flow_indent = dt.reader.flow_indent.saturating_sub(2);
     }
-    let indent = dt.flow_indent;
+    let indent = dt.reader.flow_indent;
     if flow == Flow::Entry {
-        dt.flow_indent += 2;
+        dt.reader.flow_indent += 2;
     }
-    dt.flow_last_epid = Some(epid);
+    dt.reader.flow_last_epid = Some(epid);
     (flow, prefix, indent)
 }
 
@@ -405,6 +405,43 @@ fn value_extent(v: &Value) -> (u32, u32) {
     }
 }
 
+/// What the consumer keeps from one `work` to the next: the order the
+/// CPUs' buffers are read in, flow indentation, each EPID's layout, and
+/// buffers and lists whose allocations serve record after record.
+#[derive(Default)]
+pub(crate) struct Reader {
+    /// Emptied lists a record's description is built in, kept so that
+    /// their allocations serve the next record (`consume::consume_one`).
+    pub(crate) rec_pool: Vec<RecDesc<'static>>,
+    pub(crate) arg_pool: Vec<Arg<'static>>,
+    pub(crate) range_pool: Vec<(usize, usize)>,
+    /// The ring policy's chunks have been read (once, at the end).
+    pub(crate) ring_drained: bool,
+    /// The consumer's copy of the records it is reading (kept to spare
+    /// an allocation per batch).
+    pub(crate) batch_bytes: Vec<u8>,
+    /// The text of the record being printed (kept likewise).
+    pub(crate) text_scratch: Vec<u8>,
+    /// Text of firings printed by the plain path, not yet written out
+    /// (`consume::flush_plain`).
+    pub(crate) plain_text: Vec<u8>,
+    /// The CPU BEGIN ran on, until its records have been read: its
+    /// buffer is read first, as DTrace does, so that BEGIN's output comes
+    /// before that of probes that fired on other CPUs after it.
+    pub(crate) begin_cpu: Option<u32>,
+    /// The CPU END ran on: its buffer is read last.
+    pub(crate) end_cpu: Option<u32>,
+    /// A printf()'s text, kept likewise.
+    pub(crate) fmt_scratch: Vec<u8>,
+    /// Flow indentation (`flowindent`): the current depth and the last
+    /// EPID consumed.
+    pub(crate) flow_indent: usize,
+    pub(crate) flow_last_epid: Option<u32>,
+    /// Per-EPID record layout and probe description, shared rather than
+    /// rebuilt for every record consumed.
+    pub(crate) epid_cache: Vec<Option<EpidInfo>>,
+}
+
 /// Processes everything in the buffer.
 pub(crate) fn consume_all(
     dt: &mut Dtrace,
@@ -413,8 +450,8 @@ pub(crate) fn consume_all(
 ) -> Result<(), Error> {
     // The ring policy's chunks, once tracing has stopped: CPU by CPU,
     // oldest first; then the ring buffers (END's records among them).
-    if dt.stopped() && !dt.ring_drained {
-        dt.ring_drained = true;
+    if dt.stopped() && !dt.reader.ring_drained {
+        dt.reader.ring_drained = true;
         for rec in ring_records(dt)? {
             if consume_one(dt, &rec, None, out, consumer, &mut Plain::Unknown)? == Consume::Abort {
                 return Err(Error::Aborted);
@@ -425,13 +462,14 @@ pub(crate) fn consume_all(
     // consumer's handlers may not borrow) into one buffer, kept from call
     // to call, and consumed from there.
     const BATCH: usize = 4096;
-    let mut bytes = std::mem::take(&mut dt.batch_bytes);
+    let mut bytes = std::mem::take(&mut dt.reader.batch_bytes);
     let mut ends: Vec<usize> = Vec::with_capacity(BATCH);
     // CPU by CPU, as DTrace reads its per-CPU buffers: BEGIN's first the
     // first time, END's last.
     let nrings = dt.running.as_ref().map_or(0, |r| r.rings.len());
     let mut order: Vec<usize> = (0..nrings).collect();
     if let Some(b) = dt
+        .reader
         .begin_cpu
         .take()
         .map(|c| c as usize)
@@ -440,7 +478,12 @@ pub(crate) fn consume_all(
         order.retain(|&c| c != b);
         order.insert(0, b);
     }
-    if let Some(e) = dt.end_cpu.map(|c| c as usize).filter(|&c| c < nrings) {
+    if let Some(e) = dt
+        .reader
+        .end_cpu
+        .map(|c| c as usize)
+        .filter(|&c| c < nrings)
+    {
         order.retain(|&c| c != e);
         order.push(e);
     }
@@ -483,7 +526,7 @@ pub(crate) fn consume_all(
                 }
                 Ok(_) => {}
                 Err(e) => {
-                    dt.batch_bytes = bytes;
+                    dt.reader.batch_bytes = bytes;
                     return Err(e);
                 }
             }
@@ -496,7 +539,7 @@ pub(crate) fn consume_all(
         }
         out.flush().ok();
     };
-    dt.batch_bytes = bytes;
+    dt.reader.batch_bytes = bytes;
     // The ring policy's records may have left plain text.
     res.and(flush_plain(dt, out))
 }
@@ -631,7 +674,7 @@ fn plain_plan(layout: &ClauseLayout) -> Option<Arc<[Vec<PlainArg>]>> {
 
 fn epid_info(dt: &mut Dtrace, epid: u32, probe: u32, clause: usize) -> EpidInfo {
     let i = epid as usize;
-    if let Some(Some(info)) = dt.epid_cache.get(i) {
+    if let Some(Some(info)) = dt.reader.epid_cache.get(i) {
         return info.clone();
     }
     let layout: ClauseLayout = dt
@@ -649,10 +692,10 @@ fn epid_info(dt: &mut Dtrace, epid: u32, probe: u32, clause: usize) -> EpidInfo 
         plain: plain_plan(&layout),
         layout: Arc::new(layout),
     };
-    if dt.epid_cache.len() <= i {
-        dt.epid_cache.resize(i + 1, None);
+    if dt.reader.epid_cache.len() <= i {
+        dt.reader.epid_cache.resize(i + 1, None);
     }
-    dt.epid_cache[i] = Some(info.clone());
+    dt.reader.epid_cache[i] = Some(info.clone());
     info
 }
 
@@ -687,15 +730,27 @@ fn consume_one(
         };
     }
     if let Plain::Yes { indent, target } = *gate {
-        if dt.epid_cache.get(epid as usize).is_none_or(Option::is_none) {
+        if dt
+            .reader
+            .epid_cache
+            .get(epid as usize)
+            .is_none_or(Option::is_none)
+        {
             if let Some(desc) = dt.epid(epid) {
                 epid_info(dt, epid, desc.probe, desc.clause);
             }
         }
-        if let Some(Some(info)) = dt.epid_cache.get(epid as usize) {
+        if let Some(Some(info)) = dt.reader.epid_cache.get(epid as usize) {
             if let Some(plan) = &info.plain {
-                plain_printf(&mut dt.plain_text, rec, &info.layout, plan, indent, target);
-                if dt.plain_text.len() >= PLAIN_FLUSH {
+                plain_printf(
+                    &mut dt.reader.plain_text,
+                    rec,
+                    &info.layout,
+                    plan,
+                    indent,
+                    target,
+                );
+                if dt.reader.plain_text.len() >= PLAIN_FLUSH {
                     flush_plain(dt, out)?;
                 }
                 return Ok(Consume::This);
@@ -724,8 +779,8 @@ fn consume_one(
     // The records' values go into one arena, and the records into one
     // list, both kept from record to record (their allocations reused):
     // nothing is allocated per record.
-    let mut arena: Vec<Arg> = std::mem::take(&mut dt.arg_pool);
-    let mut ranges = std::mem::take(&mut dt.range_pool);
+    let mut arena: Vec<Arg> = std::mem::take(&mut dt.reader.arg_pool);
+    let mut ranges = std::mem::take(&mut dt.reader.range_pool);
     ranges.clear();
     for a in &layout.actions {
         let from = arena.len();
@@ -748,7 +803,7 @@ fn consume_one(
         }
         ranges.push((from, arena.len()));
     }
-    let mut records: Vec<RecDesc> = std::mem::take(&mut dt.rec_pool);
+    let mut records: Vec<RecDesc> = std::mem::take(&mut dt.reader.rec_pool);
     records.extend(layout.actions.iter().zip(&ranges).map(|(a, &(from, to))| {
         let (kind, (offset, size)) = match &a.action {
             ActionLayout::Trace(v) => (RecKind::Trace, value_extent(v)),
@@ -811,9 +866,9 @@ fn consume_one(
     let result = present(dt, rec, &fired, &info, out, consumer, &records);
     // The lists go back, emptied, for the next record (an empty list
     // collected into another keeps its allocation).
-    dt.rec_pool = emptied(records);
-    dt.arg_pool = emptied(arena);
-    dt.range_pool = ranges;
+    dt.reader.rec_pool = emptied(records);
+    dt.reader.arg_pool = emptied(arena);
+    dt.reader.range_pool = ranges;
     result
 }
 
@@ -879,13 +934,13 @@ const PLAIN_FLUSH: usize = 1 << 15;
 /// Writes out the plain path's text (printed firings of printf()s alone,
 /// kept to be written in one go).
 pub(crate) fn flush_plain(dt: &mut Dtrace, out: &mut dyn Write) -> Result<(), Error> {
-    if dt.plain_text.is_empty() {
+    if dt.reader.plain_text.is_empty() {
         return Ok(());
     }
-    let text = std::mem::take(&mut dt.plain_text);
+    let text = std::mem::take(&mut dt.reader.plain_text);
     let res = dt.emit(out, &text);
-    dt.plain_text = text;
-    dt.plain_text.clear();
+    dt.reader.plain_text = text;
+    dt.reader.plain_text.clear();
     res?;
     Ok(())
 }
@@ -950,7 +1005,7 @@ fn present(
         Consume::This => {}
     }
     // One buffer for the record's text, kept from record to record.
-    let mut text = std::mem::take(&mut dt.text_scratch);
+    let mut text = std::mem::take(&mut dt.reader.text_scratch);
     text.clear();
     dt.output.begin(&mut text, &pd);
     dt.emit(out, &text)?;
@@ -986,19 +1041,19 @@ fn present(
                     dt.flush_pending(out)?;
                     continue;
                 }
-                let mut formatted = std::mem::take(&mut dt.fmt_scratch);
+                let mut formatted = std::mem::take(&mut dt.reader.fmt_scratch);
                 formatted.clear();
                 format::format_into(&mut formatted, format, vals, None, cx.target);
                 match kind {
                     PrintfKind::Printf => {
                         dt.output.text(&mut text, &formatted);
-                        dt.fmt_scratch = formatted;
+                        dt.reader.fmt_scratch = formatted;
                     }
                     PrintfKind::System => {
                         if dt.output.captures_system() {
                             let printed = run_system(&formatted, true);
                             dt.output.system(&mut text, &formatted, &printed);
-                            dt.fmt_scratch = formatted;
+                            dt.reader.fmt_scratch = formatted;
                         } else {
                             dt.flush_output(out)?;
                             run_system(&formatted, false);
@@ -1146,7 +1201,7 @@ fn present(
     text.clear();
     dt.output.end(&mut text);
     dt.emit(out, &text)?;
-    dt.text_scratch = text;
+    dt.reader.text_scratch = text;
     dt.flush_pending(out)?;
     if consumer.record(out, &pd, None) == Consume::Abort {
         return Ok(Consume::Abort);

@@ -960,11 +960,6 @@ pub struct Dtrace {
     pub(crate) premade: Option<load::Premade>,
     /// Principal buffers being made ahead (`prepare`).
     pub(crate) warm: Option<load::Warm>,
-    /// Emptied lists a record's description is built in, kept so that
-    /// their allocations serve the next record (`consume::consume_one`).
-    pub(crate) rec_pool: Vec<consume::RecDesc<'static>>,
-    pub(crate) arg_pool: Vec<format::Arg<'static>>,
-    pub(crate) range_pool: Vec<(usize, usize)>,
     /// Buffers the kernel made smaller than asked (`bufresize=auto`):
     /// what, and the size.
     pub(crate) lowered: Vec<(&'static str, u64)>,
@@ -976,27 +971,9 @@ pub struct Dtrace {
     /// Targets created for tracing and held before their own exec (`-c`):
     /// their probes outlast that exec, not the next.
     pub(crate) held_targets: Vec<u32>,
-    /// The ring policy's chunks have been read (once, at the end).
-    pub(crate) ring_drained: bool,
     /// Speculation IDs committed or discarded, freed at the next
     /// cleaning (`cleanrate`).
     pub(crate) spec_dirty: Vec<u32>,
-    /// The consumer's copy of the records it is reading (kept to spare
-    /// an allocation per batch).
-    pub(crate) batch_bytes: Vec<u8>,
-    /// The text of the record being printed (kept likewise).
-    pub(crate) text_scratch: Vec<u8>,
-    /// Text of firings printed by the plain path, not yet written out
-    /// (`consume::flush_plain`).
-    pub(crate) plain_text: Vec<u8>,
-    /// The CPU BEGIN ran on, until its records have been read: its
-    /// buffer is read first, as DTrace does, so that BEGIN's output comes
-    /// before that of probes that fired on other CPUs after it.
-    pub(crate) begin_cpu: Option<u32>,
-    /// The CPU END ran on: its buffer is read last.
-    pub(crate) end_cpu: Option<u32>,
-    /// A printf()'s text, kept likewise.
-    pub(crate) fmt_scratch: Vec<u8>,
     /// `render_cx()`, until an option changes.
     render_cache: std::cell::Cell<Option<output::RenderCx>>,
     last_clean: Instant,
@@ -1011,14 +988,7 @@ pub struct Dtrace {
     last_status: Instant,
     /// When the principal buffer was last read (for `switchrate`).
     last_switch: Instant,
-    /// Flow indentation (`flowindent`): the current depth and the last
-    /// EPID consumed.
-    flow_indent: usize,
-    flow_last_epid: Option<u32>,
     drops_seen: Vec<[u64; load::DROP_KINDS]>,
-    /// Per-EPID record layout and probe description, shared rather than
-    /// rebuilt for every record consumed.
-    pub(crate) epid_cache: Vec<Option<consume::EpidInfo>>,
     /// `-D`, `-U` and `-I` for the C preprocessor, in order.
     cpp_args: Vec<cpp::CppArg>,
     /// Where freopen() sent output, until `freopen("")`.
@@ -1029,6 +999,8 @@ pub struct Dtrace {
     /// The file behind the output the caller passes to `work`, for
     /// ftruncate() (see [`Dtrace::set_output_file`]).
     output_file: Option<std::fs::File>,
+    /// What the consumer keeps from one `work` to the next.
+    pub(crate) reader: consume::Reader,
 }
 
 impl Dtrace {
@@ -1099,6 +1071,7 @@ impl Dtrace {
             probes,
             enablings: Vec::new(),
             epids: Vec::new(),
+            reader: consume::Reader::default(),
             macros: MacroEnv {
                 args: vec!["dtrace".into()],
                 named: vec![
@@ -1126,19 +1099,9 @@ impl Dtrace {
             agg_cache: std::collections::HashMap::new(),
             agg_tick: Instant::now(),
             spec_dirty: Vec::new(),
-            batch_bytes: Vec::new(),
-            text_scratch: Vec::new(),
-            plain_text: Vec::new(),
             render_cache: std::cell::Cell::new(None),
-            fmt_scratch: Vec::new(),
-            begin_cpu: None,
-            end_cpu: None,
-            ring_drained: false,
             premade: None,
             warm: None,
-            rec_pool: Vec::new(),
-            arg_pool: Vec::new(),
-            range_pool: Vec::new(),
             lowered: Vec::new(),
             notices: Vec::new(),
             refused_places: Vec::new(),
@@ -1152,10 +1115,7 @@ impl Dtrace {
             procs: Vec::new(),
             last_status: Instant::now(),
             last_switch: Instant::now(),
-            flow_indent: 0,
-            flow_last_epid: None,
             drops_seen: Vec::new(),
-            epid_cache: Vec::new(),
             cpp_args: Vec::new(),
             redirect: None,
             flame_file: None,

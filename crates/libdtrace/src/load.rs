@@ -997,7 +997,7 @@ pub(crate) fn fire_begin(dt: &mut Dtrace) -> Result<(), Error> {
         let cpu = begin_end_cpu(dt);
         bpf::prog_test_run(b, &[], cpu)
             .map_err(|e| Error::Enable(format!("failed to fire BEGIN: {}", e)))?;
-        dt.begin_cpu = cpu;
+        dt.reader.begin_cpu = cpu;
     }
     if r.activity() == activity::WARMUP {
         r.set_activity(activity::ACTIVE)?;
@@ -1013,7 +1013,7 @@ pub(crate) fn fire_end(dt: &mut Dtrace) -> Result<(), Error> {
         let cpu = begin_end_cpu(dt);
         bpf::prog_test_run(e, &[], cpu)
             .map_err(|e| Error::Enable(format!("failed to fire END: {}", e)))?;
-        dt.end_cpu = cpu;
+        dt.reader.end_cpu = cpu;
     }
     r.set_activity(activity::STOPPED)?;
     Ok(())
