@@ -221,6 +221,7 @@ fn flow_of(name: &str) -> Flow {
 /// unindents only on the last record of its probe's firing.
 pub(crate) fn flow_indent(
     dt: &mut Dtrace,
+    r: &mut Reader,
     epid: u32,
     probe_id: u32,
     probe: &ProbeDesc,
@@ -231,7 +232,7 @@ pub(crate) fn flow_indent(
     let same_probe = |other: Option<u32>| {
         other.is_some_and(|e| e != epid && dt.epid(e).is_some_and(|d| d.probe == probe_id))
     };
-    if flow == Flow::Entry && same_probe(dt.reader.flow_last_epid) {
+    if flow == Flow::Entry && same_probe(r.flow_last_epid) {
         flow = Flow::None;
     }
     if flow == Flow::Return && same_probe(next_epid) {
@@ -245,13 +246,13 @@ pub(crate) fn flow_indent(
         (Flow::None, _) => "| ",
     };
     if flow == Flow::Return {
-        dt.reader.flow_indent = dt.reader.flow_indent.saturating_sub(2);
+        r.flow_indent = r.flow_indent.saturating_sub(2);
     }
-    let indent = dt.reader.flow_indent;
+    let indent = r.flow_indent;
     if flow == Flow::Entry {
-        dt.reader.flow_indent += 2;
+        r.flow_indent += 2;
     }
-    dt.reader.flow_last_epid = Some(epid);
+    r.flow_last_epid = Some(epid);
     (flow, prefix, indent)
 }
 
@@ -407,7 +408,9 @@ fn value_extent(v: &Value) -> (u32, u32) {
 
 /// What the consumer keeps from one `work` to the next: the order the
 /// CPUs' buffers are read in, flow indentation, each EPID's layout, and
-/// buffers and lists whose allocations serve record after record.
+/// buffers and lists whose allocations serve record after record. The
+/// [`crate::Session`] owns it (it exists only while tracing) and lends it
+/// to each `work`, with the handle.
 #[derive(Default)]
 pub(crate) struct Reader {
     /// Emptied lists a record's description is built in, kept so that
@@ -445,15 +448,17 @@ pub(crate) struct Reader {
 /// Processes everything in the buffer.
 pub(crate) fn consume_all(
     dt: &mut Dtrace,
+    r: &mut Reader,
     out: &mut dyn Write,
     consumer: &mut dyn Consumer,
 ) -> Result<(), Error> {
     // The ring policy's chunks, once tracing has stopped: CPU by CPU,
     // oldest first; then the ring buffers (END's records among them).
-    if dt.stopped() && !dt.reader.ring_drained {
-        dt.reader.ring_drained = true;
+    if dt.stopped() && !r.ring_drained {
+        r.ring_drained = true;
         for rec in ring_records(dt)? {
-            if consume_one(dt, &rec, None, out, consumer, &mut Plain::Unknown)? == Consume::Abort {
+            if consume_one(dt, r, &rec, None, out, consumer, &mut Plain::Unknown)? == Consume::Abort
+            {
                 return Err(Error::Aborted);
             }
         }
@@ -462,14 +467,13 @@ pub(crate) fn consume_all(
     // consumer's handlers may not borrow) into one buffer, kept from call
     // to call, and consumed from there.
     const BATCH: usize = 4096;
-    let mut bytes = std::mem::take(&mut dt.reader.batch_bytes);
+    let mut bytes = std::mem::take(&mut r.batch_bytes);
     let mut ends: Vec<usize> = Vec::with_capacity(BATCH);
     // CPU by CPU, as DTrace reads its per-CPU buffers: BEGIN's first the
     // first time, END's last.
-    let nrings = dt.running.as_ref().map_or(0, |r| r.rings.len());
+    let nrings = dt.running.as_ref().map_or(0, |run| run.rings.len());
     let mut order: Vec<usize> = (0..nrings).collect();
-    if let Some(b) = dt
-        .reader
+    if let Some(b) = r
         .begin_cpu
         .take()
         .map(|c| c as usize)
@@ -478,12 +482,7 @@ pub(crate) fn consume_all(
         order.retain(|&c| c != b);
         order.insert(0, b);
     }
-    if let Some(e) = dt
-        .reader
-        .end_cpu
-        .map(|c| c as usize)
-        .filter(|&c| c < nrings)
-    {
+    if let Some(e) = r.end_cpu.map(|c| c as usize).filter(|&c| c < nrings) {
         order.retain(|&c| c != e);
         order.push(e);
     }
@@ -491,11 +490,11 @@ pub(crate) fn consume_all(
         bytes.clear();
         ends.clear();
         {
-            let Some(r) = dt.running.as_mut() else {
+            let Some(run) = dt.running.as_mut() else {
                 break Ok(());
             };
             for &c in &order {
-                let ring = &mut r.rings[c];
+                let ring = &mut run.rings[c];
                 ring.consume(|rec| {
                     bytes.extend_from_slice(rec);
                     ends.push(bytes.len());
@@ -519,19 +518,19 @@ pub(crate) fn consume_all(
                 .get(i + 1)
                 .and_then(|&e| bytes.get(ends[i]..e))
                 .map(|n| rd_u32(n, 0));
-            match consume_one(dt, rec, next, out, consumer, &mut gate) {
+            match consume_one(dt, r, rec, next, out, consumer, &mut gate) {
                 Ok(Consume::Abort) => {
                     aborted = true;
                     break;
                 }
                 Ok(_) => {}
                 Err(e) => {
-                    dt.reader.batch_bytes = bytes;
+                    r.batch_bytes = bytes;
                     return Err(e);
                 }
             }
         }
-        if let Err(e) = flush_plain(dt, out) {
+        if let Err(e) = flush_plain(dt, r, out) {
             break Err(e);
         }
         if aborted {
@@ -539,9 +538,9 @@ pub(crate) fn consume_all(
         }
         out.flush().ok();
     };
-    dt.reader.batch_bytes = bytes;
+    r.batch_bytes = bytes;
     // The ring policy's records may have left plain text.
-    res.and(flush_plain(dt, out))
+    res.and(flush_plain(dt, r, out))
 }
 
 /// The records the ring policy's chunks hold, each CPU's oldest first.
@@ -672,9 +671,9 @@ fn plain_plan(layout: &ClauseLayout) -> Option<Arc<[Vec<PlainArg>]>> {
     Some(plan.into())
 }
 
-fn epid_info(dt: &mut Dtrace, epid: u32, probe: u32, clause: usize) -> EpidInfo {
+fn epid_info(dt: &mut Dtrace, r: &mut Reader, epid: u32, probe: u32, clause: usize) -> EpidInfo {
     let i = epid as usize;
-    if let Some(Some(info)) = dt.reader.epid_cache.get(i) {
+    if let Some(Some(info)) = r.epid_cache.get(i) {
         return info.clone();
     }
     let layout: ClauseLayout = dt
@@ -692,10 +691,10 @@ fn epid_info(dt: &mut Dtrace, epid: u32, probe: u32, clause: usize) -> EpidInfo 
         plain: plain_plan(&layout),
         layout: Arc::new(layout),
     };
-    if dt.reader.epid_cache.len() <= i {
-        dt.reader.epid_cache.resize(i + 1, None);
+    if r.epid_cache.len() <= i {
+        r.epid_cache.resize(i + 1, None);
     }
-    dt.reader.epid_cache[i] = Some(info.clone());
+    r.epid_cache[i] = Some(info.clone());
     info
 }
 
@@ -711,6 +710,7 @@ enum Plain {
 
 fn consume_one(
     dt: &mut Dtrace,
+    r: &mut Reader,
     rec: &[u8],
     next_epid: Option<u32>,
     out: &mut dyn Write,
@@ -730,28 +730,16 @@ fn consume_one(
         };
     }
     if let Plain::Yes { indent, target } = *gate {
-        if dt
-            .reader
-            .epid_cache
-            .get(epid as usize)
-            .is_none_or(Option::is_none)
-        {
+        if r.epid_cache.get(epid as usize).is_none_or(Option::is_none) {
             if let Some(desc) = dt.epid(epid) {
-                epid_info(dt, epid, desc.probe, desc.clause);
+                epid_info(dt, r, epid, desc.probe, desc.clause);
             }
         }
-        if let Some(Some(info)) = dt.reader.epid_cache.get(epid as usize) {
+        if let Some(Some(info)) = r.epid_cache.get(epid as usize) {
             if let Some(plan) = &info.plain {
-                plain_printf(
-                    &mut dt.reader.plain_text,
-                    rec,
-                    &info.layout,
-                    plan,
-                    indent,
-                    target,
-                );
-                if dt.reader.plain_text.len() >= PLAIN_FLUSH {
-                    flush_plain(dt, out)?;
+                plain_printf(&mut r.plain_text, rec, &info.layout, plan, indent, target);
+                if r.plain_text.len() >= PLAIN_FLUSH {
+                    flush_plain(dt, r, out)?;
                 }
                 return Ok(Consume::This);
             }
@@ -760,27 +748,27 @@ fn consume_one(
     // Anything else is printed after the plain path's text, and may set
     // an option the gate depends on.
     *gate = Plain::Unknown;
-    flush_plain(dt, out)?;
+    flush_plain(dt, r, out)?;
     let cpu = rd_u32(rec, 4);
     if epid == ERROR_EPID {
         handle_error_record(dt, rec);
         return Ok(Consume::Next);
     }
     if epid == dtrace_bpf::plan::spec::EPID {
-        return handle_spec_record(dt, rec, out, consumer);
+        return handle_spec_record(dt, r, rec, out, consumer);
     }
     let Some(desc) = dt.epid(epid) else {
         return Ok(Consume::Next);
     };
-    let info = epid_info(dt, epid, desc.probe, desc.clause);
+    let info = epid_info(dt, r, epid, desc.probe, desc.clause);
     let layout = &*info.layout;
     let cx = dt.render_cx();
     let indent = cx.indent;
     // The records' values go into one arena, and the records into one
     // list, both kept from record to record (their allocations reused):
     // nothing is allocated per record.
-    let mut arena: Vec<Arg> = std::mem::take(&mut dt.reader.arg_pool);
-    let mut ranges = std::mem::take(&mut dt.reader.range_pool);
+    let mut arena: Vec<Arg> = std::mem::take(&mut r.arg_pool);
+    let mut ranges = std::mem::take(&mut r.range_pool);
     ranges.clear();
     for a in &layout.actions {
         let from = arena.len();
@@ -803,7 +791,7 @@ fn consume_one(
         }
         ranges.push((from, arena.len()));
     }
-    let mut records: Vec<RecDesc> = std::mem::take(&mut dt.reader.rec_pool);
+    let mut records: Vec<RecDesc> = std::mem::take(&mut r.rec_pool);
     records.extend(layout.actions.iter().zip(&ranges).map(|(a, &(from, to))| {
         let (kind, (offset, size)) = match &a.action {
             ActionLayout::Trace(v) => (RecKind::Trace, value_extent(v)),
@@ -862,13 +850,14 @@ fn consume_one(
         cpu,
         probe_id: desc.probe,
         next_epid,
+        info: &info,
     };
-    let result = present(dt, rec, &fired, &info, out, consumer, &records);
+    let result = present(dt, r, rec, &fired, out, consumer, &records);
     // The lists go back, emptied, for the next record (an empty list
     // collected into another keeps its allocation).
-    dt.reader.rec_pool = emptied(records);
-    dt.reader.arg_pool = emptied(arena);
-    dt.reader.range_pool = ranges;
+    r.rec_pool = emptied(records);
+    r.arg_pool = emptied(arena);
+    r.range_pool = ranges;
     result
 }
 
@@ -933,14 +922,18 @@ const PLAIN_FLUSH: usize = 1 << 15;
 
 /// Writes out the plain path's text (printed firings of printf()s alone,
 /// kept to be written in one go).
-pub(crate) fn flush_plain(dt: &mut Dtrace, out: &mut dyn Write) -> Result<(), Error> {
-    if dt.reader.plain_text.is_empty() {
+pub(crate) fn flush_plain(
+    dt: &mut Dtrace,
+    r: &mut Reader,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
+    if r.plain_text.is_empty() {
         return Ok(());
     }
-    let text = std::mem::take(&mut dt.reader.plain_text);
+    let text = std::mem::take(&mut r.plain_text);
     let res = dt.emit(out, &text);
-    dt.reader.plain_text = text;
-    dt.reader.plain_text.clear();
+    r.plain_text = text;
+    r.plain_text.clear();
     res?;
     Ok(())
 }
@@ -956,20 +949,22 @@ fn emptied<T, U>(mut v: Vec<T>) -> Vec<U> {
 }
 
 /// Which probe fired, for `present`.
-struct Fired {
+struct Fired<'a> {
     epid: u32,
     cpu: u32,
     probe_id: u32,
     next_epid: Option<u32>,
+    /// Its EPID's layout and probe description.
+    info: &'a EpidInfo,
 }
 
 /// Hands a described probe firing to the consumer and, unless it
 /// declines, prints its records.
 fn present(
     dt: &mut Dtrace,
+    r: &mut Reader,
     rec: &[u8],
     fired: &Fired,
-    info: &EpidInfo,
     out: &mut dyn Write,
     consumer: &mut dyn Consumer,
     records: &[RecDesc],
@@ -979,12 +974,13 @@ fn present(
         cpu,
         probe_id,
         next_epid,
+        info,
     } = *fired;
     let (probe, layout) = (&*info.probe, &*info.layout);
     let cx = dt.render_cx();
     let indent = cx.indent;
     let (flow, prefix, flow_depth) = if cx.flowindent {
-        flow_indent(dt, epid, probe_id, probe, next_epid)
+        flow_indent(dt, r, epid, probe_id, probe, next_epid)
     } else {
         (Flow::None, "", 0)
     };
@@ -1005,7 +1001,7 @@ fn present(
         Consume::This => {}
     }
     // One buffer for the record's text, kept from record to record.
-    let mut text = std::mem::take(&mut dt.reader.text_scratch);
+    let mut text = std::mem::take(&mut r.text_scratch);
     text.clear();
     dt.output.begin(&mut text, &pd);
     dt.emit(out, &text)?;
@@ -1041,19 +1037,19 @@ fn present(
                     dt.flush_pending(out)?;
                     continue;
                 }
-                let mut formatted = std::mem::take(&mut dt.reader.fmt_scratch);
+                let mut formatted = std::mem::take(&mut r.fmt_scratch);
                 formatted.clear();
                 format::format_into(&mut formatted, format, vals, None, cx.target);
                 match kind {
                     PrintfKind::Printf => {
                         dt.output.text(&mut text, &formatted);
-                        dt.reader.fmt_scratch = formatted;
+                        r.fmt_scratch = formatted;
                     }
                     PrintfKind::System => {
                         if dt.output.captures_system() {
                             let printed = run_system(&formatted, true);
                             dt.output.system(&mut text, &formatted, &printed);
-                            dt.reader.fmt_scratch = formatted;
+                            r.fmt_scratch = formatted;
                         } else {
                             dt.flush_output(out)?;
                             run_system(&formatted, false);
@@ -1201,7 +1197,7 @@ fn present(
     text.clear();
     dt.output.end(&mut text);
     dt.emit(out, &text)?;
-    dt.reader.text_scratch = text;
+    r.text_scratch = text;
     dt.flush_pending(out)?;
     if consumer.record(out, &pd, None) == Consume::Abort {
         return Ok(Consume::Abort);
@@ -1215,6 +1211,7 @@ fn present(
 /// cleaning (`cleanrate`).
 fn handle_spec_record(
     dt: &mut Dtrace,
+    reader: &mut Reader,
     rec: &[u8],
     out: &mut dyn Write,
     consumer: &mut dyn Consumer,
@@ -1265,6 +1262,7 @@ fn handle_spec_record(
             }
             if consume_one(
                 dt,
+                reader,
                 &chunk[off..off + size],
                 None,
                 out,

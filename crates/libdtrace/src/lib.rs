@@ -999,8 +999,6 @@ pub struct Dtrace {
     /// The file behind the output the caller passes to `work`, for
     /// ftruncate() (see [`Dtrace::set_output_file`]).
     output_file: Option<std::fs::File>,
-    /// What the consumer keeps from one `work` to the next.
-    pub(crate) reader: consume::Reader,
 }
 
 impl Dtrace {
@@ -1071,7 +1069,6 @@ impl Dtrace {
             probes,
             enablings: Vec::new(),
             epids: Vec::new(),
-            reader: consume::Reader::default(),
             macros: MacroEnv {
                 args: vec!["dtrace".into()],
                 named: vec![

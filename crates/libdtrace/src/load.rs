@@ -989,34 +989,36 @@ fn drop_counts(v: &[u8]) -> [u64; DROP_KINDS] {
 /// error, speculative, failed speculations busy and unavailable.
 pub(crate) const DROP_KINDS: usize = 7;
 
-/// Runs BEGIN, then lets every other probe fire.
-pub(crate) fn fire_begin(dt: &mut Dtrace) -> Result<(), Error> {
+/// Runs BEGIN, then lets every other probe fire; the CPU BEGIN ran on.
+pub(crate) fn fire_begin(dt: &mut Dtrace) -> Result<Option<u32>, Error> {
     let r = dt.running.as_ref().expect("started");
     r.set_activity(activity::WARMUP)?;
+    let mut ran_on = None;
     if let Some(b) = &r.begin {
         let cpu = begin_end_cpu(dt);
         bpf::prog_test_run(b, &[], cpu)
             .map_err(|e| Error::Enable(format!("failed to fire BEGIN: {}", e)))?;
-        dt.reader.begin_cpu = cpu;
+        ran_on = cpu;
     }
     if r.activity() == activity::WARMUP {
         r.set_activity(activity::ACTIVE)?;
     }
-    Ok(())
+    Ok(ran_on)
 }
 
-/// Stops every probe but END, then runs END.
-pub(crate) fn fire_end(dt: &mut Dtrace) -> Result<(), Error> {
+/// Stops every probe but END, then runs END; the CPU END ran on.
+pub(crate) fn fire_end(dt: &mut Dtrace) -> Result<Option<u32>, Error> {
     let r = dt.running.as_ref().expect("started");
     r.set_activity(activity::COOLDOWN)?;
+    let mut ran_on = None;
     if let Some(e) = &r.end {
         let cpu = begin_end_cpu(dt);
         bpf::prog_test_run(e, &[], cpu)
             .map_err(|e| Error::Enable(format!("failed to fire END: {}", e)))?;
-        dt.reader.end_cpu = cpu;
+        ran_on = cpu;
     }
     r.set_activity(activity::STOPPED)?;
-    Ok(())
+    Ok(ran_on)
 }
 
 /// True if a clause called exit().

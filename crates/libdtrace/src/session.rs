@@ -31,6 +31,8 @@ use super::*;
 /// ```
 pub struct Session {
     dt: Dtrace,
+    /// What the consumer keeps from one `work` to the next.
+    reader: consume::Reader,
 }
 
 impl std::ops::Deref for Session {
@@ -159,7 +161,7 @@ impl Session {
         out: &mut dyn Write,
         consumer: &mut dyn Consumer,
     ) -> Result<WorkStatus, Error> {
-        self.dt.work(out, consumer)
+        self.dt.work(&mut self.reader, out, consumer)
     }
 
     /// Stops tracing: no probe fires after this but END, which runs now.
@@ -177,7 +179,7 @@ impl Session {
     /// # }
     /// ```
     pub fn stop(&mut self) -> Result<(), Error> {
-        self.dt.stop()
+        self.dt.stop(&mut self.reader)
     }
 
     /// The buffers made smaller than asked when tracing started (under
@@ -443,8 +445,14 @@ impl Dtrace {
         self.running = Some(running);
         self.output = output::for_format((self.opts.oformat == OFormat::Json).then_some("json"));
         self.last_status = Instant::now();
-        load::fire_begin(&mut self)?;
-        Ok(Session { dt: self })
+        let begin_cpu = load::fire_begin(&mut self)?;
+        Ok(Session {
+            dt: self,
+            reader: consume::Reader {
+                begin_cpu,
+                ..Default::default()
+            },
+        })
     }
 
     /// What [`Session::sleep`] does.
@@ -548,6 +556,7 @@ impl Dtrace {
     /// What [`Session::work`] does.
     pub(crate) fn work(
         &mut self,
+        reader: &mut consume::Reader,
         out: &mut dyn Write,
         consumer: &mut dyn Consumer,
     ) -> Result<WorkStatus, Error> {
@@ -565,10 +574,10 @@ impl Dtrace {
             self.report_drops();
             if load::exit_requested(self) {
                 if !fill {
-                    consume::consume_all(self, out, consumer)?;
+                    consume::consume_all(self, reader, out, consumer)?;
                 }
                 self.ended = Some(self.drained_why());
-                self.stop()?;
+                self.stop(reader)?;
             }
         }
         // `cleanrate`: committed and discarded speculations are freed.
@@ -591,10 +600,10 @@ impl Dtrace {
             && (self.stopped || !fill)
         {
             self.last_switch = Instant::now();
-            consume::consume_all(self, out, consumer)?;
+            consume::consume_all(self, reader, out, consumer)?;
         }
         if self.stopped {
-            consume::consume_all(self, out, consumer)?;
+            consume::consume_all(self, reader, out, consumer)?;
             self.report_drops();
             self.flush_pending(out)?;
             return Ok(WorkStatus::Done);
@@ -604,7 +613,7 @@ impl Dtrace {
     }
 
     /// What [`Session::stop`] does.
-    pub(crate) fn stop(&mut self) -> Result<(), Error> {
+    pub(crate) fn stop(&mut self, reader: &mut consume::Reader) -> Result<(), Error> {
         if self.ended.is_none() && self.running.is_some() {
             self.ended = Some(Status::Stopped);
         }
@@ -613,7 +622,8 @@ impl Dtrace {
             return Ok(());
         }
         self.stopped = true;
-        load::fire_end(self)
+        reader.end_cpu = load::fire_end(self)?;
+        Ok(())
     }
 
     pub(crate) fn report_drops(&mut self) {
