@@ -25,7 +25,7 @@ impl Dtrace {
             }
             let rows = aggregate::rows(&[snap], self.sort_opts());
             let name = self.syms.aggs[id].name.as_str();
-            self.output.aggregations(
+            self.sink.output.aggregations(
                 &mut text,
                 &output::AggPrint {
                     names: &[name],
@@ -37,10 +37,10 @@ impl Dtrace {
                 cx,
             );
         }
-        self.flush_pending(out)?;
-        self.emit_origin = BufOrigin::AggregatePrint;
-        let res = self.emit(out, &text);
-        self.emit_origin = BufOrigin::Work;
+        self.sink.flush_pending(out)?;
+        self.sink.emit_origin = BufOrigin::AggregatePrint;
+        let res = self.sink.emit(out, &text);
+        self.sink.emit_origin = BufOrigin::Work;
         res?;
         self.write_flamegraph()
     }

@@ -720,7 +720,7 @@ fn consume_one(
     let epid = rd_u32(rec, 0);
     if *gate == Plain::Unknown {
         let cx = dt.render_cx();
-        *gate = if !cx.flowindent && !consumer.sees_printf() && dt.output.text_is_verbatim() {
+        *gate = if !cx.flowindent && !consumer.sees_printf() && dt.sink.output.text_is_verbatim() {
             Plain::Yes {
                 indent: cx.indent,
                 target: cx.target,
@@ -931,7 +931,7 @@ pub(crate) fn flush_plain(
         return Ok(());
     }
     let text = std::mem::take(&mut r.plain_text);
-    let res = dt.emit(out, &text);
+    let res = dt.sink.emit(out, &text);
     r.plain_text = text;
     r.plain_text.clear();
     res?;
@@ -1003,8 +1003,8 @@ fn present(
     // One buffer for the record's text, kept from record to record.
     let mut text = std::mem::take(&mut r.text_scratch);
     text.clear();
-    dt.output.begin(&mut text, &pd);
-    dt.emit(out, &text)?;
+    dt.sink.output.begin(&mut text, &pd);
+    dt.sink.emit(out, &text)?;
     for (i, a) in layout.actions.iter().enumerate() {
         text.clear();
         if let Some(f) = a.ran_flag {
@@ -1018,7 +1018,11 @@ fn present(
             Consume::This => {}
         }
         match &a.action {
-            ActionLayout::Trace(v) => dt.output.value(&mut text, trace_arg(v, rec, indent), cx),
+            ActionLayout::Trace(v) => {
+                dt.sink
+                    .output
+                    .value(&mut text, trace_arg(v, rec, indent), cx)
+            }
             ActionLayout::Printf { format, kind, .. } => {
                 // The arguments, decoded once for the record callback.
                 let vals = &records[i].values;
@@ -1031,10 +1035,10 @@ fn present(
                     report_error(dt, pd.epid, i as u32 + 1, 3, 0, &what);
                     continue;
                 }
-                if *kind == PrintfKind::Printf && dt.output.text_is_verbatim() {
+                if *kind == PrintfKind::Printf && dt.sink.output.text_is_verbatim() {
                     format::format_into(&mut text, format, vals, None, cx.target);
-                    dt.emit(out, &text)?;
-                    dt.flush_pending(out)?;
+                    dt.sink.emit(out, &text)?;
+                    dt.sink.flush_pending(out)?;
                     continue;
                 }
                 let mut formatted = std::mem::take(&mut r.fmt_scratch);
@@ -1042,23 +1046,23 @@ fn present(
                 format::format_into(&mut formatted, format, vals, None, cx.target);
                 match kind {
                     PrintfKind::Printf => {
-                        dt.output.text(&mut text, &formatted);
+                        dt.sink.output.text(&mut text, &formatted);
                         r.fmt_scratch = formatted;
                     }
                     PrintfKind::System => {
-                        if dt.output.captures_system() {
+                        if dt.sink.output.captures_system() {
                             let printed = run_system(&formatted, true);
-                            dt.output.system(&mut text, &formatted, &printed);
+                            dt.sink.output.system(&mut text, &formatted, &printed);
                             r.fmt_scratch = formatted;
                         } else {
-                            dt.flush_output(out)?;
+                            dt.sink.flush_output(out)?;
                             run_system(&formatted, false);
                         }
                         continue;
                     }
                     PrintfKind::Freopen => {
-                        dt.flush_output(out)?;
-                        if let Err(why) = dt.freopen(&formatted) {
+                        dt.sink.flush_output(out)?;
+                        if let Err(why) = dt.sink.freopen(&formatted) {
                             report_error(dt, pd.epid, a.index, 3, 0, &why);
                         }
                         continue;
@@ -1066,8 +1070,8 @@ fn present(
                 }
             }
             ActionLayout::Ftruncate => {
-                dt.flush_output(out)?;
-                dt.truncate_output();
+                dt.sink.flush_output(out)?;
+                dt.sink.truncate_output();
                 continue;
             }
             ActionLayout::Exit(_) => {}
@@ -1091,7 +1095,7 @@ fn present(
                     Consume::Next => continue,
                     Consume::This => {}
                 }
-                dt.output.aggregations(
+                dt.sink.output.aggregations(
                     &mut text,
                     &output::AggPrint {
                         names: &names,
@@ -1149,7 +1153,7 @@ fn present(
                         crate::print::print_value(&mut s, &mut dt.syms.types, ty, b);
                     }
                 }
-                dt.output.print(&mut text, s.as_bytes());
+                dt.sink.output.print(&mut text, s.as_bytes());
             }
             ActionLayout::Statement(_) => {}
             ActionLayout::Tracemem(v, d) => {
@@ -1163,7 +1167,7 @@ fn present(
                         rawbytes: true,
                         ..cx
                     };
-                    dt.output.value(&mut text, Arg::Bytes(&b[..n]), raw);
+                    dt.sink.output.value(&mut text, Arg::Bytes(&b[..n]), raw);
                 }
             }
             ActionLayout::Setopt(n, v) => {
@@ -1191,14 +1195,14 @@ fn present(
                 }
             }
         }
-        dt.emit(out, &text)?;
-        dt.flush_pending(out)?;
+        dt.sink.emit(out, &text)?;
+        dt.sink.flush_pending(out)?;
     }
     text.clear();
-    dt.output.end(&mut text);
-    dt.emit(out, &text)?;
+    dt.sink.output.end(&mut text);
+    dt.sink.emit(out, &text)?;
     r.text_scratch = text;
-    dt.flush_pending(out)?;
+    dt.sink.flush_pending(out)?;
     if consumer.record(out, &pd, None) == Consume::Abort {
         return Ok(Consume::Abort);
     }
@@ -1360,7 +1364,7 @@ fn report_error_at(
     match &mut dt.err_handler {
         Some(h) => h(&e),
         None => {
-            if !dt.output.error_report(&mut dt.pending, &e) {
+            if !dt.sink.output.error_report(&mut dt.sink.pending, &e) {
                 let _ = writeln!(std::io::stderr(), "dtrace: {}", e.msg);
             }
         }

@@ -948,10 +948,6 @@ pub struct Dtrace {
     printed: HashSet<AggId>,
     /// `normalize()` factors by aggregation (1 when absent).
     pub(crate) normals: std::collections::HashMap<AggId, u64>,
-    /// How records are rendered (`oformat`), chosen when tracing starts.
-    pub(crate) output: Box<dyn output::Output>,
-    /// Rendered drops and errors waiting for the next write.
-    pub(crate) pending: Vec<u8>,
     /// With the `aggrate` option: aggregations as read since the last
     /// aggregation tick, which `printa()` shows.
     agg_cache: std::collections::HashMap<AggId, Vec<aggregate::AggEntry>>,
@@ -979,9 +975,6 @@ pub struct Dtrace {
     last_clean: Instant,
     err_handler: Option<ErrHandler>,
     drop_handler: Option<DropHandler>,
-    buf_handler: Option<BufHandler>,
-    /// Which call is formatting, for the buffered-output handler.
-    emit_origin: BufOrigin,
     proc_handler: Option<proc::ProcHandler>,
     /// The processes created or grabbed for tracing.
     procs: Vec<proc::Traced>,
@@ -991,14 +984,10 @@ pub struct Dtrace {
     drops_seen: Vec<[u64; load::DROP_KINDS]>,
     /// `-D`, `-U` and `-I` for the C preprocessor, in order.
     cpp_args: Vec<cpp::CppArg>,
-    /// Where freopen() sent output, until `freopen("")`.
-    /// freopen()'s file, and its name for messages.
-    redirect: Option<(std::fs::File, String)>,
     /// The `flamegraph` option's file, opened when tracing starts.
     flame_file: Option<std::fs::File>,
-    /// The file behind the output the caller passes to `work`, for
-    /// ftruncate() (see [`Dtrace::set_output_file`]).
-    output_file: Option<std::fs::File>,
+    /// Where output goes, and how it is rendered.
+    pub(crate) sink: sink::Sink,
 }
 
 impl Dtrace {
@@ -1069,6 +1058,7 @@ impl Dtrace {
             probes,
             enablings: Vec::new(),
             epids: Vec::new(),
+            sink: sink::Sink::default(),
             macros: MacroEnv {
                 args: vec!["dtrace".into()],
                 named: vec![
@@ -1091,8 +1081,6 @@ impl Dtrace {
             ended: None,
             printed: HashSet::new(),
             normals: std::collections::HashMap::new(),
-            output: Box::new(output::Text),
-            pending: Vec::new(),
             agg_cache: std::collections::HashMap::new(),
             agg_tick: Instant::now(),
             spec_dirty: Vec::new(),
@@ -1106,17 +1094,13 @@ impl Dtrace {
             last_clean: Instant::now(),
             err_handler: None,
             drop_handler: None,
-            buf_handler: None,
-            emit_origin: BufOrigin::Work,
             proc_handler: None,
             procs: Vec::new(),
             last_status: Instant::now(),
             last_switch: Instant::now(),
             drops_seen: Vec::new(),
             cpp_args: Vec::new(),
-            redirect: None,
             flame_file: None,
-            output_file: None,
         }
     }
 

@@ -443,7 +443,8 @@ impl Dtrace {
         self.flame_file = self.open_flamegraph(cancelled)?;
         let running = load::start(&mut self, cancelled)?;
         self.running = Some(running);
-        self.output = output::for_format((self.opts.oformat == OFormat::Json).then_some("json"));
+        self.sink.output =
+            output::for_format((self.opts.oformat == OFormat::Json).then_some("json"));
         self.last_status = Instant::now();
         let begin_cpu = load::fire_begin(&mut self)?;
         Ok(Session {
@@ -605,10 +606,10 @@ impl Dtrace {
         if self.stopped {
             consume::consume_all(self, reader, out, consumer)?;
             self.report_drops();
-            self.flush_pending(out)?;
+            self.sink.flush_pending(out)?;
             return Ok(WorkStatus::Done);
         }
-        self.flush_pending(out)?;
+        self.sink.flush_pending(out)?;
         Ok(WorkStatus::Okay)
     }
 
@@ -733,7 +734,7 @@ impl Dtrace {
             match &mut self.drop_handler {
                 Some(h) => h(&d),
                 None => {
-                    if !self.output.drop_report(&mut self.pending, &d) {
+                    if !self.sink.output.drop_report(&mut self.sink.pending, &d) {
                         let _ = writeln!(io::stderr(), "dtrace: {}", d.msg);
                     }
                 }

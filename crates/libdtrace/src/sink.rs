@@ -4,6 +4,118 @@
 
 use super::*;
 
+/// Where output goes: the renderer (`Output`, chosen by `oformat` when
+/// tracing starts), what waits to be written, the caller's buffered-output
+/// handler, a `freopen()` file, and the file behind the caller's writer.
+pub(crate) struct Sink {
+    /// How records are rendered (`oformat`), chosen when tracing starts.
+    pub(crate) output: Box<dyn output::Output>,
+    /// Rendered drops and errors waiting for the next write.
+    pub(crate) pending: Vec<u8>,
+    pub(crate) buf_handler: Option<BufHandler>,
+    /// Which call is formatting, for the buffered-output handler.
+    pub(crate) emit_origin: BufOrigin,
+    /// Where freopen() sent output, until `freopen("")`.
+    /// freopen()'s file, and its name for messages.
+    pub(crate) redirect: Option<(std::fs::File, String)>,
+    /// The file behind the output the caller passes to `work`, for
+    /// ftruncate() (see [`Dtrace::set_output_file`]).
+    pub(crate) output_file: Option<std::fs::File>,
+}
+
+impl Default for Sink {
+    fn default() -> Self {
+        Sink {
+            output: Box::new(output::Text),
+            pending: Vec::new(),
+            buf_handler: None,
+            emit_origin: BufOrigin::Work,
+            redirect: None,
+            output_file: None,
+        }
+    }
+}
+
+impl Sink {
+    /// Writes out the drops and errors the output rendered.
+    pub(crate) fn flush_pending(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        let p = std::mem::take(&mut self.pending);
+        self.emit(out, &p)
+    }
+
+    pub(crate) fn emit(&mut self, out: &mut dyn Write, bytes: &[u8]) -> io::Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        match (&mut self.buf_handler, &mut self.redirect) {
+            (Some(h), _) => {
+                h(&BufData {
+                    text: bytes,
+                    origin: self.emit_origin,
+                });
+                Ok(())
+            }
+            (None, Some((f, name))) => f.write_all(bytes).map_err(|e| {
+                io::Error::other(WriteFailed {
+                    path: name.clone(),
+                    why: io_reason(&e),
+                })
+            }),
+            (None, None) => out.write_all(bytes),
+        }
+    }
+
+    /// Writes out what is pending, before an action that acts outside
+    /// the output stream (system(), freopen(), ftruncate()).
+    pub(crate) fn flush_output(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        match &mut self.redirect {
+            Some((f, _)) => f.flush(),
+            None => out.flush(),
+        }
+    }
+
+    /// freopen(): later output goes to `name` (appended to, created if
+    /// need be), or back to the original output if `name` is empty.
+    pub(crate) fn freopen(&mut self, name: &[u8]) -> Result<(), String> {
+        use std::os::unix::ffi::OsStrExt;
+        let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+        let name = &name[..end];
+        if name.is_empty() {
+            self.redirect = None;
+            return Ok(());
+        }
+        let path = std::ffi::OsStr::from_bytes(name);
+        // A FIFO no process reads yet is waited for, not past a stop.
+        match dtrace_sys::process::open_writer(path.as_ref(), true, &|| {
+            crate::signals::stop_signals() > 0
+        }) {
+            Ok(f) => {
+                self.redirect = Some((f, String::from_utf8_lossy(name).into_owned()));
+                Ok(())
+            }
+            Err(e) => Err(format!(
+                "couldn't freopen() \"{}\": {}",
+                String::from_utf8_lossy(name),
+                io_reason_opening(&e)
+            )),
+        }
+    }
+
+    /// ftruncate(): empties the output file (a freopen()ed one, or the
+    /// one named by [`set_output_file`](Self::set_output_file)), as
+    /// ftruncate(2) does; output that is not a regular file is left be.
+    pub(crate) fn truncate_output(&mut self) {
+        use std::io::Seek;
+        let f = match (&mut self.redirect, &mut self.output_file) {
+            (Some((f, _)), _) | (None, Some(f)) => f,
+            (None, None) => return,
+        };
+        if f.metadata().is_ok_and(|m| m.is_file()) && f.set_len(0).is_ok() {
+            let _ = f.seek(io::SeekFrom::Start(0));
+        }
+    }
+}
+
 impl Dtrace {
     /// Handler for runtime errors (faults); the default prints DTrace's
     /// message to stderr.
@@ -70,13 +182,7 @@ impl Dtrace {
     /// # }
     /// ```
     pub fn handle_buffered(&mut self, f: impl FnMut(&BufData) + Send + 'static) {
-        self.buf_handler = Some(Box::new(f));
-    }
-
-    /// Writes out the drops and errors the output rendered.
-    pub(crate) fn flush_pending(&mut self, out: &mut dyn Write) -> io::Result<()> {
-        let p = std::mem::take(&mut self.pending);
-        self.emit(out, &p)
+        self.sink.buf_handler = Some(Box::new(f));
     }
 
     /// The options rendering depends on.
@@ -106,28 +212,6 @@ impl Dtrace {
             .map_or(0, |(_, v)| *v)
     }
 
-    pub(crate) fn emit(&mut self, out: &mut dyn Write, bytes: &[u8]) -> io::Result<()> {
-        if bytes.is_empty() {
-            return Ok(());
-        }
-        match (&mut self.buf_handler, &mut self.redirect) {
-            (Some(h), _) => {
-                h(&BufData {
-                    text: bytes,
-                    origin: self.emit_origin,
-                });
-                Ok(())
-            }
-            (None, Some((f, name))) => f.write_all(bytes).map_err(|e| {
-                io::Error::other(WriteFailed {
-                    path: name.clone(),
-                    why: io_reason(&e),
-                })
-            }),
-            (None, None) => out.write_all(bytes),
-        }
-    }
-
     /// Names the file behind the output given to [`work`](Session::work)
     /// (standard output or `-o`'s file, duplicated), which ftruncate()
     /// empties. Without it, ftruncate() empties only a freopen()ed file.
@@ -147,56 +231,6 @@ impl Dtrace {
     /// # }
     /// ```
     pub fn set_output_file(&mut self, f: std::fs::File) {
-        self.output_file = Some(f);
-    }
-
-    /// Writes out what is pending, before an action that acts outside
-    /// the output stream (system(), freopen(), ftruncate()).
-    pub(crate) fn flush_output(&mut self, out: &mut dyn Write) -> io::Result<()> {
-        match &mut self.redirect {
-            Some((f, _)) => f.flush(),
-            None => out.flush(),
-        }
-    }
-
-    /// freopen(): later output goes to `name` (appended to, created if
-    /// need be), or back to the original output if `name` is empty.
-    pub(crate) fn freopen(&mut self, name: &[u8]) -> Result<(), String> {
-        use std::os::unix::ffi::OsStrExt;
-        let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
-        let name = &name[..end];
-        if name.is_empty() {
-            self.redirect = None;
-            return Ok(());
-        }
-        let path = std::ffi::OsStr::from_bytes(name);
-        // A FIFO no process reads yet is waited for, not past a stop.
-        match dtrace_sys::process::open_writer(path.as_ref(), true, &|| {
-            crate::signals::stop_signals() > 0
-        }) {
-            Ok(f) => {
-                self.redirect = Some((f, String::from_utf8_lossy(name).into_owned()));
-                Ok(())
-            }
-            Err(e) => Err(format!(
-                "couldn't freopen() \"{}\": {}",
-                String::from_utf8_lossy(name),
-                io_reason_opening(&e)
-            )),
-        }
-    }
-
-    /// ftruncate(): empties the output file (a freopen()ed one, or the
-    /// one named by [`set_output_file`](Self::set_output_file)), as
-    /// ftruncate(2) does; output that is not a regular file is left be.
-    pub(crate) fn truncate_output(&mut self) {
-        use std::io::Seek;
-        let f = match (&mut self.redirect, &mut self.output_file) {
-            (Some((f, _)), _) | (None, Some(f)) => f,
-            (None, None) => return,
-        };
-        if f.metadata().is_ok_and(|m| m.is_file()) && f.set_len(0).is_ok() {
-            let _ = f.seek(io::SeekFrom::Start(0));
-        }
+        self.sink.output_file = Some(f);
     }
 }
