@@ -17,6 +17,7 @@ use crate::layout::{regs, scratch};
 use crate::plan::*;
 
 mod clause;
+mod context;
 mod faults;
 mod stmts;
 mod temps;
@@ -289,33 +290,7 @@ impl ProgGen<'_, '_> {
         }
 
         if let ArgContext::RawArgs { guards, after, .. } = &self.plan.context {
-            let (guards, after) = (guards.clone(), after.clone());
-            // A probe that is one case of its hook (a process's exit is
-            // sched_process_exit when the thread group dies with it): the
-            // hook's own words first, as they cost nothing to test.
-            for g in guards.iter().filter(|g| !g.stashed) {
-                self.a
-                    .emit(ldx(Size::DW, R1, R6, 8 * i16::from(g.word.min(11))));
-                self.guard_word(g, out);
-            }
-            if let Some(after) = after {
-                // Only after the hook whose stash this thread has, for
-                // this key: its time and words are copied to scratch.
-                let map = self.g.stash_map(&after.hook)?;
-                self.stash_key(after.key);
-                self.stash_call(map, Helper::MapLookupElem, None);
-                self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
-                for i in 0..=i16::from(STASH_WORDS) {
-                    self.a.emit(ldx(Size::DW, R1, R0, 8 * i));
-                    self.a
-                        .emit(stx(Size::DW, R9, scratch::STASH as i16 + 8 * i, R1));
-                }
-            }
-            for g in guards.iter().filter(|g| g.stashed) {
-                let at = scratch::STASH as i16 + 8 + 8 * i16::from(g.word.min(STASH_WORDS - 1));
-                self.a.emit(ldx(Size::DW, R1, R9, at));
-                self.guard_word(g, out);
-            }
+            self.raw_filter(guards, after.as_ref(), out)?;
         }
         if let Some(h) = &hook {
             h.filter(&mut HookGen { p: self }, out)?;
@@ -381,15 +356,6 @@ impl ProgGen<'_, '_> {
         Ok(())
     }
 
-    /// Jumps to `out` unless the word in R1 passes guard `g`.
-    pub(crate) fn guard_word(&mut self, g: &Guard, out: Label) {
-        crate::codegen::load_imm(&mut self.a, R2, g.mask as i64);
-        self.a.emit(alu64_reg(Alu::And, R1, R2));
-        crate::codegen::load_imm(&mut self.a, R2, g.value as i64);
-        let cond = if g.eq { Cond::Ne } else { Cond::Eq };
-        self.a.jmp_reg_to(cond, R1, R2, out);
-    }
-
     /// The provider's condition on the arguments: on to the clauses if
     /// it is nonzero, to `out` if it is zero or faults (a packet that is
     /// not the probe's is not an error).
@@ -410,44 +376,6 @@ impl ProgGen<'_, '_> {
         self.a.bind(fault);
         self.a.ja_to(out);
         self.a.bind(on);
-        Ok(())
-    }
-
-    /// The key of a stash entry at `stack::VALUE`: the current thread,
-    /// then hook word `word` of the context in R6 (R1-R5 clobbered).
-    pub(crate) fn stash_key(&mut self, word: u8) {
-        self.a.emit(call(Helper::GetCurrentPidTgid));
-        self.a.emit(stx(Size::DW, FP, stack::VALUE, R0));
-        self.a
-            .emit(ldx(Size::DW, R1, R6, 8 * i16::from(word.min(11))));
-        self.a.emit(stx(Size::DW, FP, stack::KEY, R1));
-    }
-
-    /// A stash program (see `ArgContext::Stash`): while tracing is
-    /// active, keeps the time and the hook's first `nwords` words for
-    /// this thread and key.
-    pub(crate) fn stash(&mut self, hook: &str, key: u8, nwords: u8) -> Result<(), GenError> {
-        let out = self.a.new_label();
-        let map = self.g.stash_map(hook)?;
-        self.a.emit(mov64_reg(R6, R1));
-        self.activity_check(out);
-        self.stash_key(key);
-        // The value below the key: the time, then the words.
-        let value = stack::SPILL - 8 * i16::from(STASH_WORDS);
-        self.a.emit(call(Helper::KtimeGetNs));
-        self.a.emit(stx(Size::DW, FP, value, R0));
-        for i in 0..i16::from(STASH_WORDS) {
-            if i < i16::from(nwords.min(12)) {
-                self.a.emit(ldx(Size::DW, R1, R6, 8 * i));
-                self.a.emit(stx(Size::DW, FP, value + 8 + 8 * i, R1));
-            } else {
-                self.a.emit(st_imm(Size::DW, FP, value + 8 + 8 * i, 0));
-            }
-        }
-        self.stash_call(map, Helper::MapUpdateElem, Some(value));
-        self.a.bind(out);
-        self.a.emit(mov64_imm(R0, 0));
-        self.a.emit(exit());
         Ok(())
     }
 
@@ -506,70 +434,9 @@ impl ProgGen<'_, '_> {
         self.a.emit(ldx(Size::DW, R6, FP, stack::CTX));
     }
 
-    /// R1 = the unsigned `size`-byte integer (1, 2, 4 or 8) at `off`
-    /// past the pointer in hook word `word`, read safely (0 if it cannot
-    /// be); R2-R5 clobbered.
-    pub(crate) fn load_through(&mut self, word: u8, off: u32, size: u8) {
-        let tmp = scratch::TMP as i16;
-        self.a.emit(st_imm(Size::DW, R9, tmp, 0));
-        self.a.emit(mov64_reg(R1, R9));
-        self.a.emit(alu64_imm(Alu::Add, R1, tmp as i32));
-        self.a.emit(mov64_imm(R2, i32::from(size.clamp(1, 8))));
-        self.a
-            .emit(ldx(Size::DW, R3, R6, 8 * i16::from(word.min(11))));
-        self.a.emit(alu64_imm(Alu::Add, R3, off as i32));
-        self.a.emit(call(Helper::ProbeReadKernel));
-        let width = match size {
-            1 => Size::B,
-            2 => Size::H,
-            4 => Size::W,
-            _ => Size::DW,
-        };
-        self.a.emit(ldx(width, R1, R9, tmp));
-    }
-
     pub(crate) fn store_arg(&mut self, i: u32, src: Reg) {
         self.a
             .emit(stx(Size::DW, R9, (scratch::ARGS + 8 * i) as i16, src));
-    }
-
-    /// A tracepoint's fields as arguments. The record is the context
-    /// (r6); its address is also taken as a plain number (through
-    /// scratch), so that a variable `__data_loc` offset may be added.
-    pub(crate) fn load_tp_args(&mut self, fields: &[TpArg]) {
-        let n = fields.len().min(10) as u32;
-        if fields.iter().any(|f| f.load != TpLoad::Value) {
-            self.a.emit(stx(Size::DW, R9, scratch::TMP as i16, R6));
-        }
-        for (i, f) in fields.iter().take(10).enumerate() {
-            let off = i32::from(f.offset);
-            let aligned = matches!(f.size, 1 | 2 | 4 | 8) && f.offset % f.size == 0;
-            match f.load {
-                TpLoad::Value if aligned => {
-                    let size = Size::of_bytes(u32::from(f.size));
-                    self.a.emit(ldx(size, R1, R6, f.offset as i16));
-                    if f.signed && f.size < 8 {
-                        // Sign-extended by shifts: context loads are
-                        // zero-extending.
-                        let bits = 64 - 8 * i32::from(f.size);
-                        self.a.emit(alu64_imm(Alu::Lsh, R1, bits));
-                        self.a.emit(alu64_imm(Alu::Arsh, R1, bits));
-                    }
-                }
-                TpLoad::DataLoc => {
-                    self.a.emit(ldx(Size::W, R1, R6, f.offset as i16));
-                    self.a.emit(alu64_imm(Alu::And, R1, 0xffff));
-                    self.a.emit(ldx(Size::DW, R2, R9, scratch::TMP as i16));
-                    self.a.emit(alu64_reg(Alu::Add, R1, R2));
-                }
-                _ => {
-                    self.a.emit(ldx(Size::DW, R1, R9, scratch::TMP as i16));
-                    self.a.emit(alu64_imm(Alu::Add, R1, off));
-                }
-            }
-            self.store_arg(i as u32, R1);
-        }
-        self.zero_args(n);
     }
 
     /// Calls `helper` on stash map `map` with the key at fp+VALUE (and,
@@ -598,103 +465,12 @@ impl ProgGen<'_, '_> {
         let plan = self.plan;
         match &plan.context {
             ArgContext::Tracepoint(fields) => self.load_tp_args(fields),
-            ArgContext::RawArgs { words, .. } => {
-                for (i, &w) in words.iter().take(10).enumerate() {
-                    match w {
-                        RawWord::Hook(w) if w < 12 => {
-                            self.a.emit(ldx(Size::DW, R1, R6, 8 * i16::from(w)));
-                        }
-                        RawWord::Hook(_) => self.a.emit(mov64_imm(R1, 0)),
-                        RawWord::Const(v) => crate::codegen::load_imm(&mut self.a, R1, v),
-                        RawWord::Stashed(w) => {
-                            let at =
-                                scratch::STASH as i16 + 8 + 8 * i16::from(w.min(STASH_WORDS - 1));
-                            self.a.emit(ldx(Size::DW, R1, R9, at));
-                        }
-                        // A read already made for an earlier argument (a
-                        // packet's IP header, two arguments' word) is
-                        // copied, not made again.
-                        RawWord::Load { .. } if words[..i].contains(&w) => {
-                            let j = words[..i].iter().position(|x| *x == w).unwrap_or(0);
-                            self.a.emit(ldx(
-                                Size::DW,
-                                R1,
-                                R9,
-                                (scratch::ARGS + 8 * j as u32) as i16,
-                            ));
-                        }
-                        RawWord::Load { word, ptr, add } => {
-                            self.load_through(word, ptr, 8);
-                            if let Some((off, size)) = add {
-                                self.store_arg(i as u32, R1);
-                                self.load_through(word, off, size);
-                                self.a.emit(mov64_reg(R2, R1));
-                                self.a.emit(ldx(
-                                    Size::DW,
-                                    R1,
-                                    R9,
-                                    (scratch::ARGS + 8 * i as u32) as i16,
-                                ));
-                                self.a.emit(alu64_reg(Alu::Add, R1, R2));
-                            }
-                        }
-                        RawWord::Elapsed => {
-                            self.a.emit(call(Helper::KtimeGetNs));
-                            self.a.emit(ldx(Size::DW, R1, R9, scratch::STASH as i16));
-                            self.a.emit(alu64_reg(Alu::Sub, R0, R1));
-                            self.a.emit(mov64_reg(R1, R0));
-                        }
-                    }
-                    self.store_arg(i as u32, R1);
-                }
-                self.zero_args(words.len().min(10) as u32);
-            }
+            ArgContext::RawArgs { words, .. } => self.load_raw_words(words),
             // A stash program serves no probe: it has no arguments.
             ArgContext::None | ArgContext::Stash { .. } => self.zero_args(0),
-            ArgContext::Uprobe { ret: true, .. } => {
-                // arg0: the offset of the return place in the function,
-                // the high half of its attachment's cookie.
-                self.a.emit(mov64_reg(R1, R6));
-                self.a.emit(call(Helper::GetAttachCookie));
-                self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
-                self.store_arg(0, R0);
-                self.a.emit(ldx(Size::DW, R1, R6, regs::AX_FULL as i16));
-                self.store_arg(1, R1);
-                self.zero_args(2);
-            }
-            ArgContext::Uprobe { ret: false, .. } => {
-                for (i, off) in regs::ARGS_FULL.iter().enumerate() {
-                    self.a.emit(ldx(Size::DW, R1, R6, *off as i16));
-                    self.store_arg(i as u32, R1);
-                }
-                // The rest on the user stack, after the return address.
-                for i in 6..10u32 {
-                    self.a.emit(mov64_reg(R1, R9));
-                    self.a
-                        .emit(alu64_imm(Alu::Add, R1, (scratch::ARGS + 8 * i) as i32));
-                    self.a.emit(mov64_imm(R2, 8));
-                    self.a.emit(ldx(Size::DW, R3, R6, regs::SP_FULL as i16));
-                    self.a.emit(alu64_imm(Alu::Add, R3, (8 * (i - 5)) as i32));
-                    self.a.emit(call(Helper::ProbeReadUser));
-                }
-            }
+            ArgContext::Uprobe { ret, .. } => self.load_uprobe_args(*ret),
             ArgContext::Hook(h) => h.load_args(&mut HookGen { p: self }, errno),
-            ArgContext::PerfEventPc => {
-                // arg0: the kernel pc, arg1: the user pc; the other is 0.
-                self.a.emit(ldx(Size::DW, R1, R6, regs::IP_FULL as i16));
-                self.a.emit(mov64_imm(R2, 0));
-                let user = self.a.new_label();
-                let done = self.a.new_label();
-                self.a.jmp_imm_to(Cond::Sge, R1, 0, user);
-                self.store_arg(0, R1);
-                self.store_arg(1, R2);
-                self.a.ja_to(done);
-                self.a.bind(user);
-                self.store_arg(0, R2);
-                self.store_arg(1, R1);
-                self.a.bind(done);
-                self.zero_args(2);
-            }
+            ArgContext::PerfEventPc => self.load_perf_pc(),
         }
     }
 }

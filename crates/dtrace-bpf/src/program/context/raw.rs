@@ -1,0 +1,160 @@
+//! A raw tracepoint (and a tracing program's function arguments, which
+//! are words alike): arguments from the hook's words, read through them
+//! or kept by another hook's stash; guards on the words; stash programs.
+
+use super::*;
+
+impl ProgGen<'_, '_> {
+    /// A raw tracepoint probe's guards on its hook's words, and, for a
+    /// probe that fires after another hook, that hook's stash for this
+    /// thread and key copied to scratch (no stash: no firing); guards on
+    /// stashed words after. Jumps to `out` for no firing.
+    pub(crate) fn raw_filter(
+        &mut self,
+        guards: &[Guard],
+        after: Option<&After>,
+        out: Label,
+    ) -> Result<(), GenError> {
+        // A probe that is one case of its hook (a process's exit is
+        // sched_process_exit when the thread group dies with it): the
+        // hook's own words first, as they cost nothing to test.
+        for g in guards.iter().filter(|g| !g.stashed) {
+            self.a
+                .emit(ldx(Size::DW, R1, R6, 8 * i16::from(g.word.min(11))));
+            self.guard_word(g, out);
+        }
+        if let Some(after) = after {
+            // Only after the hook whose stash this thread has, for
+            // this key: its time and words are copied to scratch.
+            let map = self.g.stash_map(&after.hook)?;
+            self.stash_key(after.key);
+            self.stash_call(map, Helper::MapLookupElem, None);
+            self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
+            for i in 0..=i16::from(STASH_WORDS) {
+                self.a.emit(ldx(Size::DW, R1, R0, 8 * i));
+                self.a
+                    .emit(stx(Size::DW, R9, scratch::STASH as i16 + 8 * i, R1));
+            }
+        }
+        for g in guards.iter().filter(|g| g.stashed) {
+            let at = scratch::STASH as i16 + 8 + 8 * i16::from(g.word.min(STASH_WORDS - 1));
+            self.a.emit(ldx(Size::DW, R1, R9, at));
+            self.guard_word(g, out);
+        }
+        Ok(())
+    }
+
+    /// Jumps to `out` unless the word in R1 passes guard `g`.
+    pub(crate) fn guard_word(&mut self, g: &Guard, out: Label) {
+        crate::codegen::load_imm(&mut self.a, R2, g.mask as i64);
+        self.a.emit(alu64_reg(Alu::And, R1, R2));
+        crate::codegen::load_imm(&mut self.a, R2, g.value as i64);
+        let cond = if g.eq { Cond::Ne } else { Cond::Eq };
+        self.a.jmp_reg_to(cond, R1, R2, out);
+    }
+
+    /// The key of a stash entry at `stack::VALUE`: the current thread,
+    /// then hook word `word` of the context in R6 (R1-R5 clobbered).
+    pub(crate) fn stash_key(&mut self, word: u8) {
+        self.a.emit(call(Helper::GetCurrentPidTgid));
+        self.a.emit(stx(Size::DW, FP, stack::VALUE, R0));
+        self.a
+            .emit(ldx(Size::DW, R1, R6, 8 * i16::from(word.min(11))));
+        self.a.emit(stx(Size::DW, FP, stack::KEY, R1));
+    }
+
+    /// A stash program (see `ArgContext::Stash`): while tracing is
+    /// active, keeps the time and the hook's first `nwords` words for
+    /// this thread and key.
+    pub(crate) fn stash(&mut self, hook: &str, key: u8, nwords: u8) -> Result<(), GenError> {
+        let out = self.a.new_label();
+        let map = self.g.stash_map(hook)?;
+        self.a.emit(mov64_reg(R6, R1));
+        self.activity_check(out);
+        self.stash_key(key);
+        // The value below the key: the time, then the words.
+        let value = stack::SPILL - 8 * i16::from(STASH_WORDS);
+        self.a.emit(call(Helper::KtimeGetNs));
+        self.a.emit(stx(Size::DW, FP, value, R0));
+        for i in 0..i16::from(STASH_WORDS) {
+            if i < i16::from(nwords.min(12)) {
+                self.a.emit(ldx(Size::DW, R1, R6, 8 * i));
+                self.a.emit(stx(Size::DW, FP, value + 8 + 8 * i, R1));
+            } else {
+                self.a.emit(st_imm(Size::DW, FP, value + 8 + 8 * i, 0));
+            }
+        }
+        self.stash_call(map, Helper::MapUpdateElem, Some(value));
+        self.a.bind(out);
+        self.a.emit(mov64_imm(R0, 0));
+        self.a.emit(exit());
+        Ok(())
+    }
+
+    /// R1 = the unsigned `size`-byte integer (1, 2, 4 or 8) at `off`
+    /// past the pointer in hook word `word`, read safely (0 if it cannot
+    /// be); R2-R5 clobbered.
+    pub(crate) fn load_through(&mut self, word: u8, off: u32, size: u8) {
+        let tmp = scratch::TMP as i16;
+        self.a.emit(st_imm(Size::DW, R9, tmp, 0));
+        self.a.emit(mov64_reg(R1, R9));
+        self.a.emit(alu64_imm(Alu::Add, R1, tmp as i32));
+        self.a.emit(mov64_imm(R2, i32::from(size.clamp(1, 8))));
+        self.a
+            .emit(ldx(Size::DW, R3, R6, 8 * i16::from(word.min(11))));
+        self.a.emit(alu64_imm(Alu::Add, R3, off as i32));
+        self.a.emit(call(Helper::ProbeReadKernel));
+        let width = match size {
+            1 => Size::B,
+            2 => Size::H,
+            4 => Size::W,
+            _ => Size::DW,
+        };
+        self.a.emit(ldx(width, R1, R9, tmp));
+    }
+
+    /// The arguments, each a hook word, a constant, a stashed word, a
+    /// value read through a word, or the time since the stash was kept.
+    pub(crate) fn load_raw_words(&mut self, words: &[RawWord]) {
+        for (i, &w) in words.iter().take(10).enumerate() {
+            match w {
+                RawWord::Hook(w) if w < 12 => {
+                    self.a.emit(ldx(Size::DW, R1, R6, 8 * i16::from(w)));
+                }
+                RawWord::Hook(_) => self.a.emit(mov64_imm(R1, 0)),
+                RawWord::Const(v) => crate::codegen::load_imm(&mut self.a, R1, v),
+                RawWord::Stashed(w) => {
+                    let at = scratch::STASH as i16 + 8 + 8 * i16::from(w.min(STASH_WORDS - 1));
+                    self.a.emit(ldx(Size::DW, R1, R9, at));
+                }
+                // A read already made for an earlier argument (a
+                // packet's IP header, two arguments' word) is
+                // copied, not made again.
+                RawWord::Load { .. } if words[..i].contains(&w) => {
+                    let j = words[..i].iter().position(|x| *x == w).unwrap_or(0);
+                    self.a
+                        .emit(ldx(Size::DW, R1, R9, (scratch::ARGS + 8 * j as u32) as i16));
+                }
+                RawWord::Load { word, ptr, add } => {
+                    self.load_through(word, ptr, 8);
+                    if let Some((off, size)) = add {
+                        self.store_arg(i as u32, R1);
+                        self.load_through(word, off, size);
+                        self.a.emit(mov64_reg(R2, R1));
+                        self.a
+                            .emit(ldx(Size::DW, R1, R9, (scratch::ARGS + 8 * i as u32) as i16));
+                        self.a.emit(alu64_reg(Alu::Add, R1, R2));
+                    }
+                }
+                RawWord::Elapsed => {
+                    self.a.emit(call(Helper::KtimeGetNs));
+                    self.a.emit(ldx(Size::DW, R1, R9, scratch::STASH as i16));
+                    self.a.emit(alu64_reg(Alu::Sub, R0, R1));
+                    self.a.emit(mov64_reg(R1, R0));
+                }
+            }
+            self.store_arg(i as u32, R1);
+        }
+        self.zero_args(words.len().min(10) as u32);
+    }
+}
