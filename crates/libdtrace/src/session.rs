@@ -119,6 +119,33 @@ impl Session {
         self.dt.waiter()
     }
 
+    /// [`sleep`](Self::sleep) for at most `timeout`, then
+    /// [`work`](Self::work): one call for a caller with an event loop of
+    /// its own, which polls the session among its other duties.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// let p = dt.compile("tick-10ms { exit(0); }", libdtrace::ProgramSource::File)?;
+    /// dt.exec(&p)?;
+    /// let mut dt = dt.go()?;
+    /// let tick = std::time::Duration::from_millis(50);
+    /// while dt.poll(tick, &mut std::io::stdout(), &mut libdtrace::NullConsumer)? == libdtrace::WorkStatus::Okay {
+    ///     // the caller's other work
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn poll(
+        &mut self,
+        timeout: Duration,
+        out: &mut dyn Write,
+        consumer: &mut dyn Consumer,
+    ) -> Result<WorkStatus, Error> {
+        self.dt.sleep_at_most(&[], Some(timeout));
+        self.work(out, consumer)
+    }
+
     /// True once tracing has stopped (by exit() or `stop`).
     ///
     /// ```no_run
@@ -458,13 +485,18 @@ impl Dtrace {
 
     /// What [`Session::sleep`] does.
     pub(crate) fn sleep(&mut self, extra_fds: &[i32]) {
+        self.sleep_at_most(extra_fds, None);
+    }
+
+    /// [`Session::sleep`], waiting no longer than `cap` if one is given.
+    pub(crate) fn sleep_at_most(&mut self, extra_fds: &[i32], cap: Option<Duration>) {
         let mut fds = extra_fds.to_vec();
         fds.extend(self.proc_fds());
-        self.sleep_on(&fds);
+        self.sleep_on(&fds, cap);
         self.watch_procs();
     }
 
-    pub(crate) fn sleep_on(&mut self, extra_fds: &[i32]) {
+    pub(crate) fn sleep_on(&mut self, extra_fds: &[i32], cap: Option<Duration>) {
         let Some(r) = &self.running else { return };
         let switching = self.opts.is_set(Opt::switchrate);
         let mut wait = sleep_period(
@@ -472,6 +504,9 @@ impl Dtrace {
             self.last_status.elapsed(),
             self.last_switch.elapsed(),
         );
+        if let Some(cap) = cap {
+            wait = wait.min(cap);
+        }
         // Speculations waiting to be freed wake us at the cleaning rate.
         if !self.spec_dirty.is_empty() {
             let clean = self.opts.cleanrate.max(Duration::from_nanos(1));

@@ -95,6 +95,58 @@ fn finish(dt: &mut libdtrace::Session) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// A loop of `poll`s (sleep at most a timeout, then work) sees what the
+/// probes record between polls (the getppid calls made there) and the
+/// end; polls before any firing print nothing.
+#[test]
+fn polls_see_each_firing_and_the_end() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(mut dt) = common::quiet_handle() else {
+        return;
+    };
+    let p = dt
+        .compile(
+            r#"int n; syscall::getppid:entry /pid == $pid/ { printf("call %d\n", ++n); }
+               syscall::getppid:entry /pid == $pid && n == 3/ { exit(0); }"#,
+            ProgramSource::File,
+        )
+        .expect("compile");
+    dt.exec(&p).expect("exec");
+    let mut dt = dt.go().expect("go");
+    let mut out: Vec<u8> = Vec::new();
+    // Nothing has fired: each poll returns, however long the status
+    // period, with nothing printed.
+    for _ in 0..3 {
+        let st = dt
+            .poll(
+                std::time::Duration::from_millis(1),
+                &mut out,
+                &mut NullConsumer,
+            )
+            .expect("poll");
+        assert_eq!(st, WorkStatus::Okay);
+    }
+    assert!(out.is_empty());
+    let mut done = false;
+    for _ in 0..2000 {
+        std::hint::black_box(std::os::unix::process::parent_id());
+        if dt
+            .poll(
+                std::time::Duration::from_millis(5),
+                &mut out,
+                &mut NullConsumer,
+            )
+            .expect("poll")
+            == WorkStatus::Done
+        {
+            done = true;
+            break;
+        }
+    }
+    assert!(done, "exit() ended the polls");
+    assert_eq!(String::from_utf8_lossy(&out), "call 1\ncall 2\ncall 3\n");
+}
+
 #[test]
 fn status_follows_tracing_to_its_end() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
