@@ -4,6 +4,76 @@
 
 use super::*;
 
+/// What the aggregations keep on the consumer's side: which have been
+/// printed (END prints the others), `normalize()`'s factors, and, with
+/// `aggrate`, the snapshots read since the last aggregation tick.
+pub(crate) struct AggState {
+    pub(crate) printed: HashSet<AggId>,
+    /// `normalize()` factors by aggregation (1 when absent).
+    pub(crate) normals: std::collections::HashMap<AggId, u64>,
+    /// With the `aggrate` option: aggregations as read since the last
+    /// aggregation tick, which `printa()` shows.
+    pub(crate) cache: std::collections::HashMap<AggId, Vec<aggregate::AggEntry>>,
+    pub(crate) tick: Instant,
+}
+
+impl Default for AggState {
+    fn default() -> Self {
+        AggState {
+            printed: HashSet::new(),
+            normals: std::collections::HashMap::new(),
+            cache: std::collections::HashMap::new(),
+            tick: Instant::now(),
+        }
+    }
+}
+
+impl AggState {
+    /// Aggregation `id` as read from the maps of `running` now (or, with
+    /// `aggrate`, as read since the last tick).
+    pub(crate) fn snapshot(
+        &mut self,
+        running: Option<&load::Running>,
+        opts: &Options,
+        id: AggId,
+    ) -> Result<Vec<aggregate::AggEntry>, Error> {
+        let cached = opts.is_set(Opt::aggrate);
+        if cached {
+            if let Some(s) = self.cache.get(&id) {
+                return Ok(s.clone());
+            }
+        }
+        let Some(r) = running else {
+            return Ok(Vec::new());
+        };
+        let s = r.snapshot_with(id, opts.aggpercpu)?;
+        if cached {
+            self.cache.insert(id, s.clone());
+        }
+        Ok(s)
+    }
+
+    /// Aggregation `id` was changed (cleared, truncated): read it anew.
+    pub(crate) fn changed(&mut self, id: AggId) {
+        self.cache.remove(&id);
+    }
+
+    /// `normalize()`'s factor for `id`.
+    pub(crate) fn normal(&self, id: AggId) -> u64 {
+        self.normals.get(&id).copied().unwrap_or(1)
+    }
+}
+
+/// How the options sort aggregations.
+pub(crate) fn sort_opts(opts: &Options) -> aggregate::SortOpts {
+    aggregate::SortOpts {
+        by_key: opts.aggsortkey,
+        reverse: opts.aggsortrev,
+        key_pos: opts.aggsortkeypos,
+        value_pos: opts.aggsortpos,
+    }
+}
+
 impl Dtrace {
     /// What [`Session::aggregate_print`] does.
     pub(crate) fn aggregate_print(&mut self, out: &mut dyn Write) -> Result<(), Error> {
@@ -16,7 +86,7 @@ impl Dtrace {
         let mut text = Vec::new();
         let cx = self.render_cx();
         for id in 0..gen.aggs.len() {
-            if self.printed.contains(&id) {
+            if self.aggs.printed.contains(&id) {
                 continue;
             }
             let snap = r.snapshot_with(id, self.opts.aggpercpu)?;
@@ -177,42 +247,11 @@ impl Dtrace {
         Ok(())
     }
 
-    /// Aggregation `id` as `printa()` shows it: read from the kernel, or
-    /// with the `aggrate` option as read first since the last aggregation
-    /// tick; with `aggpercpu`, each CPU's values too.
-    pub(crate) fn agg_snapshot(&mut self, id: AggId) -> Result<Vec<aggregate::AggEntry>, Error> {
-        let cached = self.opts.is_set(Opt::aggrate);
-        if cached {
-            if let Some(s) = self.agg_cache.get(&id) {
-                return Ok(s.clone());
-            }
-        }
-        let Some(r) = &self.running else {
-            return Ok(Vec::new());
-        };
-        let s = r.snapshot_with(id, self.opts.aggpercpu)?;
-        if cached {
-            self.agg_cache.insert(id, s.clone());
-        }
-        Ok(s)
-    }
-
-    /// After clear() or trunc(): the aggregation is read anew.
-    pub(crate) fn agg_changed(&mut self, id: AggId) {
-        self.agg_cache.remove(&id);
-    }
-
-    /// The `normalize()` factor of aggregation `id` (1 if none).
     pub(crate) fn normal(&self, id: AggId) -> u64 {
-        self.normals.get(&id).copied().unwrap_or(1)
+        self.aggs.normal(id)
     }
 
     pub(crate) fn sort_opts(&self) -> aggregate::SortOpts {
-        aggregate::SortOpts {
-            by_key: self.opts.aggsortkey,
-            reverse: self.opts.aggsortrev,
-            key_pos: self.opts.aggsortkeypos,
-            value_pos: self.opts.aggsortpos,
-        }
+        sort_opts(&self.opts)
     }
 }

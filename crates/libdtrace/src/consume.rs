@@ -220,7 +220,7 @@ fn flow_of(name: &str) -> Flow {
 /// a second clause on the same probe does not indent again, and a return
 /// unindents only on the last record of its probe's firing.
 pub(crate) fn flow_indent(
-    dt: &mut Dtrace,
+    p: &mut Parts<'_>,
     r: &mut Reader,
     epid: u32,
     probe_id: u32,
@@ -230,7 +230,7 @@ pub(crate) fn flow_indent(
     let syscall = probe.provider == "syscall";
     let mut flow = flow_of(&probe.name);
     let same_probe = |other: Option<u32>| {
-        other.is_some_and(|e| e != epid && dt.epid(e).is_some_and(|d| d.probe == probe_id))
+        other.is_some_and(|e| e != epid && p.epid(e).is_some_and(|d| d.probe == probe_id))
     };
     if flow == Flow::Entry && same_probe(r.flow_last_epid) {
         flow = Flow::None;
@@ -406,6 +406,78 @@ fn value_extent(v: &Value) -> (u32, u32) {
     }
 }
 
+/// What consuming needs of a session, borrowed apart from the rest of
+/// the handle (what compiling keeps is not among it): the running maps
+/// and buffers, the types and EPIDs records are decoded by, the options,
+/// the aggregations' state, where output goes, the error handler, and
+/// the speculations to free. The consumer's own state is the
+/// [`Reader`], lent alongside.
+pub(crate) struct Parts<'a> {
+    pub(crate) running: &'a mut Option<crate::load::Running>,
+    pub(crate) syms: &'a mut dtrace_lang::Symbols,
+    pub(crate) epids: &'a [crate::EpidDesc],
+    pub(crate) probes: &'a dtrace_providers::Probes,
+    pub(crate) opts: &'a mut crate::Options,
+    pub(crate) macros: &'a dtrace_lang::MacroEnv,
+    pub(crate) render_cache: &'a std::cell::Cell<Option<output::RenderCx>>,
+    pub(crate) aggs: &'a mut crate::aggregations::AggState,
+    pub(crate) sink: &'a mut crate::sink::Sink,
+    pub(crate) err_handler: &'a mut Option<crate::ErrHandler>,
+    pub(crate) spec_dirty: &'a mut Vec<u32>,
+    pub(crate) stopped: bool,
+}
+
+impl Parts<'_> {
+    /// The enabled probe of an EPID.
+    fn epid(&self, epid: u32) -> Option<crate::EpidDesc> {
+        self.epids.get((epid as usize).checked_sub(1)?).copied()
+    }
+
+    fn render_cx(&self) -> output::RenderCx {
+        crate::sink::render_cx(self.render_cache, self.opts, self.macros)
+    }
+
+    /// `setopt()`: an option that may change while tracing.
+    fn setopt(&mut self, name: &str, value: Option<&str>) -> Result<(), Error> {
+        self.opts
+            .set_while_tracing(name, value)
+            .map_err(|err| Error::Option {
+                name: name.to_string(),
+                value: value.map(str::to_string),
+                err,
+            })?;
+        self.render_cache.set(None);
+        Ok(())
+    }
+
+    fn agg_snapshot(
+        &mut self,
+        id: dtrace_lang::ir::AggId,
+    ) -> Result<Vec<aggregate::AggEntry>, Error> {
+        self.aggs.snapshot(self.running.as_ref(), self.opts, id)
+    }
+}
+
+impl Dtrace {
+    /// The parts of the handle consuming borrows.
+    pub(crate) fn parts(&mut self) -> Parts<'_> {
+        Parts {
+            stopped: self.stopped,
+            running: &mut self.running,
+            syms: &mut self.syms,
+            epids: &self.epids,
+            probes: &self.probes,
+            opts: &mut self.opts,
+            macros: &self.macros,
+            render_cache: &self.render_cache,
+            aggs: &mut self.aggs,
+            sink: &mut self.sink,
+            err_handler: &mut self.err_handler,
+            spec_dirty: &mut self.spec_dirty,
+        }
+    }
+}
+
 /// What the consumer keeps from one `work` to the next: the order the
 /// CPUs' buffers are read in, flow indentation, each EPID's layout, and
 /// buffers and lists whose allocations serve record after record. The
@@ -447,17 +519,17 @@ pub(crate) struct Reader {
 
 /// Processes everything in the buffer.
 pub(crate) fn consume_all(
-    dt: &mut Dtrace,
+    p: &mut Parts<'_>,
     r: &mut Reader,
     out: &mut dyn Write,
     consumer: &mut dyn Consumer,
 ) -> Result<(), Error> {
     // The ring policy's chunks, once tracing has stopped: CPU by CPU,
     // oldest first; then the ring buffers (END's records among them).
-    if dt.stopped() && !r.ring_drained {
+    if p.stopped && !r.ring_drained {
         r.ring_drained = true;
-        for rec in ring_records(dt)? {
-            if consume_one(dt, r, &rec, None, out, consumer, &mut Plain::Unknown)? == Consume::Abort
+        for rec in ring_records(p)? {
+            if consume_one(p, r, &rec, None, out, consumer, &mut Plain::Unknown)? == Consume::Abort
             {
                 return Err(Error::Aborted);
             }
@@ -471,7 +543,7 @@ pub(crate) fn consume_all(
     let mut ends: Vec<usize> = Vec::with_capacity(BATCH);
     // CPU by CPU, as DTrace reads its per-CPU buffers: BEGIN's first the
     // first time, END's last.
-    let nrings = dt.running.as_ref().map_or(0, |run| run.rings.len());
+    let nrings = p.running.as_ref().map_or(0, |run| run.rings.len());
     let mut order: Vec<usize> = (0..nrings).collect();
     if let Some(b) = r
         .begin_cpu
@@ -490,7 +562,7 @@ pub(crate) fn consume_all(
         bytes.clear();
         ends.clear();
         {
-            let Some(run) = dt.running.as_mut() else {
+            let Some(run) = p.running.as_mut() else {
                 break Ok(());
             };
             for &c in &order {
@@ -518,7 +590,7 @@ pub(crate) fn consume_all(
                 .get(i + 1)
                 .and_then(|&e| bytes.get(ends[i]..e))
                 .map(|n| rd_u32(n, 0));
-            match consume_one(dt, r, rec, next, out, consumer, &mut gate) {
+            match consume_one(p, r, rec, next, out, consumer, &mut gate) {
                 Ok(Consume::Abort) => {
                     aborted = true;
                     break;
@@ -530,7 +602,7 @@ pub(crate) fn consume_all(
                 }
             }
         }
-        if let Err(e) = flush_plain(dt, r, out) {
+        if let Err(e) = flush_plain(p, r, out) {
             break Err(e);
         }
         if aborted {
@@ -540,12 +612,12 @@ pub(crate) fn consume_all(
     };
     r.batch_bytes = bytes;
     // The ring policy's records may have left plain text.
-    res.and(flush_plain(dt, r, out))
+    res.and(flush_plain(p, r, out))
 }
 
 /// The records the ring policy's chunks hold, each CPU's oldest first.
-fn ring_records(dt: &Dtrace) -> Result<Vec<Vec<u8>>, Error> {
-    let Some(r) = dt.running.as_ref() else {
+fn ring_records(p: &Parts<'_>) -> Result<Vec<Vec<u8>>, Error> {
+    let Some(r) = p.running.as_ref() else {
         return Ok(Vec::new());
     };
     let Some(m) = r.gen.ring else {
@@ -572,7 +644,7 @@ fn ring_records(dt: &Dtrace) -> Result<Vec<Vec<u8>>, Error> {
             let mut off = 0;
             while off + RECORD_HEADER as usize <= fill {
                 let epid = rd_u32(&chunk, off);
-                let size = dt
+                let size = p
                     .epid(epid)
                     .and_then(|d| r.gen.clauses.get(d.clause))
                     .map_or(0, |l| l.size as usize);
@@ -671,19 +743,19 @@ fn plain_plan(layout: &ClauseLayout) -> Option<Arc<[Vec<PlainArg>]>> {
     Some(plan.into())
 }
 
-fn epid_info(dt: &mut Dtrace, r: &mut Reader, epid: u32, probe: u32, clause: usize) -> EpidInfo {
+fn epid_info(p: &mut Parts<'_>, r: &mut Reader, epid: u32, probe: u32, clause: usize) -> EpidInfo {
     let i = epid as usize;
     if let Some(Some(info)) = r.epid_cache.get(i) {
         return info.clone();
     }
-    let layout: ClauseLayout = dt
+    let layout: ClauseLayout = p
         .running
         .as_ref()
         .and_then(|r| r.gen.clauses.get(clause).cloned())
         .unwrap_or_default();
     let info = EpidInfo {
         probe: Arc::new(
-            dt.probes
+            p.probes
                 .get(probe)
                 .map(|p| p.desc.clone())
                 .unwrap_or_default(),
@@ -709,7 +781,7 @@ enum Plain {
 }
 
 fn consume_one(
-    dt: &mut Dtrace,
+    p: &mut Parts<'_>,
     r: &mut Reader,
     rec: &[u8],
     next_epid: Option<u32>,
@@ -719,8 +791,8 @@ fn consume_one(
 ) -> Result<Consume, Error> {
     let epid = rd_u32(rec, 0);
     if *gate == Plain::Unknown {
-        let cx = dt.render_cx();
-        *gate = if !cx.flowindent && !consumer.sees_printf() && dt.sink.output.text_is_verbatim() {
+        let cx = p.render_cx();
+        *gate = if !cx.flowindent && !consumer.sees_printf() && p.sink.output.text_is_verbatim() {
             Plain::Yes {
                 indent: cx.indent,
                 target: cx.target,
@@ -731,15 +803,15 @@ fn consume_one(
     }
     if let Plain::Yes { indent, target } = *gate {
         if r.epid_cache.get(epid as usize).is_none_or(Option::is_none) {
-            if let Some(desc) = dt.epid(epid) {
-                epid_info(dt, r, epid, desc.probe, desc.clause);
+            if let Some(desc) = p.epid(epid) {
+                epid_info(p, r, epid, desc.probe, desc.clause);
             }
         }
         if let Some(Some(info)) = r.epid_cache.get(epid as usize) {
             if let Some(plan) = &info.plain {
                 plain_printf(&mut r.plain_text, rec, &info.layout, plan, indent, target);
                 if r.plain_text.len() >= PLAIN_FLUSH {
-                    flush_plain(dt, r, out)?;
+                    flush_plain(p, r, out)?;
                 }
                 return Ok(Consume::This);
             }
@@ -748,21 +820,21 @@ fn consume_one(
     // Anything else is printed after the plain path's text, and may set
     // an option the gate depends on.
     *gate = Plain::Unknown;
-    flush_plain(dt, r, out)?;
+    flush_plain(p, r, out)?;
     let cpu = rd_u32(rec, 4);
     if epid == ERROR_EPID {
-        handle_error_record(dt, rec);
+        handle_error_record(p, rec);
         return Ok(Consume::Next);
     }
     if epid == dtrace_bpf::plan::spec::EPID {
-        return handle_spec_record(dt, r, rec, out, consumer);
+        return handle_spec_record(p, r, rec, out, consumer);
     }
-    let Some(desc) = dt.epid(epid) else {
+    let Some(desc) = p.epid(epid) else {
         return Ok(Consume::Next);
     };
-    let info = epid_info(dt, r, epid, desc.probe, desc.clause);
+    let info = epid_info(p, r, epid, desc.probe, desc.clause);
     let layout = &*info.layout;
-    let cx = dt.render_cx();
+    let cx = p.render_cx();
     let indent = cx.indent;
     // The records' values go into one arena, and the records into one
     // list, both kept from record to record (their allocations reused):
@@ -852,7 +924,7 @@ fn consume_one(
         next_epid,
         info: &info,
     };
-    let result = present(dt, r, rec, &fired, out, consumer, &records);
+    let result = present(p, r, rec, &fired, out, consumer, &records);
     // The lists go back, emptied, for the next record (an empty list
     // collected into another keeps its allocation).
     r.rec_pool = emptied(records);
@@ -923,7 +995,7 @@ const PLAIN_FLUSH: usize = 1 << 15;
 /// Writes out the plain path's text (printed firings of printf()s alone,
 /// kept to be written in one go).
 pub(crate) fn flush_plain(
-    dt: &mut Dtrace,
+    p: &mut Parts<'_>,
     r: &mut Reader,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
@@ -931,7 +1003,7 @@ pub(crate) fn flush_plain(
         return Ok(());
     }
     let text = std::mem::take(&mut r.plain_text);
-    let res = dt.sink.emit(out, &text);
+    let res = p.sink.emit(out, &text);
     r.plain_text = text;
     r.plain_text.clear();
     res?;
@@ -961,7 +1033,7 @@ struct Fired<'a> {
 /// Hands a described probe firing to the consumer and, unless it
 /// declines, prints its records.
 fn present(
-    dt: &mut Dtrace,
+    p: &mut Parts<'_>,
     r: &mut Reader,
     rec: &[u8],
     fired: &Fired,
@@ -977,10 +1049,10 @@ fn present(
         info,
     } = *fired;
     let (probe, layout) = (&*info.probe, &*info.layout);
-    let cx = dt.render_cx();
+    let cx = p.render_cx();
     let indent = cx.indent;
     let (flow, prefix, flow_depth) = if cx.flowindent {
-        flow_indent(dt, r, epid, probe_id, probe, next_epid)
+        flow_indent(p, r, epid, probe_id, probe, next_epid)
     } else {
         (Flow::None, "", 0)
     };
@@ -1003,8 +1075,8 @@ fn present(
     // One buffer for the record's text, kept from record to record.
     let mut text = std::mem::take(&mut r.text_scratch);
     text.clear();
-    dt.sink.output.begin(&mut text, &pd);
-    dt.sink.emit(out, &text)?;
+    p.sink.output.begin(&mut text, &pd);
+    p.sink.emit(out, &text)?;
     for (i, a) in layout.actions.iter().enumerate() {
         text.clear();
         if let Some(f) = a.ran_flag {
@@ -1018,11 +1090,10 @@ fn present(
             Consume::This => {}
         }
         match &a.action {
-            ActionLayout::Trace(v) => {
-                dt.sink
-                    .output
-                    .value(&mut text, trace_arg(v, rec, indent), cx)
-            }
+            ActionLayout::Trace(v) => p
+                .sink
+                .output
+                .value(&mut text, trace_arg(v, rec, indent), cx),
             ActionLayout::Printf { format, kind, .. } => {
                 // The arguments, decoded once for the record callback.
                 let vals = &records[i].values;
@@ -1032,13 +1103,13 @@ fn present(
                         w,
                         dtrace_lang::printf::MAX_WIDTH
                     );
-                    report_error(dt, pd.epid, i as u32 + 1, 3, 0, &what);
+                    report_error(p, pd.epid, i as u32 + 1, 3, 0, &what);
                     continue;
                 }
-                if *kind == PrintfKind::Printf && dt.sink.output.text_is_verbatim() {
+                if *kind == PrintfKind::Printf && p.sink.output.text_is_verbatim() {
                     format::format_into(&mut text, format, vals, None, cx.target);
-                    dt.sink.emit(out, &text)?;
-                    dt.sink.flush_pending(out)?;
+                    p.sink.emit(out, &text)?;
+                    p.sink.flush_pending(out)?;
                     continue;
                 }
                 let mut formatted = std::mem::take(&mut r.fmt_scratch);
@@ -1046,56 +1117,56 @@ fn present(
                 format::format_into(&mut formatted, format, vals, None, cx.target);
                 match kind {
                     PrintfKind::Printf => {
-                        dt.sink.output.text(&mut text, &formatted);
+                        p.sink.output.text(&mut text, &formatted);
                         r.fmt_scratch = formatted;
                     }
                     PrintfKind::System => {
-                        if dt.sink.output.captures_system() {
+                        if p.sink.output.captures_system() {
                             let printed = run_system(&formatted, true);
-                            dt.sink.output.system(&mut text, &formatted, &printed);
+                            p.sink.output.system(&mut text, &formatted, &printed);
                             r.fmt_scratch = formatted;
                         } else {
-                            dt.sink.flush_output(out)?;
+                            p.sink.flush_output(out)?;
                             run_system(&formatted, false);
                         }
                         continue;
                     }
                     PrintfKind::Freopen => {
-                        dt.sink.flush_output(out)?;
-                        if let Err(why) = dt.sink.freopen(&formatted) {
-                            report_error(dt, pd.epid, a.index, 3, 0, &why);
+                        p.sink.flush_output(out)?;
+                        if let Err(why) = p.sink.freopen(&formatted) {
+                            report_error(p, pd.epid, a.index, 3, 0, &why);
                         }
                         continue;
                     }
                 }
             }
             ActionLayout::Ftruncate => {
-                dt.sink.flush_output(out)?;
-                dt.sink.truncate_output();
+                p.sink.flush_output(out)?;
+                p.sink.truncate_output();
                 continue;
             }
             ActionLayout::Exit(_) => {}
             ActionLayout::Printa { format, aggs } => {
                 let mut snaps = Vec::new();
                 for &id in aggs {
-                    snaps.push(dt.agg_snapshot(id)?);
+                    snaps.push(p.agg_snapshot(id)?);
                 }
-                let rows = aggregate::rows(&snaps, dt.sort_opts());
-                let normals: Vec<u64> = aggs.iter().map(|&id| dt.normal(id)).collect();
+                let rows = aggregate::rows(&snaps, crate::aggregations::sort_opts(p.opts));
+                let normals: Vec<u64> = aggs.iter().map(|&id| p.aggs.normal(id)).collect();
                 let names: Vec<String> = aggs
                     .iter()
-                    .map(|&id| dt.syms.aggs[id].name.clone())
+                    .map(|&id| p.syms.aggs[id].name.clone())
                     .collect();
                 let names: Vec<&str> = names.iter().map(String::as_str).collect();
                 for &id in aggs {
-                    dt.printed.insert(id);
+                    p.aggs.printed.insert(id);
                 }
                 match consumer.aggregation(out, &pd, &names, &rows) {
                     Consume::Abort => return Ok(Consume::Abort),
                     Consume::Next => continue,
                     Consume::This => {}
                 }
-                dt.sink.output.aggregations(
+                p.sink.output.aggregations(
                     &mut text,
                     &output::AggPrint {
                         names: &names,
@@ -1108,26 +1179,26 @@ fn present(
                 );
             }
             ActionLayout::Clear(id) => {
-                dt.running.as_ref().expect("running").clear_agg(*id)?;
-                dt.agg_changed(*id);
+                p.running.as_ref().expect("running").clear_agg(*id)?;
+                p.aggs.changed(*id);
             }
             ActionLayout::Trunc(id, n) => {
                 let n = n.as_ref().map(|v| match value_arg(v, rec, indent) {
                     Arg::Int(x, _) => x,
                     _ => 0,
                 });
-                dt.running.as_ref().expect("running").trunc_agg(*id, n)?;
-                dt.agg_changed(*id);
+                p.running.as_ref().expect("running").trunc_agg(*id, n)?;
+                p.aggs.changed(*id);
             }
             ActionLayout::Normalize(id, n) => match n.as_ref().map(|v| value_arg(v, rec, indent)) {
                 Some(Arg::Int(x, _)) if x != 0 => {
-                    dt.normals.insert(*id, x as u64);
+                    p.aggs.normals.insert(*id, x as u64);
                 }
                 Some(_) => {
-                    report_liberr(dt, pd.epid, "invalid normalization factor 0");
+                    report_liberr(p, pd.epid, "invalid normalization factor 0");
                 }
                 None => {
-                    dt.normals.remove(id);
+                    p.aggs.normals.remove(id);
                 }
             },
             ActionLayout::Print(v) => {
@@ -1141,19 +1212,19 @@ fn present(
                     Value::Int { offset, ty } => {
                         let o = *offset as usize;
                         let b = rec.get(o..o + 8).unwrap_or(&[]);
-                        crate::print::print_value(&mut s, &mut dt.syms.types, ty, b);
+                        crate::print::print_value(&mut s, &mut p.syms.types, ty, b);
                     }
                     Value::ConstInt { value, ty } => {
                         let b = value.to_le_bytes();
-                        crate::print::print_value(&mut s, &mut dt.syms.types, ty, &b);
+                        crate::print::print_value(&mut s, &mut p.syms.types, ty, &b);
                     }
                     Value::Bytes { offset, size, ty } => {
                         let o = *offset as usize;
                         let b = rec.get(o..o + *size as usize).unwrap_or(&[]);
-                        crate::print::print_value(&mut s, &mut dt.syms.types, ty, b);
+                        crate::print::print_value(&mut s, &mut p.syms.types, ty, b);
                     }
                 }
-                dt.sink.output.print(&mut text, s.as_bytes());
+                p.sink.output.print(&mut text, s.as_bytes());
             }
             ActionLayout::Statement(_) => {}
             ActionLayout::Tracemem(v, d) => {
@@ -1167,7 +1238,7 @@ fn present(
                         rawbytes: true,
                         ..cx
                     };
-                    dt.sink.output.value(&mut text, Arg::Bytes(&b[..n]), raw);
+                    p.sink.output.value(&mut text, Arg::Bytes(&b[..n]), raw);
                 }
             }
             ActionLayout::Setopt(n, v) => {
@@ -1177,7 +1248,7 @@ fn present(
                 };
                 let name = text_of(n);
                 let value = v.as_ref().map(text_of);
-                match dt.setopt(&name, value.as_deref()) {
+                match p.setopt(&name, value.as_deref()) {
                     Ok(()) => consumer.setopt(&name, value.as_deref()),
                     Err(e) => {
                         let why = match e {
@@ -1190,19 +1261,19 @@ fn present(
                             value.as_deref().unwrap_or(""),
                             why
                         );
-                        report_liberr(dt, pd.epid, &msg);
+                        report_liberr(p, pd.epid, &msg);
                     }
                 }
             }
         }
-        dt.sink.emit(out, &text)?;
-        dt.sink.flush_pending(out)?;
+        p.sink.emit(out, &text)?;
+        p.sink.flush_pending(out)?;
     }
     text.clear();
-    dt.sink.output.end(&mut text);
-    dt.sink.emit(out, &text)?;
+    p.sink.output.end(&mut text);
+    p.sink.emit(out, &text)?;
     r.text_scratch = text;
-    dt.sink.flush_pending(out)?;
+    p.sink.flush_pending(out)?;
     if consumer.record(out, &pd, None) == Consume::Abort {
         return Ok(Consume::Abort);
     }
@@ -1214,7 +1285,7 @@ fn present(
 /// if from the principal buffer; either way the ID is freed at the next
 /// cleaning (`cleanrate`).
 fn handle_spec_record(
-    dt: &mut Dtrace,
+    p: &mut Parts<'_>,
     reader: &mut Reader,
     rec: &[u8],
     out: &mut dyn Write,
@@ -1223,7 +1294,7 @@ fn handle_spec_record(
     use dtrace_bpf::plan::spec;
     let id = rd_u32(rec, RECORD_HEADER as usize);
     let op = rd_u32(rec, RECORD_HEADER as usize + 4);
-    let Some(r) = dt.running.as_ref() else {
+    let Some(r) = p.running.as_ref() else {
         return Ok(Consume::Next);
     };
     let Some(m) = r.gen.spec else {
@@ -1248,24 +1319,20 @@ fn handle_spec_record(
             data.push(buf[..n].to_vec());
         }
     }
-    dt.spec_dirty.push(id);
+    p.spec_dirty.push(id);
     for chunk in data {
         let mut off = 0;
         while off + RECORD_HEADER as usize <= chunk.len() {
             let epid = rd_u32(&chunk, off);
-            let size = dt
+            let size = p
                 .epid(epid)
-                .and_then(|d| {
-                    dt.running
-                        .as_ref()
-                        .and_then(|r| r.gen.clauses.get(d.clause))
-                })
+                .and_then(|d| p.running.as_ref().and_then(|r| r.gen.clauses.get(d.clause)))
                 .map_or(0, |l| l.size as usize);
             if size == 0 || off + size > chunk.len() {
                 break;
             }
             if consume_one(
-                dt,
+                p,
                 reader,
                 &chunk[off..off + size],
                 None,
@@ -1282,7 +1349,7 @@ fn handle_spec_record(
     Ok(Consume::Next)
 }
 
-fn handle_error_record(dt: &mut Dtrace, rec: &[u8]) {
+fn handle_error_record(p: &mut Parts<'_>, rec: &[u8]) {
     let epid = rd_u32(rec, 8);
     let action = rd_u32(rec, 12);
     let fault = rd_u64(rec, 16);
@@ -1292,7 +1359,7 @@ fn handle_error_record(dt: &mut Dtrace, rec: &[u8]) {
         _ => String::new(),
     };
     let what = format!("{}{}", fault_str(fault), details);
-    report_error(dt, epid, action, fault, addr, &what);
+    report_error(p, epid, action, fault, addr, &what);
 }
 
 /// Reports a runtime error of enabled probe `epid` in DTrace's words:
@@ -1316,28 +1383,28 @@ fn run_system(cmd: &[u8], capture: bool) -> Vec<u8> {
 
 /// A fault found by the library as it processes a record (DTrace's
 /// `DTRACEFLT_LIBRARY`): reported as a probe error, without an action.
-fn report_liberr(dt: &mut Dtrace, epid: u32, what: &str) {
-    report_error_at(dt, epid, None, LIBRARY_FAULT, 0, what);
+fn report_liberr(p: &mut Parts<'_>, epid: u32, what: &str) {
+    report_error_at(p, epid, None, LIBRARY_FAULT, 0, what);
 }
 
 /// DTrace's fault code for errors the library finds.
 const LIBRARY_FAULT: u64 = 1000;
 
-fn report_error(dt: &mut Dtrace, epid: u32, action: u32, fault: u64, addr: u64, what: &str) {
-    report_error_at(dt, epid, Some(action), fault, addr, what)
+fn report_error(p: &mut Parts<'_>, epid: u32, action: u32, fault: u64, addr: u64, what: &str) {
+    report_error_at(p, epid, Some(action), fault, addr, what)
 }
 
 fn report_error_at(
-    dt: &mut Dtrace,
+    p: &mut Parts<'_>,
     epid: u32,
     action: Option<u32>,
     fault: u64,
     addr: u64,
     what: &str,
 ) {
-    let desc = dt.epid(epid);
+    let desc = p.epid(epid);
     let probe_id = desc.map(|d| d.probe).unwrap_or(0);
-    let probe = dt
+    let probe = p
         .probes
         .get(probe_id)
         .map(|p| p.desc.clone())
@@ -1361,10 +1428,10 @@ fn report_error_at(
         addr,
         msg,
     };
-    match &mut dt.err_handler {
+    match &mut p.err_handler {
         Some(h) => h(&e),
         None => {
-            if !dt.sink.output.error_report(&mut dt.sink.pending, &e) {
+            if !p.sink.output.error_report(&mut p.sink.pending, &e) {
                 let _ = writeln!(std::io::stderr(), "dtrace: {}", e.msg);
             }
         }

@@ -945,13 +945,6 @@ pub struct Dtrace {
     no_device: bool,
     /// How tracing ended, once it has.
     ended: Option<Status>,
-    printed: HashSet<AggId>,
-    /// `normalize()` factors by aggregation (1 when absent).
-    pub(crate) normals: std::collections::HashMap<AggId, u64>,
-    /// With the `aggrate` option: aggregations as read since the last
-    /// aggregation tick, which `printa()` shows.
-    agg_cache: std::collections::HashMap<AggId, Vec<aggregate::AggEntry>>,
-    agg_tick: Instant,
     /// Buffers made before the programs (see `load::Premade`).
     pub(crate) premade: Option<load::Premade>,
     /// Principal buffers being made ahead (`prepare`).
@@ -988,6 +981,8 @@ pub struct Dtrace {
     flame_file: Option<std::fs::File>,
     /// Where output goes, and how it is rendered.
     pub(crate) sink: sink::Sink,
+    /// What the aggregations keep on the consumer's side.
+    pub(crate) aggs: aggregations::AggState,
 }
 
 impl Dtrace {
@@ -1058,6 +1053,7 @@ impl Dtrace {
             probes,
             enablings: Vec::new(),
             epids: Vec::new(),
+            aggs: aggregations::AggState::default(),
             sink: sink::Sink::default(),
             macros: MacroEnv {
                 args: vec!["dtrace".into()],
@@ -1079,10 +1075,6 @@ impl Dtrace {
             stopped: false,
             no_device: false,
             ended: None,
-            printed: HashSet::new(),
-            normals: std::collections::HashMap::new(),
-            agg_cache: std::collections::HashMap::new(),
-            agg_tick: Instant::now(),
             spec_dirty: Vec::new(),
             render_cache: std::cell::Cell::new(None),
             premade: None,
@@ -1120,12 +1112,15 @@ impl Dtrace {
             value: value.map(|v| v.to_string()),
             err,
         };
-        match Options::change(name) {
-            None => return Err(fail(OptionError::UnknownName)),
-            Some(options::Change::BeforeGo) if self.running.is_some() => {
-                return Err(fail(OptionError::TracingActive))
-            }
-            Some(_) => {}
+        if self.running.is_some() {
+            // Only what may change while tracing, which touches nothing
+            // but the option (no preprocessor, library or provider state).
+            self.opts.set_while_tracing(name, value).map_err(fail)?;
+            self.render_cache.set(None);
+            return Ok(());
+        }
+        if Options::change(name).is_none() {
+            return Err(fail(OptionError::UnknownName));
         }
         self.opts.set(name, value).map_err(fail)?;
         self.render_cache.set(None);

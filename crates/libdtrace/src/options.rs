@@ -713,6 +713,29 @@ impl Options {
         self.explicit[opt as usize]
     }
 
+    /// Sets `name` while tracing runs (`setopt()`, or the caller's own
+    /// calls then): only an option that may change then
+    /// ([`Change::Anytime`]) is set.
+    ///
+    /// ```
+    /// use libdtrace::{OptionError, Options};
+    /// let mut o = Options::default();
+    /// assert_eq!(o.set_while_tracing("quiet", None), Ok(()));
+    /// assert_eq!(o.set_while_tracing("bufsize", Some("1m")), Err(OptionError::TracingActive));
+    /// assert_eq!(o.set_while_tracing("nosuch", None), Err(OptionError::UnknownName));
+    /// ```
+    pub fn set_while_tracing(
+        &mut self,
+        name: &str,
+        value: Option<&str>,
+    ) -> Result<(), OptionError> {
+        match Self::change(name) {
+            None => Err(OptionError::UnknownName),
+            Some(Change::BeforeGo) => Err(OptionError::TracingActive),
+            Some(Change::Anytime) => self.set(name, value),
+        }
+    }
+
     /// When the option named `name` may be set; None if DTrace knows no
     /// such option.
     ///

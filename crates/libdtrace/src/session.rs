@@ -610,7 +610,7 @@ impl Dtrace {
             self.report_drops();
             if load::exit_requested(self) {
                 if !fill {
-                    consume::consume_all(self, reader, out, consumer)?;
+                    consume::consume_all(&mut self.parts(), reader, out, consumer)?;
                 }
                 self.ended = Some(self.drained_why());
                 self.stop(reader)?;
@@ -625,10 +625,10 @@ impl Dtrace {
         }
         // `aggrate`: aggregations are read again at most this often.
         if self.opts.is_set(Opt::aggrate)
-            && self.agg_tick.elapsed() >= self.opts.aggrate.max(Duration::from_nanos(1))
+            && self.aggs.tick.elapsed() >= self.opts.aggrate.max(Duration::from_nanos(1))
         {
-            self.agg_tick = Instant::now();
-            self.agg_cache.clear();
+            self.aggs.tick = Instant::now();
+            self.aggs.cache.clear();
         }
         let switch_due =
             self.last_switch.elapsed() >= self.opts.switchrate.max(Duration::from_nanos(1));
@@ -636,10 +636,10 @@ impl Dtrace {
             && (self.stopped || !fill)
         {
             self.last_switch = Instant::now();
-            consume::consume_all(self, reader, out, consumer)?;
+            consume::consume_all(&mut self.parts(), reader, out, consumer)?;
         }
         if self.stopped {
-            consume::consume_all(self, reader, out, consumer)?;
+            consume::consume_all(&mut self.parts(), reader, out, consumer)?;
             self.report_drops();
             self.sink.flush_pending(out)?;
             return Ok(WorkStatus::Done);

@@ -189,27 +189,7 @@ impl Dtrace {
     /// (Worked out once and kept until an option changes: the consumer
     /// asks for every record it prints.)
     pub(crate) fn render_cx(&self) -> output::RenderCx {
-        if let Some(cx) = self.render_cache.get() {
-            return cx;
-        }
-        let cx = output::RenderCx {
-            quiet: self.opts.quiet,
-            indent: self.opts.stackindent,
-            rawbytes: self.opts.rawbytes,
-            flowindent: self.opts.flowindent,
-            target: self.target_pid(),
-        };
-        self.render_cache.set(Some(cx));
-        cx
-    }
-
-    /// `$target`'s process ID (0 without `-c` or `-p`).
-    pub(crate) fn target_pid(&self) -> i64 {
-        self.macros
-            .named
-            .iter()
-            .find(|(n, _)| n == "target")
-            .map_or(0, |(_, v)| *v)
+        render_cx(&self.render_cache, &self.opts, &self.macros)
     }
 
     /// Names the file behind the output given to [`work`](Session::work)
@@ -233,4 +213,35 @@ impl Dtrace {
     pub fn set_output_file(&mut self, f: std::fs::File) {
         self.sink.output_file = Some(f);
     }
+}
+
+/// How records are rendered under `opts` (`quiet`, `stackindent`,
+/// `rawbytes`, `flowindent`, `$target`), kept in `cache` until an option
+/// changes: the consumer asks for it for every record it prints.
+pub(crate) fn render_cx(
+    cache: &std::cell::Cell<Option<output::RenderCx>>,
+    opts: &Options,
+    macros: &MacroEnv,
+) -> output::RenderCx {
+    if let Some(cx) = cache.get() {
+        return cx;
+    }
+    let cx = output::RenderCx {
+        quiet: opts.quiet,
+        indent: opts.stackindent,
+        rawbytes: opts.rawbytes,
+        flowindent: opts.flowindent,
+        target: target_pid(macros),
+    };
+    cache.set(Some(cx));
+    cx
+}
+
+/// `$target`'s value (0 with no target).
+pub(crate) fn target_pid(macros: &MacroEnv) -> i64 {
+    macros
+        .named
+        .iter()
+        .find(|(n, _)| n == "target")
+        .map_or(0, |(_, v)| *v)
 }
