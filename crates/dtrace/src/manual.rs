@@ -6,7 +6,7 @@
 //! checked against it by the tests, and `install.sh` installs it.
 
 use crate::cli::{FLAGS, SYNOPSIS};
-use libdtrace::{Options, Support};
+use libdtrace::{Change, Options, Support};
 
 /// Text escaped for roff: backslashes and hyphens, and a leading `.` or
 /// `'` that would read as a request.
@@ -89,6 +89,9 @@ pub fn page() -> String {
             ));
         }
         text.push('.');
+        if o.change == Change::Anytime {
+            text.push_str(" It may change while tracing runs (setopt()).");
+        }
         match o.support {
             Support::Honoured => {}
             Support::HonouredExcept(values, why) => {
