@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use dtrace_bpf::plan::ProbeEnabling;
 
-use crate::attach::UprobeMulti;
+use crate::attach::{UprobeMulti, UprobePerf};
 use crate::{Attach, Enabled, ProbeTable};
 
 /// The groups of a plan, found by process, file and kind.
@@ -122,21 +122,41 @@ impl<K> Group<K> {
         }
     }
 
-    /// The attachment of the group's places: uretprobes if `ret`.
+    /// The attachment of the group's places: uretprobes if `ret`; one
+    /// uprobe_multi link, or a perf event a place where the kernel has no
+    /// such links (before Linux 6.6).
     pub fn attach(&mut self, ret: bool) -> Attach {
         let semaphores = std::mem::take(&mut self.semaphores);
-        Attach::new(UprobeMulti {
-            path: self.path.clone(),
-            offsets: std::mem::take(&mut self.offsets),
-            cookies: std::mem::take(&mut self.cookies),
-            ref_ctr_offsets: if semaphores.iter().any(|&s| s != 0) {
-                semaphores
-            } else {
-                Vec::new()
-            },
-            left_out: std::mem::take(&mut self.left_out),
-            ret,
-            pid: self.pid,
-        })
+        let path = self.path.clone();
+        let offsets = std::mem::take(&mut self.offsets);
+        let cookies = std::mem::take(&mut self.cookies);
+        let ref_ctr_offsets = if semaphores.iter().any(|&s| s != 0) {
+            semaphores
+        } else {
+            Vec::new()
+        };
+        let left_out = std::mem::take(&mut self.left_out);
+        let pid = self.pid;
+        if dtrace_sys::bpf::has_uprobe_multi() {
+            Attach::new(UprobeMulti {
+                path,
+                offsets,
+                cookies,
+                ref_ctr_offsets,
+                left_out,
+                ret,
+                pid,
+            })
+        } else {
+            Attach::new(UprobePerf {
+                path,
+                offsets,
+                cookies,
+                ref_ctr_offsets,
+                left_out,
+                ret,
+                pid,
+            })
+        }
     }
 }

@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 
 use dtrace_bpf::hook::{Hook, HookGen, HookRef};
 use dtrace_bpf::insn::*;
+use dtrace_bpf::layout::regs;
 use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, ProgKind, ProgramPlan};
 use dtrace_lang::pdesc::{field_matches, has_glob, ProbeDesc};
 
@@ -589,7 +590,7 @@ pub enum UsdtArg {
     Reg { reg: u16, size: u8, signed: bool },
     /// `size` bytes of user memory at `disp` plus register `base`, plus
     /// register `index` times its scale, plus (`ip_relative`) the place's
-    /// run-time address (`bpf_get_func_ip`): a symbol's address relative
+    /// run-time address (the uprobe's instruction pointer): a symbol's address relative
     /// to the probe's.
     Mem {
         base: Option<u16>,
@@ -647,8 +648,11 @@ fn load_usdt_arg(t: &mut HookGen<'_, '_, '_>, i: u32, arg: &UsdtArg) {
         } => {
             // r3 = the address, built in r3 as the helper wants it.
             if ip_relative {
-                t.emit(mov64_reg(R1, R6));
-                t.emit(call(Helper::GetFuncIp));
+                // The place's address: a uprobe's handlers run with the
+                // instruction pointer set back to the probed instruction,
+                // on every kernel (bpf_get_func_ip knows a uprobe's only
+                // from uprobe_multi links, Linux 6.6).
+                t.emit(ldx(Size::DW, R0, R6, regs::IP_FULL as i16));
                 t.load_imm(R3, disp);
                 t.emit(alu64_reg(Alu::Add, R3, R0));
             } else {

@@ -470,14 +470,17 @@ pub const BPF_TRACE_UPROBE_MULTI: u32 = 48;
 const BPF_F_UPROBE_MULTI_RETURN: u32 = 1;
 
 /// True if the kernel has uprobe_multi links (Linux 6.6): its BTF
-/// declares their link type. Read once; false when BTF cannot be read.
+/// declares their link type. Read once; false when BTF cannot be read,
+/// or when `DTRACE_NO_UPROBE_MULTI` is set (to run the perf-event
+/// fallback of older kernels on this one, as its test does).
 pub fn has_uprobe_multi() -> bool {
     static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *HAS.get_or_init(|| {
-        crate::btf::Btf::vmlinux().is_ok_and(|b| {
-            b.find("bpf_uprobe_multi_link", crate::btf::Kind::Struct)
-                .is_some()
-        })
+        std::env::var_os("DTRACE_NO_UPROBE_MULTI").is_none()
+            && crate::btf::Btf::vmlinux().is_ok_and(|b| {
+                b.find("bpf_uprobe_multi_link", crate::btf::Kind::Struct)
+                    .is_some()
+            })
     })
 }
 
@@ -516,6 +519,36 @@ pub fn uprobe_multi_attach(
         cnt,
         multi_flags: if ret { BPF_F_UPROBE_MULTI_RETURN } else { 0 },
         pid,
+        ..Default::default()
+    };
+    sys_bpf(BPF_LINK_CREATE, &mut attr).map(fd_result)
+}
+
+/// `BPF_LINK_CREATE` for a perf event (`bpf_attr.link_create` with its
+/// `perf_event` member).
+#[repr(C)]
+#[derive(Default)]
+struct PerfLinkAttr {
+    prog_fd: u32,
+    target_fd: u32,
+    attach_type: u32,
+    flags: u32,
+    bpf_cookie: u64,
+    _pad: [u64; 4],
+}
+
+/// The attach type of a link to a perf event.
+const BPF_PERF_EVENT: u32 = 41;
+
+/// Attaches `prog` to perf event `event` through a BPF link (Linux 5.15),
+/// with `cookie` for the program to read (`bpf_get_attach_cookie`); the
+/// link keeps it attached, the event stays open beside it.
+pub fn perf_event_link(prog: &OwnedFd, event: &OwnedFd, cookie: u64) -> io::Result<OwnedFd> {
+    let mut attr = PerfLinkAttr {
+        prog_fd: prog.as_raw_fd() as u32,
+        target_fd: event.as_raw_fd() as u32,
+        attach_type: BPF_PERF_EVENT,
+        bpf_cookie: cookie,
         ..Default::default()
     };
     sys_bpf(BPF_LINK_CREATE, &mut attr).map(fd_result)

@@ -129,18 +129,38 @@ pub fn open_counter(
     open(&mut attr, -1, cpu as i32)
 }
 
+/// The uprobe PMU's type (`/sys/bus/event_source/devices/uprobe/type`),
+/// read once.
+pub fn uprobe_pmu_type() -> io::Result<u32> {
+    static TYPE: std::sync::OnceLock<Result<u32, String>> = std::sync::OnceLock::new();
+    TYPE.get_or_init(|| {
+        std::fs::read_to_string("/sys/bus/event_source/devices/uprobe/type")
+            .map_err(|e| e.to_string())
+            .and_then(|t| t.trim().parse::<u32>().map_err(|e| e.to_string()))
+    })
+    .clone()
+    .map_err(|e| io::Error::other(format!("the kernel has no uprobe PMU: {}", e)))
+}
+
 /// Opens a uprobe (or, with `ret`, a uretprobe) on `path` at file `offset`
-/// through the uprobe PMU.
+/// through the uprobe PMU, counting the USDT semaphore at file offset
+/// `ref_ctr` (0 for none) while it is open. With `pid` -1 it fires in
+/// every process (the program tells them apart).
 pub fn open_uprobe(
     pmu_type: u32,
     path: &std::ffi::CStr,
     offset: u64,
+    ref_ctr: u64,
     ret: bool,
     pid: i32,
 ) -> io::Result<OwnedFd> {
+    // The PMU's format: `retprobe` is config:0, `ref_ctr_offset`
+    // config:32-63.
+    let ref_ctr = u32::try_from(ref_ctr)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "semaphore offset over 4 GiB"))?;
     let mut attr = PerfEventAttr {
         type_: pmu_type,
-        config: u64::from(ret),
+        config: u64::from(ret) | (u64::from(ref_ctr) << 32),
         config1: path.as_ptr() as u64,
         config2: offset,
         sample_period: 1,
@@ -151,6 +171,17 @@ pub fn open_uprobe(
     // A process-wide probe (pid -1) must name a CPU; a per-process one may
     // use any CPU.
     open(&mut attr, pid, if pid == -1 { 0 } else { -1 })
+}
+
+/// Enables an event opened disabled (one a BPF link attached a program
+/// to).
+pub fn enable(event: &OwnedFd) -> io::Result<()> {
+    // SAFETY: a valid descriptor we own; ENABLE takes no argument.
+    let r = unsafe { libc::ioctl(event.as_raw_fd(), PERF_EVENT_IOC_ENABLE as _, 0) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Attaches `prog` to the event and enables it.

@@ -1377,6 +1377,7 @@ fn main() {
         flamegraph_is_an_svg: true,
         pid_probes_a_running_process: true,
         usdt_probes_are_listed_and_traced_in_a_running_process: true,
+        pid_probes_run_on_perf_events_where_there_is_no_uprobe_multi: true,
         headers_and_objects_for_static_probes: true,
         ustack_at_a_pid_entry_probe_has_the_caller: true,
         pid_probes_leave_out_places_the_kernel_refuses: true,
@@ -1472,6 +1473,34 @@ fn dtrace_ready(args: &[&str]) -> (Child, BufReader<std::process::ChildStdout>) 
         line
     );
     (d, out)
+}
+
+/// Kernels before 6.6 have no uprobe_multi links: user-level probes are
+/// uprobe perf events there, one a place, each with a BPF link carrying
+/// its cookie. `DTRACE_NO_UPROBE_MULTI` takes that path on this kernel:
+/// entry and return probes fire as they do on the links, and nothing is
+/// left behind.
+fn pid_probes_run_on_perf_events_where_there_is_no_uprobe_multi() {
+    let _g = serial();
+    let before = ours();
+    let o = dtrace()
+        .env("DTRACE_NO_UPROBE_MULTI", "1")
+        .args([
+            "-q",
+            "-n",
+            "int n; pid$target:libc.so.6:exit:entry { printf(\"exit %d\\n\", arg0); }
+             pid$target::malloc:return /arg1 != 0/ { n++; }
+             END { printf(\"%s\\n\", n > 0 ? \"malloc returned\" : \"no malloc\"); }",
+            "-c",
+            "ls /",
+        ])
+        .output()
+        .expect("run dtrace");
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.lines().any(|l| l == "exit 0"), "{}", out);
+    assert!(out.lines().any(|l| l == "malloc returned"), "{}", out);
+    assert_released(before, "pid probes on perf events");
 }
 
 /// The usdtapp fixture of the D suite, built here with the header the

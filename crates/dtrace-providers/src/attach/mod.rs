@@ -1,7 +1,8 @@
 //! How a planned program reaches its hook: each kind of attachment is one
 //! [`AttachKind`] in a file of its own here (a perf tracepoint, a raw
 //! tracepoint, a perf event on every CPU, a kernel function's BTF id,
-//! uprobes through one uprobe_multi link, or none: the consumer runs
+//! uprobes through one uprobe_multi link or, before Linux 6.6, as perf
+//! events, or none: the consumer runs
 //! BEGIN and END itself). A provider names the attachment of each
 //! program it plans ([`Attach`]); libdtrace loads the program as the
 //! attachment says ([`AttachKind::load_as`]) and attaches it
@@ -25,6 +26,7 @@ mod raw_tracepoint;
 mod test_run;
 mod tracepoint;
 mod uprobe;
+mod uprobe_perf;
 
 pub use function::Function;
 pub use perf_event::{Counter, CpuClock};
@@ -32,6 +34,7 @@ pub use raw_tracepoint::RawTracepoint;
 pub use test_run::TestRun;
 pub use tracepoint::Tracepoint;
 pub use uprobe::{UprobeMulti, UNSTEPPABLE};
+pub use uprobe_perf::UprobePerf;
 
 /// Places of uprobes left out of an attachment: each one's cookie, and
 /// why.
