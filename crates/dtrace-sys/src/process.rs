@@ -160,6 +160,7 @@ impl Target {
                 cstring(&kv)
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let memlock = started_memlock();
         let mut arg_ptrs: Vec<*const libc::c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
         arg_ptrs.push(std::ptr::null());
         let mut env_ptrs: Vec<*const libc::c_char> = c_env.iter().map(|a| a.as_ptr()).collect();
@@ -169,7 +170,7 @@ impl Target {
         // SAFETY: getpid has no preconditions.
         let parent = unsafe { libc::getpid() };
         // SAFETY: the child runs only async-signal-safe system calls
-        // (prctl, getppid, close, read, sigprocmask, signal, execve, write,
+        // (prctl, getppid, close, read, sigprocmask, signal, setrlimit, execve, write,
         // _exit) on memory prepared before the fork, then execs or exits.
         let pid = unsafe { libc::fork() };
         if pid < 0 {
@@ -199,6 +200,11 @@ impl Target {
                 libc::sigemptyset(&mut set);
                 libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
                 libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+                // The memory-lock limit dtrace started with, not the one
+                // it lifted for itself.
+                if let Some(old) = &memlock {
+                    libc::setrlimit(libc::RLIMIT_MEMLOCK, old);
+                }
                 libc::execve(c_path.as_ptr(), arg_ptrs.as_ptr(), env_ptrs.as_ptr());
                 let errno = *libc::__errno_location();
                 libc::write(err_w.as_raw_fd(), (&errno as *const i32).cast(), 4);
@@ -373,6 +379,42 @@ pub fn read_small(path: &str) -> io::Result<String> {
 /// terminal's Ctrl-C reaches dtrace, which decides. With `capture`, what
 /// it writes to its standard output is returned (up to `MAX_CAPTURE`
 /// bytes; the rest is read and dropped) instead of going to dtrace's.
+/// RLIMIT_MEMLOCK as dtrace started with it, once dtrace has lifted it.
+static MEMLOCK: std::sync::OnceLock<libc::rlimit> = std::sync::OnceLock::new();
+
+/// Lifts dtrace's own RLIMIT_MEMLOCK: kernels before 5.11 charge BPF
+/// maps and programs to it (64 KiB by default, too little for one
+/// handle), where later kernels charge the memory cgroup and ignore it.
+/// The commands dtrace starts (`-c`, `system()`) get back the limit it
+/// started with. Without the privilege to raise it, nothing changes and
+/// the kernel's refusal says why.
+pub fn lift_memlock_limit() {
+    let mut old = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes only the struct passed, which lives here.
+    if unsafe { libc::getrlimit(libc::RLIMIT_MEMLOCK, &mut old) } != 0
+        || old.rlim_cur == libc::RLIM_INFINITY
+    {
+        return;
+    }
+    let unlimited = libc::rlimit {
+        rlim_cur: libc::RLIM_INFINITY,
+        rlim_max: libc::RLIM_INFINITY,
+    };
+    // SAFETY: setrlimit reads only the struct passed.
+    if unsafe { libc::setrlimit(libc::RLIMIT_MEMLOCK, &unlimited) } == 0 {
+        let _ = MEMLOCK.set(old);
+    }
+}
+
+/// The RLIMIT_MEMLOCK a command dtrace starts is given back, if dtrace
+/// lifted its own.
+fn started_memlock() -> Option<libc::rlimit> {
+    MEMLOCK.get().copied()
+}
+
 pub fn run_shell(
     cmd: &OsStr,
     capture: bool,
@@ -382,6 +424,16 @@ pub fn run_shell(
     use std::process::{Command, Stdio};
     let mut c = Command::new("/bin/sh");
     c.arg("-c").arg(cmd).process_group(0);
+    if let Some(old) = started_memlock() {
+        // SAFETY: between fork and exec the closure makes one
+        // async-signal-safe system call on a copy of the limit.
+        unsafe {
+            c.pre_exec(move || {
+                libc::setrlimit(libc::RLIMIT_MEMLOCK, &old);
+                Ok(())
+            });
+        }
+    }
     if capture {
         c.stdout(Stdio::piped());
     }

@@ -556,6 +556,8 @@ impl OpenOptions {
             if !dtrace_sys::has_trace_privilege() {
                 return Err(Error::Privilege(load::PRIVILEGE.into()));
             }
+            // Kernels before 5.11 charge BPF memory to RLIMIT_MEMLOCK.
+            dtrace_sys::process::lift_memlock_limit();
             Dtrace::with_probes(Probes::discover())
         };
         if !self.no_kernel_types {
