@@ -127,36 +127,23 @@ impl<K> Group<K> {
     /// such links (before Linux 6.6).
     pub fn attach(&mut self, ret: bool) -> Attach {
         let semaphores = std::mem::take(&mut self.semaphores);
-        let path = self.path.clone();
-        let offsets = std::mem::take(&mut self.offsets);
-        let cookies = std::mem::take(&mut self.cookies);
-        let ref_ctr_offsets = if semaphores.iter().any(|&s| s != 0) {
-            semaphores
-        } else {
-            Vec::new()
+        let places = UprobeMulti {
+            path: self.path.clone(),
+            offsets: std::mem::take(&mut self.offsets),
+            cookies: std::mem::take(&mut self.cookies),
+            ref_ctr_offsets: if semaphores.iter().any(|&s| s != 0) {
+                semaphores
+            } else {
+                Vec::new()
+            },
+            left_out: std::mem::take(&mut self.left_out),
+            ret,
+            pid: self.pid,
         };
-        let left_out = std::mem::take(&mut self.left_out);
-        let pid = self.pid;
         if dtrace_sys::bpf::has_uprobe_multi() {
-            Attach::new(UprobeMulti {
-                path,
-                offsets,
-                cookies,
-                ref_ctr_offsets,
-                left_out,
-                ret,
-                pid,
-            })
+            Attach::new(places)
         } else {
-            Attach::new(UprobePerf {
-                path,
-                offsets,
-                cookies,
-                ref_ctr_offsets,
-                left_out,
-                ret,
-                pid,
-            })
+            Attach::new(UprobePerf(places))
         }
     }
 }

@@ -10,54 +10,44 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 
-use super::{AttachKind, LeftOut, UNSTEPPABLE};
+use super::{AttachKind, LeftOut, UprobeMulti, UNSTEPPABLE};
 
-/// Uprobes (uretprobes with `ret`) at `offsets` in file `path`, each with
-/// its cookie and, if `ref_ctr_offsets` is not empty, its semaphore's
-/// offset (0 for none); the places the provider knows the kernel will
-/// refuse are in `left_out`.
+/// The places of a [`UprobeMulti`], attached one perf event each.
 #[derive(Debug)]
-pub struct UprobePerf {
-    pub path: PathBuf,
-    pub offsets: Vec<u64>,
-    pub cookies: Vec<u64>,
-    pub ref_ctr_offsets: Vec<u64>,
-    pub left_out: LeftOut,
-    pub ret: bool,
-    pub pid: u32,
-}
+pub struct UprobePerf(pub UprobeMulti);
 
 impl fmt::Display for UprobePerf {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "u{}probe perf events {}+{:x?} in {}",
-            if self.ret { "ret" } else { "" },
-            self.path.display(),
-            self.offsets,
-            self.pid
+            if self.0.ret { "ret" } else { "" },
+            self.0.path.display(),
+            self.0.offsets,
+            self.0.pid
         )
     }
 }
 
 impl AttachKind for UprobePerf {
     fn attach(&self, prog: &OwnedFd, _: Option<&PathBuf>) -> io::Result<(Vec<OwnedFd>, LeftOut)> {
+        let places = &self.0;
         use std::os::unix::ffi::OsStrExt;
-        let c_path = std::ffi::CString::new(self.path.as_os_str().as_bytes())
+        let c_path = std::ffi::CString::new(places.path.as_os_str().as_bytes())
             .map_err(|_| io::Error::other("a file name with a NUL byte"))?;
         let pmu = dtrace_sys::perf::uprobe_pmu_type()?;
         let mut fds = Vec::new();
-        let mut left_out = self.left_out.clone();
+        let mut left_out = places.left_out.clone();
         let mut refusal: Option<io::Error> = None;
         let mut asked = 0;
-        for (i, (&offset, &cookie)) in self.offsets.iter().zip(&self.cookies).enumerate() {
-            if self.left_out.iter().any(|(c, _)| *c == cookie) {
+        for (i, (&offset, &cookie)) in places.offsets.iter().zip(&places.cookies).enumerate() {
+            if places.left_out.iter().any(|(c, _)| *c == cookie) {
                 continue;
             }
             asked += 1;
-            let semaphore = self.ref_ctr_offsets.get(i).copied().unwrap_or(0);
+            let semaphore = places.ref_ctr_offsets.get(i).copied().unwrap_or(0);
             let ev = match dtrace_sys::perf::open_uprobe(
-                pmu, &c_path, offset, semaphore, self.ret, -1,
+                pmu, &c_path, offset, semaphore, places.ret, -1,
             ) {
                 Ok(ev) => ev,
                 // EINVAL, EOPNOTSUPP, ENOTSUPP: this place alone.
@@ -71,7 +61,7 @@ impl AttachKind for UprobePerf {
             let link = dtrace_sys::bpf::perf_event_link(prog, &ev, cookie).map_err(|e| {
                 io::Error::other(format!(
                     "uprobes in {}: {} (the kernel needs BPF links to perf events, Linux 5.15)",
-                    self.path.display(),
+                    places.path.display(),
                     e
                 ))
             })?;
@@ -83,7 +73,7 @@ impl AttachKind for UprobePerf {
             // Not one place would take a probe.
             Some(e) if fds.is_empty() && asked > 0 => Err(io::Error::other(format!(
                 "uprobes in {}: {}",
-                self.path.display(),
+                places.path.display(),
                 e
             ))),
             _ => Ok((fds, left_out)),
