@@ -134,6 +134,19 @@ impl Asm {
     /// unconditional one `gotol`; since growing code can push other jumps
     /// out of range, this is repeated until nothing changes.
     pub fn finish(self) -> Result<Assembled, AsmError> {
+        self.finish_for(true)
+    }
+
+    /// As [`Asm::finish`], for a kernel with or without `gotol` (Linux
+    /// 6.4): without, jumps keep their 16-bit form up to its full reach
+    /// (the verifier's stretching may then refuse the longest), and only
+    /// a jump beyond it takes the long form, which such a kernel refuses.
+    pub fn finish_for(self, long_jumps: bool) -> Result<Assembled, AsmError> {
+        let limit = if long_jumps {
+            SHORT_JUMP_LIMIT
+        } else {
+            i64::from(i16::MAX)
+        };
         let n = self.insns.len();
         let mut targets = Vec::with_capacity(self.fixups.len());
         for &(at, label) in &self.fixups {
@@ -165,7 +178,7 @@ impl Asm {
                     continue;
                 }
                 let off = pos[target] as i64 - pos[at] as i64 - 1;
-                if off.abs() > SHORT_JUMP_LIMIT {
+                if off.abs() > limit {
                     far[k] = true;
                     changed = true;
                 }

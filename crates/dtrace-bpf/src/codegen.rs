@@ -58,6 +58,9 @@ pub(crate) struct Generator<'a> {
     strings: HashMap<Vec<u8>, u32>,
     pub(crate) m_buffer: MapId,
     pub(crate) m_state: MapId,
+    /// Where the kernel has no compare-and-exchange instruction: the
+    /// lock map of its emulation (see `program/atomics.rs`).
+    pub(crate) m_lock: Option<MapId>,
     pub(crate) m_rodata: MapId,
     pub(crate) m_globals: MapId,
     pub(crate) m_scratch: MapId,
@@ -180,6 +183,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         strings: HashMap::new(),
         m_buffer: MapId(0),
         m_state: MapId(0),
+        m_lock: None,
         m_rodata: MapId(0),
         m_globals: MapId(0),
         m_scratch: MapId(0),
@@ -227,7 +231,9 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     g.ring_size = u64::from(ring);
 
     let ngates = inp.plans.iter().filter(|p| p.tick_gate.is_some()).count() as u32;
-    g.state_size = 8 + 8 * ngates;
+    // Each tick gate: the time it last opened, and the CPU (plus one)
+    // it opened on.
+    g.state_size = 8 + 16 * ngates;
     g.m_state = g.add_map(map(
         "dt_state",
         MapRole::State,
@@ -236,6 +242,16 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         g.state_size,
         1,
     ));
+    if !opts.kernel.atomics {
+        g.m_lock = Some(g.add_map(map(
+            "dt_lock",
+            MapRole::Lock,
+            MapKind::Hash,
+            4,
+            4,
+            1 + ngates + opts.nspec,
+        )));
+    }
 
     let mut pids: Vec<u32> = Vec::new();
     for pid in inp.plans.iter().filter_map(|p| p.context.process()) {
@@ -400,6 +416,11 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         });
     }
 
+    // Hash maps whose entries come and go are not preallocated, but
+    // kernels before 6.1 let perf event programs (profile, tick) use only
+    // preallocated ones.
+    let grow_maps =
+        opts.kernel.grow_maps_in_nmi || !inp.plans.iter().any(|p| p.kind == ProgKind::PerfEvent);
     // Dynamic variables: each thread-local and each associative array is a
     // hash map; entries come and go, so they are not preallocated.
     let dyn_entries = |value: u32, key: u32| -> u32 {
@@ -408,7 +429,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     for (i, v) in inp.syms.threads.iter().enumerate() {
         let vs = layout::stored_size(&v.ty, strsize, types);
         let id = g.add_map(MapSpec {
-            no_prealloc: true,
+            no_prealloc: grow_maps,
             ..map(
                 &format!("dt_self_{}", i),
                 MapRole::ThreadVar(i),
@@ -432,7 +453,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         }
         let vs = layout::stored_size(&a.value, strsize, types);
         let id = g.add_map(MapSpec {
-            no_prealloc: true,
+            no_prealloc: grow_maps,
             ..map(
                 &format!("dt_arr_{}", i),
                 MapRole::Array(i),
@@ -557,7 +578,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         // milliseconds to create (every entry on every CPU), where an
         // aggregation holds a few keys most of the time.
         c.2 = Some(g.add_map(MapSpec {
-            no_prealloc: true,
+            no_prealloc: grow_maps,
             ..map(
                 &format!("dt_agg_{}", n),
                 MapRole::Aggregation(n),
@@ -666,7 +687,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     for (pi, plan) in inp.plans.iter().enumerate() {
         let gate_off = if plan.tick_gate.is_some() {
             gate += 1;
-            Some(8 * gate)
+            Some(16 * gate - 8)
         } else {
             None
         };
@@ -714,6 +735,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         clauses: g.clause_layouts,
         aggs: g.aggs,
         state_map: g.m_state,
+        lock_map: g.m_lock,
         drops_map: g.m_drops,
         buffer_map: g.m_buffer,
         spec: g.spec,

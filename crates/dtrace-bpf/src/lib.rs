@@ -24,6 +24,7 @@ pub mod insn;
 pub mod layout;
 pub mod plan;
 mod program;
+pub use program::{lock_key, LOCK_BUSY};
 mod ring;
 mod spec;
 mod subr;

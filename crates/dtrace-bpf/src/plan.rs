@@ -242,6 +242,8 @@ pub enum MapRole {
     Buffer,
     /// Activity state and tick gates.
     State,
+    /// The locks of emulated compare-and-exchange (kernels before 5.12).
+    Lock,
     /// Read-only data: string constants, the zero block, the wall-clock
     /// offset. Filled by the consumer, then frozen.
     Rodata,
@@ -497,6 +499,9 @@ pub struct Generated {
     /// Indexed by aggregation id.
     pub aggs: Vec<AggLayout>,
     pub state_map: MapId,
+    /// Where compare-and-exchange is emulated: its lock map, whose key
+    /// `lock_key::STATE` the consumer holds while it writes the state.
+    pub lock_map: Option<MapId>,
     pub drops_map: MapId,
     pub buffer_map: MapId,
     /// With speculations: their state, fill and buffer maps.
@@ -582,6 +587,43 @@ pub struct GenOptions {
     pub specsize: u32,
     /// What a full principal buffer does.
     pub policy: BufferPolicy,
+    /// What the kernel's BPF has, where code generation has a choice.
+    pub kernel: KernelCaps,
+}
+
+/// What the kernel's BPF offers where the code generator has another
+/// way (libdtrace fills it from `dtrace_sys::features`). The default is
+/// everything, as on the newest kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelCaps {
+    /// The atomic compare-and-exchange instruction (Linux 5.12); without
+    /// it the exchange is emulated under a lock (`program/atomics.rs`).
+    pub atomics: bool,
+    /// `bpf_strncmp` (Linux 5.17); without it a string is compared with
+    /// a constant byte by byte, as with another string.
+    pub strncmp: bool,
+    /// Signed division and modulo instructions (cpu v4, Linux 6.6);
+    /// without them they are made of the unsigned ones.
+    pub signed_div: bool,
+    /// `gotol`, jumps beyond 32,767 instructions (Linux 6.4); without it
+    /// a program that needs one is refused with a message that says so.
+    pub long_jumps: bool,
+    /// Perf event programs may use hash maps that are not preallocated
+    /// (Linux 6.1); without it every hash map of a program set that has
+    /// one is preallocated.
+    pub grow_maps_in_nmi: bool,
+}
+
+impl Default for KernelCaps {
+    fn default() -> Self {
+        KernelCaps {
+            atomics: true,
+            strncmp: true,
+            signed_div: true,
+            long_jumps: true,
+            grow_maps_in_nmi: true,
+        }
+    }
 }
 
 /// The principal buffers' policy (the `bufpolicy` option).
@@ -636,6 +678,7 @@ impl Default for GenOptions {
             nspec: 1,
             specsize: 4 << 20,
             policy: BufferPolicy::Switch,
+            kernel: KernelCaps::default(),
         }
     }
 }

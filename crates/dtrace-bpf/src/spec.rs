@@ -1,6 +1,6 @@
 //! Speculations in the probe: `speculation()` takes a free ID (an atomic
-//! INACTIVE-to-ACTIVE exchange on its state word, the IDs tried in turn
-//! on the kernel's number iterator), `speculate(id)` points the clause's
+//! INACTIVE-to-ACTIVE exchange on its state word, the IDs tried in turn,
+//! on the kernel's number iterator when there are many), `speculate(id)` points the clause's
 //! record at the end of the ID's buffer on this CPU (published, by adding
 //! its size to the buffer's fill, when the clause ends), and `commit(id)`
 //! and `discard(id)` move an active ID to COMMITTING or DISCARDING and
@@ -11,10 +11,11 @@
 
 use dtrace_lang::ir::CExpr;
 
+use crate::asm::Label;
 use crate::codegen::{GenError, Temp};
 use crate::insn::*;
 use crate::plan::{drops, spec, SpecMaps, RECORD_HEADER};
-use crate::program::ProgGen;
+use crate::program::{lock_key, LockKey, ProgGen};
 
 type R<T> = Result<T, GenError>;
 
@@ -22,6 +23,13 @@ type R<T> = Result<T, GenError>;
 /// machines of up to this many CPUs (beyond, discards go through the
 /// consumer).
 const MAX_UNROLLED_CPUS: u32 = 512;
+
+/// `speculation()` tries each ID in turn with code of its own up to this
+/// many IDs, and beyond on the kernel's number iterator where there is
+/// one (Linux 6.4)...
+const UNROLLED_SPECS: u32 = 8;
+/// ... or up to this many where there is none.
+const MAX_UNROLLED_SPECS: u32 = 64;
 
 /// `bpf_ringbuf_query`'s flag for the bytes not yet consumed.
 const BPF_RB_AVAIL_DATA: i32 = 0;
@@ -59,27 +67,17 @@ impl ProgGen<'_, '_> {
         self.lookup_at_key(map, out);
     }
 
-    /// `speculation()`.
-    pub(crate) fn speculation(&mut self) -> R<Temp> {
-        let m = self.spec_maps()?;
-        let k = self.iter_kfuncs("speculation")?;
-        // Scratch words: the count of IDs, the ID taken, whether one was
-        // busy.
-        let st = self.alloc_buf(32);
-        self.st_imm_at(R9, st, m.nspec as i32);
-        self.st_imm_at(R9, st + 8, 0);
-        self.st_imm_at(R9, st + 16, 0);
-        let l = self.iter_open(k, st);
-        let next = self.a.new_label();
-        let out = self.a.new_label();
-        self.a.emit(alu64_imm(Alu::Add, R0, 1));
-        self.stx_at(R9, st + 24, R0, Size::DW);
-        self.a.emit(mov64_reg(R1, R0));
+    /// Tries to take the ID in r1 (INACTIVE to ACTIVE): taken, its
+    /// number goes to scratch `st + 8` and control to `out`; otherwise to
+    /// `next`, with `st + 16` set when it was busy rather than active.
+    fn try_claim(&mut self, m: SpecMaps, st: u32, id_slot: i16, next: Label, out: Label) {
+        self.stx_at(R9, st + 24, R1, Size::DW);
+        self.a.emit(stx(Size::DW, FP, id_slot, R1));
         self.spec_state(m, next);
         self.a.emit(mov64_reg(R1, R0));
         self.a.emit(mov64_imm(R0, spec::INACTIVE));
         self.a.emit(mov64_imm(R2, spec::ACTIVE));
-        self.a.emit(atomic_cmpxchg32(R1, 0, R2));
+        self.cmpxchg(Size::W, R1, R2, LockKey::Slot(lock_key::SPEC, id_slot));
         let taken = self.a.new_label();
         self.a.jmp_imm_to(Cond::Eq, R0, spec::INACTIVE, taken);
         self.a.jmp_imm_to(Cond::Eq, R0, spec::ACTIVE, next);
@@ -89,12 +87,56 @@ impl ProgGen<'_, '_> {
         self.ldx_at(R1, R9, st + 24, Size::DW);
         self.stx_at(R9, st + 8, R1, Size::DW);
         self.a.ja_to(out);
-        self.a.bind(next);
-        self.a.ja_to(l.top);
-        self.a.bind(l.done);
-        self.a.bind(out);
-        self.iter_close(k, &l);
-        self.free(l.temp);
+    }
+
+    /// `speculation()`.
+    pub(crate) fn speculation(&mut self) -> R<Temp> {
+        let m = self.spec_maps()?;
+        // Scratch words: the count of IDs, the ID taken, whether one was
+        // busy, the ID being tried.
+        let st = self.alloc_buf(32);
+        self.st_imm_at(R9, st, m.nspec as i32);
+        self.st_imm_at(R9, st + 8, 0);
+        self.st_imm_at(R9, st + 16, 0);
+        let id = self.alloc_stack();
+        let Temp::Stack(id_slot) = id else {
+            unreachable!("alloc_stack gives a stack slot")
+        };
+        let out = self.a.new_label();
+        let iter = self
+            .g
+            .inp
+            .opts
+            .iter_num
+            .filter(|_| m.nspec > UNROLLED_SPECS);
+        if let Some(k) = iter {
+            let l = self.iter_open(k, st);
+            let next = self.a.new_label();
+            self.a.emit(alu64_imm(Alu::Add, R0, 1));
+            self.a.emit(mov64_reg(R1, R0));
+            self.try_claim(m, st, id_slot, next, out);
+            self.a.bind(next);
+            self.a.ja_to(l.top);
+            self.a.bind(l.done);
+            self.a.bind(out);
+            self.iter_close(k, &l);
+            self.free(l.temp);
+        } else {
+            if m.nspec > MAX_UNROLLED_SPECS {
+                return Err(GenError(format!(
+                    "more than {} speculations (nspec) need the kernel's bpf_iter_num kfuncs (Linux 6.4 or later)",
+                    MAX_UNROLLED_SPECS
+                )));
+            }
+            for n in 1..=m.nspec {
+                let next = self.a.new_label();
+                self.a.emit(mov64_imm(R1, n as i32));
+                self.try_claim(m, st, id_slot, next, out);
+                self.a.bind(next);
+            }
+            self.a.bind(out);
+        }
+        self.free(id);
         // None free: counted as DTrace counts them.
         let got = self.a.new_label();
         let busy = self.a.new_label();
@@ -191,7 +233,7 @@ impl ProgGen<'_, '_> {
         self.a.emit(mov64_reg(R1, R0));
         self.a.emit(mov64_imm(R0, spec::ACTIVE));
         self.a.emit(mov64_imm(R2, spec::INACTIVE));
-        self.a.emit(atomic_cmpxchg32(R1, 0, R2));
+        self.cmpxchg(Size::W, R1, R2, LockKey::Slot(lock_key::SPEC, id_slot));
         self.a.ja_to(done);
         self.a.bind(elsewhere);
     }
@@ -267,7 +309,7 @@ impl ProgGen<'_, '_> {
         self.a.emit(ldx(Size::DW, R2, FP, op_slot));
         self.a.emit(alu64_imm(Alu::Add, R2, 1));
         self.a.emit(mov64_imm(R0, spec::ACTIVE));
-        self.a.emit(atomic_cmpxchg32(R1, 0, R2));
+        self.cmpxchg(Size::W, R1, R2, LockKey::Slot(lock_key::SPEC, id_slot));
         self.a.jmp_imm_to(Cond::Ne, R0, spec::ACTIVE, lost);
         self.a.emit(call(Helper::GetSmpProcessorId));
         self.a.emit(ldx(Size::DW, R1, FP, rec_slot));

@@ -17,7 +17,8 @@
 //! arg NATIVE-TYPE =VALUE                        (a constant argument)
 //! task @WORD                                    (fires on behalf of that task)
 //! after HOOK @KEY                               (fires after HOOK, see below)
-//! if INLINE argN                                (fires if INLINE[argN] != 0)
+//! if INLINE argN                                (fires if INLINE[argN] != 0;
+//!                                                 argN past the declared ones: @N)
 //! ```
 //!
 //! An argument's `@WORD` may read through the hook's pointer argument:
@@ -510,6 +511,13 @@ impl Provider for TableProvider {
                     })?;
                 if let Some(slot) = words.get_mut(*i) {
                     *slot = w;
+                }
+            }
+            // An `if` on an argument the probe does not declare reads the
+            // hook's word of that index.
+            for (_, arg) in &p.cond {
+                while words.len() <= usize::from(*arg) {
+                    words.push(RawWord::Hook(words.len() as u8));
                 }
             }
             // A program on each hook, serving the probe alike.

@@ -75,6 +75,7 @@ impl MapType {
 /// Program types the project loads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProgType {
+    SocketFilter = 1,
     Kprobe = 2,
     Tracepoint = 5,
     PerfEvent = 7,
@@ -469,19 +470,11 @@ pub const BPF_TRACE_UPROBE_MULTI: u32 = 48;
 /// uprobe_multi flag: uretprobes.
 const BPF_F_UPROBE_MULTI_RETURN: u32 = 1;
 
-/// True if the kernel has uprobe_multi links (Linux 6.6): its BTF
-/// declares their link type. Read once; false when BTF cannot be read,
-/// or when `DTRACE_NO_UPROBE_MULTI` is set (to run the perf-event
-/// fallback of older kernels on this one, as its test does).
+/// True if the kernel has uprobe_multi links (Linux 6.6); false when
+/// `DTRACE_NO_UPROBE_MULTI` is set, to run the perf-event fallback of
+/// older kernels on this one, as its test does (see [`crate::features`]).
 pub fn has_uprobe_multi() -> bool {
-    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *HAS.get_or_init(|| {
-        std::env::var_os("DTRACE_NO_UPROBE_MULTI").is_none()
-            && crate::btf::Btf::vmlinux().is_ok_and(|b| {
-                b.find("bpf_uprobe_multi_link", crate::btf::Kind::Struct)
-                    .is_some()
-            })
-    })
+    crate::features::Features::get().uprobe_multi
 }
 
 /// Attaches `prog` (loaded as `BPF_TRACE_UPROBE_MULTI`) at each of

@@ -8,6 +8,7 @@
 pub mod bpf;
 pub mod btf;
 pub mod cpus;
+pub mod features;
 pub mod ksyms;
 mod mapped;
 pub mod perf;

@@ -28,15 +28,19 @@ pub fn root() -> io::Result<PathBuf> {
 }
 
 fn mount_tracefs() -> io::Result<()> {
-    let src = c"tracefs";
-    let target = c"/sys/kernel/tracing";
-    // SAFETY: all strings are NUL-terminated literals and the data argument
-    // may be null for tracefs.
+    mount_pseudo(c"tracefs", c"/sys/kernel/tracing")
+}
+
+/// Mounts the kernel's pseudo file system `fs` at `target` (its usual
+/// place); already mounted there is no error.
+pub(crate) fn mount_pseudo(fs: &std::ffi::CStr, target: &std::ffi::CStr) -> io::Result<()> {
+    // SAFETY: both strings are NUL-terminated and the data argument may
+    // be null for these file systems.
     let r = unsafe {
         libc::mount(
-            src.as_ptr(),
+            fs.as_ptr(),
             target.as_ptr(),
-            src.as_ptr(),
+            fs.as_ptr(),
             0,
             std::ptr::null(),
         )

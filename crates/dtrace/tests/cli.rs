@@ -1378,6 +1378,7 @@ fn main() {
         pid_probes_a_running_process: true,
         usdt_probes_are_listed_and_traced_in_a_running_process: true,
         pid_probes_run_on_perf_events_where_there_is_no_uprobe_multi: true,
+        old_kernels_paths_give_the_same_answers: true,
         headers_and_objects_for_static_probes: true,
         ustack_at_a_pid_entry_probe_has_the_caller: true,
         pid_probes_leave_out_places_the_kernel_refuses: true,
@@ -1501,6 +1502,43 @@ fn pid_probes_run_on_perf_events_where_there_is_no_uprobe_multi() {
     assert!(out.lines().any(|l| l == "exit 0"), "{}", out);
     assert!(out.lines().any(|l| l == "malloc returned"), "{}", out);
     assert_released(before, "pid probes on perf events");
+}
+
+/// Kernels before 6.6 lack instructions and helpers dtrace uses where it
+/// can: compare-and-exchange (5.12: exit(), speculations and tick gates
+/// take a lock instead), signed division (6.6), long jumps (6.4),
+/// `bpf_strncmp` (5.17), the number iterator (6.4: speculation() and
+/// progenyof() loop without it). `DTRACE_OLD_BPF` takes those paths on
+/// this kernel, and the answers are the same; the programs are the
+/// lock's (dt_lock), which is gone afterwards.
+fn old_kernels_paths_give_the_same_answers() {
+    let _g = serial();
+    let before = ours();
+    let prog = "int n;
+        BEGIN { printf(\"%d %d %d %d\\n\", -7 / 2, -7 % 2, 7 / -2, 7 % -2); }
+        BEGIN { s = \"abc\"; printf(\"%d %d\\n\", s == \"abc\", s != \"abd\"); }
+        BEGIN { printf(\"%d %d\\n\", progenyof(1), progenyof(-5)); }
+        BEGIN { self->spec = speculation(); speculate(self->spec); printf(\"speculated\\n\"); }
+        BEGIN { printf(\"before\\n\"); }
+        BEGIN { commit(self->spec); }
+        tick-1ms /++n == 3/ { exit(0); }
+        END { printf(\"ticks %d\\n\", n); }";
+    let mut outs = Vec::new();
+    for old in [false, true] {
+        let mut cmd = dtrace();
+        if old {
+            cmd.env("DTRACE_OLD_BPF", "1");
+        }
+        let o = cmd.args(["-q", "-n", prog]).output().expect("run dtrace");
+        assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+        outs.push(text(&o.stdout));
+    }
+    assert_eq!(
+        outs[0], "-3 -1 -3 1\n1 1\n1 0\nbefore\nspeculated\nticks 3\n\n",
+        "on this kernel's paths"
+    );
+    assert_eq!(outs[1], outs[0], "on an old kernel's paths");
+    assert_released(before, "old kernels' paths");
 }
 
 /// The usdtapp fixture of the D suite, built here with the header the

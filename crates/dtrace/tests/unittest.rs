@@ -38,7 +38,13 @@
 //! `/* @@xfail: reason */` expects the check to fail (the trial passes
 //! when it does, and fails with "unexpectedly passed" when it does not),
 //! `/* @@skip: reason */` does not run it (reported as ignored, with the
-//! reason), `/* @@nooutput: reason */` says why a `tst` has no `.r`.
+//! reason), `/* @@nooutput: reason */` says why a `tst` has no `.r`,
+//! `/* @@needs: feature ... */` names the kernel features the program
+//! needs (by the names of `dtrace_sys::features::Features::rows`; `!name`
+//! for one the kernel must lack): on a kernel that does not fit the trial
+//! must fail, and is then reported as
+//! ignored with "expected to fail on this kernel: needs ..." (the kernel
+//! matrix counts those apart, see test/kernels/README.md).
 //! Without root every trial is ignored with the reason "needs root".
 //! The `harness/...` trials check this judging itself.
 //!
@@ -260,7 +266,39 @@ impl Spec {
                 "no .r file: add one, or say why with /* @@nooutput: reason */".to_string(),
             );
         }
-        Ok(())
+        self.missing_features().map(|_| ())
+    }
+
+    /// The kernel features the program is marked `@@needs` that the
+    /// running kernel lacks, each with what brings it.
+    fn missing_features(&self) -> Result<Vec<String>, String> {
+        let f = dtrace_sys::features::Features::get();
+        let mut missing = Vec::new();
+        for name in markers(&self.text, "needs")
+            .iter()
+            .flat_map(|m| m.split_whitespace())
+        {
+            // `!name`: the program is for kernels without the feature.
+            let (without, name) = match name.strip_prefix('!') {
+                Some(n) => (true, n),
+                None => (false, name),
+            };
+            let row = f.rows().into_iter().find(|r| r.0 == name).ok_or_else(|| {
+                format!(
+                    "@@needs names {:?}, which is no kernel feature ({})",
+                    name,
+                    f.rows().map(|r| r.0).join(", ")
+                )
+            })?;
+            if row.1 == without {
+                missing.push(if without {
+                    format!("a kernel without {}", row.2)
+                } else {
+                    row.2.to_string()
+                });
+            }
+        }
+        Ok(missing)
     }
 }
 
@@ -452,6 +490,22 @@ fn trial(bin: &'static str, path: PathBuf, rel: String, root: bool) -> Trial {
         spec.lint()?;
         if !root {
             return Ok(Completion::ignored_with("needs root"));
+        }
+        let missing = spec.missing_features()?;
+        if !missing.is_empty() {
+            // Run all the same: what the program does where the kernel
+            // cannot is part of what is tested (it must fail, with a
+            // message, not hang or pass by accident).
+            return match check(bin, &spec) {
+                Err(_) => Ok(Completion::ignored_with(format!(
+                    "expected to fail on this kernel: needs {}",
+                    missing.join(", ")
+                ))),
+                Ok(()) => Err(Failed::from(format!(
+                    "unexpectedly passed: marked @@needs {}, which this kernel lacks",
+                    missing.join(", ")
+                ))),
+            };
         }
         verdict(check(bin, &spec), spec.mark("xfail"))
             .map(|()| Completion::Completed)
@@ -837,17 +891,39 @@ fn main() {
     let mut paths = Vec::new();
     collect(&base, &mut paths);
     let privileged = privileged();
-    let mut trials: Vec<Trial> = paths
-        .into_iter()
-        .map(|p| {
-            let rel = p
-                .strip_prefix(&base)
-                .unwrap_or(&p)
-                .to_string_lossy()
-                .into_owned();
-            trial(bin, p, rel, privileged)
-        })
-        .collect();
+    // DTRACE_TEST_LIST names a file of trial names, one a line (`#`
+    // comments): only those run (the kernel matrix's smoke set).
+    let list = std::env::var_os("DTRACE_TEST_LIST").map(|f| {
+        let text = std::fs::read_to_string(&f).unwrap_or_else(|e| {
+            eprintln!("cannot read DTRACE_TEST_LIST {:?}: {}", f, e);
+            std::process::exit(2)
+        });
+        text.lines()
+            .map(|l| l.split('#').next().unwrap_or("").trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+    });
+    let mut trials: Vec<Trial> = Vec::new();
+    for p in paths {
+        let rel = p
+            .strip_prefix(&base)
+            .unwrap_or(&p)
+            .to_string_lossy()
+            .into_owned();
+        if list.as_ref().is_none_or(|l| l.contains(&rel)) {
+            trials.push(trial(bin, p, rel, privileged));
+        }
+    }
+    if let Some(l) = &list {
+        for name in l {
+            if !trials.iter().any(|t| t.name() == name) {
+                let name = name.clone();
+                trials.push(Trial::test(format!("list/{}", name), move || {
+                    Err(format!("DTRACE_TEST_LIST names {}, which is no test", name).into())
+                }));
+            }
+        }
+    }
     if trials.is_empty() {
         trials.push(Trial::test("no-tests-found", move || {
             Err(format!("no tests found under {}", root().display()).into())

@@ -198,8 +198,8 @@ translator lwpsinfo_t < struct task_struct *T > {
 	    T->policy == 2 ? "RR" : T->policy == 3 ? "BATCH" :
 	    T->policy == 5 ? "IDLE" : T->policy == 6 ? "DEADLINE" :
 	    T->policy == 7 ? "EXT" : "?";
-	pr_onpro = T->thread_info.cpu;
-	pr_bindpro = T->nr_cpus_allowed == 1 ? T->thread_info.cpu : PBIND_NONE;
+	pr_onpro = T->cpu;
+	pr_bindpro = T->nr_cpus_allowed == 1 ? T->cpu : PBIND_NONE;
 	pr_bindpset = PS_NONE;
 	pr_name = T->comm;
 };
@@ -219,6 +219,14 @@ inline int CLD_DUMPED = 3;
 inline int CLD_TRAPPED = 4;
 inline int CLD_STOPPED = 5;
 inline int CLD_CONTINUED = 6;
+
+/*
+ * proc:::exit and lwp-exit: whether the exiting thread is its process's
+ * last, which the kernel has counted down before the tracepoint (newer
+ * kernels also pass it as the tracepoint's group_dead).
+ */
+inline int __proc_group_dead[struct task_struct *T] = T->signal->live.counter == 0;
+inline int __proc_group_lives[struct task_struct *T] = T->signal->live.counter != 0;
 
 inline int __proc_exit_reason[struct task_struct *T] =
     (T->exit_code & 0x7f) == 0 ? CLD_EXITED :

@@ -150,6 +150,16 @@ impl ExtTypes for Kernel {
                         )
                     })
                     .collect();
+                let members = with_renamed(btf.str(t.name), members, |path| {
+                    let mut id = r.id;
+                    let mut bits = 0u64;
+                    for part in path.split('.') {
+                        let m = btf.member(id, part)?;
+                        bits = bits.checked_add(m.bit_offset)?;
+                        id = m.ty;
+                    }
+                    Some((bits, refer(id)))
+                });
                 ExtType::Record {
                     union,
                     name: opt_name,
@@ -264,6 +274,39 @@ impl ExtTypes for Kernel {
     }
 }
 
+/// Members the kernel renamed or moved between the versions dtrace runs
+/// on, as (struct, a member it may lack, the member or member path that
+/// holds the same in other kernels): a struct from BTF that lacks the
+/// first answers to it with the second, so the D library and users'
+/// scripts work on every kernel, whichever name they use.
+const RENAMED_MEMBERS: &[(&str, &str, &str)] = &[
+    // Linux 5.14 renamed the task's run state.
+    ("task_struct", "__state", "state"),
+    ("task_struct", "state", "__state"),
+    // Linux 5.16 moved the task's CPU into its thread_info.
+    ("task_struct", "cpu", "thread_info.cpu"),
+];
+
+type RecordMember = (Option<String>, ExtId, u64, Option<u32>);
+
+/// `members` of struct `record` with the aliases of [`RENAMED_MEMBERS`]
+/// it lacks; `resolve` finds a member path's bit offset and type.
+fn with_renamed(
+    record: &str,
+    mut members: Vec<RecordMember>,
+    resolve: impl Fn(&str) -> Option<(u64, ExtId)>,
+) -> Vec<RecordMember> {
+    for &(s, want, from) in RENAMED_MEMBERS {
+        if s != record || members.iter().any(|m| m.0.as_deref() == Some(want)) {
+            continue;
+        }
+        if let Some((bit_offset, ty)) = resolve(from) {
+            members.push((Some(want.to_string()), ty, bit_offset, None));
+        }
+    }
+    members
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -343,6 +386,44 @@ mod tests {
             }
         }
         Kallsyms::parse(text)
+    }
+
+    #[test]
+    fn a_renamed_member_answers_to_both_names() {
+        let id: ExtId = 7;
+        let m = |n: &str| (Some(n.to_string()), id, 64, None);
+        let resolve = |ms: Vec<RecordMember>| {
+            move |p: &str| {
+                ms.iter()
+                    .find(|x| x.0.as_deref() == Some(p))
+                    .map(|x| (x.2, x.1))
+            }
+        };
+        let old = vec![m("state"), m("pid")];
+        let old = with_renamed("task_struct", old.clone(), resolve(old));
+        assert!(old
+            .iter()
+            .any(|x| x.0.as_deref() == Some("__state") && x.2 == 64));
+        let new = vec![m("__state")];
+        let new = with_renamed("task_struct", new.clone(), resolve(new));
+        assert!(new.iter().any(|x| x.0.as_deref() == Some("state")));
+        let both = vec![m("state"), m("__state")];
+        assert_eq!(
+            with_renamed("task_struct", both.clone(), resolve(both)).len(),
+            2
+        );
+        let other = vec![m("state")];
+        assert_eq!(
+            with_renamed("mm_struct", other.clone(), resolve(other)).len(),
+            1
+        );
+        // A moved member: found by its path.
+        let moved = with_renamed("task_struct", vec![], |p: &str| {
+            (p == "thread_info.cpu").then_some((32, id))
+        });
+        assert!(moved
+            .iter()
+            .any(|x| x.0.as_deref() == Some("cpu") && x.2 == 32));
     }
 
     #[test]

@@ -139,6 +139,7 @@ pub(crate) fn generate(
             BufPolicy::Fill => BufferPolicy::Fill,
             BufPolicy::Ring => BufferPolicy::Ring,
         },
+        kernel: kernel_caps(dtrace_sys::features::Features::get()),
         ..Default::default()
     };
     if let Some(p) = &dt.premade {
@@ -755,7 +756,36 @@ impl Running {
         }
     }
 
+    /// Where compare-and-exchange is emulated (kernels before 5.12), a
+    /// probe may be between reading the state and writing it: the
+    /// consumer takes the state's lock for its own write, as the probe
+    /// does. A probe holds it for a few instructions and never waits, so
+    /// the wait is short; a lock still held after a second (which no
+    /// probe does) is taken over.
+    fn with_state_lock<T>(&self, f: impl FnOnce() -> T) -> T {
+        let Some(lock) = self.gen.lock_map else {
+            return f();
+        };
+        let lock = &self.maps[lock.0 as usize];
+        let key = dtrace_bpf::lock_key::STATE.to_ne_bytes();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        while lock
+            .update(&key, &0u32.to_ne_bytes(), bpf::BPF_NOEXIST)
+            .is_err()
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::yield_now();
+        }
+        let r = f();
+        let _ = lock.delete(&key);
+        r
+    }
+
     pub(crate) fn set_activity(&self, a: u32) -> Result<(), Error> {
+        self.with_state_lock(|| self.write_activity(a))
+    }
+
+    fn write_activity(&self, a: u32) -> Result<(), Error> {
         let state = self.state();
         let mut v = vec![0u8; state.value_len()];
         let _ = state.lookup(&0u32.to_ne_bytes(), &mut v);
@@ -983,6 +1013,17 @@ fn drop_counts(v: &[u8]) -> [u64; DROP_KINDS] {
             .map_or(0, u64::from_ne_bytes)
     };
     std::array::from_fn(w)
+}
+
+/// What code generation may use of the running kernel's BPF.
+fn kernel_caps(f: &dtrace_sys::features::Features) -> dtrace_bpf::plan::KernelCaps {
+    dtrace_bpf::plan::KernelCaps {
+        atomics: f.atomics,
+        strncmp: f.strncmp,
+        signed_div: f.cpu_v4,
+        long_jumps: f.long_jumps,
+        grow_maps_in_nmi: f.mem_alloc,
+    }
 }
 
 /// The counters of the drops map: principal, aggregation, dynamic,

@@ -22,3 +22,4 @@ syscall::getpid:entry
 	printf("%s\n", zonename);
 	exit(0);
 }
+/* @@needs: task_pt_regs */

@@ -21,3 +21,4 @@ BEGIN
 {
 	exit(0);
 }
+/* @@needs: iter_num */

@@ -13,3 +13,4 @@ BEGIN
 	printf("[%s] [%s]\n", cleanpath("/foo/bar/.."), cleanpath("/../x"));
 	exit(0);
 }
+/* @@needs: iter_num */

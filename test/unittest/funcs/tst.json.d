@@ -17,3 +17,4 @@ BEGIN
 	printf("[%s] [%s]\n", json("[5, [6, 7]]", "[1][1]"), json(j, "b"));
 	exit(0);
 }
+/* @@needs: iter_num */

@@ -14,3 +14,4 @@ BEGIN
 	    strchr(str, 'o') == NULL);
 	exit(0);
 }
+/* @@needs: iter_num */

@@ -12,3 +12,4 @@ BEGIN
 	    strstr(str, "oo") != NULL);
 	exit(0);
 }
+/* @@needs: iter_num */

@@ -17,3 +17,4 @@ BEGIN
 	printf("[%s] %d\n", strtok("xyz", ""), strtok(";;;", ";") == NULL);
 	exit(0);
 }
+/* @@needs: iter_num */

@@ -14,3 +14,4 @@ BEGIN
 	printf("next\n");
 	exit(0);
 }
+/* @@needs: iter_num */

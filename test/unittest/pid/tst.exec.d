@@ -23,3 +23,4 @@ pid$target:a.out:dtt_step:entry
 {
 	printf("dtt_step %d\n", arg0);
 }
+/* @@needs: attach_cookie */

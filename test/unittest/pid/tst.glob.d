@@ -15,3 +15,4 @@ END
 {
 	printa("%-10s %@d\n", @);
 }
+/* @@needs: attach_cookie */

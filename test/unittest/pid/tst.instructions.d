@@ -17,3 +17,4 @@ END
 {
 	printa("%-6s %@d\n", @);
 }
+/* @@needs: attach_cookie */

@@ -15,3 +15,4 @@ pid$target::atoi:return
 {
 	printf("%s returned %d\n", probefunc, arg1);
 }
+/* @@needs: attach_cookie */

@@ -11,3 +11,4 @@ pid$target:a.out:work:return
 {
 	printf("%s %x %d\n", probefunc, arg0, arg1);
 }
+/* @@needs: attach_cookie */

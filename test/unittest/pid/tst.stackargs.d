@@ -14,3 +14,4 @@ pid$target:a.out:dtt_greet:entry
 {
 	printf("%s\n", copyinstr(arg0));
 }
+/* @@needs: attach_cookie */

@@ -29,3 +29,4 @@ END
 {
 	printf("%d releases of the first mutex taken\n", n);
 }
+/* @@needs: attach_cookie */

@@ -19,3 +19,4 @@ myserv$target:::tick
 {
 	printf("%s %d after %d query-done\n", probename, arg0, n);
 }
+/* @@needs: attach_cookie */

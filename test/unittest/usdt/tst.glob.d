@@ -14,3 +14,4 @@ END
 {
 	printa("%s %@d\n", @);
 }
+/* @@needs: attach_cookie */

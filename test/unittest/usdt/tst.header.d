@@ -35,3 +35,4 @@ END
 {
 	printa("ticks %@d\n", @ticks);
 }
+/* @@needs: attach_cookie */

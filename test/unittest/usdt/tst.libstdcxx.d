@@ -16,3 +16,4 @@ END
 {
 	printa("%s %s %@d\n", @);
 }
+/* @@needs: attach_cookie */

@@ -20,3 +20,4 @@ python$target:::gc-done
 	printf("%s\n", probename);
 	exit(0);
 }
+/* @@needs: attach_cookie */

@@ -33,3 +33,4 @@ END
 	printa("%s %@d\n", @done);
 	printa("ids %@d\n", @ids);
 }
+/* @@needs: attach_cookie */

@@ -10,3 +10,4 @@ myserv$target:::tick
 {
 	printf("%s %d\n", probename, arg0);
 }
+/* @@needs: attach_cookie */

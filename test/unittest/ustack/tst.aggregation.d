@@ -17,3 +17,4 @@ END
 {
 	printa(@);
 }
+/* @@needs: attach_cookie */

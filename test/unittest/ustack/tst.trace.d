@@ -17,3 +17,4 @@ frames$target:::here
 	jstack(1);
 	printf("done\n");
 }
+/* @@needs: attach_cookie */

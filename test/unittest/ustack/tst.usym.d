@@ -25,3 +25,4 @@ END
 	printa(@funcs);
 	printa(@mods);
 }
+/* @@needs: attach_cookie task_pt_regs */

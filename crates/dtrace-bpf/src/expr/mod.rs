@@ -398,8 +398,10 @@ impl ProgGen<'_, '_> {
             let act = self.cur_action;
             self.fault(fault::DIVZERO, None, act);
             self.a.bind(ok);
-            if signed {
+            if signed && self.g.inp.opts.kernel.signed_div {
                 self.a.emit(alu64_reg_signed(alu, R1, R2));
+            } else if signed {
+                self.signed_div_of_unsigned(alu);
             } else {
                 self.a.emit(alu64_reg(alu, R1, R2));
             }
@@ -411,6 +413,29 @@ impl ProgGen<'_, '_> {
             self.a.emit(alu64_reg(alu, R1, R2));
         }
         Ok(())
+    }
+
+    /// r1 = r1 / r2 or r1 % r2, signed, where the kernel has only the
+    /// unsigned instructions: on the magnitudes, then the sign C gives
+    /// (a quotient's from both operands, a remainder's from the
+    /// dividend's). Clobbers r4.
+    fn signed_div_of_unsigned(&mut self, alu: Alu) {
+        // The result's sign bit.
+        self.a.emit(mov64_reg(R4, R1));
+        if alu == Alu::Div {
+            self.a.emit(alu64_reg(Alu::Xor, R4, R2));
+        }
+        for r in [R1, R2] {
+            let pos = self.a.new_label();
+            self.a.jmp_imm_to(Cond::Sge, r, 0, pos);
+            self.a.emit(neg64(r));
+            self.a.bind(pos);
+        }
+        self.a.emit(alu64_reg(alu, R1, R2));
+        let pos = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sge, R4, 0, pos);
+        self.a.emit(neg64(R1));
+        self.a.bind(pos);
     }
 
     pub(crate) fn logical(&mut self, op: LogOp, a: &CExpr, b: &CExpr) -> R<Temp> {

@@ -406,6 +406,31 @@ impl ProgGen<'_, '_> {
             self.a.bind(diff);
             self.a.emit(mov64_imm(R0, 1));
             self.a.bind(done);
+        } else if let (CKind::Str(s), false) = (&y.kind, self.g.inp.opts.kernel.strncmp) {
+            // No bpf_strncmp (before 5.17): the constant's bytes, NUL
+            // included, compared one by one without a loop (which the
+            // verifiers of those kernels may walk once for every way the
+            // loops before it ended).
+            let (px, cx) = self.eval_str(x)?;
+            self.load_temp(px, R1);
+            self.free(px);
+            let diff = self.a.new_label();
+            let done = self.a.new_label();
+            let mut bytes = s.clone();
+            bytes.push(0);
+            for (i, &c) in bytes.iter().take(cx as usize).enumerate() {
+                self.a.emit(ldx(Size::B, R0, R1, i as i16));
+                self.a.emit(mov64_imm(R2, i32::from(c)));
+                self.a.jmp_reg_to(Cond::Ne, R0, R2, diff);
+                if c == 0 {
+                    break;
+                }
+            }
+            self.a.emit(mov64_imm(R0, 0));
+            self.a.ja_to(done);
+            self.a.bind(diff);
+            self.a.emit(alu64_reg(Alu::Sub, R0, R2));
+            self.a.bind(done);
         } else if let CKind::Str(s) = &y.kind {
             // bpf_strncmp against a constant in frozen read-only data.
             let (px, cx) = self.eval_str(x)?;

@@ -15,7 +15,10 @@ use crate::hook::HookGen;
 use crate::insn::*;
 use crate::layout::{regs, scratch};
 use crate::plan::*;
+pub(crate) use atomics::LockKey;
+pub use atomics::{lock_key, LOCK_BUSY};
 
+mod atomics;
 mod clause;
 mod context;
 mod faults;
@@ -185,8 +188,16 @@ pub(crate) fn build(
         )));
     }
     let code =
-        p.a.finish()
+        p.a.finish_for(p.g.inp.opts.kernel.long_jumps)
             .map_err(|e| GenError(format!("internal assembler error: {:?}", e)))?;
+    if !p.g.inp.opts.kernel.long_jumps && code.insns.iter().any(|i| i.is_gotol()) {
+        return Err(GenError(format!(
+            "program for {} too large for this kernel: its {} BPF instructions need jumps \
+             beyond 32,767 instructions (gotol, Linux 6.4)",
+            plan.name,
+            code.insns.len()
+        )));
+    }
     if code.insns.len() > MAX_INSNS {
         return Err(GenError(format!(
             "program for {} too large: {} BPF instructions exceed the kernel's limit of {}",
@@ -417,8 +428,18 @@ impl ProgGen<'_, '_> {
         (args, errno)
     }
 
+    /// tick-N's gate: the event is opened on every CPU (an idle CPU may
+    /// not tick), and the probe fires at most once a period, on one CPU
+    /// while that CPU keeps ticking (DTrace's tick fires on one CPU, so
+    /// its records reach the buffers in order); another CPU takes over
+    /// when the period has run half over again. The gate's words: the
+    /// time it last opened, the CPU (plus one) it opened on.
     pub(crate) fn tick_gate(&mut self, off: u32, period: u64, out: Label) {
         let st = self.g.m_state;
+        let me = self.alloc_stack();
+        self.a.emit(call(Helper::GetSmpProcessorId));
+        self.a.emit(alu64_imm(Alu::Add, R0, 1));
+        self.store_temp(me, R0);
         self.a.emit(call(Helper::KtimeGetNs));
         self.a.emit(mov64_reg(R7, R0));
         self.a.ld_map_value(R6, st, off);
@@ -427,9 +448,29 @@ impl ProgGen<'_, '_> {
         self.a.emit(alu64_reg(Alu::Sub, R3, R2));
         load_imm(&mut self.a, R4, (period / 2) as i64);
         self.a.jmp_reg_to(Cond::Lt, R3, R4, out);
+        let open = self.a.new_label();
+        self.a.emit(ldx(Size::DW, R4, R6, 8));
+        self.load_temp(me, R5);
+        self.a.jmp_reg_to(Cond::Eq, R4, R5, open);
+        self.a.jmp_imm_to(Cond::Eq, R4, 0, open);
+        load_imm(&mut self.a, R4, (period + period / 2) as i64);
+        self.a.jmp_reg_to(Cond::Lt, R3, R4, out);
+        self.a.bind(open);
         self.a.emit(mov64_reg(R0, R2));
-        self.a.emit(atomic_cmpxchg64(R6, 0, R7));
+        // The emulated exchange does not keep r2.
+        let expected = self.g.m_lock.map(|_| self.alloc_stack());
+        if let Some(t) = expected {
+            self.store_temp(t, R2);
+        }
+        self.cmpxchg(Size::DW, R6, R7, LockKey::Const(lock_key::STATE + off));
+        if let Some(t) = expected {
+            self.load_temp(t, R2);
+            self.free(t);
+        }
         self.a.jmp_reg_to(Cond::Ne, R0, R2, out);
+        self.load_temp(me, R5);
+        self.a.emit(stx(Size::DW, R6, 8, R5));
+        self.free(me);
         // Restore the context register the rest of the prologue expects.
         self.a.emit(ldx(Size::DW, R6, FP, stack::CTX));
     }

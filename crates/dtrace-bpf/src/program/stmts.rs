@@ -406,7 +406,7 @@ impl ProgGen<'_, '_> {
             self.a.ld_map_value(R1, st, 0);
             self.a.emit(mov64_imm(R0, want as i32));
             self.a.emit(mov64_imm(R2, activity::DRAINING as i32));
-            self.a.emit(atomic_cmpxchg32(R1, 0, R2));
+            self.cmpxchg(Size::W, R1, R2, LockKey::Const(lock_key::STATE));
         }
     }
 

@@ -99,6 +99,33 @@ impl ProgGen<'_, '_> {
         }
     }
 
+    /// A loop of at most `cap` turns without the iterator (kernels before
+    /// 6.4), for loops short enough for the verifier to walk every turn:
+    /// the turn's number on the stack, where the verifier knows it, and
+    /// in r0 at the head of each turn, as `iter_open` leaves it. Nothing
+    /// to end.
+    pub(crate) fn bounded_open(&mut self, cap: i32) -> IterLoop {
+        let temp = self.alloc_stack();
+        let Temp::Stack(slot) = temp else {
+            unreachable!("alloc_stack gives a stack slot")
+        };
+        self.a.emit(st_imm(Size::DW, FP, slot, 0));
+        let top = self.a.new_label();
+        let done = self.a.new_label();
+        self.a.bind(top);
+        self.a.emit(ldx(Size::DW, R0, FP, slot));
+        self.a.jmp_imm_to(Cond::Ge, R0, cap, done);
+        self.a.emit(mov64_reg(R1, R0));
+        self.a.emit(alu64_imm(Alu::Add, R1, 1));
+        self.a.emit(stx(Size::DW, FP, slot, R1));
+        IterLoop {
+            slot,
+            temp,
+            top,
+            done,
+        }
+    }
+
     /// Ends an iterator (on every way out of its loop).
     pub(crate) fn iter_close(&mut self, k: IterNumKfuncs, l: &IterLoop) {
         self.iter_ptr(l.slot);
@@ -354,7 +381,9 @@ impl ProgGen<'_, '_> {
                 "progenyof( ) needs the kernel's BTF (task_struct's real_parent and tgid)".into(),
             ));
         };
-        let k = self.iter_kfuncs("progenyof")?;
+        // Where the kernel has no number iterator, a bounded loop: the
+        // verifier walks each of its few turns.
+        let k = self.g.inp.opts.iter_num;
         let st = self.alloc_buf(WORDS);
         let t = self.eval_int(pid)?;
         self.load_temp(t, R1);
@@ -364,7 +393,10 @@ impl ProgGen<'_, '_> {
         self.a.emit(call(Helper::GetCurrentTask));
         self.stx_at(R9, st + START, R0, Size::DW);
         self.st_imm_at(R9, st + COUNT, PROGENY_DEPTH);
-        let l = self.iter_open(k, st + COUNT);
+        let l = match k {
+            Some(k) => self.iter_open(k, st + COUNT),
+            None => self.bounded_open(PROGENY_DEPTH),
+        };
         let out = self.a.new_label();
         // This task's process id.
         self.ldx_at(R3, R9, st + START, Size::DW);
@@ -395,7 +427,9 @@ impl ProgGen<'_, '_> {
         self.a.ja_to(l.top);
         self.a.bind(l.done);
         self.a.bind(out);
-        self.iter_close(k, &l);
+        if let Some(k) = k {
+            self.iter_close(k, &l);
+        }
         self.free(l.temp);
         self.ldx_at(R0, R9, st + FOUND, Size::DW);
         Ok(self.int_result(R0))

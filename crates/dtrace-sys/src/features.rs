@@ -1,0 +1,317 @@
+//! What the running kernel's BPF can do, probed once: the code generator
+//! and the providers choose the best mechanism each kernel offers from
+//! this (docs/KERNELS.md says which), and the kernel matrix's runner
+//! reads it to know which tests a kernel cannot pass.
+//!
+//! Most facts come from the kernel's own BTF, which names every helper
+//! (`enum bpf_func_id`), map type (`enum bpf_map_type`), link type and
+//! kfunc it has; what BTF cannot say (the atomic instructions) is learnt
+//! by loading a four-instruction program.
+
+use std::sync::OnceLock;
+
+use crate::btf::{Btf, Kind};
+
+/// The kernel's BPF features that dtrace chooses between.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Features {
+    /// The kernel release (`uname -r`).
+    pub release: String,
+    /// The kernel's BTF (`/sys/kernel/btf/vmlinux`): typed kernel data,
+    /// fentry/fexit, kfuncs.
+    pub btf: bool,
+    /// BTF for modules (`/sys/kernel/btf/<module>`, Linux 5.11).
+    pub module_btf: bool,
+    /// `BPF_MAP_TYPE_RINGBUF` (Linux 5.8).
+    pub ringbuf: bool,
+    /// Atomic fetch and compare-and-exchange instructions (Linux 5.12);
+    /// without them dtrace emulates compare-and-exchange with a lock
+    /// taken by a map insertion.
+    pub atomics: bool,
+    /// The cpu v4 instructions: sign-extending moves and loads, signed
+    /// division and modulo (Linux 6.6).
+    pub cpu_v4: bool,
+    /// `gotol`, the jump of 32-bit reach (Linux 6.4).
+    pub long_jumps: bool,
+    /// `bpf_strncmp` (Linux 5.17).
+    pub strncmp: bool,
+    /// `bpf_get_current_task_btf` (Linux 5.11).
+    pub task_btf: bool,
+    /// `bpf_task_pt_regs` (Linux 5.15).
+    pub task_pt_regs: bool,
+    /// The BPF memory allocator (Linux 6.1): programs in NMI context
+    /// (perf events) may use hash maps that are not preallocated.
+    pub mem_alloc: bool,
+    /// `bpf_get_attach_cookie` (Linux 5.15).
+    pub attach_cookie: bool,
+    /// `bpf_get_func_ip` (Linux 5.15).
+    pub func_ip: bool,
+    /// `bpf_loop` (Linux 5.17).
+    pub bpf_loop: bool,
+    /// The open-coded number iterator, `bpf_iter_num_*` kfuncs (Linux 6.4).
+    pub iter_num: bool,
+    /// kprobe_multi links (Linux 5.18, with `CONFIG_FPROBE`).
+    pub kprobe_multi: bool,
+    /// uprobe_multi links (Linux 6.6).
+    pub uprobe_multi: bool,
+    /// BPF links for perf events (Linux 5.15); before, a program is set
+    /// on a perf event with an ioctl.
+    pub perf_link: bool,
+    /// `bpf_probe_write_user` (absent under lockdown).
+    pub probe_write_user: bool,
+    /// The kernel is locked down (`/sys/kernel/security/lockdown` names
+    /// integrity or confidentiality): no kprobes, no fentry, no writes to
+    /// user memory.
+    pub lockdown: bool,
+}
+
+impl Features {
+    /// The running kernel's features, probed on first use.
+    pub fn get() -> &'static Features {
+        static F: OnceLock<Features> = OnceLock::new();
+        F.get_or_init(Features::probe)
+    }
+
+    fn probe() -> Features {
+        let release = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default();
+        let lockdown = locked_down();
+        let module_btf = std::fs::read_dir("/sys/kernel/btf")
+            .map(|d| d.flatten().any(|e| e.file_name() != "vmlinux"))
+            .unwrap_or(false);
+        let old = std::env::var_os("DTRACE_OLD_BPF").is_some();
+        let atomics = !old && probe_load(&CMPXCHG);
+        let cpu_v4 = !old && probe_load(&SDIV);
+        let long_jumps = !old && probe_load(&GOTOL);
+        let Ok(btf) = Btf::vmlinux() else {
+            return Features {
+                release,
+                module_btf,
+                atomics,
+                cpu_v4,
+                long_jumps,
+                lockdown,
+                ..Default::default()
+            };
+        };
+        let enumerator = |en: &str, name: &str| enum_has(&btf, en, name);
+        let helper = |name: &str| enumerator("bpf_func_id", name);
+        Features {
+            release,
+            btf: true,
+            module_btf,
+            ringbuf: enumerator("bpf_map_type", "BPF_MAP_TYPE_RINGBUF"),
+            atomics,
+            cpu_v4,
+            long_jumps,
+            strncmp: !old && helper("BPF_FUNC_strncmp"),
+            task_btf: helper("BPF_FUNC_get_current_task_btf"),
+            task_pt_regs: helper("BPF_FUNC_task_pt_regs"),
+            mem_alloc: !old && btf.find("bpf_mem_alloc", Kind::Struct).is_some(),
+            attach_cookie: helper("BPF_FUNC_get_attach_cookie"),
+            func_ip: helper("BPF_FUNC_get_func_ip"),
+            bpf_loop: helper("BPF_FUNC_loop"),
+            iter_num: btf.find_func("bpf_iter_num_new").is_some(),
+            kprobe_multi: btf.find("bpf_kprobe_multi_link", Kind::Struct).is_some(),
+            uprobe_multi: std::env::var_os("DTRACE_NO_UPROBE_MULTI").is_none()
+                && btf.find("bpf_uprobe_multi_link", Kind::Struct).is_some(),
+            perf_link: btf.find("bpf_perf_link", Kind::Struct).is_some(),
+            probe_write_user: helper("BPF_FUNC_probe_write_user") && !lockdown,
+            lockdown,
+        }
+    }
+
+    /// Each feature by name, whether this kernel has it, and what brings
+    /// it (for messages: "needs uprobe_multi links (Linux 6.6)").
+    pub fn rows(&self) -> [(&'static str, bool, &'static str); 21] {
+        let open = !self.lockdown;
+        [
+            ("btf", self.btf, "the kernel's BTF (CONFIG_DEBUG_INFO_BTF)"),
+            ("module_btf", self.module_btf, "module BTF (Linux 5.11)"),
+            ("ringbuf", self.ringbuf, "BPF ring buffers (Linux 5.8)"),
+            (
+                "task_btf",
+                self.task_btf,
+                "bpf_get_current_task_btf (Linux 5.11)",
+            ),
+            (
+                "atomics",
+                self.atomics,
+                "BPF atomic instructions (Linux 5.12)",
+            ),
+            (
+                "task_pt_regs",
+                self.task_pt_regs,
+                "bpf_task_pt_regs (Linux 5.15)",
+            ),
+            ("strncmp", self.strncmp, "bpf_strncmp (Linux 5.17)"),
+            (
+                "mem_alloc",
+                self.mem_alloc,
+                "the BPF memory allocator (Linux 6.1)",
+            ),
+            (
+                "long_jumps",
+                self.long_jumps,
+                "BPF long jumps, gotol (Linux 6.4)",
+            ),
+            (
+                "cpu_v4",
+                self.cpu_v4,
+                "the BPF cpu v4 instructions (Linux 6.6)",
+            ),
+            (
+                "attach_cookie",
+                self.attach_cookie,
+                "BPF attach cookies (Linux 5.15)",
+            ),
+            ("func_ip", self.func_ip, "bpf_get_func_ip (Linux 5.15)"),
+            ("bpf_loop", self.bpf_loop, "bpf_loop (Linux 5.17)"),
+            (
+                "iter_num",
+                self.iter_num,
+                "the bpf_iter_num kfuncs (Linux 6.4)",
+            ),
+            (
+                "kprobe_multi",
+                self.kprobe_multi,
+                "kprobe_multi links (Linux 5.18, CONFIG_FPROBE)",
+            ),
+            (
+                "uprobe_multi",
+                self.uprobe_multi,
+                "uprobe_multi links (Linux 6.6)",
+            ),
+            (
+                "perf_link",
+                self.perf_link,
+                "BPF links for perf events (Linux 5.15)",
+            ),
+            (
+                "probe_write_user",
+                self.probe_write_user,
+                "bpf_probe_write_user, which lockdown removes",
+            ),
+            ("kprobes", open, "kprobes, which lockdown removes"),
+            (
+                "fentry",
+                open && self.btf,
+                "fentry/fexit, which lockdown refuses",
+            ),
+            (
+                "kallsyms_data",
+                open,
+                "data symbols in /proc/kallsyms, which lockdown hides",
+            ),
+        ]
+    }
+
+    /// Whether the kernel has the feature of this name (`None`: no such
+    /// feature).
+    pub fn has(&self, name: &str) -> Option<bool> {
+        self.rows().into_iter().find(|r| r.0 == name).map(|r| r.1)
+    }
+
+    /// One line per feature, `name yes|no`, after the kernel's release.
+    pub fn report(&self) -> String {
+        let mut s = format!("release {}\n", self.release);
+        for (name, has, _) in self.rows() {
+            s.push_str(name);
+            s.push_str(if has { " yes\n" } else { " no\n" });
+        }
+        s
+    }
+}
+
+/// True if the kernel is locked down, read from securityfs (mounted if
+/// it is not, as tracefs is).
+fn locked_down() -> bool {
+    const FILE: &str = "/sys/kernel/security/lockdown";
+    if !std::path::Path::new(FILE).exists() {
+        let _ = crate::tracefs::mount_pseudo(c"securityfs", c"/sys/kernel/security");
+    }
+    std::fs::read_to_string(FILE).is_ok_and(|s| is_locked_down(&s))
+}
+
+/// True if the lockdown file's bracketed mode is not `none`.
+fn is_locked_down(s: &str) -> bool {
+    s.split_whitespace()
+        .find(|w| w.starts_with('['))
+        .is_some_and(|w| w != "[none]")
+}
+
+fn enum_has(btf: &Btf, en: &str, name: &str) -> bool {
+    let Some(id) = btf.find_enum(en) else {
+        return false;
+    };
+    match btf.get(id).map(|t| &t.data) {
+        Some(crate::btf::TypeData::Enum { values, .. }) => {
+            values.iter().any(|v| btf.str(v.name) == name)
+        }
+        _ => false,
+    }
+}
+
+/// `*(u64 *)(fp - 8) = 0; r0 = 0; r1 = 1; r0 = cmpxchg(fp - 8, r0, r1);
+/// exit`: kernels before 5.12 refuse the instruction.
+const CMPXCHG: [[u8; 8]; 5] = [
+    [0x7a, 0x0a, 0xf8, 0xff, 0, 0, 0, 0],
+    [0xb7, 0x00, 0, 0, 0, 0, 0, 0],
+    [0xb7, 0x01, 0, 0, 1, 0, 0, 0],
+    [0xdb, 0x1a, 0xf8, 0xff, 0xf1, 0, 0, 0],
+    [0x95, 0, 0, 0, 0, 0, 0, 0],
+];
+
+/// `r0 = 7; r1 = -2; r0 s/= r1; exit` (cpu v4: the offset 1 makes the
+/// division signed): kernels before 6.6 refuse it.
+const SDIV: [[u8; 8]; 4] = [
+    [0xb7, 0x00, 0, 0, 7, 0, 0, 0],
+    [0xb7, 0x01, 0, 0, 0xfe, 0xff, 0xff, 0xff],
+    [0x3f, 0x10, 1, 0, 0, 0, 0, 0],
+    [0x95, 0, 0, 0, 0, 0, 0, 0],
+];
+
+/// `r0 = 0; gotol +0; exit`: kernels before 6.4 refuse it.
+const GOTOL: [[u8; 8]; 3] = [
+    [0xb7, 0x00, 0, 0, 0, 0, 0, 0],
+    [0x06, 0x00, 0, 0, 0, 0, 0, 0],
+    [0x95, 0, 0, 0, 0, 0, 0, 0],
+];
+
+/// True if the kernel loads this socket filter: a test of instructions
+/// that BTF cannot tell of.
+fn probe_load(insns: &[[u8; 8]]) -> bool {
+    let bytes: Vec<u8> = insns.concat();
+    crate::bpf::prog_load(crate::bpf::ProgType::SocketFilter, &bytes, "dt_probe", 0).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lockdown_modes() {
+        assert!(!is_locked_down("[none] integrity confidentiality\n"));
+        assert!(is_locked_down("none [integrity] confidentiality\n"));
+        assert!(is_locked_down("none integrity [confidentiality]\n"));
+        assert!(!is_locked_down(""));
+    }
+
+    #[test]
+    fn the_report_names_every_feature() {
+        let f = Features {
+            release: "6.1.0".into(),
+            atomics: true,
+            ..Default::default()
+        };
+        let r = f.report();
+        assert!(r.starts_with("release 6.1.0\n"));
+        assert!(r.contains("atomics yes\n"));
+        assert!(r.contains("uprobe_multi no\n"));
+        assert_eq!(r.lines().count(), 22);
+        assert_eq!(f.has("atomics"), Some(true));
+        assert_eq!(f.has("kprobes"), Some(true));
+        assert_eq!(f.has("warp_drive"), None);
+    }
+}
