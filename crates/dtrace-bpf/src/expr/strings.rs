@@ -285,20 +285,28 @@ impl ProgGen<'_, '_> {
                 Ok(())
             }
             CKind::Builtin(Builtin::Execname) if self.task_word().is_some() => {
-                // The task's comm, NUL-padded as the kernel keeps it.
+                // The task's comm, NUL-padded here: comparisons read all
+                // 16 bytes, and the kernel does not always clear what
+                // follows a shorter name.
                 let off = self.g.inp.opts.task.comm;
                 let off = off.ok_or_else(|| Self::no_task_btf("execname"))?;
                 self.current_task();
                 self.a.emit(mov64_reg(R3, R0));
                 self.a.emit(alu64_imm(Alu::Add, R3, off as i32));
                 self.dst_ptr(dst, R1);
-                self.a.emit(mov64_imm(R2, COMM_LEN.min(cap) as i32));
-                self.a.emit(call(Helper::ProbeReadKernel));
+                let n = COMM_LEN.min(cap);
+                self.zero_at(R1, n);
+                self.a.emit(mov64_imm(R2, n as i32));
+                self.a.emit(call(Helper::ProbeReadKernelStr));
                 Ok(())
             }
             CKind::Builtin(Builtin::Execname) => {
+                // Padded first: bpf_get_current_comm pads the name with
+                // NULs on most kernels, but not on some (6.1).
                 self.dst_ptr(dst, R1);
-                self.a.emit(mov64_imm(R2, COMM_LEN.min(cap) as i32));
+                let n = COMM_LEN.min(cap);
+                self.zero_at(R1, n);
+                self.a.emit(mov64_imm(R2, n as i32));
                 self.a.emit(call(Helper::GetCurrentComm));
                 Ok(())
             }
@@ -369,6 +377,16 @@ impl ProgGen<'_, '_> {
         self.a.emit(call(Helper::ProbeReadKernelStr));
     }
 
+    /// Clears `n` bytes at the address in `reg` (a word at a time).
+    fn zero_at(&mut self, reg: Reg, n: u32) {
+        for i in 0..n / 8 {
+            self.a.emit(st_imm(Size::DW, reg, 8 * i as i16, 0));
+        }
+        for i in n / 8 * 8..n {
+            self.a.emit(st_imm(Size::B, reg, i as i16, 0));
+        }
+    }
+
     /// Compares two strings; leaves 1 or 0 in r0 for `op`.
     pub(crate) fn strcmp(&mut self, a: &CExpr, b: &CExpr, op: CmpOp) -> R<()> {
         let (x, y, op) = match (&a.kind, &b.kind) {
@@ -385,8 +403,8 @@ impl ProgGen<'_, '_> {
             _ => None,
         };
         if let Some(s) = short_name {
-            // The comm is NUL-padded to its 16 bytes (bpf_get_current_comm
-            // pads), so equal names are equal words: two compares, r0 0
+            // The comm is NUL-padded to its 16 bytes (execname's reads
+            // clear them first), so equal names are equal words: two compares, r0 0
             // if equal, 1 if not.
             let mut b = [0u8; COMM_LEN as usize];
             b[..s.len()].copy_from_slice(s);
