@@ -10,7 +10,8 @@
 # Env: VM_CPUS (2), VM_MEM (4G), VM_TIMEOUT (1800 s), KERNELS_DIR (/var/cache/kernel-vm).
 # Needs (test/kernels/matrix installs them): qemu-system-x86 busybox-static cpio kmod xz-utils.
 # The guest runs under TCG (no nested KVM on our machines): boot takes ~10 s and
-# CPU-bound work runs 5-20x slower. Its /tmp is a fresh tmpfs.
+# CPU-bound work runs 5-20x slower. The whole root, /tmp included, is the host's as it was
+# at boot, writable in the guest only (a tmpfs of 3 GB on top).
 set -euo pipefail
 KERNELS_DIR=${KERNELS_DIR:-/var/cache/kernel-vm}
 
@@ -87,7 +88,7 @@ mount -t tmpfs -o size=3g tmp /ov; mkdir -p /ov/u /ov/w
 mount -t overlay overlay -o lowerdir=/host,upperdir=/ov/u,workdir=/ov/w /newroot
 cp /cmd /newroot/.vmcmd
 for d in proc sys dev; do mount --move /$d /newroot/$d; done
-chroot /newroot /bin/bash -c 'mount -t tmpfs tmp /tmp; export PATH=/usr/local/cargo/bin:/root/.cargo/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=/root; echo "@@vm-kernel $(uname -r)"; bash /.vmcmd; echo "@@vm-status $?"'
+chroot /newroot /bin/bash -c 'export PATH=/usr/local/cargo/bin:/root/.cargo/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=/root; echo "@@vm-kernel $(uname -r)"; bash /.vmcmd; echo "@@vm-status $?"'
 poweroff -f
 INIT
     chmod +x "$w/ir/init"
