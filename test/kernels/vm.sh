@@ -88,6 +88,9 @@ mount -t tmpfs -o size=3g tmp /ov; mkdir -p /ov/u /ov/w
 mount -t overlay overlay -o lowerdir=/host,upperdir=/ov/u,workdir=/ov/w /newroot
 cp /cmd /newroot/.vmcmd
 for d in proc sys dev; do mount --move /$d /newroot/$d; done
+# Loopback up (tests talk to themselves over it) and pseudo-terminals.
+ip link set lo up
+mkdir -p /newroot/dev/pts; mount -t devpts devpts /newroot/dev/pts
 chroot /newroot /bin/bash -c 'export PATH=/usr/local/cargo/bin:/root/.cargo/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=/root; echo "@@vm-kernel $(uname -r)"; bash /.vmcmd; echo "@@vm-status $?"'
 poweroff -f
 INIT

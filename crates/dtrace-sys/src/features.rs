@@ -57,6 +57,13 @@ pub struct Features {
     /// BPF links for perf events (Linux 5.15); before, a program is set
     /// on a perf event with an ioctl.
     pub perf_link: bool,
+    /// The lock contention tracepoints, `lock:contention_begin` and
+    /// `_end` (Linux 5.19), which lockstat's blocking probes use.
+    pub lock_tracepoints: bool,
+    /// The scheduler's bare tracepoints `sched_exit_tp` and
+    /// `sched_set_need_resched_tp` (recent kernels), which sched's
+    /// `remain-cpu` and `surrender` use.
+    pub sched_bare_tracepoints: bool,
     /// `bpf_probe_write_user` (absent under lockdown).
     pub probe_write_user: bool,
     /// The kernel is locked down (`/sys/kernel/security/lockdown` names
@@ -109,6 +116,10 @@ impl Features {
             task_btf: helper("BPF_FUNC_get_current_task_btf"),
             task_pt_regs: helper("BPF_FUNC_task_pt_regs"),
             mem_alloc: !old && btf.find("bpf_mem_alloc", Kind::Struct).is_some(),
+            lock_tracepoints: btf
+                .find("btf_trace_contention_begin", Kind::Typedef)
+                .is_some(),
+            sched_bare_tracepoints: btf.find("btf_trace_sched_exit_tp", Kind::Typedef).is_some(),
             attach_cookie: helper("BPF_FUNC_get_attach_cookie"),
             func_ip: helper("BPF_FUNC_get_func_ip"),
             bpf_loop: helper("BPF_FUNC_loop"),
@@ -124,7 +135,7 @@ impl Features {
 
     /// Each feature by name, whether this kernel has it, and what brings
     /// it (for messages: "needs uprobe_multi links (Linux 6.6)").
-    pub fn rows(&self) -> [(&'static str, bool, &'static str); 21] {
+    pub fn rows(&self) -> [(&'static str, bool, &'static str); 23] {
         let open = !self.lockdown;
         [
             ("btf", self.btf, "the kernel's BTF (CONFIG_DEBUG_INFO_BTF)"),
@@ -146,6 +157,16 @@ impl Features {
                 "bpf_task_pt_regs (Linux 5.15)",
             ),
             ("strncmp", self.strncmp, "bpf_strncmp (Linux 5.17)"),
+            (
+                "lock_tracepoints",
+                self.lock_tracepoints,
+                "the lock contention tracepoints (Linux 5.19)",
+            ),
+            (
+                "sched_bare_tracepoints",
+                self.sched_bare_tracepoints,
+                "the tracepoints sched_exit_tp and sched_set_need_resched_tp (kernels after 6.12)",
+            ),
             (
                 "mem_alloc",
                 self.mem_alloc,
@@ -309,7 +330,7 @@ mod tests {
         assert!(r.starts_with("release 6.1.0\n"));
         assert!(r.contains("atomics yes\n"));
         assert!(r.contains("uprobe_multi no\n"));
-        assert_eq!(r.lines().count(), 22);
+        assert_eq!(r.lines().count(), 24);
         assert_eq!(f.has("atomics"), Some(true));
         assert_eq!(f.has("kprobes"), Some(true));
         assert_eq!(f.has("warp_drive"), None);

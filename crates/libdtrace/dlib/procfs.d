@@ -220,14 +220,6 @@ inline int CLD_TRAPPED = 4;
 inline int CLD_STOPPED = 5;
 inline int CLD_CONTINUED = 6;
 
-/*
- * proc:::exit and lwp-exit: whether the exiting thread is its process's
- * last, which the kernel has counted down before the tracepoint (newer
- * kernels also pass it as the tracepoint's group_dead).
- */
-inline int __proc_group_dead[struct task_struct *T] = T->signal->live.counter == 0;
-inline int __proc_group_lives[struct task_struct *T] = T->signal->live.counter != 0;
-
 inline int __proc_exit_reason[struct task_struct *T] =
     (T->exit_code & 0x7f) == 0 ? CLD_EXITED :
     (T->exit_code & 0x80) ? CLD_DUMPED : CLD_KILLED;

@@ -85,8 +85,6 @@ pub(crate) const STANDARD: &[StdLib] = &[
             "CLD_STOPPED",
             "CLD_CONTINUED",
             "__proc_exit_reason",
-            "__proc_group_dead",
-            "__proc_group_lives",
             "__proc_is_exec",
             "__proc_regs_exec",
             "__proc_exec_path",

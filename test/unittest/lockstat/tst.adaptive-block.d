@@ -21,3 +21,4 @@ proc:::exit
 {
 	exit(0);
 }
+/* @@needs: lock_tracepoints */

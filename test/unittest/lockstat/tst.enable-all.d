@@ -18,3 +18,4 @@ BEGIN
 	printf("enabled\n");
 	exit(0);
 }
+/* @@needs: lock_tracepoints */
