@@ -1,4 +1,6 @@
 #pragma D option quiet
+/* One CPU: profile fires on every CPU at once, and the flag below is no lock. */
+#pragma D option cpu=0
 
 int done;
 
