@@ -417,10 +417,10 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     }
 
     // Hash maps whose entries come and go are not preallocated, but
-    // kernels before 6.1 let perf event programs (profile, tick) use only
-    // preallocated ones.
-    let grow_maps =
-        opts.kernel.grow_maps_in_nmi || !inp.plans.iter().any(|p| p.kind == ProgKind::PerfEvent);
+    // before 6.1 perf event programs (profile, tick) may use only
+    // preallocated ones, and any other tracing program that uses one
+    // makes the kernel warn (a WARNING, with its stack, that taints it).
+    let grow_maps = opts.kernel.grow_maps;
     // Dynamic variables: each thread-local and each associative array is a
     // hash map; entries come and go, so they are not preallocated.
     let dyn_entries = |value: u32, key: u32| -> u32 {

@@ -28,6 +28,10 @@ pub enum ProgKind {
     /// A uprobe or uretprobe program (`BPF_PROG_TYPE_KPROBE`): its
     /// context is the traced thread's user registers (`struct pt_regs`).
     Uprobe,
+    /// A kprobe or kretprobe program on kernel functions, through a
+    /// kprobe_multi link (`BPF_PROG_TYPE_KPROBE`): its context is the
+    /// kernel's registers at the function's entry or return.
+    Kprobe,
 }
 
 /// How the hook's context provides the probe's arguments.
@@ -76,6 +80,12 @@ pub enum ArgContext {
     /// frame pointer yet, or has restored it): `ustack()` puts it after
     /// the first frame, or the caller would be missing.
     Uprobe { ret: bool, pid: u32, entry: bool },
+    /// A probe at a kernel function's entry or return through a kprobe
+    /// (many functions at once, or where fentry is refused): at entry
+    /// arg0-arg5 are the x86-64 argument registers and arg6-arg9 the
+    /// words after the return address on the kernel stack; at return
+    /// (`ret`), arg0 is 0 and arg1 the return value, as at an fexit.
+    Kprobe { ret: bool },
     /// A provider's own hook (see [`crate::hook`]): its arguments, and
     /// any steps of its own, are the hook's.
     Hook(HookRef),
@@ -109,6 +119,11 @@ pub const STASH_WORDS: u8 = 4;
 pub enum RawWord {
     /// The hook's argument word of this index (0 for an index past 11).
     Hook(u8),
+    /// The same word, copied out of the context with
+    /// `bpf_probe_read_kernel` rather than loaded: a tracing program's
+    /// argument the verifier will not let it load (before Linux 6.x, a
+    /// pointer to anything but a struct).
+    HookCopied(u8),
     /// A constant (sysinfo's increment of 1; 0 where the hook does not
     /// have the argument).
     Const(i64),
@@ -608,10 +623,11 @@ pub struct KernelCaps {
     /// `gotol`, jumps beyond 32,767 instructions (Linux 6.4); without it
     /// a program that needs one is refused with a message that says so.
     pub long_jumps: bool,
-    /// Perf event programs may use hash maps that are not preallocated
-    /// (Linux 6.1); without it every hash map of a program set that has
-    /// one is preallocated.
-    pub grow_maps_in_nmi: bool,
+    /// Tracing programs may use hash maps that are not preallocated
+    /// (the BPF memory allocator, Linux 6.1); without it every hash map
+    /// is preallocated: before, perf event programs are refused such a
+    /// map and the others make the kernel warn.
+    pub grow_maps: bool,
 }
 
 impl Default for KernelCaps {
@@ -621,7 +637,7 @@ impl Default for KernelCaps {
             strncmp: true,
             signed_div: true,
             long_jumps: true,
-            grow_maps_in_nmi: true,
+            grow_maps: true,
         }
     }
 }

@@ -44,17 +44,32 @@ const SYSCALLS: &[(&str, u32)] = &[
 /// the kernel allows fentry.
 fn probes() -> Probes {
     let mut p = Probes::with_syscalls(SYSCALLS);
-    p.register(Box::new(dtrace_providers::fbt::Fbt::with_funcs(vec![
-        dtrace_providers::fbt::FbtFunc {
-            name: "vfs_fsync".into(),
-            btf_id: 777,
-            params: vec![
-                dtrace_providers::ArgDesc::new("struct file *", "file"),
-                dtrace_providers::ArgDesc::new("int", "datasync"),
-            ],
+    let mut funcs = vec![dtrace_providers::fbt::FbtFunc {
+        name: "vfs_fsync".into(),
+        module: "vmlinux".into(),
+        btf_id: 777,
+        params: vec![
+            dtrace_providers::ArgDesc::new("struct file *", "file"),
+            dtrace_providers::ArgDesc::new("int", "datasync"),
+        ],
+        ret: Some("long".into()),
+        copied: Vec::new(),
+    }];
+    // And more than fbt enables with a program each: `vfs_op0` to
+    // `vfs_op16`, `long f(void *)`, which a glob enables through kprobes.
+    for i in 0..=dtrace_providers::fbt::FENTRY_MAX {
+        funcs.push(dtrace_providers::fbt::FbtFunc {
+            name: format!("vfs_op{}", i),
+            module: "vmlinux".into(),
+            btf_id: 800 + i as u32,
+            params: vec![dtrace_providers::ArgDesc::new("void *", "p")],
             ret: Some("long".into()),
-        },
-    ])));
+            copied: vec![0],
+        });
+    }
+    p.register(Box::new(dtrace_providers::fbt::Fbt::with_funcs(
+        funcs, true,
+    )));
     // And the lockstat provider, as its table describes it.
     let (file, text) = dtrace_providers::table::TABLES
         .iter()

@@ -25,7 +25,9 @@ const BPF_PROG_GET_FD_BY_ID: u32 = 13;
 const BPF_MAP_GET_FD_BY_ID: u32 = 14;
 const BPF_OBJ_GET_INFO_BY_FD: u32 = 15;
 const BPF_RAW_TRACEPOINT_OPEN: u32 = 17;
+const BPF_BTF_GET_FD_BY_ID: u32 = 19;
 const BPF_MAP_FREEZE: u32 = 22;
+const BPF_BTF_GET_NEXT_ID: u32 = 23;
 const BPF_MAP_LOOKUP_BATCH: u32 = 24;
 const BPF_MAP_UPDATE_BATCH: u32 = 26;
 const BPF_LINK_CREATE: u32 = 28;
@@ -161,9 +163,15 @@ struct ProgLoadAttr {
     line_info_rec_size: u32,
     line_info: u64,
     line_info_cnt: u32,
-    /// The kernel function (its vmlinux BTF FUNC id) a tracing program
+    /// The kernel function (its BTF FUNC id) a tracing program
     /// attaches to.
     attach_btf_id: u32,
+    /// The BTF object that id is in, for a module's function (0: the
+    /// kernel's own, vmlinux).
+    attach_btf_obj_fd: u32,
+    /// Named, so that it is zero: the kernel refuses unknown nonzero
+    /// bytes (before 6.0), or reads them as `core_relo_cnt`.
+    _pad: u32,
 }
 
 #[repr(C)]
@@ -204,6 +212,40 @@ struct UprobeMultiAttr {
     multi_flags: u32,
     pid: u32,
     _pad: u32,
+}
+
+// Every byte of these is a named field (no padding the kernel would
+// read as garbage).
+const _: () = assert!(size_of::<ProgLoadAttr>() == 120);
+const _: () = assert!(size_of::<KprobeMultiAttr>() == 48);
+const _: () = assert!(size_of::<BtfInfo>() == 32);
+
+/// `BPF_LINK_CREATE` for a kprobe_multi link (`bpf_attr.link_create`
+/// with its `kprobe_multi` member).
+#[repr(C)]
+#[derive(Default)]
+struct KprobeMultiAttr {
+    prog_fd: u32,
+    target_fd: u32,
+    attach_type: u32,
+    flags: u32,
+    multi_flags: u32,
+    cnt: u32,
+    syms: u64,
+    addrs: u64,
+    cookies: u64,
+}
+
+/// The leading part of `struct bpf_btf_info`, with its name buffer.
+#[repr(C)]
+#[derive(Default)]
+struct BtfInfo {
+    btf: u64,
+    btf_size: u32,
+    id: u32,
+    name: u64,
+    name_len: u32,
+    kernel_btf: u32,
 }
 
 #[repr(C)]
@@ -384,6 +426,44 @@ pub fn prog_load_btf(
     expected_attach_type: u32,
     attach_btf_id: u32,
 ) -> Result<OwnedFd, LoadError> {
+    prog_load_in(
+        prog_type,
+        insns,
+        name,
+        expected_attach_type,
+        attach_btf_id,
+        None,
+    )
+}
+
+/// As [`prog_load_btf`], for a function of a module: `attach_btf_id` is
+/// an id of the module's BTF, `module_btf` ([`module_btf_fd`]).
+pub fn prog_load_module_btf(
+    prog_type: ProgType,
+    insns: &[u8],
+    name: &str,
+    expected_attach_type: u32,
+    attach_btf_id: u32,
+    module_btf: &OwnedFd,
+) -> Result<OwnedFd, LoadError> {
+    prog_load_in(
+        prog_type,
+        insns,
+        name,
+        expected_attach_type,
+        attach_btf_id,
+        Some(module_btf),
+    )
+}
+
+fn prog_load_in(
+    prog_type: ProgType,
+    insns: &[u8],
+    name: &str,
+    expected_attach_type: u32,
+    attach_btf_id: u32,
+    btf_obj: Option<&OwnedFd>,
+) -> Result<OwnedFd, LoadError> {
     let insn_cnt = match u32::try_from(insns.len() / 8) {
         Ok(n) if insns.len().is_multiple_of(8) && n > 0 => n,
         _ => {
@@ -408,6 +488,7 @@ pub fn prog_load_btf(
         prog_name: obj_name(name),
         expected_attach_type,
         attach_btf_id,
+        attach_btf_obj_fd: btf_obj.map_or(0, |fd| fd.as_raw_fd() as u32),
         ..Default::default()
     };
     match sys_bpf(BPF_PROG_LOAD, &mut attr) {
@@ -517,6 +598,75 @@ pub fn uprobe_multi_attach(
     sys_bpf(BPF_LINK_CREATE, &mut attr).map(fd_result)
 }
 
+/// Expected attach type of a program for a kprobe_multi link.
+pub const BPF_TRACE_KPROBE_MULTI: u32 = 42;
+/// kprobe_multi flag: kretprobes.
+const BPF_F_KPROBE_MULTI_RETURN: u32 = 1;
+
+/// Attaches `prog` (loaded as `BPF_TRACE_KPROBE_MULTI`) at the entry of
+/// each kernel function of `syms` (kretprobes at their return with
+/// `ret`), each with its cookie, through one kprobe_multi link (Linux
+/// 5.18): one link for thousands of functions, attached and detached
+/// with one wait. The kernel refuses the whole link if one name is not a
+/// function it can trace.
+pub fn kprobe_multi_attach(
+    prog: &OwnedFd,
+    syms: &[&std::ffi::CStr],
+    cookies: &[u64],
+    ret: bool,
+) -> io::Result<OwnedFd> {
+    let cnt = u32::try_from(syms.len())
+        .ok()
+        .filter(|&n| n > 0 && syms.len() == cookies.len())
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "bad kprobe places"))?;
+    let ptrs: Vec<u64> = syms.iter().map(|s| s.as_ptr() as u64).collect();
+    let mut attr = KprobeMultiAttr {
+        prog_fd: prog.as_raw_fd() as u32,
+        attach_type: BPF_TRACE_KPROBE_MULTI,
+        multi_flags: if ret { BPF_F_KPROBE_MULTI_RETURN } else { 0 },
+        cnt,
+        syms: ptrs.as_ptr() as u64,
+        cookies: cookies.as_ptr() as u64,
+        ..Default::default()
+    };
+    sys_bpf(BPF_LINK_CREATE, &mut attr).map(fd_result)
+}
+
+/// The kernel's BTF object of module `name` (`/sys/kernel/btf/NAME` is
+/// its data; a program for one of its functions is loaded with this
+/// descriptor).
+pub fn module_btf_fd(name: &str) -> io::Result<OwnedFd> {
+    let mut id = 0;
+    while let Some(next) = next_id(BPF_BTF_GET_NEXT_ID, id)? {
+        id = next;
+        // A module may go away between the two calls.
+        let Ok(fd) = fd_by_id(BPF_BTF_GET_FD_BY_ID, id) else {
+            continue;
+        };
+        let mut buf = [0u8; 64];
+        let mut info = BtfInfo {
+            name: buf.as_mut_ptr() as u64,
+            name_len: buf.len() as u32,
+            ..Default::default()
+        };
+        let mut attr = InfoAttr {
+            bpf_fd: fd.as_raw_fd() as u32,
+            info_len: size_of::<BtfInfo>() as u32,
+            info: &mut info as *mut BtfInfo as u64,
+        };
+        // The kernel writes at most `info_len` bytes of `info` and at
+        // most `name_len` bytes of the name into `buf`, both alive here.
+        sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &mut attr)?;
+        if info.kernel_btf != 0 && cstr_name(&buf) == name {
+            return Ok(fd);
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::NotFound,
+        format!("no BTF for module {}", name),
+    ))
+}
+
 /// `BPF_LINK_CREATE` for a perf event (`bpf_attr.link_create` with its
 /// `perf_event` member).
 #[repr(C)]
@@ -586,7 +736,7 @@ pub struct MapInfo {
     pub name: String,
 }
 
-fn cstr_name(b: &[u8; OBJ_NAME_LEN]) -> String {
+fn cstr_name(b: &[u8]) -> String {
     let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
     String::from_utf8_lossy(&b[..end]).into_owned()
 }

@@ -1145,6 +1145,12 @@ impl Btf {
         (self.first_id..self.type_count()).filter_map(|id| Some((id, self.get(id)?)))
     }
 
+    /// This BTF's own functions (FUNC records), found from the records'
+    /// heads without decoding the other types.
+    pub fn own_funcs(&self) -> impl Iterator<Item = (TypeId, &Type)> + '_ {
+        self.own_where(|k| k == Kind::Func)
+    }
+
     /// This BTF's own types of the kinds `want` accepts, found from the
     /// records' heads without decoding the others.
     fn own_where(

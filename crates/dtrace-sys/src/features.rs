@@ -22,6 +22,9 @@ pub struct Features {
     pub btf: bool,
     /// BTF for modules (`/sys/kernel/btf/<module>`, Linux 5.11).
     pub module_btf: bool,
+    /// The kernel's per-CPU variables in its BTF (VARs of the
+    /// `.data..percpu` section, pahole 1.18), which types them for D.
+    pub btf_vars: bool,
     /// `BPF_MAP_TYPE_RINGBUF` (Linux 5.8).
     pub ringbuf: bool,
     /// Atomic fetch and compare-and-exchange instructions (Linux 5.12);
@@ -108,6 +111,7 @@ impl Features {
             release,
             btf: true,
             module_btf,
+            btf_vars: btf.find(".data..percpu", Kind::Datasec).is_some(),
             ringbuf: enumerator("bpf_map_type", "BPF_MAP_TYPE_RINGBUF"),
             atomics,
             cpu_v4,
@@ -135,11 +139,16 @@ impl Features {
 
     /// Each feature by name, whether this kernel has it, and what brings
     /// it (for messages: "needs uprobe_multi links (Linux 6.6)").
-    pub fn rows(&self) -> [(&'static str, bool, &'static str); 23] {
+    pub fn rows(&self) -> [(&'static str, bool, &'static str); 24] {
         let open = !self.lockdown;
         [
             ("btf", self.btf, "the kernel's BTF (CONFIG_DEBUG_INFO_BTF)"),
             ("module_btf", self.module_btf, "module BTF (Linux 5.11)"),
+            (
+                "btf_vars",
+                self.btf_vars,
+                "the kernel's per-CPU variables in its BTF (pahole 1.18)",
+            ),
             ("ringbuf", self.ringbuf, "BPF ring buffers (Linux 5.8)"),
             (
                 "task_btf",
@@ -196,8 +205,8 @@ impl Features {
             ),
             (
                 "kprobe_multi",
-                self.kprobe_multi,
-                "kprobe_multi links (Linux 5.18, CONFIG_FPROBE)",
+                self.kprobe_multi && open,
+                "kprobe_multi links (Linux 5.18, CONFIG_FPROBE), which lockdown refuses",
             ),
             (
                 "uprobe_multi",

@@ -160,7 +160,7 @@ impl Target {
                 cstring(&kv)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let memlock = started_memlock();
+        let limits = started_limits();
         let mut arg_ptrs: Vec<*const libc::c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
         arg_ptrs.push(std::ptr::null());
         let mut env_ptrs: Vec<*const libc::c_char> = c_env.iter().map(|a| a.as_ptr()).collect();
@@ -200,10 +200,11 @@ impl Target {
                 libc::sigemptyset(&mut set);
                 libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
                 libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-                // The memory-lock limit dtrace started with, not the one
-                // it lifted for itself.
-                if let Some(old) = &memlock {
-                    libc::setrlimit(libc::RLIMIT_MEMLOCK, old);
+                // The limits dtrace started with, not the ones it lifted
+                // for itself.
+                if let Some((memlock, nofile)) = &limits {
+                    libc::setrlimit(libc::RLIMIT_MEMLOCK, memlock);
+                    libc::setrlimit(libc::RLIMIT_NOFILE, nofile);
                 }
                 libc::execve(c_path.as_ptr(), arg_ptrs.as_ptr(), env_ptrs.as_ptr());
                 let errno = *libc::__errno_location();
@@ -379,40 +380,64 @@ pub fn read_small(path: &str) -> io::Result<String> {
 /// terminal's Ctrl-C reaches dtrace, which decides. With `capture`, what
 /// it writes to its standard output is returned (up to `MAX_CAPTURE`
 /// bytes; the rest is read and dropped) instead of going to dtrace's.
-/// RLIMIT_MEMLOCK as dtrace started with it, once dtrace has lifted it.
-static MEMLOCK: std::sync::OnceLock<libc::rlimit> = std::sync::OnceLock::new();
+/// RLIMIT_MEMLOCK and RLIMIT_NOFILE as dtrace started with them, once
+/// dtrace has lifted them.
+static STARTED: std::sync::OnceLock<(libc::rlimit, libc::rlimit)> = std::sync::OnceLock::new();
 
-/// Lifts dtrace's own RLIMIT_MEMLOCK: kernels before 5.11 charge BPF
-/// maps and programs to it (64 KiB by default, too little for one
-/// handle), where later kernels charge the memory cgroup and ignore it.
-/// The commands dtrace starts (`-c`, `system()`) get back the limit it
-/// started with. Without the privilege to raise it, nothing changes and
-/// the kernel's refusal says why.
-pub fn lift_memlock_limit() {
-    let mut old = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
+/// Lifts dtrace's own RLIMIT_MEMLOCK (kernels before 5.11 charge BPF
+/// maps and programs to it, 64 KiB by default, too little for one
+/// handle; later kernels charge the memory cgroup and ignore it) and
+/// RLIMIT_NOFILE (a program, a link or a perf event is a descriptor:
+/// a glob of kernel or user functions where the kernel has no
+/// multi-attach links is one or two each, beyond the usual 1,024). The
+/// commands dtrace starts (`-c`, `system()`) get back the limits it
+/// started with. Without the privilege to raise them, nothing changes
+/// and the kernel's refusal says why.
+pub fn lift_limits() {
+    let get = |which| {
+        let mut r = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes only the struct passed, which lives here.
+        (unsafe { libc::getrlimit(which, &mut r) } == 0).then_some(r)
     };
-    // SAFETY: getrlimit writes only the struct passed, which lives here.
-    if unsafe { libc::getrlimit(libc::RLIMIT_MEMLOCK, &mut old) } != 0
-        || old.rlim_cur == libc::RLIM_INFINITY
-    {
+    let (Some(memlock), Some(nofile)) = (get(libc::RLIMIT_MEMLOCK), get(libc::RLIMIT_NOFILE))
+    else {
         return;
-    }
+    };
     let unlimited = libc::rlimit {
         rlim_cur: libc::RLIM_INFINITY,
         rlim_max: libc::RLIM_INFINITY,
     };
     // SAFETY: setrlimit reads only the struct passed.
-    if unsafe { libc::setrlimit(libc::RLIMIT_MEMLOCK, &unlimited) } == 0 {
-        let _ = MEMLOCK.set(old);
+    unsafe { libc::setrlimit(libc::RLIMIT_MEMLOCK, &unlimited) };
+    // As many descriptors as the system lets a process have.
+    let most = std::fs::read_to_string("/proc/sys/fs/nr_open")
+        .ok()
+        .and_then(|s| s.trim().parse::<libc::rlim_t>().ok())
+        .unwrap_or(nofile.rlim_max)
+        .max(nofile.rlim_cur);
+    let raised = libc::rlimit {
+        rlim_cur: most,
+        rlim_max: most.max(nofile.rlim_max),
+    };
+    // SAFETY: as above; without the privilege, the hard limit is kept.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } != 0 {
+        let soft = libc::rlimit {
+            rlim_cur: nofile.rlim_max,
+            rlim_max: nofile.rlim_max,
+        };
+        // SAFETY: as above.
+        unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &soft) };
     }
+    let _ = STARTED.set((memlock, nofile));
 }
 
-/// The RLIMIT_MEMLOCK a command dtrace starts is given back, if dtrace
-/// lifted its own.
-fn started_memlock() -> Option<libc::rlimit> {
-    MEMLOCK.get().copied()
+/// The limits a command dtrace starts is given back, if dtrace lifted
+/// its own.
+fn started_limits() -> Option<(libc::rlimit, libc::rlimit)> {
+    STARTED.get().copied()
 }
 
 pub fn run_shell(
@@ -424,12 +449,13 @@ pub fn run_shell(
     use std::process::{Command, Stdio};
     let mut c = Command::new("/bin/sh");
     c.arg("-c").arg(cmd).process_group(0);
-    if let Some(old) = started_memlock() {
-        // SAFETY: between fork and exec the closure makes one
-        // async-signal-safe system call on a copy of the limit.
+    if let Some((memlock, nofile)) = started_limits() {
+        // SAFETY: between fork and exec the closure makes two
+        // async-signal-safe system calls on copies of the limits.
         unsafe {
             c.pre_exec(move || {
-                libc::setrlimit(libc::RLIMIT_MEMLOCK, &old);
+                libc::setrlimit(libc::RLIMIT_MEMLOCK, &memlock);
+                libc::setrlimit(libc::RLIMIT_NOFILE, &nofile);
                 Ok(())
             });
         }

@@ -2353,7 +2353,7 @@ fn copyout_writes_or_says_why() {
         ),
         (
             "syscall::write:entry /pid == $target/ { copyout((void *)curthread->comm, arg1, 4); }",
-            "echo, world\n",
+            "echoo, world\n",
         ),
     ] {
         let before = ours();

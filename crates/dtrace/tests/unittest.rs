@@ -41,7 +41,8 @@
 //! reason), `/* @@nooutput: reason */` says why a `tst` has no `.r`,
 //! `/* @@needs: feature ... */` names the kernel features the program
 //! needs (by the names of `dtrace_sys::features::Features::rows`; `!name`
-//! for one the kernel must lack): on a kernel that does not fit the trial
+//! for one the kernel must lack; `module:NAME` for a module loaded with
+//! its BTF): on a kernel that does not fit the trial
 //! must fail, and is then reported as
 //! ignored with "expected to fail on this kernel: needs ..." (the kernel
 //! matrix counts those apart, see test/kernels/README.md).
@@ -84,6 +85,15 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
+
+/// The dtrace binary under test: the one cargo built beside this
+/// suite, or `DTRACE_TEST_BIN` (the kernel matrix runs a copy, so that
+/// the tree can be rebuilt while guests run).
+fn dtrace_bin() -> PathBuf {
+    std::env::var_os("DTRACE_TEST_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_dtrace")))
+}
 
 fn root() -> PathBuf {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../test/unittest");
@@ -283,6 +293,14 @@ impl Spec {
                 Some(n) => (true, n),
                 None => (false, name),
             };
+            // `module:NAME`: a loaded module, with BTF of its own.
+            if let Some(m) = name.strip_prefix("module:") {
+                let has = Path::new("/sys/kernel/btf").join(m).exists();
+                if has == without {
+                    missing.push(format!("the module {} loaded, with its BTF", m));
+                }
+                continue;
+            }
             let row = f.rows().into_iter().find(|r| r.0 == name).ok_or_else(|| {
                 format!(
                     "@@needs names {:?}, which is no kernel feature ({})",
@@ -594,7 +612,7 @@ fn fixture(name: &str) -> Result<PathBuf, String> {
         dir.join(name)
     };
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    let dtrace = PathBuf::from(env!("CARGO_BIN_EXE_dtrace"));
+    let dtrace = dtrace_bin();
     let inputs = [
         Some(src.clone()),
         provider.clone(),
@@ -886,7 +904,8 @@ fn main() {
     if args.test_threads.is_none() {
         args.test_threads = Some(1);
     }
-    let bin = env!("CARGO_BIN_EXE_dtrace");
+    // Every trial borrows it for the whole run.
+    let bin: &'static str = Box::leak(dtrace_bin().to_string_lossy().into_owned().into_boxed_str());
     let base = root();
     let mut paths = Vec::new();
     collect(&base, &mut paths);

@@ -556,8 +556,9 @@ impl OpenOptions {
             if !dtrace_sys::has_trace_privilege() {
                 return Err(Error::Privilege(load::PRIVILEGE.into()));
             }
-            // Kernels before 5.11 charge BPF memory to RLIMIT_MEMLOCK.
-            dtrace_sys::process::lift_memlock_limit();
+            // Kernels before 5.11 charge BPF memory to RLIMIT_MEMLOCK; a glob
+            // without multi-attach links needs many descriptors.
+            dtrace_sys::process::lift_limits();
             Dtrace::with_probes(Probes::discover())
         };
         if !self.no_kernel_types {

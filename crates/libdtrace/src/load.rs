@@ -666,7 +666,7 @@ pub(crate) fn start_with(
             ProgKind::RawTracepoint => ProgType::RawTracepoint,
             ProgKind::PerfEvent => ProgType::PerfEvent,
             ProgKind::Fentry | ProgKind::Fexit => ProgType::Tracing,
-            ProgKind::Uprobe => ProgType::Kprobe,
+            ProgKind::Uprobe | ProgKind::Kprobe => ProgType::Kprobe,
         };
         // A tracing program names its function when it is loaded, a
         // uprobe_multi program its link.
@@ -680,20 +680,57 @@ pub(crate) fn start_with(
                 p.code.disassemble()
             );
         }
-        let fd = bpf::prog_load_btf(ty, &bytes, &pp.plan.name, attach_type, btf_id)
-            .map_err(|e| load_error(&e, &pp.plan, ty, || p.code.disassemble()))?;
+        // A module's function is named in the module's BTF.
+        let btf_obj = pp
+            .attach
+            .btf_object()
+            .map_err(|e| Error::Enable(format!("failed to load '{}': {}", pp.plan.name, e)))?;
+        let loaded = match &btf_obj {
+            Some(obj) => {
+                bpf::prog_load_module_btf(ty, &bytes, &pp.plan.name, attach_type, btf_id, obj)
+            }
+            None => bpf::prog_load_btf(ty, &bytes, &pp.plan.name, attach_type, btf_id),
+        };
+        // A program that may be left out (one function of a glob's
+        // many) is, when the kernel refuses it, and its probes named.
+        let left_out = |dt: &mut Dtrace, why: &'static str| {
+            for e in &pp.plan.probes {
+                let p = &e.probe;
+                let name = format!("{}:{}:{}:{}", p.provider, p.module, p.function, p.name);
+                dt.refused_places.push((name, why));
+            }
+        };
+        let fd = match (loaded, pp.attach.optional()) {
+            (Ok(fd), _) => fd,
+            // The verifier's refusal is EACCES; only EPERM is privilege.
+            (Err(e), Some(why)) if e.error.raw_os_error() != Some(1) && attach => {
+                left_out(dt, why);
+                continue;
+            }
+            (Err(e), _) => return Err(load_error(&e, &pp.plan, ty, || p.code.disassemble())),
+        };
         match (pp.attach.run_by_consumer(), pp.plan.phase) {
             (true, Phase::Begin) => begin = Some(fd),
             (true, _) => end = Some(fd),
             (_, _) if !attach => progs.push(fd),
             (false, _) => {
-                let (l, refused) = pp.attach.attach(&fd, dt.probes.tracefs()).map_err(|e| {
-                    if is_eperm(&e) {
-                        Error::Privilege(PRIVILEGE.into())
-                    } else {
-                        Error::Enable(format!("failed to attach '{}': {}", pp.plan.name, e))
+                let (l, refused) = match (
+                    pp.attach.attach(&fd, dt.probes.tracefs()),
+                    pp.attach.optional(),
+                ) {
+                    (Ok(r), _) => r,
+                    (Err(e), Some(why)) if !is_eperm(&e) => {
+                        left_out(dt, why);
+                        continue;
                     }
-                })?;
+                    (Err(e), _) if is_eperm(&e) => return Err(Error::Privilege(PRIVILEGE.into())),
+                    (Err(e), _) => {
+                        return Err(Error::Enable(format!(
+                            "failed to attach '{}': {}",
+                            pp.plan.name, e
+                        )))
+                    }
+                };
                 for (cookie, why) in refused {
                     // A cookie's low half is its probe's dispatch key.
                     let named: Vec<String> = pp
@@ -1022,7 +1059,7 @@ fn kernel_caps(f: &dtrace_sys::features::Features) -> dtrace_bpf::plan::KernelCa
         strncmp: f.strncmp,
         signed_div: f.cpu_v4,
         long_jumps: f.long_jumps,
-        grow_maps_in_nmi: f.mem_alloc,
+        grow_maps: f.mem_alloc,
     }
 }
 

@@ -165,7 +165,11 @@ pub(crate) fn build(
         // an interrupt) share the per-CPU scratch slot for that context.
         raw: matches!(
             plan.kind,
-            ProgKind::RawTracepoint | ProgKind::Fentry | ProgKind::Fexit | ProgKind::Uprobe
+            ProgKind::RawTracepoint
+                | ProgKind::Fentry
+                | ProgKind::Fexit
+                | ProgKind::Uprobe
+                | ProgKind::Kprobe
         ),
         error_sub,
         error_used: false,
@@ -510,6 +514,7 @@ impl ProgGen<'_, '_> {
             // A stash program serves no probe: it has no arguments.
             ArgContext::None | ArgContext::Stash { .. } => self.zero_args(0),
             ArgContext::Uprobe { ret, .. } => self.load_uprobe_args(*ret),
+            ArgContext::Kprobe { ret } => self.load_kprobe_args(*ret),
             ArgContext::Hook(h) => h.load_args(&mut HookGen { p: self }, errno),
             ArgContext::PerfEventPc => self.load_perf_pc(),
         }

@@ -1,6 +1,7 @@
 //! A tracing program (fentry or fexit) on a kernel function, named by
-//! its vmlinux BTF FUNC id when the program is loaded, which is what
-//! attaches it there; the link only keeps it attached.
+//! its BTF FUNC id when the program is loaded (with the module's BTF
+//! object, for a module's function), which is what attaches it there;
+//! the link only keeps it attached.
 
 use std::fmt;
 use std::io;
@@ -14,11 +15,23 @@ use super::{AttachKind, LeftOut};
 #[derive(Debug)]
 pub struct Function {
     pub btf_id: u32,
+    /// The module the function is in; None for the kernel's own.
+    pub module: Option<String>,
+    /// One of many functions a glob enables: left out if the kernel
+    /// refuses it (a function with more arguments than its trampolines
+    /// take, one it will not let BPF trace).
+    pub optional: bool,
 }
+
+/// Why a function of a glob was left out.
+pub const REFUSED: &str = "the kernel refused to trace this function";
 
 impl fmt::Display for Function {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "kernel function (BTF id {})", self.btf_id)
+        match &self.module {
+            Some(m) => write!(f, "kernel function (BTF id {} of {})", self.btf_id, m),
+            None => write!(f, "kernel function (BTF id {})", self.btf_id),
+        }
     }
 }
 
@@ -28,6 +41,17 @@ impl AttachKind for Function {
             ProgKind::Fentry => (dtrace_sys::bpf::BPF_TRACE_FENTRY, self.btf_id),
             _ => (dtrace_sys::bpf::BPF_TRACE_FEXIT, self.btf_id),
         }
+    }
+
+    fn optional(&self) -> Option<&'static str> {
+        self.optional.then_some(REFUSED)
+    }
+
+    fn btf_object(&self) -> io::Result<Option<OwnedFd>> {
+        self.module
+            .as_deref()
+            .map(dtrace_sys::bpf::module_btf_fd)
+            .transpose()
     }
 
     fn attach(&self, prog: &OwnedFd, _: Option<&PathBuf>) -> io::Result<(Vec<OwnedFd>, LeftOut)> {

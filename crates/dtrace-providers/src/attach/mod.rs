@@ -1,14 +1,15 @@
 //! How a planned program reaches its hook: each kind of attachment is one
 //! [`AttachKind`] in a file of its own here (a perf tracepoint, a raw
-//! tracepoint, a perf event on every CPU, a kernel function's BTF id,
-//! uprobes through one uprobe_multi link or, before Linux 6.6, as perf
-//! events, or none: the consumer runs
+//! tracepoint, a perf event on every CPU, a kernel function's BTF id in
+//! the kernel's BTF or a module's, kprobes at many kernel functions
+//! through one kprobe_multi link, uprobes through one uprobe_multi link
+//! or, before Linux 6.6, as perf events, or none: the consumer runs
 //! BEGIN and END itself). A provider names the attachment of each
 //! program it plans ([`Attach`]); libdtrace loads the program as the
-//! attachment says ([`AttachKind::load_as`]) and attaches it
-//! ([`AttachKind::attach`]), keeping the returned descriptors for as long
-//! as the program is attached. A new attachment (a kprobe, a uprobe perf
-//! event where the kernel has no uprobe_multi) is one new implementation.
+//! attachment says ([`AttachKind::load_as`], [`AttachKind::btf_object`])
+//! and attaches it ([`AttachKind::attach`]), keeping the returned
+//! descriptors for as long as the program is attached. A new attachment
+//! is one new implementation.
 //!
 //! The attachments call the kernel through `dtrace_sys` alone.
 
@@ -21,6 +22,7 @@ use std::sync::Arc;
 use dtrace_bpf::plan::ProgKind;
 
 mod function;
+mod kprobe_multi;
 mod perf_event;
 mod raw_tracepoint;
 mod test_run;
@@ -29,6 +31,7 @@ mod uprobe;
 mod uprobe_perf;
 
 pub use function::Function;
+pub use kprobe_multi::KprobeMulti;
 pub use perf_event::{Counter, CpuClock};
 pub use raw_tracepoint::RawTracepoint;
 pub use test_run::TestRun;
@@ -48,6 +51,20 @@ pub trait AttachKind: fmt::Debug + fmt::Display + Send + Sync {
     /// program of `kind`; `(0, 0)` where the kernel asks none.
     fn load_as(&self, _kind: ProgKind) -> (u32, u32) {
         (0, 0)
+    }
+
+    /// The BTF object the program's `attach_btf_id` is in, where it is
+    /// not the kernel's own: a module's, for its functions.
+    fn btf_object(&self) -> io::Result<Option<OwnedFd>> {
+        Ok(None)
+    }
+
+    /// Why the program may be left out, if the kernel refuses to load or
+    /// attach it, rather than fail the whole enabling: one function of
+    /// a glob's many (fbt), reported with this reason as the places the
+    /// kernel refused are.
+    fn optional(&self) -> Option<&'static str> {
+        None
     }
 
     /// Whether the consumer runs the program itself

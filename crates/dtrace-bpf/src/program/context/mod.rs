@@ -5,6 +5,7 @@
 
 use super::*;
 
+mod kprobe;
 mod perf_event;
 mod raw;
 mod tracepoint;

@@ -121,7 +121,18 @@ impl ProgGen<'_, '_> {
                 RawWord::Hook(w) if w < 12 => {
                     self.a.emit(ldx(Size::DW, R1, R6, 8 * i16::from(w)));
                 }
-                RawWord::Hook(_) => self.a.emit(mov64_imm(R1, 0)),
+                RawWord::HookCopied(w) if w < 12 => {
+                    // Into the argument's slot, and back (0 if unread).
+                    let at = scratch::ARGS + 8 * i as u32;
+                    self.a.emit(mov64_reg(R1, R9));
+                    self.a.emit(alu64_imm(Alu::Add, R1, at as i32));
+                    self.a.emit(mov64_imm(R2, 8));
+                    self.a.emit(mov64_reg(R3, R6));
+                    self.a.emit(alu64_imm(Alu::Add, R3, 8 * i32::from(w)));
+                    self.a.emit(call(Helper::ProbeReadKernel));
+                    self.a.emit(ldx(Size::DW, R1, R9, at as i16));
+                }
+                RawWord::Hook(_) | RawWord::HookCopied(_) => self.a.emit(mov64_imm(R1, 0)),
                 RawWord::Const(v) => crate::codegen::load_imm(&mut self.a, R1, v),
                 RawWord::Stashed(w) => {
                     let at = scratch::STASH as i16 + 8 + 8 * i16::from(w.min(STASH_WORDS - 1));

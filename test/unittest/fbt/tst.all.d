@@ -1,0 +1,35 @@
+/* @@needs: fentry kprobe_multi */
+/*
+ * Without kprobe_multi links (5.10; Debian 12's 6.1, built without
+ * CONFIG_FPROBE) every function is a program and a trampoline of its
+ * own, each an update of the kernel's ftrace records: tens of thousands
+ * of them take longer than a test may.
+ */
+/* @@trigger: getpid 1 */
+/* @@timeout: 600 */
+#pragma D option quiet
+
+/*
+ * Every function the kernel can trace, enabled at once (one kprobe_multi
+ * link where the kernel has them), counted, and all let go again when
+ * tracing ends.
+ */
+int n;
+
+fbt:::entry
+{
+	@ = count();
+	n = 1;
+}
+
+syscall::getpid:return
+/pid == $target/
+{
+	exit(0);
+}
+
+END
+{
+	trunc(@);
+	printf("%s\n", n ? "counted" : "nothing");
+}

@@ -1,0 +1,2 @@
+vfs_fsync_range dtrace-fbt-args
+

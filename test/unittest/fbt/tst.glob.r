@@ -1,0 +1,3 @@
+entry vfs_fsync_range dtrace-fbt-glob
+return vfs_fsync_range 0 0
+

@@ -1,0 +1,3 @@
+ PROVIDER MODULE FUNCTION NAME
+ fbt vmlinux vfs_read entry
+ fbt vmlinux vfs_read return
