@@ -133,6 +133,12 @@ impl HookGen<'_, '_, '_> {
         self.p.a.emit(i);
     }
 
+    /// `r0 =` the attachment's cookie (`r6` the context): the helper's,
+    /// or the plan's constant where the kernel has no attach cookies.
+    pub fn attach_cookie(&mut self) {
+        self.p.attach_cookie();
+    }
+
     /// `dst = v`, for any 64-bit constant.
     pub fn load_imm(&mut self, dst: Reg, v: i64) {
         crate::codegen::load_imm(&mut self.p.a, dst, v);

@@ -248,6 +248,10 @@ pub struct ProgramPlan {
     /// `dtrace_lang::guard_expr`): the clauses run only if it is
     /// nonzero; a fault while evaluating it is no firing, not an error.
     pub guard: Option<dtrace_lang::ir::CExpr>,
+    /// The attachment's cookie as a constant, for a program attached at
+    /// one place on a kernel without attach cookies (before 5.15): what
+    /// `bpf_get_attach_cookie` would have returned there.
+    pub cookie: Option<u64>,
 }
 
 /// Map roles, so the consumer knows what to do with each map.

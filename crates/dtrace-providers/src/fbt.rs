@@ -545,6 +545,7 @@ fn kprobe_program(table: &ProbeTable, many: &[(&Enabled, &FbtFunc)], ret: bool) 
             dispatch: Some(DispatchKey::Cookie),
             tick_gate: None,
             guard: None,
+            cookie: None,
         },
         attach: Attach::new(KprobeMulti {
             funcs: many.iter().map(|(_, f)| f.name.clone()).collect(),

@@ -30,7 +30,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::path::PathBuf;
 
-use dtrace_bpf::plan::{ArgContext, Phase, ProbeEnabling, ProbeIdentity, ProgKind, ProgramPlan};
+use dtrace_bpf::plan::{
+    ArgContext, DispatchKey, Phase, ProbeEnabling, ProbeIdentity, ProgKind, ProgramPlan,
+};
 use dtrace_lang::pdesc::ProbeDesc;
 use dtrace_lang::{ArgTypes, ProbeArg, ProbeContext};
 
@@ -673,8 +675,37 @@ pub fn plan(probes: &Probes, enablings: &[Enabling]) -> io::Result<Planned> {
             p.plan(&probes.table, &enabled, &mut out)?;
         }
     }
+    if !dtrace_sys::features::Features::get().attach_cookie {
+        out.programs = out.programs.into_iter().flat_map(by_place).collect();
+    }
     out.error_clauses.sort();
     Ok(out)
+}
+
+/// Where the kernel has no attach cookies (before 5.15), a program
+/// attached at many places, which would tell them apart by cookie, is
+/// one program for each place instead, with that place's cookie as a
+/// constant; a program that dispatches on the cookie alone keeps the
+/// one probe of its place.
+fn by_place(pp: PlannedProgram) -> Vec<PlannedProgram> {
+    let Some(places) = pp.attach.places() else {
+        return vec![pp];
+    };
+    places
+        .into_iter()
+        .filter_map(|(cookie, attach)| {
+            let mut plan = pp.plan.clone();
+            if plan.dispatch == Some(DispatchKey::Cookie) {
+                let key = cookie as u32;
+                plan.probes.retain(|e| e.key == key);
+                if plan.probes.is_empty() {
+                    return None;
+                }
+            }
+            plan.cookie = Some(cookie);
+            Some(PlannedProgram { plan, attach })
+        })
+        .collect()
 }
 
 /// True if `pat` names exactly one probe of `provider` with no module
@@ -705,6 +736,7 @@ pub(crate) fn single(
         dispatch: None,
         tick_gate,
         guard: None,
+        cookie: None,
     }
 }
 

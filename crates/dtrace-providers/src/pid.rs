@@ -347,6 +347,7 @@ impl Provider for Pid {
                     dispatch: Some(DispatchKey::Cookie),
                     tick_gate: None,
                     guard: None,
+                    cookie: None,
                 },
                 attach,
             });

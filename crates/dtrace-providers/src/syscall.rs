@@ -317,6 +317,7 @@ impl Syscall {
                     dispatch: None,
                     tick_gate: None,
                     guard: None,
+                    cookie: None,
                 },
                 attach: Attach::tracepoint("syscalls", &event),
             });
@@ -337,6 +338,7 @@ impl Syscall {
                     dispatch: Some(DispatchKey::Hook),
                     tick_gate: None,
                     guard: None,
+                    cookie: None,
                 },
                 attach: Attach::raw_tracepoint(event),
             });

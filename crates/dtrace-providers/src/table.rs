@@ -490,6 +490,7 @@ impl Provider for TableProvider {
                     dispatch: None,
                     tick_gate: None,
                     guard: None,
+                    cookie: None,
                 },
                 attach: Attach::raw_tracepoint(&a.hook),
             });

@@ -414,6 +414,7 @@ impl Provider for Usdt {
                     dispatch: Some(DispatchKey::Cookie),
                     tick_gate: None,
                     guard: None,
+                    cookie: None,
                 },
                 attach,
             });

@@ -1378,6 +1378,7 @@ fn main() {
         pid_probes_a_running_process: true,
         usdt_probes_are_listed_and_traced_in_a_running_process: true,
         pid_probes_run_on_perf_events_where_there_is_no_uprobe_multi: true,
+        user_probes_are_a_program_a_place_where_there_are_no_attach_cookies: true,
         old_kernels_paths_give_the_same_answers: true,
         headers_and_objects_for_static_probes: true,
         ustack_at_a_pid_entry_probe_has_the_caller: true,
@@ -1502,6 +1503,42 @@ fn pid_probes_run_on_perf_events_where_there_is_no_uprobe_multi() {
     assert!(out.lines().any(|l| l == "exit 0"), "{}", out);
     assert!(out.lines().any(|l| l == "malloc returned"), "{}", out);
     assert_released(before, "pid probes on perf events");
+}
+
+/// Kernels before 5.15 have no attach cookies, nor BPF links to perf
+/// events: a program that would tell its places apart by cookie is a
+/// program for each place there, its cookie a constant, set on the
+/// place's uprobe perf event. `DTRACE_NO_ATTACH_COOKIE` takes that path
+/// on this kernel: pid entry and return probes (the return's offset is
+/// the cookie's), USDT probes and plockstat fire as they do with
+/// cookies, and nothing is left behind.
+fn user_probes_are_a_program_a_place_where_there_are_no_attach_cookies() {
+    let _g = serial();
+    let before = ours();
+    let o = dtrace()
+        .env("DTRACE_NO_ATTACH_COOKIE", "1")
+        .args([
+            "-q",
+            "-n",
+            "int n; int r; pid$target:libc.so.6:exit:entry { printf(\"exit %d\\n\", arg0); }
+             pid$target::malloc:return /arg1 != 0/ { n++; }
+             pid$target::malloc:return /arg0 != 0/ { r++; }
+             END { printf(\"%s %s\\n\", n > 0 ? \"malloc returned\" : \"no malloc\",
+                 r > 0 ? \"at an offset\" : \"at none\"); }",
+            "-c",
+            "ls /",
+        ])
+        .output()
+        .expect("run dtrace");
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.lines().any(|l| l == "exit 0"), "{}", out);
+    assert!(
+        out.lines().any(|l| l == "malloc returned at an offset"),
+        "{}",
+        out
+    );
+    assert_released(before, "pid probes a program a place");
 }
 
 /// Kernels before 6.6 lack instructions and helpers dtrace uses where it

@@ -1135,6 +1135,7 @@ mod tests {
             dispatch: None,
             tick_gate: None,
             guard: None,
+            cookie: None,
         }
     }
 

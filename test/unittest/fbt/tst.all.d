@@ -6,7 +6,7 @@
  * of them take longer than a test may.
  */
 /* @@trigger: getpid 1 */
-/* @@timeout: 600 */
+/* @@timeout: 240 */
 #pragma D option quiet
 
 /*

@@ -16,4 +16,3 @@ pid$target:libm.so.6:jn:return
 {
 	printf("%s returned\n", probefunc);
 }
-/* @@needs: attach_cookie */

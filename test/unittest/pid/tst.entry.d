@@ -10,4 +10,3 @@ pid$target:a.out:dtt_add:entry
 {
 	printf("%s:%s:%s %d %d\n", probemod, probefunc, probename, arg0, arg1);
 }
-/* @@needs: attach_cookie */

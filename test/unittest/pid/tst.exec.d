@@ -23,4 +23,3 @@ pid$target:a.out:dtt_step:entry
 {
 	printf("dtt_step %d\n", arg0);
 }
-/* @@needs: attach_cookie */

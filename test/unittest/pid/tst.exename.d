@@ -10,4 +10,3 @@ pid$target:pidfuncs:dtt_add:entry
 {
 	printf("%s:%s:%s %d\n", probemod, probefunc, probename, arg0);
 }
-/* @@needs: attach_cookie */

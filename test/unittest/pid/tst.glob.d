@@ -15,4 +15,3 @@ END
 {
 	printa("%-10s %@d\n", @);
 }
-/* @@needs: attach_cookie */

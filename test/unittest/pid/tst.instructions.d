@@ -17,4 +17,3 @@ END
 {
 	printa("%-6s %@d\n", @);
 }
-/* @@needs: attach_cookie */

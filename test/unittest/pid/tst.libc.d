@@ -15,4 +15,3 @@ pid$target::atoi:return
 {
 	printf("%s returned %d\n", probefunc, arg1);
 }
-/* @@needs: attach_cookie */

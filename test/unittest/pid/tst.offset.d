@@ -10,4 +10,3 @@ pid$target:a.out:dtt_add:0
 {
 	printf("%s %s %d\n", probefunc, probename, arg0);
 }
-/* @@needs: attach_cookie */

@@ -21,4 +21,4 @@ pid$target:a.out:work:*1
 {
 	printf("%s\n", probename);
 }
-/* @@needs: attach_cookie task_pt_regs */
+/* @@needs: task_pt_regs */

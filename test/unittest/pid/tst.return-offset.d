@@ -11,4 +11,3 @@ pid$target:a.out:work:return
 {
 	printf("%s %x %d\n", probefunc, arg0, arg1);
 }
-/* @@needs: attach_cookie */

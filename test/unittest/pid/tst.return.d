@@ -11,4 +11,3 @@ pid$target:a.out:dtt_add:return
 	printf("%s returned %d (arg0 past the start: %d)\n", probefunc, arg1,
 	    arg0 > 0);
 }
-/* @@needs: attach_cookie */

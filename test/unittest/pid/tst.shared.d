@@ -21,4 +21,3 @@ pid$target:a.out:dtt_add:return
 {
 	printf("%s:%s %d\n", probefunc, probename, arg1);
 }
-/* @@needs: attach_cookie */

@@ -14,4 +14,3 @@ pid$target:a.out:dtt_greet:entry
 {
 	printf("%s\n", copyinstr(arg0));
 }
-/* @@needs: attach_cookie */

@@ -10,4 +10,4 @@ pid$target:a.out:dtt_add:entry
 {
 	printf("%d %d %d\n", uregs[R_RDI], uregs[R_RSI], uregs[R_RDI] == arg0);
 }
-/* @@needs: attach_cookie task_pt_regs */
+/* @@needs: task_pt_regs */

@@ -36,4 +36,3 @@ plockstat$target:::rw-acquire
 	printf("%s %s same=%d\n", probefunc, probename, arg0 == self->lock);
 	self->lock = 0;
 }
-/* @@needs: attach_cookie */

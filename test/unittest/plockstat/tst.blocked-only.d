@@ -14,4 +14,3 @@ plockstat$target:::rw-blocked
 {
 	printf("%s %s is_writer=%d taken=%d\n", probefunc, probename, arg1, arg2);
 }
-/* @@needs: attach_cookie */

@@ -49,4 +49,3 @@ plockstat$target:::rw-error
 {
 	printf("%s %s writer=%d errno=%d\n", probefunc, probename, arg1, arg2);
 }
-/* @@needs: attach_cookie */

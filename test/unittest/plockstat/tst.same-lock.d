@@ -29,4 +29,3 @@ END
 {
 	printf("%d releases of the first mutex taken\n", n);
 }
-/* @@needs: attach_cookie */

@@ -12,4 +12,3 @@ plug$target:libusdtplug.so::run
 {
 	printf("%s:%s %d %s\n", probemod, probename, args[0], stringof(args[1]));
 }
-/* @@needs: attach_cookie */

@@ -19,4 +19,3 @@ myserv$target:::tick
 {
 	printf("%s %d after %d query-done\n", probename, arg0, n);
 }
-/* @@needs: attach_cookie */

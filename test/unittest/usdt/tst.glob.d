@@ -14,4 +14,3 @@ END
 {
 	printa("%s %@d\n", @);
 }
-/* @@needs: attach_cookie */

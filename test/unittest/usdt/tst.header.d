@@ -35,4 +35,3 @@ END
 {
 	printa("ticks %@d\n", @ticks);
 }
-/* @@needs: attach_cookie */

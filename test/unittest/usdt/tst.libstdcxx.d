@@ -16,4 +16,3 @@ END
 {
 	printa("%s %s %@d\n", @);
 }
-/* @@needs: attach_cookie */

@@ -11,4 +11,3 @@ handmade$target:::operands
 {
 	printf("%d %d %d %d %d\n", arg0, arg1, arg2, arg3, arg4);
 }
-/* @@needs: attach_cookie */

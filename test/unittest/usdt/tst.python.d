@@ -20,4 +20,3 @@ python$target:::gc-done
 	printf("%s\n", probename);
 	exit(0);
 }
-/* @@needs: attach_cookie */

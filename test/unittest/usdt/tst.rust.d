@@ -33,4 +33,3 @@ END
 	printa("%s %@d\n", @done);
 	printa("ids %@d\n", @ids);
 }
-/* @@needs: attach_cookie */

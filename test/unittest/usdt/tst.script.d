@@ -11,4 +11,3 @@ python$target:::gc-start
 	printf("%s %s generation %d\n", probemod, probename, arg0);
 	exit(0);
 }
-/* @@needs: attach_cookie */

@@ -10,4 +10,3 @@ myserv$target:::tick
 {
 	printf("%s %d\n", probename, arg0);
 }
-/* @@needs: attach_cookie */

@@ -26,4 +26,3 @@ xl$target:::conn
 	printf("%s fd=%d twice=%d\n", probename, args[0]->ci_fd,
 	    args[0]->ci_twice);
 }
-/* @@needs: attach_cookie */

@@ -17,4 +17,3 @@ END
 {
 	printa(@);
 }
-/* @@needs: attach_cookie */

@@ -17,4 +17,3 @@ frames$target:::here
 	jstack(1);
 	printf("done\n");
 }
-/* @@needs: attach_cookie */

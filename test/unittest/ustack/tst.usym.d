@@ -25,4 +25,4 @@ END
 	printa(@funcs);
 	printa(@mods);
 }
-/* @@needs: attach_cookie task_pt_regs */
+/* @@needs: task_pt_regs */

@@ -324,8 +324,7 @@ impl ProgGen<'_, '_> {
         if let Some(dm) = self.dmap {
             match (self.plan.dispatch, &self.plan.context) {
                 (Some(DispatchKey::Cookie), _) => {
-                    self.a.emit(mov64_reg(R1, R6));
-                    self.a.emit(call(Helper::GetAttachCookie));
+                    self.attach_cookie();
                     self.a.emit(mov64_reg(R1, R0));
                 }
                 (Some(DispatchKey::Hook | DispatchKey::HookAlways), ArgContext::Hook(h)) => {
@@ -369,6 +368,19 @@ impl ProgGen<'_, '_> {
         self.a.emit(mov64_imm(R0, 0));
         self.a.emit(exit());
         Ok(())
+    }
+
+    /// `r0 =` the attachment's cookie (`r6` the context): the helper's,
+    /// or the plan's constant where the kernel has no attach cookies
+    /// and the program is attached at one place.
+    pub(crate) fn attach_cookie(&mut self) {
+        match self.plan.cookie {
+            Some(c) => crate::codegen::load_imm(&mut self.a, R0, c as i64),
+            None => {
+                self.a.emit(mov64_reg(R1, R6));
+                self.a.emit(call(Helper::GetAttachCookie));
+            }
+        }
     }
 
     /// The provider's condition on the arguments: on to the clauses if

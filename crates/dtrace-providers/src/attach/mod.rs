@@ -67,6 +67,14 @@ pub trait AttachKind: fmt::Debug + fmt::Display + Send + Sync {
         None
     }
 
+    /// The attachment's places, each with its cookie and an attachment
+    /// of its own, for a kernel without attach cookies (before 5.15),
+    /// where a program is loaded for each place; None for an attachment
+    /// that is not made of places.
+    fn places(&self) -> Option<Vec<(u64, Attach)>> {
+        None
+    }
+
     /// Whether the consumer runs the program itself
     /// (`BPF_PROG_TEST_RUN`) instead of attaching it.
     fn run_by_consumer(&self) -> bool {

@@ -1,7 +1,9 @@
 //! Uprobes as perf events, for kernels without uprobe_multi links (before
 //! Linux 6.6): one uprobe PMU event a place, in every process (the
 //! program checks the process), each with a BPF link carrying the
-//! place's cookie (Linux 5.15) and counting the place's USDT semaphore.
+//! place's cookie (Linux 5.15; before, a program of its own set on the
+//! event, its cookie a constant) and counting the place's USDT
+//! semaphore.
 //! The program is loaded as a plain kprobe-type program. A place the
 //! kernel refuses on its own is left out, as with uprobe_multi.
 
@@ -30,6 +32,38 @@ impl fmt::Display for UprobePerf {
 }
 
 impl AttachKind for UprobePerf {
+    fn places(&self) -> Option<Vec<(u64, super::Attach)>> {
+        let p = &self.0;
+        Some(
+            p.offsets
+                .iter()
+                .zip(&p.cookies)
+                .enumerate()
+                .map(|(i, (&offset, &cookie))| {
+                    let one = UprobeMulti {
+                        path: p.path.clone(),
+                        offsets: vec![offset],
+                        cookies: vec![cookie],
+                        ref_ctr_offsets: p
+                            .ref_ctr_offsets
+                            .get(i)
+                            .map(|&r| vec![r])
+                            .unwrap_or_default(),
+                        left_out: p
+                            .left_out
+                            .iter()
+                            .filter(|(c, _)| *c == cookie)
+                            .copied()
+                            .collect(),
+                        ret: p.ret,
+                        pid: p.pid,
+                    };
+                    (cookie, super::Attach::new(UprobePerf(one)))
+                })
+                .collect(),
+        )
+    }
+
     fn attach(&self, prog: &OwnedFd, _: Option<&PathBuf>) -> io::Result<(Vec<OwnedFd>, LeftOut)> {
         let places = &self.0;
         use std::os::unix::ffi::OsStrExt;
@@ -58,16 +92,17 @@ impl AttachKind for UprobePerf {
                 }
                 Err(e) => return Err(e),
             };
-            let link = dtrace_sys::bpf::perf_event_link(prog, &ev, cookie).map_err(|e| {
-                io::Error::other(format!(
-                    "uprobes in {}: {} (the kernel needs BPF links to perf events, Linux 5.15)",
-                    places.path.display(),
-                    e
-                ))
-            })?;
+            // With BPF links to perf events (5.15) the place's cookie
+            // goes with its link; before, the program is set on the event
+            // (a program of its own, its cookie a constant: `by_place`).
+            if dtrace_sys::features::Features::get().perf_link {
+                let link = dtrace_sys::bpf::perf_event_link(prog, &ev, cookie)?;
+                fds.push(link);
+            } else {
+                dtrace_sys::perf::attach_bpf(&ev, prog)?;
+            }
             dtrace_sys::perf::enable(&ev)?;
             fds.push(ev);
-            fds.push(link);
         }
         match refusal {
             // Not one place would take a probe.

@@ -159,6 +159,7 @@ fn plock_plan(
         dispatch,
         tick_gate: None,
         guard: None,
+        cookie: None,
     }
 }
 

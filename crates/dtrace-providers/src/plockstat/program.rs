@@ -106,8 +106,7 @@ impl Hook for PlockProgram {
     fn dispatch_key(&self, t: &mut HookGen<'_, '_, '_>, out: Label) -> Result<(), GenError> {
         match self.hook {
             PlockHook::MutexReturn { try_ } | PlockHook::RwReturn { try_, .. } => {
-                t.emit(mov64_reg(R1, R6));
-                t.emit(call(Helper::GetAttachCookie));
+                t.attach_cookie();
                 t.emit(mov64_reg(R1, R0));
                 t.emit(alu64_imm(Alu::Lsh, R1, 1));
                 t.emit(ldx(Size::W, R2, R6, regs::AX_FULL as i16));
@@ -242,8 +241,7 @@ fn plock_stash(t: &mut HookGen<'_, '_, '_>, pid: u32) -> Result<(), GenError> {
     t.emit(st_imm(Size::DW, FP, value, 0));
     t.emit(ldx(Size::DW, R1, R6, regs::ARGS_FULL[0] as i16));
     t.emit(stx(Size::DW, FP, value + 8, R1));
-    t.emit(mov64_reg(R1, R6));
-    t.emit(call(Helper::GetAttachCookie));
+    t.attach_cookie();
     t.emit(stx(Size::DW, FP, value + 16, R0));
     for i in 2..i16::from(STASH_WORDS) {
         t.emit(st_imm(Size::DW, FP, value + 8 + 8 * i, 0));

@@ -13,8 +13,7 @@ impl ProgGen<'_, '_> {
         if ret {
             // arg0: the offset of the return place in the function,
             // the high half of its attachment's cookie.
-            self.a.emit(mov64_reg(R1, R6));
-            self.a.emit(call(Helper::GetAttachCookie));
+            self.attach_cookie();
             self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
             self.store_arg(0, R0);
             self.a.emit(ldx(Size::DW, R1, R6, regs::AX_FULL as i16));
