@@ -48,11 +48,15 @@ fn probes() -> Probes {
         name: "vfs_fsync".into(),
         module: "vmlinux".into(),
         btf_id: 777,
-        params: vec![
-            dtrace_providers::ArgDesc::new("struct file *", "file"),
-            dtrace_providers::ArgDesc::new("int", "datasync"),
-        ],
-        ret: Some("long".into()),
+        nargs: 2,
+        returns: true,
+        types: dtrace_providers::fbt::FuncTypes::Given(
+            vec![
+                dtrace_providers::ArgDesc::new("struct file *", "file"),
+                dtrace_providers::ArgDesc::new("int", "datasync"),
+            ],
+            Some("long".into()),
+        ),
         copied: Vec::new(),
     }];
     // And more than fbt enables with a program each: `vfs_op0` to
@@ -62,8 +66,12 @@ fn probes() -> Probes {
             name: format!("vfs_op{}", i),
             module: "vmlinux".into(),
             btf_id: 800 + i as u32,
-            params: vec![dtrace_providers::ArgDesc::new("void *", "p")],
-            ret: Some("long".into()),
+            nargs: 1,
+            returns: true,
+            types: dtrace_providers::fbt::FuncTypes::Given(
+                vec![dtrace_providers::ArgDesc::new("void *", "p")],
+                Some("long".into()),
+            ),
             copied: vec![0],
         });
     }

@@ -34,7 +34,7 @@
 //! Where ftrace lists the functions it can trace
 //! (`available_filter_functions`), only those are probes.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -77,10 +77,14 @@ pub struct FbtFunc {
     /// Its BTF FUNC id (in the module's BTF for a module's function),
     /// which its tracing programs are loaded for.
     pub btf_id: u32,
-    /// Its parameters, typed.
-    pub params: Vec<ArgDesc>,
-    /// Its return type; None for `void`.
-    pub ret: Option<String>,
+    /// How many parameters it has.
+    pub nargs: u8,
+    /// Whether it returns a value (not `void`).
+    pub returns: bool,
+    /// Its parameters and return type, typed: given, or read from BTF
+    /// only when a probe's arguments are asked for (typing every
+    /// function up front would be most of `dtrace -l`'s time).
+    pub types: FuncTypes,
     /// The words (parameters by index; the return value after them) a
     /// tracing program copies out of its context rather than loads: a
     /// pointer to anything but a struct, which the verifier of kernels
@@ -88,10 +92,45 @@ pub struct FbtFunc {
     pub copied: Vec<u8>,
 }
 
+/// Where a function's parameter and return types come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FuncTypes {
+    /// Given: its parameters, and its return type (None for `void`).
+    Given(Vec<ArgDesc>, Option<String>),
+    /// Its prototype, a FUNC_PROTO id of its module's BTF.
+    Btf(u32),
+}
+
+/// The parameters and return type of prototype `proto` of `btf`, as D
+/// names them (None for `void`).
+pub fn types_in(btf: &Btf, proto: u32) -> Option<(Vec<ArgDesc>, Option<String>)> {
+    let TypeData::FuncProto { ret, params, .. } = &btf.get(proto)?.data else {
+        return None;
+    };
+    let typed = |ty: u32| {
+        btf.c_type_name(ty).unwrap_or_else(|| {
+            // An anonymous type: a pointer to it is a void *.
+            let ptr = matches!(
+                btf.resolve(ty).and_then(|r| btf.get(r)).map(|t| &t.data),
+                Some(TypeData::Ptr(_))
+            );
+            if ptr { "void *" } else { "uint64_t" }.to_string()
+        })
+    };
+    Some((
+        params
+            .iter()
+            .map(|p| ArgDesc::new(typed(p.ty), btf.str(p.name)))
+            .collect(),
+        (*ret != 0).then(|| typed(*ret)),
+    ))
+}
+
 /// The functions and how the kernel lets them be traced.
-#[derive(Debug)]
 struct Funcs {
     list: Vec<FbtFunc>,
+    /// The BTF of each module the functions are in (`vmlinux` too).
+    btfs: HashMap<String, Arc<Btf>>,
     /// fentry/fexit programs load.
     fentry: bool,
     /// kprobe_multi links are there and allowed.
@@ -107,7 +146,12 @@ struct Funcs {
 }
 
 impl Funcs {
-    fn new(list: Vec<FbtFunc>, fentry: bool, kprobe_multi: bool) -> Funcs {
+    fn new(
+        list: Vec<FbtFunc>,
+        btfs: HashMap<String, Arc<Btf>>,
+        fentry: bool,
+        kprobe_multi: bool,
+    ) -> Funcs {
         let mut seen = HashSet::new();
         let ambiguous = list
             .iter()
@@ -116,10 +160,19 @@ impl Funcs {
             .collect();
         Funcs {
             list,
+            btfs,
             fentry,
             kprobe_multi,
             modules_by_kprobes: OnceLock::new(),
             ambiguous,
+        }
+    }
+
+    /// `f`'s parameters and return type.
+    fn types(&self, f: &FbtFunc) -> Option<(Vec<ArgDesc>, Option<String>)> {
+        match &f.types {
+            FuncTypes::Given(params, ret) => Some((params.clone(), ret.clone())),
+            FuncTypes::Btf(proto) => types_in(self.btfs.get(&f.module)?, *proto),
         }
     }
 
@@ -178,7 +231,7 @@ impl Fbt {
     /// fentry, and with kprobe_multi if `kprobe_multi`.
     pub fn with_funcs(list: Vec<FbtFunc>, kprobe_multi: bool) -> Fbt {
         let cell = OnceLock::new();
-        let _ = cell.set(Ok(Funcs::new(list, true, kprobe_multi)));
+        let _ = cell.set(Ok(Funcs::new(list, HashMap::new(), true, kprobe_multi)));
         Fbt {
             funcs: cell,
             provided: false,
@@ -198,16 +251,19 @@ impl Fbt {
             };
             let traceable = traceable();
             let mut list = functions(&btf, VMLINUX, traceable.as_ref());
+            let mut btfs = HashMap::new();
             // A module's functions need fentry where kprobe_multi links
             // do not reach them.
             if fentry || kprobe_multi {
                 for m in modules() {
                     if let Ok(mb) = Btf::load_module(&m, Arc::clone(&btf)) {
                         list.extend(functions(&mb, &m, traceable.as_ref()));
+                        btfs.insert(m, Arc::new(mb));
                     }
                 }
             }
-            Ok(Funcs::new(list, fentry, kprobe_multi))
+            btfs.insert(VMLINUX.to_string(), btf);
+            Ok(Funcs::new(list, btfs, fentry, kprobe_multi))
         })
     }
 }
@@ -349,16 +405,6 @@ pub fn functions(
         if !seen.insert(name) {
             continue;
         }
-        let typed = |ty: u32| {
-            btf.c_type_name(ty).unwrap_or_else(|| {
-                // An anonymous type: a pointer to it is a void *.
-                let ptr = matches!(
-                    btf.resolve(ty).and_then(|r| btf.get(r)).map(|t| &t.data),
-                    Some(TypeData::Ptr(_))
-                );
-                if ptr { "void *" } else { "uint64_t" }.to_string()
-            })
-        };
         // A pointer to what is not a struct or union.
         let copied_word = |ty: u32| {
             let Some(TypeData::Ptr(to)) = btf.resolve(ty).and_then(|r| btf.get(r)).map(|t| &t.data)
@@ -383,11 +429,9 @@ pub fn functions(
             module: module.to_string(),
             btf_id: id,
             copied,
-            params: params
-                .iter()
-                .map(|p| ArgDesc::new(typed(p.ty), btf.str(p.name)))
-                .collect(),
-            ret: (*ret != 0).then(|| typed(*ret)),
+            nargs: params.len() as u8,
+            returns: *ret != 0,
+            types: FuncTypes::Btf(*proto),
         });
     }
     out
@@ -427,13 +471,14 @@ impl Provider for Fbt {
     }
 
     fn args(&self, local: u32) -> Option<Vec<ArgDesc>> {
-        let f = self.funcs().as_ref().ok()?.list.get(local as usize / 2)?;
+        let funcs = self.funcs().as_ref().ok()?;
+        let (params, ret) = funcs.types(funcs.list.get(local as usize / 2)?)?;
         if local.is_multiple_of(2) {
-            return Some(f.params.clone());
+            return Some(params);
         }
         let mut args = vec![ArgDesc::new("int", "offset")];
-        if let Some(r) = &f.ret {
-            args.push(ArgDesc::new(r.clone(), "ret"));
+        if let Some(r) = ret {
+            args.push(ArgDesc::new(r, "ret"));
         }
         Some(args)
     }
@@ -486,7 +531,7 @@ fn tracing_program(
     ret: bool,
     optional: bool,
 ) -> PlannedProgram {
-    let n = f.params.len() as u8;
+    let n = f.nargs;
     let word = |w: u8| {
         if f.copied.contains(&w) {
             RawWord::HookCopied(w)
@@ -497,9 +542,10 @@ fn tracing_program(
     // fexit's context is the arguments, then the return value (none
     // for a void function: arg1 is 0).
     let (kind, words, end) = if ret {
-        let value = match f.ret {
-            Some(_) => word(n),
-            None => RawWord::Const(0),
+        let value = if f.returns {
+            word(n)
+        } else {
+            RawWord::Const(0)
         };
         (ProgKind::Fexit, vec![RawWord::Const(0), value], "return")
     } else {
@@ -581,15 +627,20 @@ mod tests {
         let Some(read) = f("vfs_read") else {
             return;
         };
-        let types: Vec<&str> = read.params.iter().map(|a| a.native.as_str()).collect();
+        let FuncTypes::Btf(proto) = read.types else {
+            panic!("{:?}", read);
+        };
+        let (params, ret) = types_in(&btf, proto).expect("a prototype");
+        let types: Vec<&str> = params.iter().map(|a| a.native.as_str()).collect();
         assert_eq!(
             types,
             ["struct file *", "char *", "size_t", "loff_t *"],
             "{:?}",
             read
         );
-        assert_eq!(read.params[0].name, "file");
-        assert_eq!(read.ret.as_deref(), Some("ssize_t"));
+        assert_eq!(params[0].name, "file");
+        assert_eq!(ret.as_deref(), Some("ssize_t"));
+        assert_eq!((read.nargs, read.returns), (4, true));
         assert_eq!(read.module, "vmlinux");
     }
 

@@ -43,7 +43,11 @@
 //! of the provider that fires after it.
 //!
 //! A probe with several hooks fires on each of them (they must take
-//! the same arguments). `@WORD` is the index of the hook's argument (its
+//! the same arguments). A hook may be alternatives, `a|fentry:f`: the
+//! first the kernel has with the arguments the probe reads (a raw
+//! tracepoint's arity from the kernel's BTF; `fentry:FUNCTION` a kernel
+//! function's entry, where fentry is allowed) — proc's `exit` on
+//! kernels whose `sched_process_exit` has no `group_dead`. `@WORD` is the index of the hook's argument (its
 //! `TP_PROTO`) the argument is (`@none`: 0); `=VALUE` a constant (sysinfo's
 //! increment of 1); with `-> T`, `args[N]` is that value through the D
 //! library's translator to `T` (`psinfo_t *` from `struct task_struct
@@ -522,11 +526,18 @@ impl Provider for TableProvider {
                 }
             }
             // A program on each hook, serving the probe alike.
+            let need = words_read(&words, &p.guards, p.task);
             for hook in &p.hooks {
+                let (kind, attach) = choose_hook(hook, need).ok_or_else(|| {
+                    io::Error::other(format!(
+                        "probe {}:vmlinux::{} cannot be enabled: this kernel has none of its hooks ({}) with the {} arguments it reads",
+                        self.name, p.name, hook, need
+                    ))
+                })?;
                 out.programs.push(PlannedProgram {
                     plan: single(
                         &format!("dt_{}_{}", self.name, p.name.replace('-', "_")),
-                        ProgKind::RawTracepoint,
+                        kind,
                         ArgContext::RawArgs {
                             words: words.clone(),
                             guards: p.guards.clone(),
@@ -537,7 +548,7 @@ impl Provider for TableProvider {
                         e.enabling(table, 0),
                         None,
                     ),
-                    attach: Attach::raw_tracepoint(hook),
+                    attach,
                 });
             }
         }
@@ -545,9 +556,118 @@ impl Provider for TableProvider {
     }
 }
 
+/// How many of the hook's words (from the first) a probe's program
+/// reads: its arguments', its guards' and its task's.
+fn words_read(words: &[RawWord], guards: &[Guard], task: Option<u8>) -> u8 {
+    let from_words = words.iter().filter_map(|w| match *w {
+        RawWord::Hook(n) | RawWord::HookCopied(n) => Some(n),
+        RawWord::Load { word, .. } => Some(word),
+        _ => None,
+    });
+    let from_guards = guards.iter().filter(|g| !g.stashed).map(|g| g.word);
+    from_words
+        .chain(from_guards)
+        .chain(task)
+        .filter(|&n| n != NONE)
+        .map(|n| n + 1)
+        .max()
+        .unwrap_or(0)
+}
+
+/// The first of a hook's alternatives (`a|b`) this kernel has with at
+/// least `need` arguments: a raw tracepoint (its arity from the kernel's
+/// BTF, `btf_trace_NAME`; assumed where there is no BTF), or
+/// `fentry:FUNCTION`, a kernel function's entry where fentry is allowed
+/// (its context is its arguments as words, as a raw tracepoint's is).
+fn choose_hook(hook: &str, need: u8) -> Option<(ProgKind, Attach)> {
+    let btf = kernel_btf().ok();
+    let arity = |proto: u32, skip: usize| -> Option<usize> {
+        let btf = btf.as_ref()?;
+        let r = btf.resolve(proto)?;
+        let proto = match &btf.get(r)?.data {
+            dtrace_sys::btf::TypeData::Ptr(to) => btf.resolve(*to)?,
+            _ => r,
+        };
+        match &btf.get(proto)?.data {
+            dtrace_sys::btf::TypeData::FuncProto { params, .. } => {
+                Some(params.len().saturating_sub(skip))
+            }
+            _ => None,
+        }
+    };
+    for alt in hook.split('|') {
+        if let Some(func) = alt.strip_prefix("fentry:") {
+            let f = dtrace_sys::features::Features::get();
+            if f.lockdown || !f.btf {
+                continue;
+            }
+            let Some(b) = btf.as_ref() else { continue };
+            let Some(id) = b.find_func(func) else {
+                continue;
+            };
+            let dtrace_sys::btf::TypeData::Func { proto, .. } = &b.get(id)?.data else {
+                continue;
+            };
+            if arity(*proto, 0).is_some_and(|n| n >= usize::from(need)) {
+                let attach = Attach::new(crate::attach::Function {
+                    btf_id: id,
+                    module: None,
+                    optional: false,
+                });
+                return Some((ProgKind::Fentry, attach));
+            }
+            continue;
+        }
+        // The typedef's prototype has the tracepoint's context first.
+        let has = match btf.as_ref() {
+            None => true,
+            Some(b) => match b.find_typedef(&format!("btf_trace_{}", alt)) {
+                None => false,
+                Some(t) => arity(t, 1).is_none_or(|n| n >= usize::from(need)),
+            },
+        };
+        if has {
+            return Some((ProgKind::RawTracepoint, Attach::raw_tracepoint(alt)));
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_probe_reads_the_words_its_arguments_guards_and_task_name() {
+        let g = Guard {
+            word: 1,
+            stashed: false,
+            mask: 1,
+            value: 1,
+            eq: true,
+        };
+        assert_eq!(words_read(&[RawWord::Hook(0)], &[g], None), 2);
+        assert_eq!(words_read(&[RawWord::Const(1)], &[], Some(2)), 3);
+        assert_eq!(words_read(&[RawWord::Hook(NONE)], &[], None), 0);
+        let stashed = Guard { stashed: true, ..g };
+        assert_eq!(words_read(&[], &[stashed], None), 0);
+    }
+
+    #[test]
+    fn a_hook_is_the_first_alternative_the_kernel_has() {
+        // Needs the running kernel's BTF.
+        let Ok(btf) = kernel_btf() else {
+            return;
+        };
+        assert!(choose_hook("no_such_tracepoint|fentry:no_such_function", 1).is_none());
+        // A tracepoint of two words is not enough for three.
+        if btf.find_typedef("btf_trace_sched_switch").is_some() {
+            let (kind, _) =
+                choose_hook("no_such_tracepoint|sched_switch", 1).expect("sched_switch");
+            assert_eq!(kind, ProgKind::RawTracepoint);
+            assert!(choose_hook("sched_switch", 12).is_none());
+        }
+    }
 
     #[test]
     fn the_shipped_tables_parse() {
