@@ -45,7 +45,11 @@
 //! its BTF): on a kernel that does not fit the trial
 //! must fail, and is then reported as
 //! ignored with "expected to fail on this kernel: needs ..." (the kernel
-//! matrix counts those apart, see test/kernels/README.md).
+//! matrix counts those apart, see docs/KERNELS.md).
+//! `/* @@needs-or-skip: feature ... */` is for a program that, without
+//! the feature, would only take longer than any test may (every kernel
+//! function on a tracing program each): there it is not run, and is
+//! reported as ignored with "not run on this kernel: needs ...".
 //! Without root every trial is ignored with the reason "needs root".
 //! The `harness/...` trials check this judging itself.
 //!
@@ -282,9 +286,15 @@ impl Spec {
     /// The kernel features the program is marked `@@needs` that the
     /// running kernel lacks, each with what brings it.
     fn missing_features(&self) -> Result<Vec<String>, String> {
+        self.missing_of("needs")
+    }
+
+    /// The kernel features named by the program's `@@KEY` marks that the
+    /// running kernel lacks (or has, for `!name`).
+    fn missing_of(&self, key: &str) -> Result<Vec<String>, String> {
         let f = dtrace_sys::features::Features::get();
         let mut missing = Vec::new();
-        for name in markers(&self.text, "needs")
+        for name in markers(&self.text, key)
             .iter()
             .flat_map(|m| m.split_whitespace())
         {
@@ -508,6 +518,14 @@ fn trial(bin: &'static str, path: PathBuf, rel: String, root: bool) -> Trial {
         spec.lint()?;
         if !root {
             return Ok(Completion::ignored_with("needs root"));
+        }
+        // Where running without the feature would outlast any test.
+        let missing = spec.missing_of("needs-or-skip")?;
+        if !missing.is_empty() {
+            return Ok(Completion::ignored_with(format!(
+                "not run on this kernel: needs {}",
+                missing.join(", ")
+            )));
         }
         let missing = spec.missing_features()?;
         if !missing.is_empty() {

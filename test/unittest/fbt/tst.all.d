@@ -1,9 +1,10 @@
-/* @@needs: fentry kprobe_multi */
+/* @@needs: fentry */
+/* @@needs-or-skip: kprobe_multi */
 /*
  * Without kprobe_multi links (5.10; Debian 12's 6.1, built without
  * CONFIG_FPROBE) every function is a program and a trampoline of its
  * own, each an update of the kernel's ftrace records: tens of thousands
- * of them take longer than a test may.
+ * of them take longer than a test may, so it is not run there.
  */
 /* @@trigger: getpid 1 */
 /* @@timeout: 240 */
