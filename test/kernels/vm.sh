@@ -102,13 +102,23 @@ mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose host /h
 mount -t tmpfs -o size=3g tmp /ov; mkdir -p /ov/u /ov/w
 mount -t overlay overlay -o lowerdir=/host,upperdir=/ov/u,workdir=/ov/w /newroot
 cp /cmd /newroot/.vmcmd
+cp /run /newroot/.vmrun
 for d in proc sys dev; do mount --move /$d /newroot/$d; done
 # Loopback up (tests talk to themselves over it) and pseudo-terminals.
 ip link set lo up
 mkdir -p /newroot/dev/pts; mount -t devpts devpts /newroot/dev/pts
-chroot /newroot /bin/bash -c 'export PATH=/usr/local/cargo/bin:/root/.cargo/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=/root; echo "@@vm-kernel $(uname -r)"; bash /.vmcmd; echo "@@vm-status $?"'
-poweroff -f
+# The overlay becomes the root (not a chroot: the kernel's own paths,
+# d_path()'s, are then the ones the processes see).
+exec switch_root /newroot /bin/bash /.vmrun
 INIT
+    cat > "$w/ir/run" <<'RUN'
+export PATH=/usr/local/cargo/bin:/root/.cargo/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=/root
+echo "@@vm-kernel $(uname -r)"
+bash /.vmcmd
+echo "@@vm-status $?"
+# The host's busybox (the initramfs's is gone with it).
+/bin/busybox poweroff -f
+RUN
     chmod +x "$w/ir/init"
     (cd "$w/ir" && find . | cpio -o -H newc 2>/dev/null | gzip -1 > "$w/initrd.gz")
     tcg=${VM_TCG:-$(tcg_of "$series")}

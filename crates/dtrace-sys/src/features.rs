@@ -67,6 +67,9 @@ pub struct Features {
     /// `sched_set_need_resched_tp` (recent kernels), which sched's
     /// `remain-cpu` and `surrender` use.
     pub sched_bare_tracepoints: bool,
+    /// `sched_process_exit` tells whether the exiting thread is its
+    /// process's last (`group_dead`, recent kernels; 6.12 has not).
+    pub exit_group_dead: bool,
     /// `bpf_probe_write_user` (absent under lockdown).
     pub probe_write_user: bool,
     /// The kernel is locked down (`/sys/kernel/security/lockdown` names
@@ -135,6 +138,7 @@ impl Features {
                 && no_cookie.is_none()
                 && btf.find("bpf_uprobe_multi_link", Kind::Struct).is_some(),
             perf_link: no_cookie.is_none() && btf.find("bpf_perf_link", Kind::Struct).is_some(),
+            exit_group_dead: tracepoint_arity(&btf, "sched_process_exit") >= 2,
             probe_write_user: helper("BPF_FUNC_probe_write_user") && !lockdown,
             lockdown,
         }
@@ -142,7 +146,7 @@ impl Features {
 
     /// Each feature by name, whether this kernel has it, and what brings
     /// it (for messages: "needs uprobe_multi links (Linux 6.6)").
-    pub fn rows(&self) -> [(&'static str, bool, &'static str); 24] {
+    pub fn rows(&self) -> [(&'static str, bool, &'static str); 25] {
         let open = !self.lockdown;
         [
             ("btf", self.btf, "the kernel's BTF (CONFIG_DEBUG_INFO_BTF)"),
@@ -222,6 +226,11 @@ impl Features {
                 "BPF links for perf events (Linux 5.15)",
             ),
             (
+                "exit_group_dead",
+                self.exit_group_dead,
+                "group_dead in the tracepoint sched_process_exit (kernels after 6.12)",
+            ),
+            (
                 "probe_write_user",
                 self.probe_write_user,
                 "bpf_probe_write_user, which lockdown removes",
@@ -254,6 +263,26 @@ impl Features {
             s.push_str(if has { " yes\n" } else { " no\n" });
         }
         s
+    }
+}
+
+/// How many arguments raw tracepoint `name` gives its programs (its
+/// `btf_trace_NAME` prototype, less the context), 0 if BTF does not
+/// say.
+fn tracepoint_arity(btf: &Btf, name: &str) -> usize {
+    use crate::btf::TypeData;
+    let Some(t) = btf.find_typedef(&format!("btf_trace_{}", name)) else {
+        return 0;
+    };
+    let Some(mut id) = btf.resolve(t) else {
+        return 0;
+    };
+    if let Some(TypeData::Ptr(to)) = btf.get(id).map(|t| &t.data) {
+        id = *to;
+    }
+    match btf.get(id).map(|t| &t.data) {
+        Some(TypeData::FuncProto { params, .. }) => params.len().saturating_sub(1),
+        _ => 0,
     }
 }
 

@@ -42,7 +42,8 @@
 //! `/* @@needs: feature ... */` names the kernel features the program
 //! needs (by the names of `dtrace_sys::features::Features::rows`; `!name`
 //! for one the kernel must lack; `module:NAME` for a module loaded with
-//! its BTF): on a kernel that does not fit the trial
+//! its BTF; `disk:PATH` for a path whose file system is on a block
+//! device): on a kernel that does not fit the trial
 //! must fail, and is then reported as
 //! ignored with "expected to fail on this kernel: needs ..." (the kernel
 //! matrix counts those apart, see docs/KERNELS.md).
@@ -303,6 +304,18 @@ impl Spec {
                 Some(n) => (true, n),
                 None => (false, name),
             };
+            // `disk:PATH`: PATH's file system is on a block device (not
+            // an overlay, 9p or tmpfs, as a guest of the kernel matrix
+            // has: their devices' major number is 0).
+            if let Some(path) = name.strip_prefix("disk:") {
+                use std::os::unix::fs::MetadataExt;
+                let major = |dev: u64| ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+                let has = std::fs::metadata(path).is_ok_and(|m| major(m.dev()) != 0);
+                if has == without {
+                    missing.push(format!("{} on a disk", path));
+                }
+                continue;
+            }
             // `module:NAME`: a loaded module, with BTF of its own.
             if let Some(m) = name.strip_prefix("module:") {
                 let has = Path::new("/sys/kernel/btf").join(m).exists();

@@ -1,3 +1,4 @@
+/* @@needs: disk:/var/tmp */
 /* @@trigger: fsync /var/tmp/dtrace-io-test */
 #pragma D option quiet
 

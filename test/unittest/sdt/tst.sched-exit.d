@@ -1,3 +1,4 @@
+/* @@needs: exit_group_dead */
 /* @@trigger: comm 7864747374 */
 #pragma D option quiet
 

@@ -1,3 +1,4 @@
+/* @@needs: disk:/etc */
 /* @@trigger: read /etc/passwd */
 #pragma D option quiet
 
