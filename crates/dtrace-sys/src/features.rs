@@ -70,6 +70,9 @@ pub struct Features {
     /// `sched_process_exit` tells whether the exiting thread is its
     /// process's last (`group_dead`, recent kernels; 6.12 has not).
     pub exit_group_dead: bool,
+    /// `tcp_send_reset` fires for a reset sent without a socket (a
+    /// refused connection), with the reset's reason (Linux 6.10).
+    pub tcp_reset_nosock: bool,
     /// `bpf_probe_write_user` (absent under lockdown).
     pub probe_write_user: bool,
     /// The kernel is locked down (`/sys/kernel/security/lockdown` names
@@ -139,6 +142,7 @@ impl Features {
                 && btf.find("bpf_uprobe_multi_link", Kind::Struct).is_some(),
             perf_link: no_cookie.is_none() && btf.find("bpf_perf_link", Kind::Struct).is_some(),
             exit_group_dead: tracepoint_arity(&btf, "sched_process_exit") >= 2,
+            tcp_reset_nosock: tracepoint_arity(&btf, "tcp_send_reset") >= 3,
             probe_write_user: helper("BPF_FUNC_probe_write_user") && !lockdown,
             lockdown,
         }
@@ -146,7 +150,7 @@ impl Features {
 
     /// Each feature by name, whether this kernel has it, and what brings
     /// it (for messages: "needs uprobe_multi links (Linux 6.6)").
-    pub fn rows(&self) -> [(&'static str, bool, &'static str); 25] {
+    pub fn rows(&self) -> [(&'static str, bool, &'static str); 26] {
         let open = !self.lockdown;
         [
             ("btf", self.btf, "the kernel's BTF (CONFIG_DEBUG_INFO_BTF)"),
@@ -229,6 +233,11 @@ impl Features {
                 "exit_group_dead",
                 self.exit_group_dead,
                 "group_dead in the tracepoint sched_process_exit (kernels after 6.12)",
+            ),
+            (
+                "tcp_reset_nosock",
+                self.tcp_reset_nosock,
+                "the tracepoint tcp_send_reset for resets sent without a socket (Linux 6.10)",
             ),
             (
                 "probe_write_user",

@@ -1,3 +1,4 @@
+/* @@needs: tcp_reset_nosock */
 /* @@trigger: refused 47127 */
 #pragma D option quiet
 
