@@ -1,4 +1,7 @@
 #pragma D option quiet
+/* One CPU: tick-1ms moves to another CPU when its CPU stalls (a guest's
+   CPU waiting its turn), and the clauses below count on one at a time. */
+#pragma D option cpu=0
 #pragma D option nspec=64
 #pragma D option specsize=4k
 
