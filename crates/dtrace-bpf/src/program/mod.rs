@@ -277,16 +277,18 @@ impl ProgGen<'_, '_> {
         if let Some(pid) = self.plan.context.process() {
             self.process_check(pid, out)?;
         }
+        if let (Some(cpu), Phase::Normal) = (self.g.inp.opts.only_cpu, self.plan.phase) {
+            // The cpu option: probes fire on that CPU alone (BEGIN and
+            // END are run there by the consumer). Before the tick gate,
+            // or another CPU would hold the gate and that one never fire.
+            self.a.emit(call(Helper::GetSmpProcessorId));
+            self.a.jmp_imm_to(Cond::Ne, R0, cpu as i32, out);
+        }
         if let (Some(off), Some(period)) = (gate_off, self.plan.tick_gate) {
             self.tick_gate(off, period, out);
         }
         // The scratch element for this CPU and context.
         self.a.emit(call(Helper::GetSmpProcessorId));
-        if let (Some(cpu), Phase::Normal) = (self.g.inp.opts.only_cpu, self.plan.phase) {
-            // The cpu option: probes fire on that CPU alone (BEGIN and
-            // END are run there by the consumer).
-            self.a.jmp_imm_to(Cond::Ne, R0, cpu as i32, out);
-        }
         self.a.emit(alu64_imm(Alu::Lsh, R0, 1));
         if self.raw {
             self.a.emit(alu64_imm(Alu::Or, R0, 1));
