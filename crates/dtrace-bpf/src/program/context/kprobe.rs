@@ -17,20 +17,7 @@ impl ProgGen<'_, '_> {
             self.zero_args(2);
             return;
         }
-        for (i, off) in regs::ARGS_FULL.iter().enumerate() {
-            self.a.emit(ldx(Size::DW, R1, R6, *off as i16));
-            self.store_arg(i as u32, R1);
-        }
-        // The rest on the stack, after the return address (a word the
-        // kernel cannot read is 0: the helper clears it).
-        for i in 6..10u32 {
-            self.a.emit(mov64_reg(R1, R9));
-            self.a
-                .emit(alu64_imm(Alu::Add, R1, (scratch::ARGS + 8 * i) as i32));
-            self.a.emit(mov64_imm(R2, 8));
-            self.a.emit(ldx(Size::DW, R3, R6, regs::SP_FULL as i16));
-            self.a.emit(alu64_imm(Alu::Add, R3, (8 * (i - 5)) as i32));
-            self.a.emit(call(Helper::ProbeReadKernel));
-        }
+        // The registers, then the kernel stack after the return address.
+        self.load_regs_args(Helper::ProbeReadKernel);
     }
 }
