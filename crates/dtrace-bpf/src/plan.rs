@@ -154,6 +154,10 @@ pub struct Guard {
     pub mask: u64,
     pub value: u64,
     pub eq: bool,
+    /// The guard is on the member at this offset and of this size in
+    /// what the (hook's) word points to, not on the word (0 where it
+    /// cannot be read).
+    pub load: Option<(u32, u8)>,
 }
 
 /// A tracepoint field as an argument.
@@ -632,6 +636,22 @@ pub struct KernelCaps {
     /// is preallocated: before, perf event programs are refused such a
     /// map and the others make the kernel warn.
     pub grow_maps: bool,
+    /// How `uregs[]` finds the current thread's user registers outside a
+    /// uprobe (whose context they are).
+    pub user_regs: UserRegs,
+}
+
+/// Where the current thread's user registers are (`uregs[]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UserRegs {
+    /// `bpf_task_pt_regs` of `bpf_get_current_task_btf` (Linux 5.15).
+    Helper,
+    /// At the top of the thread's kernel stack, as the kernel's
+    /// `task_pt_regs()` finds them: `task->stack` (the word at byte
+    /// `stack` of `task_struct`) plus `from_stack` bytes.
+    StackTop { stack: u32, from_stack: u32 },
+    /// Nowhere known: `uregs[]` is refused, with the reason.
+    Unknown(&'static str),
 }
 
 impl Default for KernelCaps {
@@ -642,6 +662,7 @@ impl Default for KernelCaps {
             signed_div: true,
             long_jumps: true,
             grow_maps: true,
+            user_regs: UserRegs::Helper,
         }
     }
 }

@@ -13,7 +13,7 @@ pub enum Item {
         value: Option<String>,
         line: u32,
     },
-    /// `#pragma D depends_on (library|provider|module) name`.
+    /// `#pragma D depends_on (library|provider|module|member) name`.
     DependsOn {
         kind: String,
         name: String,

@@ -12,6 +12,7 @@
 //! probe NAME HOOK [HOOK ...]                    (HOOK: a raw tracepoint)
 //! when @WORD [& MASK] | unless @WORD [& MASK]   (fires only if nonzero | zero)
 //! when @WORD == VALUE | unless @WORD == VALUE   (fires only if equal | not)
+//! when @WORD else @W:STRUCT->MEMBER ...        (the member where no hook has WORD)
 //! arg NATIVE-TYPE @WORD [-> TRANSLATED-TYPE]    (args[N], in order)
 //! arg NATIVE-TYPE @WORD via INLINE              (computed by a D inline)
 //! arg NATIVE-TYPE =VALUE                        (a constant argument)
@@ -41,6 +42,13 @@
 //! nanoseconds since (`arg uint64_t $elapsed`: how long the lock was
 //! waited for). One program at HOOK keeps those words for every probe
 //! of the provider that fires after it.
+//!
+//! A guard on a word the kernel's hooks lack (a tracepoint argument
+//! added in a later Linux) may name, after `else`, members to test in
+//! its place, the first the kernel's BTF has: `when @3 else
+//! @1:task_struct->__state else @1:task_struct->state` is sched's
+//! `sleep` at a `sched_switch` with `prev_state` (5.18), else the
+//! outgoing task's state as it was named from 5.14, else before.
 //!
 //! A probe with several hooks fires on each of them (they must take
 //! the same arguments). A hook may be alternatives, `a|fentry:f`: the
@@ -89,6 +97,10 @@ pub struct TableProbe {
     /// Arguments read through a hook word, by argument index: their
     /// `RawWord::Load` is made from BTF when the probe is planned.
     pub loads: Vec<(usize, MemberLoad)>,
+    /// Guards, by index, with members to test in their place, in order,
+    /// where no hook has the guard's word (`when @3 else
+    /// @1:task_struct->__state`).
+    pub guard_else: Vec<(usize, Vec<MemberLoad>)>,
 }
 
 /// `@WORD:STRUCT->PTR[+ADD]`: see the module's description.
@@ -123,6 +135,14 @@ impl MemberLoad {
             ptr: ptr.to_string(),
             add,
         })
+    }
+
+    /// The member itself (an integer of 1, 2, 4 or 8 bytes): its offset
+    /// and size, from the kernel's BTF.
+    fn resolve_value(&self, btf: &dtrace_sys::btf::Btf) -> Option<(u32, u8)> {
+        let (off, ty) = btf.member_path(&self.strct, &self.ptr)?;
+        let size = btf.size_of(ty).filter(|s| [1, 2, 4, 8].contains(s))?;
+        Some((off, size as u8))
     }
 
     /// The load, with its offsets from the kernel's BTF.
@@ -225,10 +245,19 @@ impl TableProvider {
                         after: None,
                         cond: Vec::new(),
                         loads: Vec::new(),
+                        guard_else: Vec::new(),
                     });
                 }
                 "when" | "unless" => {
-                    // `@N`, `@N & MASK` (nonzero) or `@N == VALUE`.
+                    // `@N`, `@N & MASK` (nonzero) or `@N == VALUE`; then
+                    // any `else @W:STRUCT->MEMBER` in its place where the
+                    // hook has no word N.
+                    let mut alts = rest.split(" else ");
+                    let rest = alts.next().unwrap_or_default();
+                    let alts = alts
+                        .map(|a| MemberLoad::parse(a).filter(|m| m.add.is_none()))
+                        .collect::<Option<Vec<MemberLoad>>>()
+                        .ok_or_else(|| bad("else @WORD:STRUCT->MEMBER"))?;
                     let int = |t: &str| -> Option<u64> {
                         let t = t.trim();
                         match t.strip_prefix("0x") {
@@ -265,6 +294,12 @@ impl TableProvider {
                     if stashed && probe.after.is_none() {
                         return Err(bad("$N before an after line"));
                     }
+                    if stashed && !alts.is_empty() {
+                        return Err(bad("else after a $N"));
+                    }
+                    if !alts.is_empty() {
+                        probe.guard_else.push((probe.guards.len(), alts));
+                    }
                     // `unless` negates the test.
                     probe.guards.push(Guard {
                         word,
@@ -272,6 +307,7 @@ impl TableProvider {
                         mask,
                         value,
                         eq: eq == (key == "when"),
+                        load: None,
                     });
                 }
                 "task" => {
@@ -526,11 +562,11 @@ impl Provider for TableProvider {
                 }
             }
             // A program on each hook, serving the probe alike.
-            let need = words_read(&words, &p.guards, p.task);
             for hook in &p.hooks {
-                let (kind, attach) = choose_hook(hook, need).ok_or_else(|| {
+                let (kind, attach, guards) = hook_and_guards(hook, p, &words).ok_or_else(|| {
+                    let need = words_read(&words, &p.guards, p.task);
                     io::Error::other(format!(
-                        "probe {}:vmlinux::{} cannot be enabled: this kernel has none of its hooks ({}) with the {} arguments it reads",
+                        "probe {}:vmlinux::{} cannot be enabled: this kernel has none of its hooks ({}) with the {} arguments it reads, of the types it declares",
                         self.name, p.name, hook, need
                     ))
                 })?;
@@ -540,7 +576,7 @@ impl Provider for TableProvider {
                         kind,
                         ArgContext::RawArgs {
                             words: words.clone(),
-                            guards: p.guards.clone(),
+                            guards,
                             task: p.task,
                             after: p.after.clone(),
                         },
@@ -554,6 +590,58 @@ impl Provider for TableProvider {
         }
         Ok(())
     }
+}
+
+/// The first of a hook's alternatives (see [`choose_hook`]) with the
+/// words probe `p` reads, and its guards there: as written, else with
+/// the members of its `else`s in place of guards on words the kernel's
+/// hooks do not have (`sched_switch` before 5.18 has no `prev_state`:
+/// the task's own is tested).
+fn hook_and_guards(
+    hook: &str,
+    p: &TableProbe,
+    words: &[RawWord],
+) -> Option<(ProgKind, Attach, Vec<Guard>)> {
+    let tries = p
+        .guard_else
+        .iter()
+        .map(|(_, alts)| alts.len())
+        .max()
+        .unwrap_or(0);
+    for k in 0..=tries {
+        let mut guards = p.guards.clone();
+        if k > 0 {
+            let btf = kernel_btf().ok()?;
+            for (i, alts) in &p.guard_else {
+                let (Some(alt), Some(g)) = (alts.get(k - 1), guards.get_mut(*i)) else {
+                    continue;
+                };
+                let Some(load) = alt.resolve_value(&btf) else {
+                    continue;
+                };
+                g.word = alt.word;
+                g.load = Some(load);
+            }
+        }
+        let need = words_read(words, &guards, p.task);
+        // The words the probe declares as pointers to a struct.
+        let typed: Vec<(u8, &str)> = p
+            .args
+            .iter()
+            .zip(words)
+            .filter_map(|((a, _), w)| match w {
+                RawWord::Hook(n) => {
+                    let t = a.native.strip_prefix("struct ")?.strip_suffix('*')?;
+                    Some((*n, t.trim()))
+                }
+                _ => None,
+            })
+            .collect();
+        if let Some((kind, attach)) = choose_hook(hook, need, &typed) {
+            return Some((kind, attach, guards));
+        }
+    }
+    None
 }
 
 /// How many of the hook's words (from the first) a probe's program
@@ -575,25 +663,55 @@ fn words_read(words: &[RawWord], guards: &[Guard], task: Option<u8>) -> u8 {
 }
 
 /// The first of a hook's alternatives (`a|b`) this kernel has with at
-/// least `need` arguments: a raw tracepoint (its arity from the kernel's
-/// BTF, `btf_trace_NAME`; assumed where there is no BTF), or
+/// least `need` arguments, those of `typed` (word, struct) pointers to
+/// that struct (or to void): a raw tracepoint (its arguments from the kernel's BTF,
+/// `btf_trace_NAME`; assumed where there is no BTF), or
 /// `fentry:FUNCTION`, a kernel function's entry where fentry is allowed
 /// (its context is its arguments as words, as a raw tracepoint's is).
-fn choose_hook(hook: &str, need: u8) -> Option<(ProgKind, Attach)> {
+/// A tracepoint whose arguments moved (older kernels' `block_rq_issue`
+/// had the request queue first) is so not taken for one whose words
+/// the probe would misread.
+fn choose_hook(hook: &str, need: u8, typed: &[(u8, &str)]) -> Option<(ProgKind, Attach)> {
     let btf = kernel_btf().ok();
-    let arity = |proto: u32, skip: usize| -> Option<usize> {
+    let fits = |proto: u32, skip: usize| -> Option<bool> {
         let btf = btf.as_ref()?;
         let r = btf.resolve(proto)?;
         let proto = match &btf.get(r)?.data {
             dtrace_sys::btf::TypeData::Ptr(to) => btf.resolve(*to)?,
             _ => r,
         };
-        match &btf.get(proto)?.data {
-            dtrace_sys::btf::TypeData::FuncProto { params, .. } => {
-                Some(params.len().saturating_sub(skip))
+        let dtrace_sys::btf::TypeData::FuncProto { params, .. } = &btf.get(proto)?.data else {
+            return None;
+        };
+        let params = params.get(skip..).unwrap_or_default();
+        // A pointer to another struct is another argument; a `void *`
+        // (a lock's address) is whatever the probe says it is.
+        let points_to = |ty: u32, name: &str| -> bool {
+            let Some(dtrace_sys::btf::TypeData::Ptr(to)) =
+                btf.resolve(ty).and_then(|t| btf.get(t)).map(|t| &t.data)
+            else {
+                return false;
+            };
+            match btf.resolve(*to).and_then(|t| btf.get(t).map(|x| (t, x))) {
+                Some((t, x))
+                    if matches!(
+                        x.kind(),
+                        dtrace_sys::btf::Kind::Struct | dtrace_sys::btf::Kind::Union
+                    ) =>
+                {
+                    btf.type_name(t) == name
+                }
+                _ => true,
             }
-            _ => None,
-        }
+        };
+        Some(
+            params.len() >= usize::from(need)
+                && typed.iter().all(|(w, name)| {
+                    params
+                        .get(usize::from(*w))
+                        .is_some_and(|p| points_to(p.ty, name))
+                }),
+        )
     };
     for alt in hook.split('|') {
         if let Some(func) = alt.strip_prefix("fentry:") {
@@ -608,7 +726,7 @@ fn choose_hook(hook: &str, need: u8) -> Option<(ProgKind, Attach)> {
             let dtrace_sys::btf::TypeData::Func { proto, .. } = &b.get(id)?.data else {
                 continue;
             };
-            if arity(*proto, 0).is_some_and(|n| n >= usize::from(need)) {
+            if fits(*proto, 0) == Some(true) {
                 let attach = Attach::new(crate::attach::Function {
                     btf_id: id,
                     module: None,
@@ -623,7 +741,7 @@ fn choose_hook(hook: &str, need: u8) -> Option<(ProgKind, Attach)> {
             None => true,
             Some(b) => match b.find_typedef(&format!("btf_trace_{}", alt)) {
                 None => false,
-                Some(t) => arity(t, 1).is_none_or(|n| n >= usize::from(need)),
+                Some(t) => fits(t, 1) != Some(false),
             },
         };
         if has {
@@ -645,6 +763,7 @@ mod tests {
             mask: 1,
             value: 1,
             eq: true,
+            load: None,
         };
         assert_eq!(words_read(&[RawWord::Hook(0)], &[g], None), 2);
         assert_eq!(words_read(&[RawWord::Const(1)], &[], Some(2)), 3);
@@ -659,13 +778,76 @@ mod tests {
         let Ok(btf) = kernel_btf() else {
             return;
         };
-        assert!(choose_hook("no_such_tracepoint|fentry:no_such_function", 1).is_none());
+        assert!(choose_hook("no_such_tracepoint|fentry:no_such_function", 1, &[]).is_none());
         // A tracepoint of two words is not enough for three.
         if btf.find_typedef("btf_trace_sched_switch").is_some() {
             let (kind, _) =
-                choose_hook("no_such_tracepoint|sched_switch", 1).expect("sched_switch");
+                choose_hook("no_such_tracepoint|sched_switch", 1, &[]).expect("sched_switch");
             assert_eq!(kind, ProgKind::RawTracepoint);
-            assert!(choose_hook("sched_switch", 12).is_none());
+            assert!(choose_hook("sched_switch", 12, &[]).is_none());
+        }
+    }
+
+    #[test]
+    fn a_guard_may_fall_back_to_members_where_no_hook_has_its_word() {
+        let p = TableProvider::parse(
+            "t",
+            "provider t\nprobe x sched_switch\nwhen @3 else @1:task_struct->__state else @1:task_struct->state\n",
+        )
+        .unwrap();
+        let alts = &p.probes[0].guard_else;
+        assert_eq!(alts.len(), 1);
+        assert_eq!(alts[0].0, 0);
+        let names: Vec<&str> = alts[0].1.iter().map(|m| m.ptr.as_str()).collect();
+        assert_eq!(names, ["__state", "state"]);
+        assert!(
+            TableProvider::parse("t", "provider t\nprobe x h\nwhen @3 else nonsense\n").is_err()
+        );
+        // On a kernel with prev_state, the guard stays on word 3; without,
+        // on the task's state, read through word 1.
+        let Ok(btf) = kernel_btf() else {
+            return;
+        };
+        if btf.find_typedef("btf_trace_sched_switch").is_some() {
+            let (_, _, guards) =
+                hook_and_guards("sched_switch", &p.probes[0], &[]).expect("sched_switch");
+            match guards[0].load {
+                None => assert_eq!(guards[0].word, 3),
+                Some((_, size)) => {
+                    assert_eq!(guards[0].word, 1);
+                    assert!(size == 4 || size == 8);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_shipped_probe_finds_its_hooks_with_the_types_it_declares() {
+        // On this machine's kernel, which the tables are written for:
+        // a probe whose hook the kernel has (by its name alone) also
+        // takes it with the struct pointers the probe's words declare.
+        let Ok(btf) = kernel_btf() else {
+            return;
+        };
+        for (file, text) in TABLES {
+            let t = TableProvider::parse(file, text).unwrap();
+            for p in &t.probes {
+                let words: Vec<RawWord> = p.args.iter().map(|(_, w)| *w).collect();
+                for hook in &p.hooks {
+                    let named = hook
+                        .split('|')
+                        .any(|alt| btf.find_typedef(&format!("btf_trace_{}", alt)).is_some());
+                    if named {
+                        assert!(
+                            hook_and_guards(hook, p, &words).is_some(),
+                            "{}: {} at {}",
+                            file,
+                            p.name,
+                            hook
+                        );
+                    }
+                }
+            }
         }
     }
 
@@ -709,6 +891,7 @@ mod tests {
             mask,
             value,
             eq,
+            load: None,
         };
         assert_eq!(
             p.probes[0].guards,

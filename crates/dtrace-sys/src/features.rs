@@ -126,7 +126,7 @@ impl Features {
             long_jumps,
             strncmp: !old && helper("BPF_FUNC_strncmp"),
             task_btf: helper("BPF_FUNC_get_current_task_btf"),
-            task_pt_regs: helper("BPF_FUNC_task_pt_regs"),
+            task_pt_regs: !old && helper("BPF_FUNC_task_pt_regs"),
             mem_alloc: !old && btf.find("bpf_mem_alloc", Kind::Struct).is_some(),
             lock_tracepoints: btf
                 .find("btf_trace_contention_begin", Kind::Typedef)
@@ -152,6 +152,14 @@ impl Features {
     /// it (for messages: "needs uprobe_multi links (Linux 6.6)").
     pub fn rows(&self) -> [(&'static str, bool, &'static str); 26] {
         let open = !self.lockdown;
+        // Why a feature lockdown takes away is missing.
+        let locked = |under: &'static str, other: &'static str| {
+            if self.lockdown {
+                under
+            } else {
+                other
+            }
+        };
         [
             ("btf", self.btf, "the kernel's BTF (CONFIG_DEBUG_INFO_BTF)"),
             ("module_btf", self.module_btf, "module BTF (Linux 5.11)"),
@@ -217,7 +225,10 @@ impl Features {
             (
                 "kprobe_multi",
                 self.kprobe_multi && open,
-                "kprobe_multi links (Linux 5.18, CONFIG_FPROBE), which lockdown refuses",
+                locked(
+                    "kprobe_multi links (Linux 5.18, CONFIG_FPROBE), which lockdown refuses",
+                    "kprobe_multi links (Linux 5.18, CONFIG_FPROBE)",
+                ),
             ),
             (
                 "uprobe_multi",
@@ -242,18 +253,34 @@ impl Features {
             (
                 "probe_write_user",
                 self.probe_write_user,
-                "bpf_probe_write_user, which lockdown removes",
+                locked(
+                    "bpf_probe_write_user, which lockdown removes",
+                    "bpf_probe_write_user",
+                ),
             ),
-            ("kprobes", open, "kprobes, which lockdown removes"),
+            (
+                "kprobes",
+                open,
+                locked(
+                    "kprobes, which lockdown removes",
+                    "kprobes (CONFIG_KPROBES)",
+                ),
+            ),
             (
                 "fentry",
                 open && self.btf,
-                "fentry/fexit, which lockdown refuses",
+                locked(
+                    "fentry/fexit, which lockdown refuses",
+                    "fentry/fexit (Linux 5.5, BTF)",
+                ),
             ),
             (
                 "kallsyms_data",
                 open,
-                "data symbols in /proc/kallsyms, which lockdown hides",
+                locked(
+                    "data symbols in /proc/kallsyms, which lockdown hides",
+                    "data symbols in /proc/kallsyms (CONFIG_KALLSYMS_ALL)",
+                ),
             ),
         ]
     }

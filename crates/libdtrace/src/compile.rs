@@ -199,6 +199,14 @@ impl Dtrace {
                     || (!name.contains('/')
                         && std::path::Path::new("/sys/module").join(name).exists())
             }
+            // A member of a kernel struct, `bio.bi_bdev`: what a library
+            // written for some kernels' types needs.
+            "member" => name.split_once('.').is_some_and(|(s, m)| {
+                dtrace_sys::btf::Btf::vmlinux().is_ok_and(|btf| {
+                    btf.find_struct(s)
+                        .is_some_and(|id| btf.member(id, m).is_some())
+                })
+            }),
             _ => self.libs_loaded.iter().any(|l| l == name),
         }
     }
@@ -276,6 +284,15 @@ impl Dtrace {
             todo = std;
         }
         for (name, text) in todo {
+            // A library whose dependencies are not met is passed over, as
+            // DTrace passes it over: one written for another kernel's
+            // types, or for a provider or module this system lacks.
+            if dlib::depends(&text)
+                .iter()
+                .any(|(kind, dep)| !self.dependency_met(kind, dep))
+            {
+                continue;
+            }
             let mut syms = self.syms.clone();
             syms.types.strsize = self.opts.strsize;
             syms.types.stackframes = self.opts.stackframes;
@@ -294,14 +311,6 @@ impl Dtrace {
                     "failed to compile library {}: libraries may not contain probe clauses",
                     name
                 )));
-            }
-            for (kind, dep, _) in &checked.depends {
-                if !self.dependency_met(kind, dep) {
-                    return Err(Error::Library(format!(
-                        "failed to compile library {}: library requires {} {}",
-                        name, kind, dep
-                    )));
-                }
             }
             self.syms = syms;
             self.next_clause = next;

@@ -20,7 +20,12 @@
 //! [`STANDARD`] row lists (`proc` and `sched`: `procfs.d`); a unit test
 //! checks that every name a file declares is in its row. A library
 //! directory's file with `#pragma D depends_on library NAME` is compiled
-//! after NAME.
+//! after NAME, and a file whose `depends_on` is not met is passed over,
+//! as DTrace passes it over: `depends_on member STRUCT.MEMBER` (this
+//! project's addition) is met where the kernel's struct has the member,
+//! so a library may come in one file per shape of a kernel type
+//! (`io_bdev.d` for the bio of Linux 5.12 and later, `io_gendisk.d` for
+//! that of the kernels before).
 
 use std::path::{Path, PathBuf};
 
@@ -154,6 +159,22 @@ pub(crate) const STANDARD: &[StdLib] = &[
             "O_RSYNC",
             "O_PATH",
         ],
+        providers: &["io"],
+    },
+    StdLib {
+        name: "io_bdev.d",
+        text: include_str!("../dlib/io_bdev.d"),
+        // The translators from the block layer's types: wherever a
+        // program may translate to io.d's types.
+        defines: &["bufinfo_t", "devinfo_t"],
+        providers: &["io"],
+    },
+    StdLib {
+        name: "io_gendisk.d",
+        text: include_str!("../dlib/io_gendisk.d"),
+        // The translators from the block layer's types: wherever a
+        // program may translate to io.d's types.
+        defines: &["bufinfo_t", "devinfo_t"],
         providers: &["io"],
     },
     StdLib {
@@ -327,16 +348,24 @@ pub(crate) fn names_provider(text: &[u8], provider: &str) -> bool {
 
 /// The libraries a library file names in `#pragma D depends_on library`.
 pub(crate) fn library_depends(text: &[u8]) -> Vec<String> {
+    depends(text)
+        .into_iter()
+        .filter(|(kind, _)| kind == "library")
+        .map(|(_, name)| name)
+        .collect()
+}
+
+/// Every `#pragma D depends_on CLASS NAME` of a file, as (class, name).
+pub(crate) fn depends(text: &[u8]) -> Vec<(String, String)> {
     text.split(|&c| c == b'\n')
         .filter_map(|l| {
             let l = String::from_utf8_lossy(l);
             let mut w = l.trim_start().strip_prefix('#')?.split_whitespace();
-            (w.next() == Some("pragma")
-                && w.next() == Some("D")
-                && w.next() == Some("depends_on")
-                && w.next() == Some("library"))
-            .then(|| w.next().map(str::to_string))
-            .flatten()
+            if w.next() != Some("pragma") || w.next() != Some("D") || w.next() != Some("depends_on")
+            {
+                return None;
+            }
+            Some((w.next()?.to_string(), w.next()?.to_string()))
         })
         .collect()
 }
@@ -391,7 +420,13 @@ mod tests {
     fn every_declared_name_loads_its_library() {
         for lib in STANDARD {
             let names = declared(lib.text);
-            assert!(!names.is_empty(), "{}", lib.name);
+            // A file of translators alone (one shape of a kernel type's)
+            // declares no names.
+            assert!(
+                !names.is_empty() || lib.text.contains("\ntranslator "),
+                "{}",
+                lib.name
+            );
             for n in names {
                 let n = n.split('[').next().unwrap_or_default();
                 assert!(

@@ -22,7 +22,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use dtrace_sys::bpf::{LoadError, Map};
 use std::time::Duration;
 
-use dtrace_bpf::plan::{activity, BufferPolicy, Generated, MapKind, Phase, ProgKind};
+use dtrace_bpf::plan::{activity, BufferPolicy, Generated, MapKind, Phase, ProgKind, UserRegs};
 use dtrace_lang::ir::{Builtin, CKind};
 use dtrace_sys::bpf::{self, MapType, ProgType};
 use dtrace_sys::poll::Poller;
@@ -154,6 +154,7 @@ pub(crate) fn generate(
             dtrace_bpf::plan::ArgContext::RawArgs { task: Some(_), .. }
         )
     });
+    let mut uregs = false;
     for c in &dt.clauses {
         dtrace_bpf::codegen::visit_clause_exprs(c, &mut |e| {
             if matches!(
@@ -162,7 +163,16 @@ pub(crate) fn generate(
             ) {
                 needs_btf = true;
             }
+            uregs |= matches!(e.kind, CKind::Builtin(Builtin::Uregs));
         });
+    }
+    if uregs && btf && matches!(opts.kernel.user_regs, UserRegs::Unknown(_)) {
+        if let Some(r) = dtrace_sys::btf::Btf::vmlinux()
+            .ok()
+            .and_then(|b| user_regs_on_stack(&b))
+        {
+            opts.kernel.user_regs = r;
+        }
     }
     if needs_btf && btf {
         if let Ok(btf) = dtrace_sys::btf::Btf::vmlinux() {
@@ -1060,7 +1070,32 @@ fn kernel_caps(f: &dtrace_sys::features::Features) -> dtrace_bpf::plan::KernelCa
         signed_div: f.cpu_v4,
         long_jumps: f.long_jumps,
         grow_maps: f.mem_alloc,
+        user_regs: if f.task_btf && f.task_pt_regs {
+            UserRegs::Helper
+        } else {
+            UserRegs::Unknown("bpf_task_pt_regs (Linux 5.15)")
+        },
     }
+}
+
+/// Where the kernel's `task_pt_regs()` finds a thread's user registers
+/// on x86-64, for kernels without `bpf_task_pt_regs`: at the top of its
+/// kernel stack (`THREAD_SIZE`, 16 KiB, or 32 KiB with KASAN, whose
+/// functions are then in the BTF), less `struct pt_regs` (x86-64 leaves
+/// no padding above them; checked on 6.18 with `DTRACE_OLD_BPF=1`).
+fn user_regs_on_stack(btf: &dtrace_sys::btf::Btf) -> Option<UserRegs> {
+    if !cfg!(target_arch = "x86_64") {
+        return None;
+    }
+    let stack = btf.member_path("task_struct", "stack")?.0;
+    let regs = btf.size_of(btf.find_struct("pt_regs")?)?;
+    let thread_size: u64 = if btf.find_func("kasan_report").is_some() {
+        32 << 10
+    } else {
+        16 << 10
+    };
+    let from_stack = u32::try_from(thread_size.checked_sub(regs)?).ok()?;
+    Some(UserRegs::StackTop { stack, from_stack })
 }
 
 /// The counters of the drops map: principal, aggregation, dynamic,

@@ -22,4 +22,3 @@ syscall::getpid:entry
 	printf("%s\n", zonename);
 	exit(0);
 }
-/* @@needs: task_pt_regs */

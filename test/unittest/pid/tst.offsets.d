@@ -21,4 +21,3 @@ pid$target:a.out:work:*1
 {
 	printf("%s\n", probename);
 }
-/* @@needs: task_pt_regs */

@@ -10,4 +10,3 @@ pid$target:a.out:dtt_add:entry
 {
 	printf("%d %d %d\n", uregs[R_RDI], uregs[R_RSI], uregs[R_RDI] == arg0);
 }
-/* @@needs: task_pt_regs */

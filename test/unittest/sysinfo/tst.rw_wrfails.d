@@ -19,3 +19,4 @@ proc:::exit
 {
 	exit(0);
 }
+/* @@needs: lock_tracepoints */

@@ -25,4 +25,3 @@ END
 	printa(@funcs);
 	printa(@mods);
 }
-/* @@needs: task_pt_regs */

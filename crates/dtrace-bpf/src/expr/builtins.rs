@@ -64,11 +64,7 @@ impl ProgGen<'_, '_> {
                 self.a.bind(ok);
                 self.a.emit(alu64_imm(Alu::Rsh, R0, 3));
             }
-            Builtin::Uregs => {
-                self.a.emit(call(Helper::GetCurrentTaskBtf));
-                self.a.emit(mov64_reg(R1, R0));
-                self.a.emit(call(Helper::TaskPtRegs));
-            }
+            Builtin::Uregs => self.user_regs()?,
             Builtin::Errno => {
                 if self.cx.has_errno {
                     self.a.emit(ldx(Size::DW, R0, R9, scratch::ERRNO as i16));
@@ -187,6 +183,40 @@ impl ProgGen<'_, '_> {
             }
             None => self.a.emit(call(Helper::GetCurrentTask)),
         }
+    }
+
+    /// r0 = the address of the current thread's user registers
+    /// (`struct pt_regs`), which `uregs[]` reads.
+    fn user_regs(&mut self) -> Result<(), GenError> {
+        if matches!(self.plan.context, ArgContext::Uprobe { .. }) {
+            // A uprobe's context is the thread's user registers.
+            self.a
+                .emit(ldx(Size::DW, R0, FP, crate::codegen::stack::CTX));
+            return Ok(());
+        }
+        match self.g.inp.opts.kernel.user_regs {
+            UserRegs::Helper => {
+                self.a.emit(call(Helper::GetCurrentTaskBtf));
+                self.a.emit(mov64_reg(R1, R0));
+                self.a.emit(call(Helper::TaskPtRegs));
+            }
+            UserRegs::StackTop { stack, from_stack } => {
+                // The task's stack pointer (0 if unreadable), then the
+                // registers' place above it; a 0 stack stays 0, so the
+                // read faults as at address 0 would.
+                self.a.emit(call(Helper::GetCurrentTask));
+                self.read_at_r0(stack, 8);
+                self.ldx_at(R0, R9, scratch::TMP, Size::DW);
+                let zero = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Eq, R0, 0, zero);
+                self.a.emit(alu64_imm(Alu::Add, R0, from_stack as i32));
+                self.a.bind(zero);
+            }
+            UserRegs::Unknown(why) => {
+                return Err(GenError(format!("uregs[] needs {}", why)));
+            }
+        }
+        Ok(())
     }
 
     pub(crate) fn no_task_btf(what: &str) -> GenError {

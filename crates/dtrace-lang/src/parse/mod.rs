@@ -572,7 +572,7 @@ impl<'a> Parser<'a> {
             Some("depends_on") => {
                 let rest: Vec<&str> = words.collect();
                 match rest.as_slice() {
-                    [kind @ ("library" | "provider" | "module"), name] => {
+                    [kind @ ("library" | "provider" | "module" | "member"), name] => {
                         Ok(Some(Item::DependsOn {
                             kind: kind.to_string(),
                             name: name.to_string(),

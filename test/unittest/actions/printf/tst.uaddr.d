@@ -14,4 +14,3 @@ syscall::getpid:entry
 	printf("%A\n", uregs[R_PC]);
 	printf("%A\n", 8);
 }
-/* @@needs: task_pt_regs */

@@ -19,8 +19,12 @@ impl ProgGen<'_, '_> {
         // sched_process_exit when the thread group dies with it): the
         // hook's own words first, as they cost nothing to test.
         for g in guards.iter().filter(|g| !g.stashed) {
-            self.a
-                .emit(ldx(Size::DW, R1, R6, 8 * i16::from(g.word.min(11))));
+            match g.load {
+                Some((off, size)) => self.load_through(g.word, off, size),
+                None => self
+                    .a
+                    .emit(ldx(Size::DW, R1, R6, 8 * i16::from(g.word.min(11)))),
+            }
             self.guard_word(g, out);
         }
         if let Some(after) = after {
