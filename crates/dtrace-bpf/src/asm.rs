@@ -3,6 +3,16 @@
 //! `finish` drops unreachable code (the verifier refuses it) and turns a
 //! jump longer than [`SHORT_JUMP_LIMIT`] into `gotol`, repeating until no
 //! jump changes.
+//!
+//! A region marked *exit-first* ([`Asm::exit_first_begin`]) is a loop the
+//! verifier walks turn by turn (kernels without the number iterator):
+//! there a conditional jump out of the region becomes `jcc!cond +1; ja
+//! target`, so the verifier follows the way out first and keeps the next
+//! turn pending, not the other way round. Each way out is then checked
+//! (or pruned) at once, and the verifier's stack of pending branches stays
+//! a few deep per loop instead of growing by every exit of every turn
+//! (it refuses a program past 8192: "The sequence of 8193 jumps is too
+//! complex").
 
 use crate::insn::*;
 
@@ -36,7 +46,13 @@ pub struct Asm {
     fixups: Vec<(usize, Label)>,
     call_fixups: Vec<(usize, Label)>,
     relocs: Vec<MapReloc>,
+    /// Exit-first regions: first instruction, and the end once closed.
+    regions: Vec<(usize, Option<usize>)>,
 }
+
+/// An exit-first region being emitted (see the module's doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Region(usize);
 
 /// An assembled program, jumps resolved, map references still symbolic.
 #[derive(Clone, Debug, Default)]
@@ -99,10 +115,44 @@ impl Asm {
         self.branch(jmp_reg(cond, a, b, 0), target);
     }
 
+    /// Starts an exit-first region here.
+    pub fn exit_first_begin(&mut self) -> Region {
+        self.regions.push((self.insns.len(), None));
+        Region(self.regions.len() - 1)
+    }
+
+    /// Ends the region here: a label bound at this point is outside it.
+    pub fn exit_first_end(&mut self, r: Region) {
+        self.regions[r.0].1 = Some(self.insns.len());
+    }
+
+    /// True if the conditional jump at `at` to `target` leaves the
+    /// innermost exit-first region around it (and can be turned round:
+    /// `jset` has no opposite).
+    fn leaves_region(&self, at: usize, target: usize) -> bool {
+        let ins = &self.insns[at];
+        if is_ja(ins) || ins.code & 0xf0 == Cond::Set as u8 {
+            return false;
+        }
+        self.regions
+            .iter()
+            .filter_map(|&(s, e)| Some((s, e?)))
+            .filter(|&(s, e)| s <= at && at < e)
+            .max_by_key(|&(s, _)| s)
+            .is_some_and(|(s, e)| target < s || target >= e)
+    }
+
     /// A BPF-to-BPF call to the subprogram starting at `target`.
     pub fn call_to(&mut self, target: Label) {
         self.call_fixups.push((self.insns.len(), target));
         self.insns.push(call_local(0));
+    }
+
+    /// Loads the address of the subprogram at `target` into `dst` (a
+    /// callback: `bpf_loop`'s).
+    pub fn ld_func(&mut self, dst: Reg, target: Label) {
+        self.call_fixups.push((self.insns.len(), target));
+        self.emit2(lddw_pseudo(dst, BPF_PSEUDO_FUNC, 0, 0));
     }
 
     /// Loads the map's handle (for helper calls) into `dst`.
@@ -155,6 +205,12 @@ impl Asm {
         for &(_, label) in &self.call_fixups {
             self.labels[label.0].ok_or(AsmError::UnboundLabel)?;
         }
+        // turn[k]: fixup k leaves an exit-first region, so it is turned
+        // round (`jcc!cond +1` then the jump itself, from one further on).
+        let turn: Vec<bool> = targets
+            .iter()
+            .map(|&(at, target)| self.leaves_region(at, target))
+            .collect();
         // far[k]: fixup k needs the long form.
         let mut far = vec![false; targets.len()];
         // pos[i]: where original instruction i lands; pos[n] is the end.
@@ -162,7 +218,9 @@ impl Asm {
         loop {
             let mut extra = vec![0usize; n];
             for (k, &(at, _)) in targets.iter().enumerate() {
-                if far[k] && !is_ja(&self.insns[at]) {
+                if turn[k] {
+                    extra[at] = 1;
+                } else if far[k] && !is_ja(&self.insns[at]) {
                     extra[at] = 2;
                 }
             }
@@ -177,7 +235,8 @@ impl Asm {
                 if far[k] {
                     continue;
                 }
-                let off = pos[target] as i64 - pos[at] as i64 - 1;
+                let from = pos[at] + usize::from(turn[k]);
+                let off = pos[target] as i64 - from as i64 - 1;
                 if off.abs() > limit {
                     far[k] = true;
                     changed = true;
@@ -191,13 +250,19 @@ impl Asm {
             return Err(AsmError::JumpTooFar);
         }
         let mut insns = Vec::with_capacity(pos[n]);
-        let mut fix = targets.iter().zip(&far).peekable();
+        let mut fix = targets.iter().zip(far.iter().zip(&turn)).peekable();
         for (i, ins) in self.insns.iter().enumerate() {
             let mut ins = *ins;
             match fix.peek() {
-                Some(&(&(at, target), &long)) if at == i => {
+                Some(&(&(at, target), (&long, &turned))) if at == i => {
                     fix.next();
-                    if long && is_ja(&ins) {
+                    if turned {
+                        ins.code = (ins.code & 0x0f) | negate_op(ins.code & 0xf0);
+                        ins.off = 1;
+                        insns.push(ins);
+                        let off = (pos[target] as i64 - (pos[i] + 1) as i64 - 1) as i32;
+                        insns.push(if long { gotol(off) } else { ja(off as i16) });
+                    } else if long && is_ja(&ins) {
                         insns.push(gotol((pos[target] as i64 - pos[i] as i64 - 1) as i32));
                     } else if long {
                         ins.off = 1;
@@ -230,6 +295,31 @@ impl Asm {
     }
 }
 
+/// The jump operation that holds exactly when `op` does not (`jset`
+/// excepted, which is never turned round).
+fn negate_op(op: u8) -> u8 {
+    [
+        Cond::Eq,
+        Cond::Ne,
+        Cond::Gt,
+        Cond::Le,
+        Cond::Ge,
+        Cond::Lt,
+        Cond::Sgt,
+        Cond::Sle,
+        Cond::Sge,
+        Cond::Slt,
+    ]
+    .into_iter()
+    .find(|&c| c as u8 == op)
+    .map_or(op, |c| c.negate() as u8)
+}
+
+/// The first half of an `lddw` of a subprogram's address.
+fn is_func_addr(i: &Insn) -> bool {
+    i.is_lddw() && i.src == BPF_PSEUDO_FUNC
+}
+
 fn is_local_call(i: &Insn) -> bool {
     i.code == BPF_JMP | 0x80 && i.src == 1
 }
@@ -260,6 +350,9 @@ fn drop_unreachable(insns: Vec<Insn>, relocs: Vec<MapReloc>) -> (Vec<Insn>, Vec<
                 live[i + 1] = true;
             }
             work.push(i + 2);
+            if is_func_addr(ins) {
+                work.push((i as i64 + 1 + i64::from(ins.imm)) as usize);
+            }
         } else if is_exit(ins) {
         } else if is_local_call(ins) {
             work.push(i + 1);
@@ -292,7 +385,7 @@ fn drop_unreachable(insns: Vec<Insn>, relocs: Vec<MapReloc>) -> (Vec<Insn>, Vec<
         }
         let mut ins = insns[i];
         let here = new_index[i] as i64;
-        if is_local_call(&ins) {
+        if is_local_call(&ins) || is_func_addr(&ins) {
             let t = (i as i64 + 1 + i64::from(ins.imm)) as usize;
             ins.imm = (new_index[t] as i64 - here - 1) as i32;
         } else if ins.is_gotol() {
@@ -368,6 +461,37 @@ mod tests {
         let p = a.finish().unwrap();
         assert_eq!(p.insns[1].off, 1);
         assert_eq!(p.insns[2].off, -3);
+    }
+
+    #[test]
+    fn exits_of_an_exit_first_region_are_turned_round() {
+        let mut a = Asm::new();
+        let top = a.new_label();
+        let inside = a.new_label();
+        let out = a.new_label();
+        let r = a.exit_first_begin();
+        a.bind(top);
+        a.emit(mov64_imm(R0, 0));
+        a.jmp_imm_to(Cond::Gt, R0, 7, out); // 1: out of the region
+        a.jmp_imm_to(Cond::Eq, R0, 1, inside); // within: kept
+        a.jmp_imm_to(Cond::Set, R0, 2, out); // jset: no opposite, kept
+        a.bind(inside);
+        a.ja_to(top);
+        a.bind(out);
+        a.exit_first_end(r);
+        a.emit(exit());
+        let p = a.finish().unwrap();
+        // mov; jle +1; ja out; jeq; jset; ja top; exit
+        assert_eq!(p.insns.len(), 7);
+        assert_eq!(p.insns[1].code & 0xf0, Cond::Le as u8);
+        assert_eq!(target(&p, 1), 3);
+        assert!(is_ja(&p.insns[2]));
+        assert_eq!(target(&p, 2), 6);
+        assert_eq!(p.insns[3].code & 0xf0, Cond::Eq as u8);
+        assert_eq!(target(&p, 3), 5);
+        assert_eq!(p.insns[4].code & 0xf0, Cond::Set as u8);
+        assert_eq!(target(&p, 4), 6);
+        assert_eq!(target(&p, 5), 0);
     }
 
     /// Where a branch at `i` lands.

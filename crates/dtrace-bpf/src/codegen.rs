@@ -61,6 +61,9 @@ pub(crate) struct Generator<'a> {
     /// Where the kernel has no compare-and-exchange instruction: the
     /// lock map of its emulation (see `program/atomics.rs`).
     pub(crate) m_lock: Option<MapId>,
+    /// The needles of substring searches before 6.4 (see
+    /// `subr::search::substring_map`).
+    pub(crate) m_substr: Option<MapId>,
     pub(crate) m_rodata: MapId,
     pub(crate) m_globals: MapId,
     pub(crate) m_scratch: MapId,
@@ -184,6 +187,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         m_buffer: MapId(0),
         m_state: MapId(0),
         m_lock: None,
+        m_substr: None,
         m_rodata: MapId(0),
         m_globals: MapId(0),
         m_scratch: MapId(0),
@@ -358,6 +362,10 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         g.temp_base += 16;
     }
     let cpus = opts.ncpus.max(1);
+    if opts.iter_num.is_none() {
+        g.m_substr =
+            crate::subr::search::substring_map(inp.clauses, strsize, cpus).map(|m| g.add_map(m));
+    }
     g.m_scratch = g.add_map(map(
         "dt_scratch",
         MapRole::Scratch,

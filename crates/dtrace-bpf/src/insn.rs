@@ -149,6 +149,9 @@ pub const BPF_PSEUDO_MAP_FD: u8 = 1;
 pub const BPF_PSEUDO_MAP_VALUE: u8 = 2;
 /// A 64-bit load of a kernel variable known by its BTF id.
 pub const BPF_PSEUDO_BTF_ID: u8 = 3;
+/// `lddw` of a subprogram's address (a callback, for `bpf_loop`): its
+/// immediate is the subprogram's offset, as a call's is.
+pub const BPF_PSEUDO_FUNC: u8 = 4;
 
 /// Kernel helper functions the code generator calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -180,6 +183,7 @@ pub enum Helper {
     GetFuncIp = 173,
     GetAttachCookie = 174,
     TaskPtRegs = 175,
+    Loop = 181,
     Strncmp = 182,
 }
 
@@ -213,6 +217,7 @@ impl Helper {
         Helper::GetFuncIp,
         Helper::GetAttachCookie,
         Helper::TaskPtRegs,
+        Helper::Loop,
         Helper::Strncmp,
     ];
 
@@ -246,6 +251,7 @@ impl Helper {
             Helper::GetFuncIp => "bpf_get_func_ip",
             Helper::GetAttachCookie => "bpf_get_attach_cookie",
             Helper::TaskPtRegs => "bpf_task_pt_regs",
+            Helper::Loop => "bpf_loop",
             Helper::Strncmp => "bpf_strncmp",
         }
     }

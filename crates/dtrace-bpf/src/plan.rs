@@ -294,6 +294,10 @@ pub enum MapRole {
     Stash(String),
     /// The processes user-level probes are in (see [`TargetSlots`]).
     Targets,
+    /// Substring searches without the number iterator (kernels before
+    /// 6.4): each scratch element's needle, a key the windows of the
+    /// haystack are looked up as (see `subr::search`).
+    Substring,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -639,6 +643,9 @@ pub struct KernelCaps {
     /// How `uregs[]` finds the current thread's user registers outside a
     /// uprobe (whose context they are).
     pub user_regs: UserRegs,
+    /// `bpf_loop` (Linux 5.17), whose callback the verifier checks once:
+    /// `chill()` spins on it where there is no number iterator.
+    pub bpf_loop: bool,
 }
 
 /// Where the current thread's user registers are (`uregs[]`).
@@ -663,6 +670,7 @@ impl Default for KernelCaps {
             long_jumps: true,
             grow_maps: true,
             user_regs: UserRegs::Helper,
+            bpf_loop: true,
         }
     }
 }

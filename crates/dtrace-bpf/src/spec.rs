@@ -119,7 +119,7 @@ impl ProgGen<'_, '_> {
             self.a.ja_to(l.top);
             self.a.bind(l.done);
             self.a.bind(out);
-            self.iter_close(k, &l);
+            self.iter_close(&l);
             self.free(l.temp);
         } else {
             if m.nspec > MAX_UNROLLED_SPECS {

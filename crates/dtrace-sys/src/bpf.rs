@@ -26,6 +26,7 @@ const BPF_MAP_GET_FD_BY_ID: u32 = 14;
 const BPF_OBJ_GET_INFO_BY_FD: u32 = 15;
 const BPF_RAW_TRACEPOINT_OPEN: u32 = 17;
 const BPF_BTF_GET_FD_BY_ID: u32 = 19;
+const BPF_BTF_LOAD: u32 = 18;
 const BPF_MAP_FREEZE: u32 = 22;
 const BPF_BTF_GET_NEXT_ID: u32 = 23;
 const BPF_MAP_LOOKUP_BATCH: u32 = 24;
@@ -325,6 +326,87 @@ fn sys_bpf<T>(cmd: u32, attr: &mut T) -> io::Result<i64> {
     }
 }
 
+#[repr(C)]
+#[derive(Default)]
+struct BtfLoadAttr {
+    btf: u64,
+    btf_log_buf: u64,
+    btf_size: u32,
+    btf_log_size: u32,
+    btf_log_level: u32,
+    /// Named, so that it is zero: before 6.4 the kernel refuses a
+    /// nonzero byte past the fields it knows.
+    _true_size: u32,
+}
+
+/// Where each function of a program starts: 0, and every instruction a
+/// BPF-to-BPF call goes to or an `lddw` takes the address of (a
+/// callback), in order; `None` if the program takes no function's
+/// address (only then does the kernel want the functions described).
+fn callback_functions(insns: &[u8]) -> Option<Vec<u32>> {
+    const LDDW: u8 = 0x18;
+    const CALL: u8 = 0x85;
+    let mut starts = vec![0u32];
+    let mut callback = false;
+    for (i, ins) in insns.chunks_exact(8).enumerate() {
+        let src = ins[1] >> 4;
+        let imm = i32::from_le_bytes([ins[4], ins[5], ins[6], ins[7]]);
+        let target = || u32::try_from(i as i64 + 1 + i64::from(imm)).ok();
+        if ins[0] == LDDW && src == 4 {
+            callback = true;
+            starts.extend(target());
+        } else if ins[0] == CALL && src == 1 {
+            starts.extend(target());
+        }
+    }
+    starts.sort_unstable();
+    starts.dedup();
+    callback.then_some(starts)
+}
+
+/// A BTF object describing `n` functions (`int f(void)`, static), for a
+/// program's `func_info`: the kernel wants one where a program passes a
+/// callback (`bpf_loop`'s) and checks nothing of a static function's
+/// prototype. Type 1 is `int`, 2 the prototype, 3.. the functions.
+fn functions_btf(n: usize) -> Vec<u8> {
+    let mut strings = b"\0int\0".to_vec();
+    let mut types: Vec<u32> = vec![
+        1,
+        1 << 24,
+        4,
+        (1 << 24) | 32, // INT: signed, 32 bits
+        0,
+        13 << 24,
+        1, // FUNC_PROTO: no parameters, returns int
+    ];
+    for k in 0..n {
+        let name = strings.len() as u32;
+        strings.extend_from_slice(format!("dt_f{}\0", k).as_bytes());
+        types.extend_from_slice(&[name, 12 << 24, 2]); // FUNC, static
+    }
+    let type_len = (types.len() * 4) as u32;
+    let mut btf = Vec::new();
+    btf.extend_from_slice(&0xeb9fu16.to_le_bytes());
+    btf.extend_from_slice(&[1, 0]);
+    for w in [24, 0, type_len, type_len, strings.len() as u32] {
+        btf.extend_from_slice(&u32::to_le_bytes(w));
+    }
+    for w in types {
+        btf.extend_from_slice(&w.to_le_bytes());
+    }
+    btf.extend_from_slice(&strings);
+    btf
+}
+
+fn btf_load(btf: &[u8]) -> io::Result<OwnedFd> {
+    let mut attr = BtfLoadAttr {
+        btf: btf.as_ptr() as u64,
+        btf_size: btf.len() as u32,
+        ..Default::default()
+    };
+    sys_bpf(BPF_BTF_LOAD, &mut attr).map(fd_result)
+}
+
 fn fd_result(r: i64) -> OwnedFd {
     // SAFETY: the kernel just returned `r` as a new file descriptor that
     // nothing else owns.
@@ -491,6 +573,46 @@ fn prog_load_in(
         attach_btf_obj_fd: btf_obj.map_or(0, |fd| fd.as_raw_fd() as u32),
         ..Default::default()
     };
+    // A program that passes a callback has its functions described.
+    let functions = callback_functions(insns);
+    let mut func_info: Vec<u32> = Vec::new();
+    let mut _btf_fd = None;
+    if let Some(starts) = &functions {
+        let fd = btf_load(&functions_btf(starts.len())).map_err(|error| LoadError {
+            error,
+            log: String::new(),
+        })?;
+        for (k, &at) in starts.iter().enumerate() {
+            func_info.extend_from_slice(&[at, 3 + k as u32]);
+        }
+        attr.prog_btf_fd = fd.as_raw_fd() as u32;
+        attr.func_info_rec_size = 8;
+        attr.func_info = func_info.as_ptr() as u64;
+        attr.func_info_cnt = starts.len() as u32;
+        _btf_fd = Some(fd);
+    }
+    // DTRACE_DEBUG=stats: the verifier's statistics of each program
+    // (instructions processed against its limit, states), on stderr.
+    if std::env::var("DTRACE_DEBUG").is_ok_and(|v| v == "stats") {
+        let mut log = vec![0u8; 1 << 16];
+        attr.log_level = 4;
+        attr.log_size = log.len() as u32;
+        attr.log_buf = log.as_mut_ptr() as u64;
+        let loaded = sys_bpf(BPF_PROG_LOAD, &mut attr);
+        let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+        let stats = String::from_utf8_lossy(&log[..end]);
+        eprintln!(
+            "dtrace: verifier: {}: {}",
+            name,
+            stats.trim().replace('\n', "; ")
+        );
+        attr.log_level = 0;
+        attr.log_size = 0;
+        attr.log_buf = 0;
+        if let Ok(r) = loaded {
+            return Ok(fd_result(r));
+        }
+    }
     match sys_bpf(BPF_PROG_LOAD, &mut attr) {
         Ok(r) => Ok(fd_result(r)),
         Err(error) => {
@@ -850,6 +972,35 @@ pub fn count_objects(prefix: &str) -> io::Result<(usize, usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn insn(code: u8, src: u8, imm: i32) -> [u8; 8] {
+        let mut i = [0u8; 8];
+        i[0] = code;
+        i[1] = src << 4;
+        i[4..].copy_from_slice(&imm.to_le_bytes());
+        i
+    }
+
+    #[test]
+    fn only_a_program_that_passes_a_callback_has_its_functions_described() {
+        // 0: call pc+3 (4); 1-2: lddw r2, func pc+3 (5); 3: exit; 4, 5.
+        let mut p = Vec::new();
+        p.extend(insn(0x85, 1, 3));
+        p.extend(insn(0x18, 4, 3));
+        p.extend([0u8; 8]);
+        for _ in 0..3 {
+            p.extend(insn(0x95, 0, 0));
+        }
+        assert_eq!(callback_functions(&p), Some(vec![0, 4, 5]));
+        // Calls alone: nothing to describe.
+        assert_eq!(callback_functions(&p[..8]), None);
+        let btf = functions_btf(3);
+        assert_eq!(&btf[..4], &[0x9f, 0xeb, 1, 0]);
+        // Header, INT (16 bytes), FUNC_PROTO (12), three FUNCs (12 each).
+        let type_len = u32::from_le_bytes(btf[12..16].try_into().unwrap());
+        assert_eq!(type_len, 16 + 12 + 3 * 12);
+        assert!(btf.ends_with(b"\0int\0dt_f0\0dt_f1\0dt_f2\0"));
+    }
 
     #[test]
     fn object_names_are_sanitised_and_truncated() {

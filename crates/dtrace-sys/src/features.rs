@@ -135,7 +135,7 @@ impl Features {
             attach_cookie: no_cookie.is_none() && helper("BPF_FUNC_get_attach_cookie"),
             func_ip: helper("BPF_FUNC_get_func_ip"),
             bpf_loop: helper("BPF_FUNC_loop"),
-            iter_num: btf.find_func("bpf_iter_num_new").is_some(),
+            iter_num: !old && btf.find_func("bpf_iter_num_new").is_some(),
             kprobe_multi: btf.find("bpf_kprobe_multi_link", Kind::Struct).is_some(),
             uprobe_multi: std::env::var_os("DTRACE_NO_UPROBE_MULTI").is_none()
                 && no_cookie.is_none()

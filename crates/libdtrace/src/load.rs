@@ -198,7 +198,7 @@ pub(crate) fn generate(
             next: 2,
             destroy: 3,
         });
-    } else if iterates {
+    } else if iterates && dtrace_sys::features::Features::get().iter_num {
         if let Ok(btf) = dtrace_sys::btf::Btf::vmlinux() {
             let id = |n: &str| btf.find_func(n);
             if let (Some(new), Some(next), Some(destroy)) = (
@@ -1075,6 +1075,7 @@ fn kernel_caps(f: &dtrace_sys::features::Features) -> dtrace_bpf::plan::KernelCa
         } else {
             UserRegs::Unknown("bpf_task_pt_regs (Linux 5.15)")
         },
+        bpf_loop: f.bpf_loop,
     }
 }
 

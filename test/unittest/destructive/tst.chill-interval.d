@@ -21,4 +21,4 @@ BEGIN
 {
 	exit(0);
 }
-/* @@needs: iter_num */
+/* @@needs: bpf_loop */

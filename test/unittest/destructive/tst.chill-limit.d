@@ -16,4 +16,4 @@ BEGIN
 	printf("next clause\n");
 	exit(0);
 }
-/* @@needs: iter_num */
+/* @@needs: bpf_loop */

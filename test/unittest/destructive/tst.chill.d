@@ -26,4 +26,4 @@ END
 {
 	printf("%s\n", spent >= 50000000 ? "chilled" : "early");
 }
-/* @@needs: iter_num */
+/* @@needs: bpf_loop */

@@ -13,4 +13,3 @@ BEGIN
 	printf("[%s] [%s]\n", cleanpath("/foo/bar/.."), cleanpath("/../x"));
 	exit(0);
 }
-/* @@needs: iter_num */

@@ -21,4 +21,3 @@ BEGIN
 	printf("%d %d\n", index(s, "oofoo"), rindex(s, "fooeyfooeyfoo"));
 	exit(0);
 }
-/* @@needs: iter_num */

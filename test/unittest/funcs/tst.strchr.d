@@ -14,4 +14,3 @@ BEGIN
 	    strchr(str, 'o') == NULL);
 	exit(0);
 }
-/* @@needs: iter_num */

@@ -12,4 +12,3 @@ BEGIN
 	    strstr(str, "oo") != NULL);
 	exit(0);
 }
-/* @@needs: iter_num */

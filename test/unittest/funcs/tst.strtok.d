@@ -17,4 +17,3 @@ BEGIN
 	printf("[%s] %d\n", strtok("xyz", ""), strtok(";;;", ";") == NULL);
 	exit(0);
 }
-/* @@needs: iter_num */

@@ -14,4 +14,3 @@ BEGIN
 	printf("next\n");
 	exit(0);
 }
-/* @@needs: iter_num */

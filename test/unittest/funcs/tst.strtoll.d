@@ -14,4 +14,3 @@ BEGIN
 	    strtoll("9223372036854775807"), strtoll("0x", 16));
 	exit(0);
 }
-/* @@needs: iter_num */

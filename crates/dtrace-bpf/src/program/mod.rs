@@ -99,6 +99,8 @@ pub(crate) struct ProgGen<'g, 'a> {
     pub(crate) raw: bool,
     pub(crate) error_sub: Label,
     pub(crate) error_used: bool,
+    /// The callback chill() spins in with `bpf_loop`, once used.
+    pub(crate) chill_sub: Option<Label>,
     /// DTrace's action number of the statement being generated.
     pub(crate) cur_action: u32,
     /// Set when an expression needed more temporaries than the BPF stack
@@ -173,6 +175,7 @@ pub(crate) fn build(
         ),
         error_sub,
         error_used: false,
+        chill_sub: None,
         cur_action: 0,
         stack_exhausted: false,
     };
@@ -183,6 +186,9 @@ pub(crate) fn build(
     }
     if p.error_used {
         p.error_subprogram()?;
+    }
+    if let Some(sub) = p.chill_sub {
+        p.chill_callback(sub);
     }
     if p.stack_exhausted {
         return Err(GenError(format!(

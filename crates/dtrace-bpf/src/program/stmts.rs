@@ -225,15 +225,18 @@ impl ProgGen<'_, '_> {
 
     /// chill(ns): spins until `ns` nanoseconds have passed, on the
     /// kernel's open-coded number iterator (`bpf_iter_num_*`, which the
-    /// verifier checks once however many times it turns). More than
-    /// [`CHILL_MAX`] at once, or in one [`CHILL_INTERVAL`] on a CPU, is
-    /// DTrace's illegal operation.
+    /// verifier checks once however many times it turns), else in
+    /// `bpf_loop`'s callback (5.17), which the verifier also checks once.
+    /// More than [`CHILL_MAX`] at once, or in one [`CHILL_INTERVAL`] on a
+    /// CPU, is DTrace's illegal operation.
     pub(crate) fn chill(&mut self, ns: &CExpr) -> Result<(), GenError> {
-        let Some(k) = self.g.inp.opts.iter_num else {
+        let k = self.g.inp.opts.iter_num;
+        if k.is_none() && !self.g.inp.opts.kernel.bpf_loop {
             return Err(GenError(
-                "chill( ) needs the kernel's bpf_iter_num kfuncs (Linux 6.4 or later)".into(),
+                "chill( ) needs the kernel's bpf_iter_num kfuncs (Linux 6.4) or bpf_loop (Linux 5.17)"
+                    .into(),
             ));
-        };
+        }
         let t = self.eval_int(ns)?;
         self.load_temp(t, R1);
         let too_long = self.a.new_label();
@@ -268,6 +271,16 @@ impl ProgGen<'_, '_> {
         let deadline = self.alloc_stack();
         self.store_temp(deadline, R1);
         self.free(t);
+        let Some(k) = k else {
+            self.chill_loop(deadline);
+            self.free(deadline);
+            self.a.ja_to(done);
+            self.a.bind(too_long);
+            let act = self.cur_action;
+            self.fault(fault::ILLOP, None, act);
+            self.a.bind(done);
+            return Ok(());
+        };
         // Two iterators, one inside the other: one turns at most
         // BPF_MAX_LOOPS times, which a short wait may not outlast.
         let outer = self.alloc_stack();
@@ -322,6 +335,48 @@ impl ProgGen<'_, '_> {
         self.fault(fault::ILLOP, None, act);
         self.a.bind(done);
         Ok(())
+    }
+
+    /// chill()'s spin without the number iterator: `bpf_loop` turns its
+    /// callback (which ends the loop once the clock has passed the
+    /// deadline, kept in the stack temporary `deadline`) up to
+    /// BPF_MAX_LOOPS times, in a loop of CHILL_ROUNDS turns the verifier
+    /// walks, as a short wait may outlast one `bpf_loop`.
+    fn chill_loop(&mut self, deadline: Temp) {
+        let Temp::Stack(slot) = deadline else {
+            unreachable!("the deadline is a stack temporary")
+        };
+        let sub = *self.chill_sub.get_or_insert_with(|| self.a.new_label());
+        let l = self.bounded_open(CHILL_ROUNDS);
+        self.a.emit(mov64_imm(R1, BPF_MAX_LOOPS));
+        self.a.ld_func(R2, sub);
+        self.a.emit(mov64_reg(R3, FP));
+        self.a.emit(alu64_imm(Alu::Add, R3, i32::from(slot)));
+        self.a.emit(mov64_imm(R4, 0));
+        self.a.emit(call(Helper::Loop));
+        self.a.emit(call(Helper::KtimeGetNs));
+        self.load_temp(deadline, R1);
+        self.a.jmp_reg_to(Cond::Lt, R0, R1, l.top);
+        self.a.bind(l.done);
+        self.iter_close(&l);
+        self.free(l.temp);
+    }
+
+    /// The callback of [`Self::chill_loop`]'s `bpf_loop` (r1 the turn,
+    /// r2 the deadline's address on the caller's stack): 1, the end, once
+    /// the clock has passed the deadline, else 0.
+    pub(crate) fn chill_callback(&mut self, sub: Label) {
+        self.a.bind(sub);
+        self.a.emit(mov64_reg(R6, R2));
+        self.a.emit(call(Helper::KtimeGetNs));
+        self.a.emit(ldx(Size::DW, R1, R6, 0));
+        let past = self.a.new_label();
+        self.a.jmp_reg_to(Cond::Ge, R0, R1, past);
+        self.a.emit(mov64_imm(R0, 0));
+        self.a.emit(exit());
+        self.a.bind(past);
+        self.a.emit(mov64_imm(R0, 1));
+        self.a.emit(exit());
     }
 
     /// copyout(src, addr, len) and copyoutstr(str, addr, maxlen): the

@@ -160,7 +160,7 @@ impl ProgGen<'_, '_> {
         self.a.bind(null);
         self.st_imm_at(R9, w.result(), -1);
         self.a.bind(found);
-        self.iter_close(k, &l);
+        self.iter_close(&l);
         self.free(l.temp);
         let none = self.a.new_label();
         let end = self.a.new_label();
@@ -201,7 +201,7 @@ impl ProgGen<'_, '_> {
         self.a.ja_to(l.top);
         self.a.bind(l.done);
         self.a.bind(out);
-        self.iter_close(k, &l);
+        self.iter_close(&l);
         self.free(l.temp);
         self.a.emit(mov64_imm(R2, 0));
         self.put_at(w.tmp(), b.list, b.cap + 1, R2);
@@ -335,7 +335,7 @@ impl ProgGen<'_, '_> {
         self.a.ja_to(l.top);
         self.a.bind(l.done);
         self.a.bind(out);
-        self.iter_close(m.k, &l);
+        self.iter_close(&l);
         self.free(l.temp);
         self.set(m.w.found(), 0);
         let nonzero = self.a.new_label();
@@ -365,7 +365,7 @@ impl ProgGen<'_, '_> {
         self.set(m.w.found(), 1);
         self.a.bind(l.done);
         self.a.bind(differ);
-        self.iter_close(m.k, &l);
+        self.iter_close(&l);
         self.free(l.temp);
     }
 
@@ -382,7 +382,7 @@ impl ProgGen<'_, '_> {
         self.a.jmp_imm_to(Cond::Ne, R1, 0, l.top);
         self.a.bind(l.done);
         self.a.bind(out);
-        self.iter_close(m.k, &l);
+        self.iter_close(&l);
         self.free(l.temp);
         self.load(R1, m.w.nelems());
         self.a.emit(alu64_imm(Alu::Sub, R1, 1));

@@ -4,18 +4,24 @@
 //! `progenyof()`.
 //!
 //! The loops turn on the kernel's open-coded number iterator
-//! (`bpf_iter_num_*` kfuncs), which the verifier checks once however
-//! many times it turns, so a search costs the same to verify at any
-//! `strsize`. What a loop carries from one turn to the next lives in
-//! scratch, where the verifier tracks no values, and every index is
-//! bounded again before it is used, so each turn looks the same to it.
+//! (`bpf_iter_num_*` kfuncs, Linux 6.4), which the verifier checks once
+//! however many times it turns, so a search costs the same to verify at
+//! any `strsize`. Before 6.4 each loop is a bounded loop the verifier
+//! walks turn by turn ([`ProgGen::loop_open`]), so every loop here has a
+//! bound known when the code is generated, linear in `strsize` (no loop
+//! inside another: a substring is compared eight bytes a turn, and
+//! cleanpath() backs up a component as turns of its one loop). What a
+//! loop carries from one turn to the next lives in scratch, where the
+//! verifier tracks no values, and every index is bounded again before it
+//! is used, so each turn looks the same to it.
 
-use dtrace_lang::ir::{visit_clause_exprs, visit_stmts, CClause, CExpr, SearchMode};
+use dtrace_lang::ir::{visit_clause_exprs, visit_stmts, CClause, CExpr, CKind, SearchMode};
 
-use crate::asm::Label;
+use crate::asm::{Label, MapId, Region};
 use crate::codegen::{GenError, Temp};
 use crate::insn::*;
-use crate::plan::IterNumKfuncs;
+use crate::layout;
+use crate::plan::{IterNumKfuncs, MapKind, MapRole, MapSpec};
 use crate::program::ProgGen;
 
 type R<T> = Result<T, GenError>;
@@ -34,6 +40,52 @@ const STATE: u32 = 48;
 const J: u32 = 56;
 const WORDS: u32 = 64;
 
+/// The most turns of [`ProgGen::substring_scan`] for strings of up to
+/// `cap - 1` characters: with a needle of `m`, at most `len - m + 1`
+/// positions have room for it and each takes `ceil(m / 8) + 1` turns;
+/// going back, up to `m` positions without room take one each; and one
+/// more ends the search.
+pub(crate) fn substring_turns(cap: u32) -> u32 {
+    let len = cap.saturating_sub(1);
+    (0..=len)
+        .map(|m| (len - m + 1) * (m.div_ceil(8) + 1) + m + 1)
+        .max()
+        .unwrap_or(1)
+}
+
+/// The map of [`ProgGen::substring_lookup`], for programs that search
+/// for substrings on a kernel without the number iterator: a key per
+/// scratch element (its number, then `strsize` bytes rounded up), while
+/// a search runs. `None` if no clause searches, or if the key would pass
+/// the kernel's 512 bytes (`strsize` above 504: the searches then take
+/// the loop of [`ProgGen::substring_scan`], which the verifier may find
+/// too long).
+pub(crate) fn substring_map(clauses: &[CClause], strsize: u32, cpus: u32) -> Option<MapSpec> {
+    let mut any = false;
+    for c in clauses {
+        visit_clause_exprs(c, &mut |e| {
+            any |= matches!(
+                e.kind,
+                CKind::StrSearch {
+                    mode: SearchMode::Strstr | SearchMode::Index | SearchMode::Rindex,
+                    ..
+                }
+            )
+        });
+    }
+    let key = 8 + layout::round8(strsize.max(2));
+    (any && key <= 512).then(|| MapSpec {
+        name: "dt_substr".into(),
+        role: MapRole::Substring,
+        kind: MapKind::Hash,
+        key_size: key,
+        value_size: 8,
+        max_entries: 2 * cpus,
+        readonly_prog: false,
+        no_prealloc: false,
+    })
+}
+
 /// The deepest `progenyof()` climbs (pid 1 is reached long before).
 const PROGENY_DEPTH: i32 = 64;
 
@@ -51,6 +103,10 @@ pub fn uses_iterators(c: &CClause) -> bool {
 /// where the loop is left once the iterator is done.
 pub(crate) struct IterLoop {
     slot: i16,
+    /// The iterator's kfuncs; `None` for a loop the verifier walks.
+    iter: Option<IterNumKfuncs>,
+    /// A walked loop's exit-first region (see [`crate::asm`]).
+    region: Option<Region>,
     pub(crate) temp: Temp,
     pub(crate) top: Label,
     pub(crate) done: Label,
@@ -93,6 +149,8 @@ impl ProgGen<'_, '_> {
         self.a.emit(ldx(Size::W, R0, R0, 0));
         IterLoop {
             slot,
+            iter: Some(k),
+            region: None,
             temp,
             top,
             done,
@@ -109,6 +167,7 @@ impl ProgGen<'_, '_> {
         let Temp::Stack(slot) = temp else {
             unreachable!("alloc_stack gives a stack slot")
         };
+        let region = self.a.exit_first_begin();
         self.a.emit(st_imm(Size::DW, FP, slot, 0));
         let top = self.a.new_label();
         let done = self.a.new_label();
@@ -120,16 +179,40 @@ impl ProgGen<'_, '_> {
         self.a.emit(stx(Size::DW, FP, slot, R1));
         IterLoop {
             slot,
+            iter: None,
+            region: Some(region),
             temp,
             top,
             done,
         }
     }
 
-    /// Ends an iterator (on every way out of its loop).
-    pub(crate) fn iter_close(&mut self, k: IterNumKfuncs, l: &IterLoop) {
-        self.iter_ptr(l.slot);
-        self.a.emit(kfunc_call(k.destroy));
+    /// A loop of as many turns as the word at `count` in scratch says,
+    /// and never more than `cap`: on the kernel's number iterator where
+    /// there is one; before 6.4 a bounded loop the verifier walks turn by
+    /// turn, `cap` of them whatever the count, so `cap` must be small
+    /// enough to walk (a few thousand turns of a short body). Each turn
+    /// leaves its number in R0, as [`Self::iter_open`] does.
+    pub(crate) fn loop_open(&mut self, count: u32, cap: u32) -> IterLoop {
+        if let Some(k) = self.g.inp.opts.iter_num {
+            return self.iter_open(k, count);
+        }
+        let l = self.bounded_open(cap.min(i32::MAX as u32) as i32);
+        // The count, read again each turn: a turn past it is the end.
+        self.ldx_at(R1, R9, count, Size::DW);
+        self.a.jmp_reg_to(Cond::Sge, R0, R1, l.done);
+        l
+    }
+
+    /// Ends a loop (on every way out of it): its iterator, if it has one.
+    pub(crate) fn iter_close(&mut self, l: &IterLoop) {
+        if let Some(k) = l.iter {
+            self.iter_ptr(l.slot);
+            self.a.emit(kfunc_call(k.destroy));
+        }
+        if let Some(r) = l.region {
+            self.a.exit_first_end(r);
+        }
     }
 
     /// `reg` = a byte of the scratch buffer at `buf`, at the index in
@@ -195,17 +278,11 @@ impl ProgGen<'_, '_> {
         pos: Option<&CExpr>,
         mode: SearchMode,
     ) -> R<(Temp, u32)> {
-        let name = match mode {
-            SearchMode::Strchr => "strchr",
-            SearchMode::Strrchr => "strrchr",
-            SearchMode::Strstr => "strstr",
-            SearchMode::Index => "index",
-            SearchMode::Rindex => "rindex",
-        };
-        let k = self.iter_kfuncs(name)?;
         let cap = self.g.caps.strsize.max(2);
         let st = self.alloc_buf(WORDS);
-        let h = self.alloc_buf(cap);
+        // Eight bytes of room after each string: a substring is compared
+        // a word at a time.
+        let h = self.alloc_buf(cap + 8);
         let string = !matches!(mode, SearchMode::Index | SearchMode::Rindex);
         self.st_imm_at(R9, st + FOUND, -1);
         if matches!(mode, SearchMode::Strchr | SearchMode::Strrchr) {
@@ -215,10 +292,10 @@ impl ProgGen<'_, '_> {
             self.a.emit(alu64_imm(Alu::And, R1, 0xff));
             self.stx_at(R9, st + CH, R1, Size::DW);
             self.search_operand(hay, h, cap, st + LEN)?;
-            self.chr_scan(k, st, h, cap, mode == SearchMode::Strchr);
+            self.chr_scan(st, h, cap, mode == SearchMode::Strchr);
             return Ok(self.search_result(st, h, cap, true));
         }
-        let n = self.alloc_buf(cap);
+        let n = self.alloc_buf(cap + 8);
         let tp = match pos {
             Some(p) => Some(self.eval_int(p)?),
             None => None,
@@ -283,7 +360,12 @@ impl ProgGen<'_, '_> {
             self.a.emit(alu64_reg(Alu::Sub, R1, R2));
             self.stx_at(R9, st + COUNT, R1, Size::DW);
         }
-        self.substring_scan(k, st, h, n, cap, mode == SearchMode::Rindex);
+        match self.g.m_substr {
+            Some(map) if self.g.inp.opts.iter_num.is_none() => {
+                self.substring_lookup(map, st, h, n, cap, mode == SearchMode::Rindex)
+            }
+            _ => self.substring_scan(st, h, n, cap, mode == SearchMode::Rindex),
+        }
         self.a.bind(finish);
         Ok(self.search_result(st, h, cap, string))
     }
@@ -305,11 +387,11 @@ impl ProgGen<'_, '_> {
 
     /// strchr()/strrchr(): every position up to and including the NUL,
     /// FOUND the first (or last) that holds the character.
-    fn chr_scan(&mut self, k: IterNumKfuncs, st: u32, h: u32, cap: u32, first: bool) {
+    fn chr_scan(&mut self, st: u32, h: u32, cap: u32, first: bool) {
         self.ldx_at(R1, R9, st + LEN, Size::DW);
         self.a.emit(alu64_imm(Alu::Add, R1, 1));
         self.stx_at(R9, st + COUNT, R1, Size::DW);
-        let l = self.iter_open(k, st + COUNT);
+        let l = self.loop_open(st + COUNT, cap);
         let out = self.a.new_label();
         // R4: the position.
         self.a.emit(mov64_reg(R4, R0));
@@ -324,52 +406,185 @@ impl ProgGen<'_, '_> {
         }
         self.a.bind(l.done);
         self.a.bind(out);
-        self.iter_close(k, &l);
+        self.iter_close(&l);
         self.free(l.temp);
     }
 
     /// strstr()/index()/rindex(): COUNT positions from START (down if
-    /// `back`), FOUND the first where the needle is.
-    fn substring_scan(&mut self, k: IterNumKfuncs, st: u32, h: u32, n: u32, cap: u32, back: bool) {
-        let outer = self.iter_open(k, st + COUNT);
-        let out = self.a.new_label();
-        // The position: START + i (or START - i).
+    /// `back`), FOUND the first where the needle is. One loop, a turn per
+    /// eight bytes compared (CH the position tried, J the offset in the
+    /// needle): a mismatch moves to the next position, so the turns are
+    /// bounded by [`substring_turns`] and no loop is inside another.
+    fn substring_scan(&mut self, st: u32, h: u32, n: u32, cap: u32, back: bool) {
+        let turns = substring_turns(cap);
         self.ldx_at(R1, R9, st + START, Size::DW);
-        if back {
-            self.a.emit(alu64_reg(Alu::Sub, R1, R0));
-        } else {
-            self.a.emit(alu64_reg(Alu::Add, R1, R0));
-        }
-        // No room left for the needle: not here.
+        self.stx_at(R9, st + CH, R1, Size::DW);
+        self.st_imm_at(R9, st + J, 0);
+        self.st_imm_at(R9, st + COUNT, turns as i32);
+        let l = self.loop_open(st + COUNT, turns);
+        let out = self.a.new_label();
+        let next = self.a.new_label();
+        // R1: the position; below the start, nothing is left (rindex()).
+        self.ldx_at(R1, R9, st + CH, Size::DW);
+        self.a.jmp_imm_to(Cond::Slt, R1, 0, out);
+        // No room for the needle here: forward, nor anywhere after.
         self.ldx_at(R2, R9, st + SUBLEN, Size::DW);
         self.a.emit(alu64_reg(Alu::Add, R2, R1));
         self.ldx_at(R3, R9, st + LEN, Size::DW);
-        self.a.jmp_reg_to(Cond::Sgt, R2, R3, outer.top);
+        self.a
+            .jmp_reg_to(Cond::Sgt, R2, R3, if back { next } else { out });
+        // The whole needle compared: found.
+        let compare = self.a.new_label();
+        self.ldx_at(R2, R9, st + J, Size::DW);
+        self.ldx_at(R3, R9, st + SUBLEN, Size::DW);
+        self.a.jmp_reg_to(Cond::Slt, R2, R3, compare);
+        self.stx_at(R9, st + FOUND, R1, Size::DW);
+        self.a.ja_to(out);
+        self.a.bind(compare);
+        // R4 = eight bytes of the haystack at CH + J, R5 of the needle at
+        // J (the buffers have eight bytes to spare past `cap`).
+        self.a.emit(alu64_reg(Alu::Add, R1, R2));
+        self.a.jmp_imm_to(Cond::Ge, R1, cap as i32, out);
+        self.a.jmp_imm_to(Cond::Ge, R2, cap as i32, out);
+        self.ptr(R4, R9, h);
+        self.a.emit(alu64_reg(Alu::Add, R4, R1));
+        self.a.emit(ldx(Size::DW, R4, R4, 0));
+        self.ptr(R5, R9, n);
+        self.a.emit(alu64_reg(Alu::Add, R5, R2));
+        self.a.emit(ldx(Size::DW, R5, R5, 0));
+        // Fewer than eight left in the needle: only those (the low bytes).
+        let whole = self.a.new_label();
+        self.a.emit(alu64_reg(Alu::Sub, R3, R2));
+        self.a.jmp_imm_to(Cond::Sge, R3, 8, whole);
+        self.a.emit(alu64_imm(Alu::Lsh, R3, 3));
+        self.a.emit(mov64_imm(R0, 1));
+        self.a.emit(alu64_reg(Alu::Lsh, R0, R3));
+        self.a.emit(alu64_imm(Alu::Sub, R0, 1));
+        self.a.emit(alu64_reg(Alu::And, R4, R0));
+        self.a.emit(alu64_reg(Alu::And, R5, R0));
+        self.a.bind(whole);
+        self.a.jmp_reg_to(Cond::Ne, R4, R5, next);
+        self.a.emit(alu64_imm(Alu::Add, R2, 8));
+        self.stx_at(R9, st + J, R2, Size::DW);
+        self.a.ja_to(l.top);
+        // Not here: the next position, from the needle's start.
+        self.a.bind(next);
+        self.ldx_at(R1, R9, st + CH, Size::DW);
+        self.a
+            .emit(alu64_imm(Alu::Add, R1, if back { -1 } else { 1 }));
         self.stx_at(R9, st + CH, R1, Size::DW);
-        // Compare: the needle's characters one by one (R4 the index in
-        // the needle, R3 in the haystack; r6 and r7 hold the frame's
-        // temporaries, so they are not used here).
-        let inner = self.iter_open(k, st + SUBLEN);
-        let differ = self.a.new_label();
-        self.a.emit(mov64_reg(R4, R0));
-        self.byte_at(R2, n, R4, cap, differ);
+        self.st_imm_at(R9, st + J, 0);
+        self.a.ja_to(l.top);
+        self.a.bind(l.done);
+        self.a.bind(out);
+        self.iter_close(&l);
+        self.free(l.temp);
+    }
+
+    /// strstr()/index()/rindex() without the number iterator: a walked
+    /// loop over the positions (no more than `cap + 1` turns), each a
+    /// window of the haystack looked up in the `Substring` map, where the
+    /// needle was put under this scratch element's number. The hash map
+    /// compares the whole key, so a position is found exactly when its
+    /// window is the needle; its first character is compared first, so
+    /// most positions cost no lookup. The needle's key is taken out again
+    /// on every way out.
+    fn substring_lookup(&mut self, map: MapId, st: u32, h: u32, n: u32, cap: u32, back: bool) {
+        let keycap = layout::round8(cap);
+        let key = self.alloc_buf(8 + keycap);
+        let finish = self.a.new_label();
+        // The empty needle is where the search starts.
+        let nonempty = self.a.new_label();
+        self.ldx_at(R1, R9, st + SUBLEN, Size::DW);
+        self.a.jmp_imm_to(Cond::Ne, R1, 0, nonempty);
+        self.ldx_at(R1, R9, st + START, Size::DW);
+        self.stx_at(R9, st + FOUND, R1, Size::DW);
+        self.a.ja_to(finish);
+        self.a.bind(nonempty);
+        // The key: this scratch element's number, then the needle and
+        // zeros (each window is copied over the needle's bytes alone).
+        self.a.emit(call(Helper::GetSmpProcessorId));
+        self.a.emit(alu64_imm(Alu::Lsh, R0, 1));
+        if self.raw {
+            self.a.emit(alu64_imm(Alu::Or, R0, 1));
+        }
+        self.stx_at(R9, key, R0, Size::DW);
+        for off in (8..8 + keycap).step_by(8) {
+            self.st_imm_at(R9, key + off, 0);
+        }
+        self.needle_key(st, n, key, keycap, finish);
+        self.a.ld_map_fd(R1, map);
+        self.ptr(R2, R9, key);
+        self.ptr(R3, R9, key);
+        self.a.emit(mov64_imm(R4, 0));
+        self.a.emit(call(Helper::MapUpdateElem));
+        let stored = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Eq, R0, 0, stored);
+        let act = self.cur_action;
+        self.fault(crate::plan::fault::NOSCRATCH, None, act);
+        self.a.bind(stored);
+        // The positions, from START.
+        self.ldx_at(R1, R9, st + START, Size::DW);
+        self.stx_at(R9, st + CH, R1, Size::DW);
+        self.st_imm_at(R9, st + COUNT, cap as i32 + 1);
+        let l = self.loop_open(st + COUNT, cap + 1);
+        let gone = self.a.new_label();
+        let next = self.a.new_label();
+        self.ldx_at(R1, R9, st + CH, Size::DW);
+        self.a.jmp_imm_to(Cond::Slt, R1, 0, gone);
+        // No room for the needle here: forward, nor anywhere after.
+        self.ldx_at(R2, R9, st + SUBLEN, Size::DW);
+        self.a.emit(alu64_reg(Alu::Add, R2, R1));
+        self.ldx_at(R3, R9, st + LEN, Size::DW);
+        self.a
+            .jmp_reg_to(Cond::Sgt, R2, R3, if back { next } else { gone });
+        // The first characters first.
+        self.byte_at(R3, h, R1, cap, gone);
+        self.ptr(R4, R9, n);
+        self.a.emit(ldx(Size::B, R4, R4, 0));
+        self.a.jmp_reg_to(Cond::Ne, R3, R4, next);
+        // The window, over the needle's bytes of the key.
+        self.ptr(R1, R9, key + 8);
+        self.ldx_at(R2, R9, st + SUBLEN, Size::DW);
+        self.a.jmp_imm_to(Cond::Gt, R2, keycap as i32, gone);
         self.ldx_at(R3, R9, st + CH, Size::DW);
+        self.a.jmp_imm_to(Cond::Ge, R3, cap as i32, gone);
+        self.ptr(R4, R9, h);
         self.a.emit(alu64_reg(Alu::Add, R3, R4));
-        self.byte_at(R1, h, R3, cap, differ);
-        self.a.jmp_reg_to(Cond::Eq, R1, R2, inner.top);
-        self.a.bind(differ);
-        self.iter_close(k, &inner);
-        self.a.ja_to(outer.top);
-        // Every character matched: found.
-        self.a.bind(inner.done);
-        self.iter_close(k, &inner);
-        self.free(inner.temp);
+        self.a.emit(call(Helper::ProbeReadKernel));
+        self.a.ld_map_fd(R1, map);
+        self.ptr(R2, R9, key);
+        self.a.emit(call(Helper::MapLookupElem));
+        self.a.jmp_imm_to(Cond::Eq, R0, 0, next);
         self.ldx_at(R1, R9, st + CH, Size::DW);
         self.stx_at(R9, st + FOUND, R1, Size::DW);
-        self.a.bind(outer.done);
-        self.a.bind(out);
-        self.iter_close(k, &outer);
-        self.free(outer.temp);
+        self.a.ja_to(gone);
+        self.a.bind(next);
+        self.ldx_at(R1, R9, st + CH, Size::DW);
+        self.a
+            .emit(alu64_imm(Alu::Add, R1, if back { -1 } else { 1 }));
+        self.stx_at(R9, st + CH, R1, Size::DW);
+        self.a.ja_to(l.top);
+        self.a.bind(l.done);
+        self.a.bind(gone);
+        self.iter_close(&l);
+        self.free(l.temp);
+        // The needle's key out of the map.
+        self.needle_key(st, n, key, keycap, finish);
+        self.a.ld_map_fd(R1, map);
+        self.ptr(R2, R9, key);
+        self.a.emit(call(Helper::MapDeleteElem));
+        self.a.bind(finish);
+    }
+
+    /// The needle (SUBLEN bytes at `n`) over the key's bytes after its
+    /// first word.
+    fn needle_key(&mut self, st: u32, n: u32, key: u32, keycap: u32, out: Label) {
+        self.ptr(R1, R9, key + 8);
+        self.ldx_at(R2, R9, st + SUBLEN, Size::DW);
+        self.a.jmp_imm_to(Cond::Gt, R2, keycap as i32, out);
+        self.ptr(R3, R9, n);
+        self.a.emit(call(Helper::ProbeReadKernel));
     }
 
     /// progenyof(pid): climbs from the current task by `real_parent`
@@ -381,9 +596,6 @@ impl ProgGen<'_, '_> {
                 "progenyof( ) needs the kernel's BTF (task_struct's real_parent and tgid)".into(),
             ));
         };
-        // Where the kernel has no number iterator, a bounded loop: the
-        // verifier walks each of its few turns.
-        let k = self.g.inp.opts.iter_num;
         let st = self.alloc_buf(WORDS);
         let t = self.eval_int(pid)?;
         self.load_temp(t, R1);
@@ -393,10 +605,7 @@ impl ProgGen<'_, '_> {
         self.a.emit(call(Helper::GetCurrentTask));
         self.stx_at(R9, st + START, R0, Size::DW);
         self.st_imm_at(R9, st + COUNT, PROGENY_DEPTH);
-        let l = match k {
-            Some(k) => self.iter_open(k, st + COUNT),
-            None => self.bounded_open(PROGENY_DEPTH),
-        };
+        let l = self.loop_open(st + COUNT, PROGENY_DEPTH as u32);
         let out = self.a.new_label();
         // This task's process id.
         self.ldx_at(R3, R9, st + START, Size::DW);
@@ -427,9 +636,7 @@ impl ProgGen<'_, '_> {
         self.a.ja_to(l.top);
         self.a.bind(l.done);
         self.a.bind(out);
-        if let Some(k) = k {
-            self.iter_close(k, &l);
-        }
+        self.iter_close(&l);
         self.free(l.temp);
         self.ldx_at(R0, R9, st + FOUND, Size::DW);
         Ok(self.int_result(R0))
@@ -441,7 +648,6 @@ impl ProgGen<'_, '_> {
     /// first that is not one. A base outside 2..36 is an illegal
     /// operation.
     pub(crate) fn strtoll(&mut self, s: &CExpr, base: Option<&CExpr>) -> R<Temp> {
-        let k = self.iter_kfuncs("strtoll")?;
         let cap = self.g.caps.strsize.max(2);
         let st = self.alloc_buf(WORDS);
         let h = self.alloc_buf(cap);
@@ -470,7 +676,7 @@ impl ProgGen<'_, '_> {
         self.ldx_at(R1, R9, st + LEN, Size::DW);
         self.stx_at(R9, st + FOUND, R1, Size::DW);
         self.stx_at(R9, st + COUNT, R1, Size::DW);
-        let l = self.iter_open(k, st + COUNT);
+        let l = self.loop_open(st + COUNT, cap);
         let out = self.a.new_label();
         self.a.emit(mov64_reg(R4, R0));
         self.byte_at(R1, h, R4, cap, out);
@@ -479,7 +685,7 @@ impl ProgGen<'_, '_> {
         self.stx_at(R9, st + FOUND, R4, Size::DW);
         self.a.bind(l.done);
         self.a.bind(out);
-        self.iter_close(k, &l);
+        self.iter_close(&l);
         self.free(l.temp);
         // A sign.
         let done = self.a.new_label();
@@ -520,7 +726,7 @@ impl ProgGen<'_, '_> {
         self.a.jmp_reg_to(Cond::Sge, R2, R1, done);
         self.a.emit(alu64_reg(Alu::Sub, R1, R2));
         self.stx_at(R9, st + COUNT, R1, Size::DW);
-        let l = self.iter_open(k, st + COUNT);
+        let l = self.loop_open(st + COUNT, cap);
         let stop = self.a.new_label();
         self.ldx_at(R4, R9, st + FOUND, Size::DW);
         self.a.emit(alu64_reg(Alu::Add, R4, R0));
@@ -535,7 +741,7 @@ impl ProgGen<'_, '_> {
         self.a.ja_to(l.top);
         self.a.bind(l.done);
         self.a.bind(stop);
-        self.iter_close(k, &l);
+        self.iter_close(&l);
         self.free(l.temp);
         self.a.bind(done);
         self.ldx_at(R0, R9, val, Size::DW);
@@ -582,36 +788,71 @@ impl ProgGen<'_, '_> {
         self.a.bind(full);
     }
 
-    fn emit_const(&mut self, st: u32, out: u32, cap: u32, bytes: &[u8]) {
-        for &b in bytes {
-            self.a.emit(mov64_imm(R2, i32::from(b)));
-            self.emit_byte(st, out, cap);
-        }
-    }
-
     fn emit_char(&mut self, st: u32, out: u32, cap: u32) {
         self.ldx_at(R2, R9, st + CH, Size::DW);
         self.emit_byte(st, out, cap);
+    }
+
+    /// Appends `bytes` to cleanpath()'s output (None: this turn's
+    /// character), with one bound check: a turn starts only with room for
+    /// four more and the NUL, so the check is the verifier's, never taken.
+    /// A slash written is pushed on the stack of the output's slashes
+    /// (at `slashes`, its height in FOUND).
+    fn emit_seq(&mut self, st: u32, out: u32, slashes: u32, cap: u32, bytes: &[Option<u8>]) {
+        let n = bytes.len() as i32;
+        let full = self.a.new_label();
+        self.ldx_at(R1, R9, st + J, Size::DW);
+        self.a.jmp_imm_to(Cond::Gt, R1, cap as i32 - 1 - n, full);
+        self.ptr(R3, R9, out);
+        self.a.emit(alu64_reg(Alu::Add, R3, R1));
+        for (i, b) in bytes.iter().enumerate() {
+            match b {
+                Some(c) => self.a.emit(st_imm(Size::B, R3, i as i16, i32::from(*c))),
+                None => {
+                    self.ldx_at(R2, R9, st + CH, Size::DW);
+                    self.a.emit(stx(Size::B, R3, i as i16, R2));
+                }
+            }
+        }
+        if bytes.first() == Some(&Some(b'/')) {
+            let skip = self.a.new_label();
+            self.ldx_at(R4, R9, st + FOUND, Size::DW);
+            self.a.jmp_imm_to(Cond::Ge, R4, cap as i32, skip);
+            self.ptr(R5, R9, slashes);
+            self.a.emit(alu64_reg(Alu::Add, R5, R4));
+            self.a.emit(alu64_reg(Alu::Add, R5, R4));
+            self.a.emit(stx(Size::H, R5, 0, R1));
+            self.a.emit(alu64_imm(Alu::Add, R4, 1));
+            self.stx_at(R9, st + FOUND, R4, Size::DW);
+            self.a.bind(skip);
+        }
+        self.a.emit(alu64_imm(Alu::Add, R1, n));
+        self.stx_at(R9, st + J, R1, Size::DW);
+        self.a.bind(full);
     }
 
     /// cleanpath(s): the path with `//`, `/./` and `/../` (and a final
     /// `/.` or `/..`) resolved as DTrace resolves them, character by
     /// character: a state (0 plain, 1 after `/`, 2 after `/.`, 3 after
     /// `/..`) and the output index J, kept in scratch; `..` backs J up
-    /// to the previous `/` of the output.
+    /// to the previous `/` of the output (`while (j != 0 && out[--j] !=
+    /// '/')`), which is the top of a stack of the output's slashes, kept
+    /// as they are written: every slash on it is before J, so backing up
+    /// is one pop, and the loop's turns are the input's characters.
     pub(crate) fn cleanpath(&mut self, s: &CExpr) -> R<(Temp, u32)> {
-        let k = self.iter_kfuncs("cleanpath")?;
         let cap = self.g.caps.strsize.max(8);
         let st = self.alloc_buf(WORDS);
         let h = self.alloc_buf(cap);
         let out = self.alloc_buf(cap);
+        let slashes = self.alloc_buf(2 * cap);
         self.search_operand(s, h, cap, st + LEN)?;
         self.st_imm_at(R9, st + STATE, 0);
         self.st_imm_at(R9, st + J, 0);
+        self.st_imm_at(R9, st + FOUND, 0);
         self.ldx_at(R1, R9, st + LEN, Size::DW);
         self.a.emit(alu64_imm(Alu::Add, R1, 1));
         self.stx_at(R9, st + COUNT, R1, Size::DW);
-        let l = self.iter_open(k, st + COUNT);
+        let l = self.loop_open(st + COUNT, cap);
         let end = self.a.new_label();
         self.a.emit(mov64_reg(R4, R0));
         self.byte_at(R1, h, R4, cap, end);
@@ -632,10 +873,11 @@ impl ProgGen<'_, '_> {
             g.ldx_at(R1, R9, st + CH, Size::DW);
             g.a.jmp_imm_to(Cond::Eq, R1, c, to);
         };
+        let (sl, dt) = (Some(b'/'), Some(b'.'));
         // Plain: a slash starts a component; anything else is kept.
         let to_s1 = self.a.new_label();
         char_is(self, slash, to_s1);
-        self.emit_char(st, out, cap);
+        self.emit_seq(st, out, slashes, cap, &[None]);
         char_is(self, 0, end);
         self.a.ja_to(l.top);
         self.a.bind(to_s1);
@@ -647,8 +889,7 @@ impl ProgGen<'_, '_> {
         char_is(self, slash, l.top);
         let to_s2 = self.a.new_label();
         char_is(self, dot, to_s2);
-        self.emit_const(st, out, cap, b"/");
-        self.emit_char(st, out, cap);
+        self.emit_seq(st, out, slashes, cap, &[sl, None]);
         set_state(self, 0);
         char_is(self, 0, end);
         self.a.ja_to(l.top);
@@ -660,8 +901,7 @@ impl ProgGen<'_, '_> {
         char_is(self, slash, to_s1);
         let to_s3 = self.a.new_label();
         char_is(self, dot, to_s3);
-        self.emit_const(st, out, cap, b"/.");
-        self.emit_char(st, out, cap);
+        self.emit_seq(st, out, slashes, cap, &[sl, dt, None]);
         set_state(self, 0);
         char_is(self, 0, end);
         self.a.ja_to(l.top);
@@ -674,12 +914,27 @@ impl ProgGen<'_, '_> {
         let back = self.a.new_label();
         char_is(self, slash, back);
         char_is(self, 0, back);
-        self.emit_const(st, out, cap, b"/..");
-        self.emit_char(st, out, cap);
+        self.emit_seq(st, out, slashes, cap, &[sl, dt, dt, None]);
         set_state(self, 0);
         self.a.ja_to(l.top);
         self.a.bind(back);
-        self.back_up(k, st, out, cap);
+        // J = the last slash written (popped), or 0.
+        let none = self.a.new_label();
+        let backed = self.a.new_label();
+        self.ldx_at(R4, R9, st + FOUND, Size::DW);
+        self.a.jmp_imm_to(Cond::Eq, R4, 0, none);
+        self.a.emit(alu64_imm(Alu::Sub, R4, 1));
+        self.a.jmp_imm_to(Cond::Ge, R4, cap as i32, none);
+        self.stx_at(R9, st + FOUND, R4, Size::DW);
+        self.ptr(R5, R9, slashes);
+        self.a.emit(alu64_reg(Alu::Add, R5, R4));
+        self.a.emit(alu64_reg(Alu::Add, R5, R4));
+        self.a.emit(ldx(Size::H, R1, R5, 0));
+        self.stx_at(R9, st + J, R1, Size::DW);
+        self.a.ja_to(backed);
+        self.a.bind(none);
+        self.st_imm_at(R9, st + J, 0);
+        self.a.bind(backed);
         // The slash is read again (a new component); at the end, J moves
         // past the slash backed up to, which the NUL then replaces.
         set_state(self, 1);
@@ -692,7 +947,7 @@ impl ProgGen<'_, '_> {
         self.stx_at(R9, st + J, R1, Size::DW);
         self.a.bind(l.done);
         self.a.bind(end);
-        self.iter_close(k, &l);
+        self.iter_close(&l);
         self.free(l.temp);
         // The NUL.
         self.ldx_at(R1, R9, st + J, Size::DW);
@@ -707,31 +962,12 @@ impl ProgGen<'_, '_> {
         Ok((self.int_result(R1), cap))
     }
 
-    /// `while (j != 0 && out[--j] != '/')`, J in scratch.
-    fn back_up(&mut self, k: IterNumKfuncs, st: u32, out: u32, cap: u32) {
-        self.ldx_at(R1, R9, st + J, Size::DW);
-        self.stx_at(R9, st + FOUND, R1, Size::DW);
-        let l = self.iter_open(k, st + FOUND);
-        let stop = self.a.new_label();
-        self.ldx_at(R4, R9, st + J, Size::DW);
-        self.a.jmp_imm_to(Cond::Eq, R4, 0, stop);
-        self.a.emit(alu64_imm(Alu::Sub, R4, 1));
-        self.stx_at(R9, st + J, R4, Size::DW);
-        self.byte_at(R1, out, R4, cap, stop);
-        self.a.jmp_imm_to(Cond::Ne, R1, i32::from(b'/'), l.top);
-        self.a.bind(l.done);
-        self.a.bind(stop);
-        self.iter_close(k, &l);
-        self.free(l.temp);
-    }
-
     /// strtok(s, delims): the next token of `s` (of the string kept from
     /// the last call in this probe firing when `s` is NULL, `again`), or
     /// NULL when only delimiters are left. The string and the position
     /// are kept in the `strtok` region of scratch (`tok_at`: the position,
     /// -1 once done, then the string).
     pub(crate) fn strtok(&mut self, s: &CExpr, delims: &CExpr, again: bool) -> R<(Temp, u32)> {
-        let k = self.iter_kfuncs("strtok")?;
         let tok_at = self.g.strtok_at.ok_or_else(|| {
             GenError("internal error: strtok( ) without its scratch region".into())
         })?;
@@ -757,7 +993,7 @@ impl ProgGen<'_, '_> {
         self.search_operand(delims, d, cap, st + SUBLEN)?;
         self.ldx_at(R1, R9, st + SUBLEN, Size::DW);
         self.stx_at(R9, st + COUNT, R1, Size::DW);
-        let l = self.iter_open(k, st + COUNT);
+        let l = self.loop_open(st + COUNT, cap);
         let mapped = self.a.new_label();
         self.a.emit(mov64_reg(R4, R0));
         self.byte_at(R1, d, R4, cap, mapped);
@@ -765,14 +1001,14 @@ impl ProgGen<'_, '_> {
         self.a.ja_to(l.top);
         self.a.bind(l.done);
         self.a.bind(mapped);
-        self.iter_close(k, &l);
+        self.iter_close(&l);
         self.free(l.temp);
         // Past the delimiters: the token starts at FOUND, or there is
         // none.
         self.st_imm_at(R9, st + COUNT, cap as i32);
         self.ldx_at(R1, R9, pos, Size::DW);
         self.stx_at(R9, st + FOUND, R1, Size::DW);
-        let l = self.iter_open(k, st + COUNT);
+        let l = self.loop_open(st + COUNT, cap);
         let started = self.a.new_label();
         self.ldx_at(R4, R9, st + FOUND, Size::DW);
         self.byte_at(R1, saved, R4, cap, started);
@@ -785,14 +1021,14 @@ impl ProgGen<'_, '_> {
         self.a.ja_to(l.top);
         self.a.bind(l.done);
         self.a.bind(started);
-        self.iter_close(k, &l);
+        self.iter_close(&l);
         self.free(l.temp);
         self.ldx_at(R4, R9, st + FOUND, Size::DW);
         self.byte_at(R1, saved, R4, cap, null);
         self.a.jmp_imm_to(Cond::Eq, R1, 0, null);
         // The token: up to the next delimiter or the end.
         self.st_imm_at(R9, st + J, 0);
-        let l = self.iter_open(k, st + COUNT);
+        let l = self.loop_open(st + COUNT, cap);
         let ended = self.a.new_label();
         self.ldx_at(R4, R9, st + FOUND, Size::DW);
         self.byte_at(R1, saved, R4, cap, ended);
@@ -807,7 +1043,7 @@ impl ProgGen<'_, '_> {
         self.a.ja_to(l.top);
         self.a.bind(l.done);
         self.a.bind(ended);
-        self.iter_close(k, &l);
+        self.iter_close(&l);
         self.free(l.temp);
         self.ldx_at(R1, R9, st + FOUND, Size::DW);
         self.stx_at(R9, pos, R1, Size::DW);

@@ -393,7 +393,7 @@ impl ProgGen<'_, '_> {
             self.a.ja_to(l.top);
             self.a.bind(l.done);
             self.a.bind(out);
-            self.iter_close(k, &l);
+            self.iter_close(&l);
             self.free(l.temp);
             self.ldx_at(R4, R9, pos, Size::DW);
             return;

@@ -1,0 +1,3 @@
+[/a/d/f] [/y]
+[a/] [/usr/lib64/libc.so]
+

@@ -1,0 +1,4 @@
+[abcdefghijXYZ]
+8 2 5
+-1 5 2
+
