@@ -101,6 +101,8 @@ pub(crate) struct ProgGen<'g, 'a> {
     pub(crate) error_used: bool,
     /// The callback chill() spins in with `bpf_loop`, once used.
     pub(crate) chill_sub: Option<Label>,
+    /// json()'s `bpf_loop` callbacks, emitted at the program's end.
+    pub(crate) json_subs: Vec<crate::subr::json::JsonCallback>,
     /// DTrace's action number of the statement being generated.
     pub(crate) cur_action: u32,
     /// Set when an expression needed more temporaries than the BPF stack
@@ -176,6 +178,7 @@ pub(crate) fn build(
         error_sub,
         error_used: false,
         chill_sub: None,
+        json_subs: Vec::new(),
         cur_action: 0,
         stack_exhausted: false,
     };
@@ -190,6 +193,7 @@ pub(crate) fn build(
     if let Some(sub) = p.chill_sub {
         p.chill_callback(sub);
     }
+    p.json_callbacks();
     if p.stack_exhausted {
         return Err(GenError(format!(
             "expression too complex: it needs more than {} intermediate values at once \

@@ -6,16 +6,20 @@
 //! result buffer. The value found is returned as text; anything else
 //! (no such key, malformed input) is NULL.
 //!
-//! Every variable of the machine is a word in scratch, the loops are
-//! open-coded iterators (see `search.rs`), and every index into a buffer
-//! is bounded before use.
+//! Every variable of the machine is a word in scratch, and every index
+//! into a buffer is bounded before use. There are two loops, one after
+//! the other (see `search.rs`: before 6.4 the verifier walks them): the
+//! selector's characters, and the document's. Nothing loops inside the
+//! document's: splitting the selector also notes where each element
+//! starts and the number its leading digits make (an array index), and
+//! a key is compared with the selector's element as its characters are
+//! copied.
 
 use dtrace_lang::ir::CExpr;
 
 use crate::asm::Label;
 use crate::codegen::{load_imm, GenError, Temp};
 use crate::insn::*;
-use crate::plan::IterNumKfuncs;
 use crate::program::ProgGen;
 
 type R<T> = Result<T, GenError>;
@@ -39,7 +43,15 @@ mod st {
 
 /// Scratch words of the machine.
 #[derive(Clone, Copy)]
-struct Words(u32);
+pub(crate) struct Words(u32);
+
+/// A json() whose document loop is a `bpf_loop` callback, to be emitted
+/// at the program's end.
+pub(crate) struct JsonCallback {
+    sub: Label,
+    w: Words,
+    b: Bufs,
+}
 
 impl Words {
     fn state(self) -> u32 {
@@ -97,29 +109,45 @@ impl Words {
     fn cc(self) -> u32 {
         self.0 + 128
     }
-    /// A scratch word for the inner loops.
+    /// The selector's write index while it is split.
     fn tmp(self) -> u32 {
         self.0 + 136
     }
+    /// The selector's length.
     fn tmp2(self) -> u32 {
         self.0 + 144
     }
-    const SIZE: u32 = 152;
+    /// The current selector element's number.
+    fn elem_idx(self) -> u32 {
+        self.0 + 152
+    }
+    /// 1 once the key being read differs from the current element.
+    fn kdiff(self) -> u32 {
+        self.0 + 160
+    }
+    /// 1 while the element being split has had only digits.
+    fn digits(self) -> u32 {
+        self.0 + 168
+    }
+    const SIZE: u32 = 176;
 }
 
 /// The buffers: the document, the selector, the element list, the
-/// result.
-struct Bufs {
+/// result; and per element (a word each, `cap` of them) where it starts
+/// in the list and the number of its leading digits.
+#[derive(Clone, Copy)]
+pub(crate) struct Bufs {
     doc: u32,
     sel: u32,
     list: u32,
     dest: u32,
+    starts: u32,
+    numbers: u32,
     cap: u32,
 }
 
 impl ProgGen<'_, '_> {
     pub(crate) fn json(&mut self, doc: &CExpr, selector: &CExpr) -> R<(Temp, u32)> {
-        let k = self.iter_kfuncs("json")?;
         let cap = self.g.caps.strsize.max(4);
         let w = Words(self.alloc_buf(Words::SIZE));
         let b = Bufs {
@@ -127,6 +155,8 @@ impl ProgGen<'_, '_> {
             sel: self.alloc_buf(cap),
             list: self.alloc_buf(cap + 8),
             dest: self.alloc_buf(cap),
+            starts: self.alloc_buf(8 * cap),
+            numbers: self.alloc_buf(8 * cap),
             cap,
         };
         for off in (0..Words::SIZE).step_by(8) {
@@ -134,13 +164,19 @@ impl ProgGen<'_, '_> {
         }
         self.search_operand(doc, b.doc, cap, w.len())?;
         self.search_operand(selector, b.sel, cap, w.tmp2())?;
-        self.split_selector(k, w, &b);
+        self.split_selector(w, &b);
         self.st_imm_at(R9, w.array_elem(), i32::MIN);
         // The document, NUL included (the NUL ends it: NULL).
         self.ldx_at(R1, R9, w.len(), Size::DW);
         self.a.emit(alu64_imm(Alu::Add, R1, 1));
         self.stx_at(R9, w.count(), R1, Size::DW);
-        let l = self.iter_open(k, w.count());
+        if self.g.inp.opts.iter_num.is_none() && self.g.inp.opts.kernel.bpf_loop {
+            // bpf_loop's callback, checked once, where the verifier would
+            // otherwise walk every turn of the machine (5.17 to 6.3).
+            self.json_bpf_loop(w, b)?;
+            return Ok(self.json_result(w, cap, b.dest));
+        }
+        let l = self.loop_open(w.count(), cap);
         let null = self.a.new_label();
         let found = self.a.new_label();
         self.a.emit(mov64_reg(R4, R0));
@@ -153,7 +189,6 @@ impl ProgGen<'_, '_> {
             next,
             null,
             found,
-            k,
         };
         self.machine(&ctx, &b);
         self.a.bind(l.done);
@@ -162,42 +197,138 @@ impl ProgGen<'_, '_> {
         self.a.bind(found);
         self.iter_close(&l);
         self.free(l.temp);
+        Ok(self.json_result(w, cap, b.dest))
+    }
+
+    /// The result buffer if the machine found the value, else NULL.
+    fn json_result(&mut self, w: Words, cap: u32, dest: u32) -> (Temp, u32) {
         let none = self.a.new_label();
         let end = self.a.new_label();
         self.ldx_at(R1, R9, w.result(), Size::DW);
         self.a.jmp_imm_to(Cond::Ne, R1, 1, none);
-        self.ptr(R1, R9, b.dest);
+        self.ptr(R1, R9, dest);
         self.a.ja_to(end);
         self.a.bind(none);
         self.a.emit(mov64_imm(R1, 0));
         self.a.bind(end);
-        Ok((self.int_result(R1), cap))
+        (self.int_result(R1), cap)
+    }
+
+    /// The document's loop as `bpf_loop` turning a callback (emitted at
+    /// the program's end by [`Self::json_callbacks`]) over its characters;
+    /// the callback finds the scratch element through the pointer to it
+    /// kept on this frame's stack.
+    fn json_bpf_loop(&mut self, w: Words, b: Bufs) -> R<()> {
+        let spill = self.alloc_stack();
+        let Temp::Stack(slot) = spill else {
+            unreachable!("alloc_stack gives a stack slot")
+        };
+        self.a.emit(stx(Size::DW, FP, slot, R9));
+        let sub = self.a.new_label();
+        self.json_subs.push(JsonCallback { sub, w, b });
+        self.ldx_at(R1, R9, w.count(), Size::DW);
+        self.a.ld_func(R2, sub);
+        self.a.emit(mov64_reg(R3, FP));
+        self.a.emit(alu64_imm(Alu::Add, R3, i32::from(slot)));
+        self.a.emit(mov64_imm(R4, 0));
+        self.a.emit(call(Helper::Loop));
+        self.free(spill);
+        Ok(())
+    }
+
+    /// The callbacks of [`Self::json_bpf_loop`]: r1 the character's
+    /// index, r2 where the scratch element's address is kept; 0 for the
+    /// next character, 1 once the value is found or the answer is NULL.
+    pub(crate) fn json_callbacks(&mut self) {
+        for JsonCallback { sub, w, b } in std::mem::take(&mut self.json_subs) {
+            self.a.bind(sub);
+            self.a.emit(ldx(Size::DW, R9, R2, 0));
+            self.a.emit(mov64_reg(R4, R1));
+            let next = self.a.new_label();
+            let null = self.a.new_label();
+            let found = self.a.new_label();
+            self.byte_at(R1, b.doc, R4, b.cap, null);
+            self.a.jmp_imm_to(Cond::Eq, R1, 0, null);
+            self.stx_at(R9, w.cc(), R1, Size::DW);
+            let ctx = Machine {
+                w,
+                next,
+                null,
+                found,
+            };
+            self.machine(&ctx, &b);
+            self.a.bind(next);
+            self.a.emit(mov64_imm(R0, 0));
+            self.a.emit(exit());
+            self.a.bind(null);
+            self.st_imm_at(R9, w.result(), -1);
+            self.a.bind(found);
+            self.a.emit(mov64_imm(R0, 1));
+            self.a.emit(exit());
+        }
     }
 
     /// The selector as a list of NUL-separated elements: `.` and `[` end
-    /// one, `]` is dropped, as is a `[` that starts the selector.
-    fn split_selector(&mut self, k: IterNumKfuncs, w: Words, b: &Bufs) {
+    /// one, `]` is dropped, as is a `[` that starts the selector. Each
+    /// element's start in the list and the number its leading digits
+    /// make are kept (`Bufs::starts`, `Bufs::numbers`).
+    fn split_selector(&mut self, w: Words, b: &Bufs) {
         self.st_imm_at(R9, w.nelems(), 1);
         self.st_imm_at(R9, w.tmp(), 0);
-        let l = self.iter_open(k, w.tmp2());
+        self.st_imm_at(R9, b.starts, 0);
+        self.st_imm_at(R9, b.numbers, 0);
+        self.st_imm_at(R9, w.digits(), 1);
+        let l = self.loop_open(w.tmp2(), b.cap);
         let out = self.a.new_label();
         self.a.emit(mov64_reg(R4, R0));
         self.byte_at(R2, b.sel, R4, b.cap, out);
         let keep = self.a.new_label();
         let split = self.a.new_label();
-        let first = self.a.new_label();
         self.a.jmp_imm_to(Cond::Eq, R2, i32::from(b']'), l.top);
         self.a.jmp_imm_to(Cond::Eq, R2, i32::from(b'.'), split);
         self.a.jmp_imm_to(Cond::Ne, R2, i32::from(b'['), keep);
-        self.a.jmp_imm_to(Cond::Eq, R4, 0, first);
+        self.a.jmp_imm_to(Cond::Eq, R4, 0, l.top);
+        // The end of an element: its NUL, and the next one's start.
         self.a.bind(split);
-        self.ldx_at(R1, R9, w.nelems(), Size::DW);
-        self.a.emit(alu64_imm(Alu::Add, R1, 1));
-        self.stx_at(R9, w.nelems(), R1, Size::DW);
         self.a.emit(mov64_imm(R2, 0));
+        self.put_at(w.tmp(), b.list, b.cap, R2);
+        self.ldx_at(R4, R9, w.nelems(), Size::DW);
+        self.a.emit(alu64_imm(Alu::Add, R4, 1));
+        self.stx_at(R9, w.nelems(), R4, Size::DW);
+        self.st_imm_at(R9, w.digits(), 1);
+        self.a.emit(alu64_imm(Alu::Sub, R4, 1));
+        self.a.jmp_imm_to(Cond::Ge, R4, b.cap as i32, l.top);
+        self.a.emit(alu64_imm(Alu::Lsh, R4, 3));
+        self.ldx_at(R1, R9, w.tmp(), Size::DW);
+        self.ptr(R3, R9, b.starts);
+        self.a.emit(alu64_reg(Alu::Add, R3, R4));
+        self.a.emit(stx(Size::DW, R3, 0, R1));
+        self.ptr(R3, R9, b.numbers);
+        self.a.emit(alu64_reg(Alu::Add, R3, R4));
+        self.a.emit(st_imm(Size::DW, R3, 0, 0));
+        self.a.ja_to(l.top);
+        // A character of an element; while they are digits, its number.
         self.a.bind(keep);
         self.put_at(w.tmp(), b.list, b.cap, R2);
-        self.a.bind(first);
+        let not_digit = self.a.new_label();
+        self.ldx_at(R1, R9, w.digits(), Size::DW);
+        self.a.jmp_imm_to(Cond::Eq, R1, 0, l.top);
+        self.a.jmp_imm_to(Cond::Lt, R2, i32::from(b'0'), not_digit);
+        self.a.jmp_imm_to(Cond::Gt, R2, i32::from(b'9'), not_digit);
+        self.ldx_at(R4, R9, w.nelems(), Size::DW);
+        self.a.emit(alu64_imm(Alu::Sub, R4, 1));
+        self.a.jmp_imm_to(Cond::Ge, R4, b.cap as i32, l.top);
+        self.a.emit(alu64_imm(Alu::Lsh, R4, 3));
+        self.ptr(R3, R9, b.numbers);
+        self.a.emit(alu64_reg(Alu::Add, R3, R4));
+        self.a.emit(ldx(Size::DW, R1, R3, 0));
+        self.a.emit(alu64_imm(Alu::Mul, R1, 10));
+        self.a.emit(alu64_imm(Alu::Sub, R2, i32::from(b'0')));
+        self.a.emit(alu64_reg(Alu::Add, R1, R2));
+        self.a.emit(stx(Size::DW, R3, 0, R1));
+        self.a.ja_to(l.top);
+        self.a.bind(not_digit);
+        self.st_imm_at(R9, w.digits(), 0);
         self.a.ja_to(l.top);
         self.a.bind(l.done);
         self.a.bind(out);
@@ -231,7 +362,6 @@ struct Machine {
     null: Label,
     /// The value is in the result buffer, NUL-terminated.
     found: Label,
-    k: IterNumKfuncs,
 }
 
 impl ProgGen<'_, '_> {
@@ -257,8 +387,22 @@ impl ProgGen<'_, '_> {
         self.a.bind(not);
     }
 
-    /// Appends the character (R2) to the result.
+    /// Appends the character (R2) to the result; in a key, compares it
+    /// with the current selector element's character at that place.
     fn put(&mut self, m: &Machine, b: &Bufs) {
+        let put = self.a.new_label();
+        let differ = self.a.new_label();
+        self.load(R1, m.w.is_key());
+        self.a.jmp_imm_to(Cond::Eq, R1, 0, put);
+        self.load(R1, m.w.dd());
+        self.a.jmp_imm_to(Cond::Ge, R1, b.cap as i32 - 1, put);
+        self.load(R3, m.w.elem());
+        self.a.emit(alu64_reg(Alu::Add, R3, R1));
+        self.byte_at(R4, b.list, R3, b.cap, differ);
+        self.a.jmp_reg_to(Cond::Eq, R4, R2, put);
+        self.a.bind(differ);
+        self.set(m.w.kdiff(), 1);
+        self.a.bind(put);
         self.put_at(m.w.dd(), b.dest, b.cap, R2);
     }
 
@@ -313,30 +457,13 @@ impl ProgGen<'_, '_> {
         self.a.ja_to(m.next);
     }
 
-    /// array_elem = the current selector element as a decimal number;
-    /// found_key = it is 0.
+    /// array_elem = the current selector element as a decimal number
+    /// (kept when the selector was split); found_key = it is 0.
     fn start_array(&mut self, m: &Machine, b: &Bufs) {
         self.set(m.w.in_array(), 1);
         self.set(m.w.array_pos(), 0);
         self.set(m.w.array_elem(), 0);
-        self.st_imm_at(R9, m.w.tmp2(), b.cap as i32);
-        let l = self.iter_open(m.k, m.w.tmp2());
-        let out = self.a.new_label();
-        self.load(R4, m.w.elem());
-        self.a.emit(alu64_reg(Alu::Add, R4, R0));
-        self.byte_at(R1, b.list, R4, b.cap, out);
-        self.a.jmp_imm_to(Cond::Lt, R1, i32::from(b'0'), out);
-        self.a.jmp_imm_to(Cond::Gt, R1, i32::from(b'9'), out);
-        self.a.emit(alu64_imm(Alu::Sub, R1, i32::from(b'0')));
-        self.load(R2, m.w.array_elem());
-        self.a.emit(alu64_imm(Alu::Mul, R2, 10));
-        self.a.emit(alu64_reg(Alu::Add, R2, R1));
-        self.stx_at(R9, m.w.array_elem(), R2, Size::DW);
-        self.a.ja_to(l.top);
-        self.a.bind(l.done);
-        self.a.bind(out);
-        self.iter_close(&l);
-        self.free(l.temp);
+        self.element_entry(m, b, b.numbers, m.w.array_elem());
         self.set(m.w.found(), 0);
         let nonzero = self.a.new_label();
         self.load(R1, m.w.array_elem());
@@ -346,44 +473,44 @@ impl ProgGen<'_, '_> {
         self.set(m.w.state(), st::VALUE);
     }
 
-    /// The key just read (in the result buffer, NUL-terminated) is the
-    /// current selector element: found_key.
-    fn compare_key(&mut self, m: &Machine, b: &Bufs) {
-        self.st_imm_at(R9, m.w.tmp2(), b.cap as i32);
-        let l = self.iter_open(m.k, m.w.tmp2());
-        let differ = self.a.new_label();
-        let same = self.a.new_label();
-        self.a.emit(mov64_reg(R4, R0));
-        self.byte_at(R2, b.dest, R4, b.cap, differ);
-        self.load(R3, m.w.elem());
-        self.a.emit(alu64_reg(Alu::Add, R3, R4));
-        self.byte_at(R1, b.list, R3, b.cap, differ);
-        self.a.jmp_reg_to(Cond::Ne, R1, R2, differ);
-        self.a.jmp_imm_to(Cond::Eq, R1, 0, same);
-        self.a.ja_to(l.top);
-        self.a.bind(same);
-        self.set(m.w.found(), 1);
-        self.a.bind(l.done);
-        self.a.bind(differ);
-        self.iter_close(&l);
-        self.free(l.temp);
+    /// `word` = the current element's entry in the per-element `table`
+    /// (`word` left as it is past the table's `cap` entries).
+    fn element_entry(&mut self, m: &Machine, b: &Bufs, table: u32, word: u32) {
+        let past = self.a.new_label();
+        self.load(R1, m.w.elem_idx());
+        self.a.jmp_imm_to(Cond::Ge, R1, b.cap as i32, past);
+        self.a.emit(alu64_imm(Alu::Lsh, R1, 3));
+        self.ptr(R3, R9, table);
+        self.a.emit(alu64_reg(Alu::Add, R3, R1));
+        self.a.emit(ldx(Size::DW, R1, R3, 0));
+        self.stx_at(R9, word, R1, Size::DW);
+        self.a.bind(past);
     }
 
-    /// Moves to the next selector element (past the current one's NUL).
+    /// The key just read (its characters compared as they were copied;
+    /// DD its length) is the current selector element: found_key.
+    fn key_found(&mut self, m: &Machine, b: &Bufs) {
+        let differ = self.a.new_label();
+        self.load(R1, m.w.kdiff());
+        self.a.jmp_imm_to(Cond::Ne, R1, 0, differ);
+        self.load(R1, m.w.dd());
+        self.load(R3, m.w.elem());
+        self.a.emit(alu64_reg(Alu::Add, R3, R1));
+        self.byte_at(R4, b.list, R3, b.cap, differ);
+        self.a.jmp_imm_to(Cond::Ne, R4, 0, differ);
+        self.set(m.w.found(), 1);
+        self.a.bind(differ);
+    }
+
+    /// Moves to the next selector element (where the split said it
+    /// starts).
     fn next_elem(&mut self, m: &Machine, b: &Bufs) {
-        self.st_imm_at(R9, m.w.tmp2(), b.cap as i32);
-        let l = self.iter_open(m.k, m.w.tmp2());
-        let out = self.a.new_label();
-        self.load(R4, m.w.elem());
-        self.a.emit(alu64_imm(Alu::Add, R4, 1));
-        self.stx_at(R9, m.w.elem(), R4, Size::DW);
-        self.a.emit(alu64_imm(Alu::Sub, R4, 1));
-        self.byte_at(R1, b.list, R4, b.cap, out);
-        self.a.jmp_imm_to(Cond::Ne, R1, 0, l.top);
-        self.a.bind(l.done);
-        self.a.bind(out);
-        self.iter_close(&l);
-        self.free(l.temp);
+        self.load(R1, m.w.elem_idx());
+        self.a.emit(alu64_imm(Alu::Add, R1, 1));
+        self.stx_at(R9, m.w.elem_idx(), R1, Size::DW);
+        // Past the table: an element no list index reaches.
+        self.set(m.w.elem(), b.cap as i32);
+        self.element_entry(m, b, b.starts, m.w.elem());
         self.load(R1, m.w.nelems());
         self.a.emit(alu64_imm(Alu::Sub, R1, 1));
         self.stx_at(R9, m.w.nelems(), R1, Size::DW);
@@ -419,6 +546,7 @@ impl ProgGen<'_, '_> {
         self.a.jmp_imm_to(Cond::Ne, R1, i32::from(b'"'), m.null);
         self.set(m.w.state(), st::STRING);
         self.set(m.w.is_key(), 1);
+        self.set(m.w.kdiff(), 0);
         self.a.ja_to(m.next);
 
         // STRING
@@ -444,12 +572,16 @@ impl ProgGen<'_, '_> {
         self.set(m.w.state(), st::COLLECT);
         self.a.ja_to(m.next);
         self.a.bind(plain);
+        let not_key = self.a.new_label();
+        self.load(R1, m.w.is_key());
+        self.a.jmp_imm_to(Cond::Eq, R1, 0, not_key);
+        self.key_found(m, b);
+        self.a.bind(not_key);
         self.terminate_and_reset(m, b);
         let value = self.a.new_label();
         let after = self.a.new_label();
         self.load(R1, m.w.is_key());
         self.a.jmp_imm_to(Cond::Eq, R1, 0, value);
-        self.compare_key(m, b);
         self.set(m.w.state(), st::COLON);
         self.a.ja_to(after);
         self.a.bind(value);

@@ -3,12 +3,13 @@
 //! `dpath` walks dentries for `d_path()`; `inet` formats addresses;
 //! `json` reads a JSON document for `json()`; `memory` is `alloca()`,
 //! `copyin()` and the scratch they allocate; `search` the string scans
-//! on the kernel's number iterator (and `progenyof()`); `strings` the
-//! other string subroutines.
+//! and `progenyof()`, with the loops the others use (the kernel's number
+//! iterator, or a loop the verifier walks); `strings` the other string
+//! subroutines.
 
 mod dpath;
 mod inet;
-mod json;
+pub(crate) mod json;
 pub(crate) mod memory;
 pub(crate) mod search;
 mod strings;

@@ -113,15 +113,6 @@ pub(crate) struct IterLoop {
 }
 
 impl ProgGen<'_, '_> {
-    pub(crate) fn iter_kfuncs(&self, what: &str) -> R<IterNumKfuncs> {
-        self.g.inp.opts.iter_num.ok_or_else(|| {
-            GenError(format!(
-                "{}( ) needs the kernel's bpf_iter_num kfuncs (Linux 6.4 or later)",
-                what
-            ))
-        })
-    }
-
     fn iter_ptr(&mut self, slot: i16) {
         self.a.emit(mov64_reg(R1, FP));
         self.a.emit(alu64_imm(Alu::Add, R1, i32::from(slot)));
