@@ -43,6 +43,26 @@ typedef struct bufinfo {
  * (BIO_PAGE_PINNED) and B_PAGEIO otherwise, B_ERROR once the bio has an
  * error status. B_BUSY and B_DONE have no bio counterpart.
  */
+/*
+ * A blk_status_t as the errno the kernel reports for it
+ * (blk_status_to_errno): EIO for the codes without a fixed meaning across
+ * kernel versions. The translators of io_bdev.d and io_gendisk.d use it.
+ */
+inline int __blk_errno[int S] = S == 0 ? 0 :
+    S == 1 ? 95 :	/* EOPNOTSUPP */
+    S == 2 ? 110 :	/* ETIMEDOUT */
+    S == 3 ? 28 :	/* ENOSPC */
+    S == 4 ? 67 :	/* ENOLINK */
+    S == 5 ? 121 :	/* EREMOTEIO */
+    S == 6 ? 52 :	/* EBADE */
+    S == 7 ? 61 :	/* ENODATA */
+    S == 8 ? 84 :	/* EILSEQ */
+    S == 9 ? 12 :	/* ENOMEM */
+    S == 12 ? 11 :	/* EAGAIN */
+    S == 13 ? 16 :	/* EBUSY */
+    S == 16 ? 19 :	/* ENODEV */
+    5;			/* EIO */
+
 inline int B_BUSY = 0x000001;
 inline int B_DONE = 0x000002;
 inline int B_ERROR = 0x000004;

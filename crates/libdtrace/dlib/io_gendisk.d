@@ -28,20 +28,7 @@ translator bufinfo_t < struct bio *B > {
 	b_resid = 0;
 	b_bufsize = B->bi_iter.bi_size;
 	b_iodone = (caddr_t)B->bi_end_io;
-	b_error = B->bi_status == 0 ? 0 :
-	    B->bi_status == 1 ? 95 :	/* EOPNOTSUPP */
-	    B->bi_status == 2 ? 110 :	/* ETIMEDOUT */
-	    B->bi_status == 3 ? 28 :	/* ENOSPC */
-	    B->bi_status == 4 ? 67 :	/* ENOLINK */
-	    B->bi_status == 5 ? 121 :	/* EREMOTEIO */
-	    B->bi_status == 6 ? 52 :	/* EBADE */
-	    B->bi_status == 7 ? 61 :	/* ENODATA */
-	    B->bi_status == 8 ? 84 :	/* EILSEQ */
-	    B->bi_status == 9 ? 12 :	/* ENOMEM */
-	    B->bi_status == 12 ? 11 :	/* EAGAIN */
-	    B->bi_status == 13 ? 16 :	/* EBUSY */
-	    B->bi_status == 16 ? 19 :	/* ENODEV */
-	    5;				/* EIO */
+	b_error = __blk_errno[B->bi_status];
 	b_edev = B->bi_disk == NULL ? 0 :
 	    B->bi_disk->major << 20 | B->bi_disk->first_minor + B->bi_partno;
 };

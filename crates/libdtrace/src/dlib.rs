@@ -120,6 +120,7 @@ pub(crate) const STANDARD: &[StdLib] = &[
         name: "io.d",
         text: include_str!("../dlib/io.d"),
         defines: &[
+            "__blk_errno",
             "fileinfo_t",
             "fileinfo",
             "fds",
