@@ -407,6 +407,19 @@ fn btf_load(btf: &[u8]) -> io::Result<OwnedFd> {
     sys_bpf(BPF_BTF_LOAD, &mut attr).map(fd_result)
 }
 
+/// Loads the program of `attr` with the verifier's log at `level` in a
+/// buffer of `size` bytes: the result and the log. `attr` is left
+/// pointing at the freed buffer; a caller that loads again resets it.
+fn load_with_log(attr: &mut ProgLoadAttr, level: u32, size: usize) -> (io::Result<i64>, String) {
+    let mut log = vec![0u8; size];
+    attr.log_level = level;
+    attr.log_size = log.len() as u32;
+    attr.log_buf = log.as_mut_ptr() as u64;
+    let loaded = sys_bpf(BPF_PROG_LOAD, attr);
+    let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+    (loaded, String::from_utf8_lossy(&log[..end]).into_owned())
+}
+
 fn fd_result(r: i64) -> OwnedFd {
     // SAFETY: the kernel just returned `r` as a new file descriptor that
     // nothing else owns.
@@ -594,13 +607,7 @@ fn prog_load_in(
     // DTRACE_DEBUG=stats: the verifier's statistics of each program
     // (instructions processed against its limit, states), on stderr.
     if std::env::var("DTRACE_DEBUG").is_ok_and(|v| v == "stats") {
-        let mut log = vec![0u8; 1 << 16];
-        attr.log_level = 4;
-        attr.log_size = log.len() as u32;
-        attr.log_buf = log.as_mut_ptr() as u64;
-        let loaded = sys_bpf(BPF_PROG_LOAD, &mut attr);
-        let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
-        let stats = String::from_utf8_lossy(&log[..end]);
+        let (loaded, stats) = load_with_log(&mut attr, 4, 1 << 16);
         eprintln!(
             "dtrace: verifier: {}: {}",
             name,
@@ -622,13 +629,7 @@ fn prog_load_in(
                     log: String::new(),
                 });
             }
-            let mut log = vec![0u8; 16 << 20];
-            attr.log_level = 1;
-            attr.log_size = log.len() as u32;
-            attr.log_buf = log.as_mut_ptr() as u64;
-            let retry = sys_bpf(BPF_PROG_LOAD, &mut attr);
-            let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
-            let text = String::from_utf8_lossy(&log[..end]).into_owned();
+            let (retry, text) = load_with_log(&mut attr, 1, 16 << 20);
             match retry {
                 // Loading with a log can succeed where the first try failed
                 // only on a transient condition; keep the program then.

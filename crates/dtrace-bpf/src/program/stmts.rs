@@ -271,16 +271,22 @@ impl ProgGen<'_, '_> {
         let deadline = self.alloc_stack();
         self.store_temp(deadline, R1);
         self.free(t);
-        let Some(k) = k else {
-            self.chill_loop(deadline);
-            self.free(deadline);
-            self.a.ja_to(done);
-            self.a.bind(too_long);
-            let act = self.cur_action;
-            self.fault(fault::ILLOP, None, act);
-            self.a.bind(done);
-            return Ok(());
-        };
+        match k {
+            Some(k) => self.chill_iter(k, deadline),
+            None => self.chill_loop(deadline),
+        }
+        self.free(deadline);
+        self.a.ja_to(done);
+        self.a.bind(too_long);
+        let act = self.cur_action;
+        self.fault(fault::ILLOP, None, act);
+        self.a.bind(done);
+        Ok(())
+    }
+
+    /// chill()'s spin on the number iterator, until the deadline kept in
+    /// the stack temporary `deadline`.
+    fn chill_iter(&mut self, k: crate::plan::IterNumKfuncs, deadline: Temp) {
         // Two iterators, one inside the other: one turns at most
         // BPF_MAX_LOOPS times, which a short wait may not outlast.
         let outer = self.alloc_stack();
@@ -328,13 +334,6 @@ impl ProgGen<'_, '_> {
         self.a.emit(kfunc_call(k.destroy));
         self.free(inner);
         self.free(outer);
-        self.free(deadline);
-        self.a.ja_to(done);
-        self.a.bind(too_long);
-        let act = self.cur_action;
-        self.fault(fault::ILLOP, None, act);
-        self.a.bind(done);
-        Ok(())
     }
 
     /// chill()'s spin without the number iterator: `bpf_loop` turns its
