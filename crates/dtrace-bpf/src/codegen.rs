@@ -493,7 +493,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
                     MapRole::Stash(hook.clone()),
                     MapKind::LruHash,
                     16,
-                    8 + 8 * u32::from(STASH_WORDS),
+                    16 + 8 * u32::from(STASH_WORDS),
                     16384,
                 ));
                 g.stash_maps.push((hook.clone(), id));

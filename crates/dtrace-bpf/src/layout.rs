@@ -65,8 +65,8 @@ pub mod scratch {
     pub const TMP: u32 = 200;
     /// 72 bytes: pt_regs from r10 to orig_ax, for raw system call hooks.
     pub const REGS: u32 = 208;
-    /// A probe that fires after another hook: the time and words kept
-    /// there (`8 + 8 * STASH_WORDS` bytes). It shares `REGS`: such a probe
+    /// A probe that fires after another hook: the time, words and task
+    /// member kept there (`16 + 8 * STASH_WORDS` bytes). It shares `REGS`: such a probe
     /// is on a raw tracepoint, never a raw system call hook.
     pub const STASH: u32 = REGS;
     pub const FIXED_END: u32 = 280;

@@ -65,7 +65,15 @@ pub enum ArgContext {
     /// keyed also by hook word `key` (a lock's address), in the stash map
     /// of `hook` (its own name), for the probes that fire `after` it
     /// (a lock's contention beginning, for the probes at its end).
-    Stash { hook: String, key: u8, nwords: u8 },
+    /// With `keep`, it also keeps the current task's member at that
+    /// offset and of that size (its count of voluntary context switches:
+    /// whether the thread slept between the two hooks, see [`Kept`]).
+    Stash {
+        hook: String,
+        key: u8,
+        nwords: u8,
+        keep: Option<(u32, u8)>,
+    },
     /// A probe at a user function or instruction, in process `pid` alone (a uprobe is on a
     /// file, which other processes may map). At entry, arg0-arg5 are the
     /// x86-64 argument registers and arg6-arg9 the words after the return
@@ -109,6 +117,20 @@ impl ArgContext {
 pub struct After {
     pub hook: String,
     pub key: u8,
+    /// A test of the current task's member the stash kept, if any.
+    pub kept: Option<Kept>,
+}
+
+/// A probe that fires after another hook, whose stash kept a member of
+/// the current task there (`ArgContext::Stash::keep`): the probe fires
+/// only if the member is now different (`changed`), or only if it is
+/// the same. A lock's slow path, entered and returned from, slept if
+/// the thread's count of voluntary context switches moved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kept {
+    pub offset: u32,
+    pub size: u8,
+    pub changed: bool,
 }
 
 /// How many hook words a stash keeps at most.
@@ -158,6 +180,10 @@ pub struct Guard {
     /// what the (hook's) word points to, not on the word (0 where it
     /// cannot be read).
     pub load: Option<(u32, u8)>,
+    /// The (hook's) word is copied out of the context rather than loaded
+    /// (see [`RawWord::HookCopied`]): a tracing program's pointer, which
+    /// the verifier lets no program mask or compare with a number.
+    pub copied: bool,
 }
 
 /// A tracepoint field as an argument.

@@ -10,14 +10,17 @@
 //! provider NAME
 //! attributes NAMES DATA CLASS NAMES DATA CLASS   (probes, then arguments)
 //! probe NAME HOOK [HOOK ...]                    (HOOK: a raw tracepoint)
+//! also HOOK [HOOK ...]                          (more of the same declaration)
 //! when @WORD [& MASK] | unless @WORD [& MASK]   (fires only if nonzero | zero)
-//! when @WORD == VALUE | unless @WORD == VALUE   (fires only if equal | not)
+//! when @WORD [& MASK] == VALUE | unless ...     (fires only if equal | not)
+//! when curthread->MEMBER changed | unless ...   (the member `after ... keep` kept)
 //! when @WORD else @W:STRUCT->MEMBER ...        (the member where no hook has WORD)
 //! arg NATIVE-TYPE @WORD [-> TRANSLATED-TYPE]    (args[N], in order)
 //! arg NATIVE-TYPE @WORD via INLINE              (computed by a D inline)
 //! arg NATIVE-TYPE =VALUE                        (a constant argument)
 //! task @WORD                                    (fires on behalf of that task)
-//! after HOOK @KEY                               (fires after HOOK, see below)
+//! has @WORD                                     (its hooks must have that word)
+//! after HOOK @KEY [keep curthread->MEMBER]     (fires after HOOK, see below)
 //! if INLINE argN                                (fires if INLINE[argN] != 0;
 //!                                                 argN past the declared ones: @N)
 //! ```
@@ -66,10 +69,23 @@
 //! `self->` variables and the rest are that task's (sched's `on-cpu`
 //! fires at `sched_switch` for the incoming thread). Probes are
 //! `NAME:vmlinux::PROBE`.
+//!
+//! A probe may be declared more than once (`probe NAME` again): the
+//! first declaration whose every hook the kernel has, with the words it
+//! reads, is the probe; a probe with none is not provided, and naming it
+//! says why. `also HOOK ...` continues a declaration with hooks that
+//! need guards or words of their own (a function returning `void`
+//! beside two returning an error). lockstat on kernels before the lock
+//! tracepoints is so: `fexit:__mutex_lock_slowpath` with `after entry
+//! @0 keep curthread->nvcsw`, `entry` standing for the `fentry` of the
+//! function each hook returns from, whose stash also keeps the current
+//! task's member; `when curthread->nvcsw changed` fires only if the
+//! thread slept (its voluntary context switches moved) in between.
 
 use std::io;
 
-use dtrace_bpf::plan::{After, ArgContext, Guard, Phase, ProgKind, RawWord, STASH_WORDS};
+use dtrace_bpf::plan::{After, ArgContext, Guard, Kept, Phase, ProgKind, RawWord, STASH_WORDS};
+use dtrace_lang::pdesc::{field_matches, ProbeDesc};
 
 use crate::{
     single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink, ProbeTable,
@@ -101,6 +117,18 @@ pub struct TableProbe {
     /// where no hook has the guard's word (`when @3 else
     /// @1:task_struct->__state`).
     pub guard_else: Vec<(usize, Vec<MemberLoad>)>,
+    /// The current task's member the stash of the `after` hook keeps
+    /// (`keep curthread->nvcsw`), and whether the probe fires only if it
+    /// changed since (`when curthread->nvcsw changed`) or only if not.
+    pub keep: Option<String>,
+    pub kept_changed: Option<bool>,
+    /// This entry continues the declaration before it (an `also` line):
+    /// more hooks of the same probe, with guards and words of their own.
+    pub also: bool,
+    /// How many words its hooks must have, whether the probe reads them
+    /// or not (`has @2`: the form of a tracepoint that gained a word when
+    /// it began to fire in more places).
+    pub has: u8,
 }
 
 /// `@WORD:STRUCT->PTR[+ADD]`: see the module's description.
@@ -182,6 +210,10 @@ pub struct TableProvider {
     name: String,
     attrs: Attributes,
     probes: Vec<TableProbe>,
+    /// Whether its probes were made (the first time a description could
+    /// name one: which the kernel can enable is read from its BTF, which
+    /// a program naming none of them does not pay for).
+    provided: bool,
 }
 
 const STABILITY: &[&str] = &[
@@ -203,6 +235,7 @@ impl TableProvider {
                 args: ("Evolving", "Evolving", "ISA"),
             },
             probes: Vec::new(),
+            provided: false,
         };
         for (i, line) in text.lines().enumerate() {
             let bad = |what: &str| format!("{}:{}: {}", file, i + 1, what);
@@ -229,15 +262,32 @@ impl TableProvider {
                         args: (get(3, STABILITY)?, get(4, STABILITY)?, get(5, CLASS)?),
                     };
                 }
-                "probe" => {
+                "probe" | "also" => {
                     let mut w = rest.split_whitespace();
-                    let name = w.next();
+                    let name = if key == "also" {
+                        let last = p
+                            .probes
+                            .last()
+                            .ok_or_else(|| bad("also before any probe"))?;
+                        Some(last.name.as_str())
+                    } else {
+                        w.next()
+                    };
                     let hooks: Vec<String> = w.map(str::to_string).collect();
                     let (Some(name), false) = (name, hooks.is_empty()) else {
-                        return Err(bad("probe NAME HOOK [HOOK ...]"));
+                        return Err(bad(if key == "also" {
+                            "also HOOK [HOOK ...]"
+                        } else {
+                            "probe NAME HOOK [HOOK ...]"
+                        }));
                     };
+                    let name = name.to_string();
                     p.probes.push(TableProbe {
-                        name: name.to_string(),
+                        name,
+                        keep: None,
+                        kept_changed: None,
+                        also: key == "also",
+                        has: 0,
                         hooks,
                         args: Vec::new(),
                         guards: Vec::new(),
@@ -248,8 +298,30 @@ impl TableProvider {
                         guard_else: Vec::new(),
                     });
                 }
+                "when" | "unless" if rest.ends_with(" changed") => {
+                    // `curthread->MEMBER changed`: the member the stash kept.
+                    let member = rest
+                        .trim_end_matches(" changed")
+                        .trim()
+                        .strip_prefix("curthread->");
+                    let probe = p
+                        .probes
+                        .last_mut()
+                        .ok_or_else(|| bad("when or unless before any probe"))?;
+                    match (member, probe.keep.as_deref()) {
+                        (Some(m), Some(k)) if m == k => {
+                            probe.kept_changed = Some(key == "when");
+                        }
+                        _ => {
+                            return Err(bad(
+                                "curthread->MEMBER changed: the member the after line keeps",
+                            ))
+                        }
+                    }
+                }
                 "when" | "unless" => {
-                    // `@N`, `@N & MASK` (nonzero) or `@N == VALUE`; then
+                    // `@N`, `@N & MASK` (nonzero), `@N == VALUE` or
+                    // `@N & MASK == VALUE`; then
                     // any `else @W:STRUCT->MEMBER` in its place where the
                     // hook has no word N.
                     let mut alts = rest.split(" else ");
@@ -267,7 +339,12 @@ impl TableProvider {
                     };
                     let (w, mask, value, eq) = if let Some((w, v)) = rest.split_once("==") {
                         let v = int(v).ok_or_else(|| bad("== VALUE: an integer"))?;
-                        (w, u64::MAX, v, true)
+                        match w.split_once('&') {
+                            Some((w, m)) => {
+                                (w, int(m).ok_or_else(|| bad("& MASK: an integer"))?, v, true)
+                            }
+                            None => (w, u64::MAX, v, true),
+                        }
                     } else if let Some((w, m)) = rest.split_once('&') {
                         (
                             w,
@@ -308,7 +385,18 @@ impl TableProvider {
                         value,
                         eq: eq == (key == "when"),
                         load: None,
+                        copied: false,
                     });
+                }
+                "has" => {
+                    let word = hook_word(rest)
+                        .filter(|w| *w < 12)
+                        .ok_or_else(|| bad("has @WORD: a hook argument from 0 to 11"))?;
+                    let probe = p
+                        .probes
+                        .last_mut()
+                        .ok_or_else(|| bad("has before any probe"))?;
+                    probe.has = word + 1;
                 }
                 "task" => {
                     let word = hook_word(rest)
@@ -338,14 +426,26 @@ impl TableProvider {
                     probe.cond.push((inline.to_string(), arg));
                 }
                 "after" => {
+                    let usage = "after HOOK @KEY [keep curthread->MEMBER]";
                     let mut w = rest.split_whitespace();
-                    let (Some(hook), Some(key), None) =
-                        (w.next(), w.next().and_then(hook_word), w.next())
-                    else {
-                        return Err(bad("after HOOK @KEY"));
+                    let (Some(hook), Some(key)) = (w.next(), w.next().and_then(hook_word)) else {
+                        return Err(bad(usage));
+                    };
+                    let keep = match (w.next(), w.next(), w.next()) {
+                        (None, _, _) => None,
+                        (Some("keep"), Some(m), None) => Some(
+                            m.strip_prefix("curthread->")
+                                .filter(|m| {
+                                    !m.is_empty()
+                                        && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                                })
+                                .ok_or_else(|| bad(usage))?
+                                .to_string(),
+                        ),
+                        _ => return Err(bad(usage)),
                     };
                     if key == NONE {
-                        return Err(bad("after HOOK @KEY"));
+                        return Err(bad(usage));
                     }
                     let probe = p
                         .probes
@@ -354,7 +454,9 @@ impl TableProvider {
                     probe.after = Some(After {
                         hook: hook.to_string(),
                         key,
+                        kept: None,
                     });
+                    probe.keep = keep;
                 }
                 "arg" => {
                     let (rest, via) = match rest.split_once(" via ") {
@@ -423,17 +525,37 @@ impl TableProvider {
         if p.name.is_empty() {
             return Err(format!("{}: no provider line", file));
         }
-        // One stash program serves a hook: its probes must agree on the key.
-        for a in p.probes.iter().filter_map(|x| x.after.as_ref()) {
-            if p.probes
-                .iter()
-                .filter_map(|x| x.after.as_ref())
-                .any(|b| b.hook == a.hook && b.key != a.key)
-            {
-                return Err(format!(
-                    "{}: probes fire after {} with different keys",
-                    file, a.hook
-                ));
+        // One stash program serves a hook: its probes must agree on the
+        // key and on the task member kept.
+        let kept_at = |x: &TableProbe| -> Vec<String> {
+            match x.after.as_ref().map(|a| a.hook.as_str()) {
+                None => Vec::new(),
+                // Each hook's function's entry.
+                Some("entry") => x
+                    .hooks
+                    .iter()
+                    .flat_map(|h| h.split('|'))
+                    .filter_map(|h| h.strip_prefix("fexit:"))
+                    .map(|f| format!("fentry:{}", f))
+                    .collect(),
+                Some(h) => vec![h.to_string()],
+            }
+        };
+        for x in &p.probes {
+            for y in &p.probes {
+                let (Some(a), Some(b)) = (&x.after, &y.after) else {
+                    continue;
+                };
+                if a.key == b.key && x.keep == y.keep {
+                    continue;
+                }
+                let (hx, hy) = (kept_at(x), kept_at(y));
+                if let Some(h) = hx.iter().find(|h| hy.contains(h)) {
+                    return Err(format!(
+                        "{}: probes fire after {} with different keys or kept members",
+                        file, h
+                    ));
+                }
             }
         }
         Ok(p)
@@ -449,15 +571,168 @@ fn stash_word(text: &str) -> Option<u8> {
 /// `@N`, N a hook argument's index; `@none` is [`NONE`].
 fn hook_word(text: &str) -> Option<u8> {
     let w = text.trim().strip_prefix('@')?.trim();
-    if w == "none" {
-        return Some(NONE);
+    match w {
+        "none" => Some(NONE),
+        "ret" => Some(RET),
+        _ => w.parse().ok().filter(|w| *w < 12),
     }
-    w.parse().ok().filter(|w| *w < 12)
 }
+
+/// The word index of a function's return value (`@ret`), at its return
+/// (`fexit:FUNCTION`): the word after its arguments, wherever that is
+/// in the running kernel's version of the function.
+pub const RET: u8 = u8::MAX - 1;
 
 /// The word index of an argument that is always 0 (`@none`: io's
 /// `fileinfo_t` when the kernel does not say which file).
 pub const NONE: u8 = u8::MAX;
+
+impl TableProvider {
+    /// The entries of the declaration starting at entry `first`: it and
+    /// the `also` entries after it.
+    fn declaration(&self, first: usize) -> impl Iterator<Item = &TableProbe> {
+        let rest = self.probes.get(first + 1..).unwrap_or_default();
+        self.probes
+            .get(first)
+            .into_iter()
+            .chain(rest.iter().take_while(|p| p.also))
+    }
+
+    /// Each probe's name, with the first of its declarations this kernel
+    /// can enable (its entry's index) or why none can be.
+    fn choices(&self) -> Vec<(&str, Result<usize, String>)> {
+        let mut out: Vec<(&str, Result<usize, String>)> = Vec::new();
+        for (i, p) in self.probes.iter().enumerate() {
+            if p.also {
+                continue;
+            }
+            let planned = self
+                .declaration(i)
+                .try_for_each(|part| self.plan_part(part).map(|_| ()));
+            match out.iter_mut().find(|(n, _)| *n == p.name) {
+                Some((_, Ok(_))) => {}
+                Some((_, slot)) => {
+                    if planned.is_ok() {
+                        *slot = Ok(i);
+                    }
+                }
+                None => out.push((&p.name, planned.map(|_| i))),
+            }
+        }
+        out
+    }
+
+    /// The programs of one entry of a declaration: for each of its
+    /// hooks, the one the kernel has, with its words and guards there
+    /// and the hook it fires after; or why the kernel cannot.
+    fn plan_part(&self, p: &TableProbe) -> Result<Vec<PartHook>, String> {
+        let cannot = |why: String| {
+            format!(
+                "probe {}:vmlinux::{} cannot be enabled: {}",
+                self.name, p.name, why
+            )
+        };
+        // Arguments read through a hook word, offsets from BTF.
+        let mut words: Vec<RawWord> = p.args.iter().map(|(_, w)| *w).collect();
+        for (i, load) in &p.loads {
+            let w = kernel_btf()
+                .and_then(|btf| load.resolve(&btf))
+                .map_err(cannot)?;
+            if let Some(slot) = words.get_mut(*i) {
+                *slot = w;
+            }
+        }
+        // An `if` on an argument the probe does not declare reads the
+        // hook's word of that index.
+        for (_, arg) in &p.cond {
+            while words.len() <= usize::from(*arg) {
+                words.push(RawWord::Hook(words.len() as u8));
+            }
+        }
+        // The task member a stash keeps, from BTF.
+        let kept = match &p.keep {
+            None => None,
+            Some(m) => {
+                let load = MemberLoad {
+                    word: 0,
+                    strct: "task_struct".into(),
+                    ptr: m.clone(),
+                    add: None,
+                };
+                let btf = kernel_btf().map_err(cannot)?;
+                Some(load.resolve_value(&btf).ok_or_else(|| {
+                    cannot(format!(
+                        "the kernel's struct task_struct has no member {}",
+                        m
+                    ))
+                })?)
+            }
+        };
+        let mut out = Vec::new();
+        for hook in &p.hooks {
+            let (kind, attach, guards, alt, at) = hook_and_guards(hook, p, &words).ok_or_else(|| {
+                let need = words_read(&words, &p.guards, p.task);
+                cannot(format!(
+                    "this kernel has none of its hooks ({}) with the {} arguments it reads, of the types it declares",
+                    hook, need
+                ))
+            })?;
+            // `after entry`: the entry of the function this hook is the
+            // return of.
+            let after = match &p.after {
+                None => None,
+                Some(a) => {
+                    let hook = match (a.hook.as_str(), alt.strip_prefix("fexit:")) {
+                        ("entry", Some(f)) => format!("fentry:{}", f),
+                        ("entry", None) => {
+                            return Err(cannot(format!("{} is no kernel function's return", alt)))
+                        }
+                        (h, _) => h.to_string(),
+                    };
+                    Some(After {
+                        hook,
+                        key: a.key,
+                        kept: match (kept, p.kept_changed) {
+                            (Some((offset, size)), Some(changed)) => Some(Kept {
+                                offset,
+                                size,
+                                changed,
+                            }),
+                            _ => None,
+                        },
+                    })
+                }
+            };
+            // `@ret`: the word after the function's arguments.
+            let words = words
+                .iter()
+                .map(|w| match w {
+                    RawWord::Hook(RET) => RawWord::Hook(at),
+                    w => *w,
+                })
+                .collect();
+            out.push(PartHook {
+                kind,
+                attach,
+                guards,
+                words,
+                after,
+                keep: kept,
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// A hook of a probe, as the kernel has it (see `TableProvider::plan_part`).
+struct PartHook {
+    kind: ProgKind,
+    attach: Attach,
+    guards: Vec<Guard>,
+    words: Vec<RawWord>,
+    after: Option<After>,
+    keep: Option<(u32, u8)>,
+}
 
 impl Provider for TableProvider {
     fn name(&self) -> &str {
@@ -468,10 +743,41 @@ impl Provider for TableProvider {
         self.attrs
     }
 
-    fn provide(&mut self, sink: &mut ProbeSink<'_>) {
-        for (i, p) in self.probes.iter().enumerate() {
-            sink.add("vmlinux", "", &p.name, i as u32);
+    /// Nothing at first: see `provide_named`.
+    fn provide(&mut self, _sink: &mut ProbeSink<'_>) {}
+
+    /// Each probe the kernel can enable, once, the first time a
+    /// description could name one: a probe whose every declaration
+    /// names a hook the kernel lacks is not there (`why_not` says why),
+    /// so that `sched:::` enables what the kernel has.
+    fn provide_named(&mut self, sink: &mut ProbeSink<'_>, desc: &ProbeDesc) {
+        let could = field_matches(&desc.provider, &self.name)
+            && field_matches(&desc.module, "vmlinux")
+            && field_matches(&desc.function, "")
+            && self
+                .probes
+                .iter()
+                .any(|p| field_matches(&desc.name, &p.name));
+        if self.provided || !could {
+            return;
         }
+        self.provided = true;
+        for (_, choice) in self.choices() {
+            if let Ok(i) = choice {
+                let p = &self.probes[i];
+                sink.add("vmlinux", "", &p.name, i as u32);
+            }
+        }
+    }
+
+    fn why_not(&self, desc: &ProbeDesc) -> Option<String> {
+        self.choices().into_iter().find_map(|(name, choice)| {
+            let probe = ProbeDesc::parse(&format!("{}:vmlinux::{}", self.name, name)).ok()?;
+            match choice {
+                Err(why) if desc.matches(&probe) => Some(why),
+                _ => None,
+            }
+        })
     }
 
     fn args(&self, local: u32) -> Option<Vec<ArgDesc>> {
@@ -487,43 +793,76 @@ impl Provider for TableProvider {
     }
 
     fn plan(&self, table: &ProbeTable, enabled: &[Enabled], out: &mut Planned) -> io::Result<()> {
-        // A stash program at each hook an enabled probe fires after,
-        // keeping as many words as any of the provider's probes reads.
-        let mut stashes: Vec<&After> = Vec::new();
+        // Each enabled probe's programs, a program on each hook of each
+        // entry of its declaration; then a stash program at each hook an
+        // enabled probe fires after, keeping as many words as any of
+        // the provider's probes after it reads.
+        // (hook, key word, task member kept, words kept)
+        type StashAt = (String, u8, Option<(u32, u8)>, u8);
+        let mut stashes: Vec<StashAt> = Vec::new();
+        let mut programs = Vec::new();
         for e in enabled {
-            if let Some(a) = self
-                .probes
-                .get(e.local as usize)
-                .and_then(|p| p.after.as_ref())
-            {
-                if stashes.iter().all(|b| b.hook != a.hook) {
-                    stashes.push(a);
+            for p in self.declaration(e.local as usize) {
+                for h in self.plan_part(p).map_err(io::Error::other)? {
+                    if let Some(a) = &h.after {
+                        let nwords = self
+                            .probes
+                            .iter()
+                            .filter(|q| {
+                                q.after.as_ref().map(|b| &b.hook)
+                                    == p.after.as_ref().map(|b| &b.hook)
+                            })
+                            .flat_map(|q| {
+                                let guards = q.guards.iter().filter(|g| g.stashed).map(|g| g.word);
+                                let words = q.args.iter().filter_map(|(_, w)| match w {
+                                    RawWord::Stashed(n) => Some(*n),
+                                    _ => None,
+                                });
+                                guards.chain(words).map(|n| n + 1)
+                            })
+                            .max()
+                            .unwrap_or(0);
+                        if stashes.iter().all(|s| s.0 != a.hook) {
+                            stashes.push((a.hook.clone(), a.key, h.keep, nwords));
+                        }
+                    }
+                    programs.push(PlannedProgram {
+                        plan: single(
+                            &format!("dt_{}_{}", self.name, p.name.replace('-', "_")),
+                            h.kind,
+                            ArgContext::RawArgs {
+                                words: h.words,
+                                guards: h.guards,
+                                task: p.task,
+                                after: h.after,
+                            },
+                            Phase::Normal,
+                            e.enabling(table, 0),
+                            None,
+                        ),
+                        attach: h.attach,
+                    });
                 }
             }
         }
-        for a in stashes {
-            let nwords = self
-                .probes
-                .iter()
-                .filter(|p| p.after.as_ref().is_some_and(|b| b.hook == a.hook))
-                .flat_map(|p| {
-                    let guards = p.guards.iter().filter(|g| g.stashed).map(|g| g.word);
-                    let words = p.args.iter().filter_map(|(_, w)| match w {
-                        RawWord::Stashed(n) => Some(*n),
-                        _ => None,
-                    });
-                    guards.chain(words).map(|n| n + 1)
-                })
-                .max()
-                .unwrap_or(0);
+        for (hook, key, keep, nwords) in stashes {
+            let (kind, attach, _, _) = choose_hook(&hook, nwords.max(key + 1), false, &[])
+                .ok_or_else(|| {
+                    io::Error::other(format!(
+                        "{}: this kernel has no {} to keep words at",
+                        self.name, hook
+                    ))
+                })?;
+            let name = hook.rsplit(':').next().unwrap_or(&hook).to_string();
             out.programs.push(PlannedProgram {
                 plan: dtrace_bpf::plan::ProgramPlan {
-                    name: format!("dt_{}_keep_{}", self.name, a.hook),
-                    kind: ProgKind::RawTracepoint,
+                    name: format!("dt_{}_keep_{}", self.name, name),
+                    kind,
                     context: ArgContext::Stash {
-                        hook: a.hook.clone(),
-                        key: a.key,
+                        hook,
+                        key,
                         nwords,
+                        keep,
                     },
                     phase: Phase::Normal,
                     probes: Vec::new(),
@@ -532,62 +871,10 @@ impl Provider for TableProvider {
                     guard: None,
                     cookie: None,
                 },
-                attach: Attach::raw_tracepoint(&a.hook),
+                attach,
             });
         }
-        for e in enabled {
-            let Some(p) = self.probes.get(e.local as usize) else {
-                continue;
-            };
-            // Arguments read through a hook word, offsets from BTF.
-            let mut words: Vec<RawWord> = p.args.iter().map(|(_, w)| *w).collect();
-            for (i, load) in &p.loads {
-                let w = kernel_btf()
-                    .and_then(|btf| load.resolve(&btf))
-                    .map_err(|e| {
-                        io::Error::other(format!(
-                            "probe {}:vmlinux::{} cannot be enabled: {}",
-                            self.name, p.name, e
-                        ))
-                    })?;
-                if let Some(slot) = words.get_mut(*i) {
-                    *slot = w;
-                }
-            }
-            // An `if` on an argument the probe does not declare reads the
-            // hook's word of that index.
-            for (_, arg) in &p.cond {
-                while words.len() <= usize::from(*arg) {
-                    words.push(RawWord::Hook(words.len() as u8));
-                }
-            }
-            // A program on each hook, serving the probe alike.
-            for hook in &p.hooks {
-                let (kind, attach, guards) = hook_and_guards(hook, p, &words).ok_or_else(|| {
-                    let need = words_read(&words, &p.guards, p.task);
-                    io::Error::other(format!(
-                        "probe {}:vmlinux::{} cannot be enabled: this kernel has none of its hooks ({}) with the {} arguments it reads, of the types it declares",
-                        self.name, p.name, hook, need
-                    ))
-                })?;
-                out.programs.push(PlannedProgram {
-                    plan: single(
-                        &format!("dt_{}_{}", self.name, p.name.replace('-', "_")),
-                        kind,
-                        ArgContext::RawArgs {
-                            words: words.clone(),
-                            guards,
-                            task: p.task,
-                            after: p.after.clone(),
-                        },
-                        Phase::Normal,
-                        e.enabling(table, 0),
-                        None,
-                    ),
-                    attach,
-                });
-            }
-        }
+        out.programs.extend(programs);
         Ok(())
     }
 }
@@ -601,7 +888,7 @@ fn hook_and_guards(
     hook: &str,
     p: &TableProbe,
     words: &[RawWord],
-) -> Option<(ProgKind, Attach, Vec<Guard>)> {
+) -> Option<(ProgKind, Attach, Vec<Guard>, String, u8)> {
     let tries = p
         .guard_else
         .iter()
@@ -623,7 +910,7 @@ fn hook_and_guards(
                 g.load = Some(load);
             }
         }
-        let need = words_read(words, &guards, p.task);
+        let need = words_read(words, &guards, p.task).max(p.has);
         // The words the probe declares as pointers to a struct.
         let typed: Vec<(u8, &str)> = p
             .args
@@ -637,8 +924,20 @@ fn hook_and_guards(
                 _ => None,
             })
             .collect();
-        if let Some((kind, attach)) = choose_hook(hook, need, &typed) {
-            return Some((kind, attach, guards));
+        let ret = guards.iter().any(|g| g.word == RET && !g.stashed)
+            || words.iter().any(|w| matches!(w, RawWord::Hook(RET)));
+        if let Some((kind, attach, alt, at)) = choose_hook(hook, need, ret, &typed) {
+            // A tracing program's words are copied to be tested: the
+            // verifier lets none mask a pointer.
+            if matches!(kind, ProgKind::Fentry | ProgKind::Fexit) {
+                for g in guards.iter_mut().filter(|g| g.load.is_none()) {
+                    g.copied = true;
+                }
+            }
+            for g in guards.iter_mut().filter(|g| g.word == RET && !g.stashed) {
+                g.word = at;
+            }
+            return Some((kind, attach, guards, alt, at));
         }
     }
     None
@@ -656,7 +955,7 @@ fn words_read(words: &[RawWord], guards: &[Guard], task: Option<u8>) -> u8 {
     from_words
         .chain(from_guards)
         .chain(task)
-        .filter(|&n| n != NONE)
+        .filter(|&n| n != NONE && n != RET)
         .map(|n| n + 1)
         .max()
         .unwrap_or(0)
@@ -664,26 +963,43 @@ fn words_read(words: &[RawWord], guards: &[Guard], task: Option<u8>) -> u8 {
 
 /// The first of a hook's alternatives (`a|b`) this kernel has with at
 /// least `need` arguments, those of `typed` (word, struct) pointers to
-/// that struct (or to void): a raw tracepoint (its arguments from the kernel's BTF,
-/// `btf_trace_NAME`; assumed where there is no BTF), or
-/// `fentry:FUNCTION`, a kernel function's entry where fentry is allowed
-/// (its context is its arguments as words, as a raw tracepoint's is).
+/// that struct (or to void), and which it is: a raw tracepoint (its
+/// arguments from the kernel's BTF, `btf_trace_NAME`; assumed where
+/// there is no BTF), `fentry:FUNCTION`, a kernel function's entry where
+/// fentry is allowed (its context is its arguments as words, as a raw
+/// tracepoint's is), or `fexit:FUNCTION`, its return (the arguments,
+/// then the return value unless it is void).
 /// A tracepoint whose arguments moved (older kernels' `block_rq_issue`
 /// had the request queue first) is so not taken for one whose words
-/// the probe would misread.
-fn choose_hook(hook: &str, need: u8, typed: &[(u8, &str)]) -> Option<(ProgKind, Attach)> {
+/// the probe would misread. With `ret`, only a function's return with
+/// a value will do; the index of that word comes last (0 without).
+fn choose_hook(
+    hook: &str,
+    need: u8,
+    ret: bool,
+    typed: &[(u8, &str)],
+) -> Option<(ProgKind, Attach, String, u8)> {
     let btf = kernel_btf().ok();
-    let fits = |proto: u32, skip: usize| -> Option<bool> {
+    // Whether a prototype (after `skip` parameters; with one more word,
+    // its return value, for `ret`) has the words wanted.
+    let fits = |proto: u32, skip: usize, at_ret: bool| -> Option<bool> {
         let btf = btf.as_ref()?;
         let r = btf.resolve(proto)?;
         let proto = match &btf.get(r)?.data {
             dtrace_sys::btf::TypeData::Ptr(to) => btf.resolve(*to)?,
             _ => r,
         };
-        let dtrace_sys::btf::TypeData::FuncProto { params, .. } = &btf.get(proto)?.data else {
+        let dtrace_sys::btf::TypeData::FuncProto {
+            params, ret: rt, ..
+        } = &btf.get(proto)?.data
+        else {
             return None;
         };
         let params = params.get(skip..).unwrap_or_default();
+        let words = params.len() + usize::from(at_ret && *rt != 0);
+        if ret && !(at_ret && *rt != 0) {
+            return Some(false);
+        }
         // A pointer to another struct is another argument; a `void *`
         // (a lock's address) is whatever the probe says it is.
         let points_to = |ty: u32, name: &str| -> bool {
@@ -704,17 +1020,24 @@ fn choose_hook(hook: &str, need: u8, typed: &[(u8, &str)]) -> Option<(ProgKind, 
                 _ => true,
             }
         };
+        let word_type = |w: usize| match params.get(w) {
+            Some(p) => Some(p.ty),
+            None if at_ret && (w == params.len() || w == usize::from(RET)) && *rt != 0 => Some(*rt),
+            None => None,
+        };
         Some(
-            params.len() >= usize::from(need)
+            words >= usize::from(need)
                 && typed.iter().all(|(w, name)| {
-                    params
-                        .get(usize::from(*w))
-                        .is_some_and(|p| points_to(p.ty, name))
+                    word_type(usize::from(*w)).is_some_and(|t| points_to(t, name))
                 }),
         )
     };
     for alt in hook.split('|') {
-        if let Some(func) = alt.strip_prefix("fentry:") {
+        let function = alt
+            .strip_prefix("fentry:")
+            .map(|f| (f, ProgKind::Fentry))
+            .or_else(|| alt.strip_prefix("fexit:").map(|f| (f, ProgKind::Fexit)));
+        if let Some((func, kind)) = function {
             let f = dtrace_sys::features::Features::get();
             if f.lockdown || !f.btf {
                 continue;
@@ -726,13 +1049,18 @@ fn choose_hook(hook: &str, need: u8, typed: &[(u8, &str)]) -> Option<(ProgKind, 
             let dtrace_sys::btf::TypeData::Func { proto, .. } = &b.get(id)?.data else {
                 continue;
             };
-            if fits(*proto, 0) == Some(true) {
+            if fits(*proto, 0, kind == ProgKind::Fexit) == Some(true) {
                 let attach = Attach::new(crate::attach::Function {
                     btf_id: id,
                     module: None,
                     optional: false,
                 });
-                return Some((ProgKind::Fentry, attach));
+                // The return value's word follows the arguments.
+                let at = match &b.resolve(*proto).and_then(|t| b.get(t))?.data {
+                    dtrace_sys::btf::TypeData::FuncProto { params, .. } => params.len() as u8,
+                    _ => 0,
+                };
+                return Some((kind, attach, alt.to_string(), at));
             }
             continue;
         }
@@ -741,11 +1069,12 @@ fn choose_hook(hook: &str, need: u8, typed: &[(u8, &str)]) -> Option<(ProgKind, 
             None => true,
             Some(b) => match b.find_typedef(&format!("btf_trace_{}", alt)) {
                 None => false,
-                Some(t) => fits(t, 1) != Some(false),
+                Some(t) => fits(t, 1, false) != Some(false),
             },
         };
-        if has {
-            return Some((ProgKind::RawTracepoint, Attach::raw_tracepoint(alt)));
+        if has && !ret {
+            let attach = Attach::raw_tracepoint(alt);
+            return Some((ProgKind::RawTracepoint, attach, alt.to_string(), 0));
         }
     }
     None
@@ -764,6 +1093,7 @@ mod tests {
             value: 1,
             eq: true,
             load: None,
+            copied: false,
         };
         assert_eq!(words_read(&[RawWord::Hook(0)], &[g], None), 2);
         assert_eq!(words_read(&[RawWord::Const(1)], &[], Some(2)), 3);
@@ -778,13 +1108,16 @@ mod tests {
         let Ok(btf) = kernel_btf() else {
             return;
         };
-        assert!(choose_hook("no_such_tracepoint|fentry:no_such_function", 1, &[]).is_none());
+        assert!(choose_hook("no_such_tracepoint|fentry:no_such_function", 1, false, &[]).is_none());
         // A tracepoint of two words is not enough for three.
         if btf.find_typedef("btf_trace_sched_switch").is_some() {
-            let (kind, _) =
-                choose_hook("no_such_tracepoint|sched_switch", 1, &[]).expect("sched_switch");
+            let (kind, _, alt, _) = choose_hook("no_such_tracepoint|sched_switch", 1, false, &[])
+                .expect("sched_switch");
+            assert_eq!(alt, "sched_switch");
             assert_eq!(kind, ProgKind::RawTracepoint);
-            assert!(choose_hook("sched_switch", 12, &[]).is_none());
+            assert!(choose_hook("sched_switch", 12, false, &[]).is_none());
+            // A tracepoint has no return value.
+            assert!(choose_hook("sched_switch", 1, true, &[]).is_none());
         }
     }
 
@@ -809,7 +1142,7 @@ mod tests {
             return;
         };
         if btf.find_typedef("btf_trace_sched_switch").is_some() {
-            let (_, _, guards) =
+            let (_, _, guards, _, _) =
                 hook_and_guards("sched_switch", &p.probes[0], &[]).expect("sched_switch");
             match guards[0].load {
                 None => assert_eq!(guards[0].word, 3),
@@ -849,6 +1182,86 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_probe_is_its_first_declaration_the_kernel_can_enable() {
+        let t = TableProvider::parse(
+            "t",
+            "provider t\nprobe x no_such_tracepoint\nprobe x sched_switch\n\
+             also sched_wakeup\nprobe y no_such_tracepoint\n",
+        )
+        .unwrap();
+        assert_eq!(t.declaration(1).count(), 2);
+        assert_eq!(t.declaration(0).count(), 1);
+        // Needs the running kernel's BTF.
+        let Ok(btf) = kernel_btf() else {
+            return;
+        };
+        if btf.find_typedef("btf_trace_sched_switch").is_none() {
+            return;
+        }
+        let c = t.choices();
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[0], ("x", Ok(1)));
+        assert_eq!(c[1].0, "y");
+        let why = t.why_not(&ProbeDesc::parse("t:::y").unwrap()).unwrap();
+        assert!(
+            why.contains("probe t:vmlinux::y cannot be enabled"),
+            "{}",
+            why
+        );
+        assert!(t.why_not(&ProbeDesc::parse("t:::x").unwrap()).is_none());
+    }
+
+    #[test]
+    fn a_return_and_its_entry_are_declared_for_any_kernel() {
+        let p = TableProvider::parse(
+            "t",
+            "provider t\nprobe x fexit:f fexit:g\nafter entry @0 keep curthread->nvcsw\n\
+             when curthread->nvcsw changed\nunless @ret & 0xf000 == 0xf000\narg int @ret\n\
+             also fexit:h\nafter entry @0 keep curthread->nvcsw\nunless curthread->nvcsw changed\n",
+        )
+        .unwrap();
+        let (x, h) = (&p.probes[0], &p.probes[1]);
+        assert_eq!(
+            x.after.as_ref().map(|a| (a.hook.as_str(), a.key)),
+            Some(("entry", 0))
+        );
+        assert_eq!(x.keep.as_deref(), Some("nvcsw"));
+        assert_eq!((x.kept_changed, h.kept_changed), (Some(true), Some(false)));
+        assert_eq!((x.also, h.also, h.name.as_str()), (false, true, "x"));
+        assert_eq!(
+            (x.guards[0].word, x.guards[0].mask, x.guards[0].value),
+            (RET, 0xf000, 0xf000)
+        );
+        assert!(!x.guards[0].eq);
+        assert_eq!(x.args[0].1, RawWord::Hook(RET));
+        // @ret is no word a program must have before it is chosen.
+        assert_eq!(words_read(&[RawWord::Hook(RET)], &x.guards, None), 0);
+        for (text, want) in [
+            ("provider t\nalso h\n", "t:2: also before any probe"),
+            (
+                "provider t\nprobe x h\nwhen curthread->nvcsw changed\n",
+                "t:3: curthread->MEMBER changed: the member the after line keeps",
+            ),
+            (
+                "provider t\nprobe x h\nafter g @0 keep nvcsw\n",
+                "t:3: after HOOK @KEY [keep curthread->MEMBER]",
+            ),
+            (
+                "provider t\nprobe x fexit:f\nafter entry @0\nprobe y fexit:f\nafter entry @1\n",
+                "t: probes fire after fentry:f with different keys or kept members",
+            ),
+        ] {
+            assert_eq!(TableProvider::parse("t", text), Err(want.to_string()));
+        }
+        // Different functions' entries are different stashes.
+        assert!(TableProvider::parse(
+            "t",
+            "provider t\nprobe x fexit:f\nafter entry @0\nprobe y fexit:g\nafter entry @1\n",
+        )
+        .is_ok());
     }
 
     #[test]
@@ -892,6 +1305,7 @@ mod tests {
             value,
             eq,
             load: None,
+            copied: false,
         };
         assert_eq!(
             p.probes[0].guards,

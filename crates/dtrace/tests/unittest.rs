@@ -41,7 +41,7 @@
 //! reason), `/* @@nooutput: reason */` says why a `tst` has no `.r`,
 //! `/* @@needs: feature ... */` names the kernel features the program
 //! needs (by the names of `dtrace_sys::features::Features::rows`; `!name`
-//! for one the kernel must lack; `module:NAME` for a module loaded with
+//! for one the kernel must lack; `a|b` for either; `module:NAME` for a module loaded with
 //! its BTF; `disk:PATH` for a path whose file system is on a block
 //! device): on a kernel that does not fit the trial
 //! must fail, and is then reported as
@@ -324,18 +324,25 @@ impl Spec {
                 }
                 continue;
             }
-            let row = f.rows().into_iter().find(|r| r.0 == name).ok_or_else(|| {
-                format!(
-                    "@@needs names {:?}, which is no kernel feature ({})",
-                    name,
-                    f.rows().map(|r| r.0).join(", ")
-                )
-            })?;
-            if row.1 == without {
+            // `a|b`: either feature will do (the lock tracepoints, or
+            // fentry and fexit on the locks' slow paths).
+            let mut rows = Vec::new();
+            for alt in name.split('|') {
+                rows.push(f.rows().into_iter().find(|r| r.0 == alt).ok_or_else(|| {
+                    format!(
+                        "@@needs names {:?}, which is no kernel feature ({})",
+                        alt,
+                        f.rows().map(|r| r.0).join(", ")
+                    )
+                })?);
+            }
+            let has = rows.iter().any(|r| r.1);
+            if has == without {
+                let what: Vec<&str> = rows.iter().map(|r| r.2).collect();
                 missing.push(if without {
-                    format!("a kernel without {}", row.2)
+                    format!("a kernel without {}", what.join(" or "))
                 } else {
-                    row.2.to_string()
+                    what.join(" or ")
                 });
             }
         }

@@ -18,4 +18,4 @@ BEGIN
 	printf("enabled\n");
 	exit(0);
 }
-/* @@needs: lock_tracepoints */
+/* @@needs: lock_tracepoints|fentry */

@@ -19,4 +19,4 @@ proc:::exit
 {
 	exit(0);
 }
-/* @@needs: lock_tracepoints */
+/* @@needs: lock_tracepoints|fentry */

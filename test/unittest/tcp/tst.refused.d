@@ -1,4 +1,4 @@
-/* @@needs: tcp_reset_nosock */
+/* @@needs: tcp_reset_nosock|fentry */
 /* @@trigger: refused 47127 */
 #pragma D option quiet
 

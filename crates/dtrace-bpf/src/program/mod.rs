@@ -183,7 +183,12 @@ pub(crate) fn build(
         stack_exhausted: false,
     };
     match &plan.context {
-        ArgContext::Stash { hook, key, nwords } => p.stash(hook, *key, *nwords)?,
+        ArgContext::Stash {
+            hook,
+            key,
+            nwords,
+            keep,
+        } => p.stash(hook, *key, *nwords, *keep)?,
         ArgContext::Hook(h) if h.own_program(&mut HookGen { p: &mut p })? => {}
         _ => p.main(gate_off)?,
     }

@@ -21,6 +21,7 @@ impl ProgGen<'_, '_> {
         for g in guards.iter().filter(|g| !g.stashed) {
             match g.load {
                 Some((off, size)) => self.load_through(g.word, off, size),
+                None if g.copied => self.copy_word(g.word),
                 None => self
                     .a
                     .emit(ldx(Size::DW, R1, R6, 8 * i16::from(g.word.min(11)))),
@@ -29,15 +30,24 @@ impl ProgGen<'_, '_> {
         }
         if let Some(after) = after {
             // Only after the hook whose stash this thread has, for
-            // this key: its time and words are copied to scratch.
+            // this key: its time, words and task member are copied to
+            // scratch.
             let map = self.g.stash_map(&after.hook)?;
             self.stash_key(after.key);
             self.stash_call(map, Helper::MapLookupElem, None);
             self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
-            for i in 0..=i16::from(STASH_WORDS) {
+            for i in 0..=i16::from(STASH_WORDS) + 1 {
                 self.a.emit(ldx(Size::DW, R1, R0, 8 * i));
                 self.a
                     .emit(stx(Size::DW, R9, scratch::STASH as i16 + 8 * i, R1));
+            }
+            // Whether the task's member moved since (it slept).
+            if let Some(k) = after.kept {
+                self.task_member(k.offset, k.size);
+                let at = scratch::STASH as i16 + 8 + 8 * i16::from(STASH_WORDS);
+                self.a.emit(ldx(Size::DW, R2, R9, at));
+                let cond = if k.changed { Cond::Eq } else { Cond::Ne };
+                self.a.jmp_reg_to(cond, R1, R2, out);
             }
         }
         for g in guards.iter().filter(|g| g.stashed) {
@@ -46,6 +56,43 @@ impl ProgGen<'_, '_> {
             self.guard_word(g, out);
         }
         Ok(())
+    }
+
+    /// R1 = hook word `word`, copied out of the context in R6 into
+    /// `scratch::TMP` (0 if it cannot be): a scalar, whatever its type.
+    fn copy_word(&mut self, word: u8) {
+        let tmp = scratch::TMP as i16;
+        self.a.emit(st_imm(Size::DW, R9, tmp, 0));
+        self.a.emit(mov64_reg(R1, R9));
+        self.a.emit(alu64_imm(Alu::Add, R1, tmp as i32));
+        self.a.emit(mov64_imm(R2, 8));
+        self.a.emit(mov64_reg(R3, R6));
+        self.a
+            .emit(alu64_imm(Alu::Add, R3, 8 * i32::from(word.min(11))));
+        self.a.emit(call(Helper::ProbeReadKernel));
+        self.a.emit(ldx(Size::DW, R1, R9, tmp));
+    }
+
+    /// R1 = the current task's unsigned `size`-byte member at `off`,
+    /// read into `scratch::TMP` (0 if it cannot be); R2-R5 clobbered.
+    fn task_member(&mut self, off: u32, size: u8) {
+        let tmp = scratch::TMP as i16;
+        self.read_task_member(R9, tmp, off, size);
+        self.a.emit(ldx(Size::DW, R1, R9, tmp));
+    }
+
+    /// The current task's `size`-byte member at `off` into the 8 bytes
+    /// at `base + at` (zeroed first: an unsigned value, 0 if it cannot
+    /// be read); R0-R5 clobbered.
+    fn read_task_member(&mut self, base: Reg, at: i16, off: u32, size: u8) {
+        self.a.emit(st_imm(Size::DW, base, at, 0));
+        self.a.emit(call(Helper::GetCurrentTask));
+        self.a.emit(mov64_reg(R3, R0));
+        self.a.emit(alu64_imm(Alu::Add, R3, off as i32));
+        self.a.emit(mov64_reg(R1, base));
+        self.a.emit(alu64_imm(Alu::Add, R1, i32::from(at)));
+        self.a.emit(mov64_imm(R2, i32::from(size.clamp(1, 8))));
+        self.a.emit(call(Helper::ProbeReadKernel));
     }
 
     /// Jumps to `out` unless the word in R1 passes guard `g`.
@@ -70,14 +117,20 @@ impl ProgGen<'_, '_> {
     /// A stash program (see `ArgContext::Stash`): while tracing is
     /// active, keeps the time and the hook's first `nwords` words for
     /// this thread and key.
-    pub(crate) fn stash(&mut self, hook: &str, key: u8, nwords: u8) -> Result<(), GenError> {
+    pub(crate) fn stash(
+        &mut self,
+        hook: &str,
+        key: u8,
+        nwords: u8,
+        keep: Option<(u32, u8)>,
+    ) -> Result<(), GenError> {
         let out = self.a.new_label();
         let map = self.g.stash_map(hook)?;
         self.a.emit(mov64_reg(R6, R1));
         self.activity_check(out);
         self.stash_key(key);
-        // The value below the key: the time, then the words.
-        let value = stack::SPILL - 8 * i16::from(STASH_WORDS);
+        // The value below the key: the time, the words, the member.
+        let value = stack::SPILL - 8 - 8 * i16::from(STASH_WORDS);
         self.a.emit(call(Helper::KtimeGetNs));
         self.a.emit(stx(Size::DW, FP, value, R0));
         for i in 0..i16::from(STASH_WORDS) {
@@ -87,6 +140,11 @@ impl ProgGen<'_, '_> {
             } else {
                 self.a.emit(st_imm(Size::DW, FP, value + 8 + 8 * i, 0));
             }
+        }
+        let kept = value + 8 + 8 * i16::from(STASH_WORDS);
+        match keep {
+            Some((off, size)) => self.read_task_member(FP, kept, off, size),
+            None => self.a.emit(st_imm(Size::DW, FP, kept, 0)),
         }
         self.stash_call(map, Helper::MapUpdateElem, Some(value));
         self.a.bind(out);
@@ -108,13 +166,7 @@ impl ProgGen<'_, '_> {
             .emit(ldx(Size::DW, R3, R6, 8 * i16::from(word.min(11))));
         self.a.emit(alu64_imm(Alu::Add, R3, off as i32));
         self.a.emit(call(Helper::ProbeReadKernel));
-        let width = match size {
-            1 => Size::B,
-            2 => Size::H,
-            4 => Size::W,
-            _ => Size::DW,
-        };
-        self.a.emit(ldx(width, R1, R9, tmp));
+        self.a.emit(ldx(width(size), R1, R9, tmp));
     }
 
     /// The arguments, each a hook word, a constant, a stashed word, a
@@ -171,5 +223,15 @@ impl ProgGen<'_, '_> {
             self.store_arg(i as u32, R1);
         }
         self.zero_args(words.len().min(10) as u32);
+    }
+}
+
+/// The load of an unsigned integer of `size` bytes (1, 2, 4, else 8).
+fn width(size: u8) -> Size {
+    match size {
+        1 => Size::B,
+        2 => Size::H,
+        4 => Size::W,
+        _ => Size::DW,
     }
 }
