@@ -155,13 +155,15 @@ pub enum RawWord {
     /// lock was waited for).
     Elapsed,
     /// Read through the hook's argument word `word`, a kernel pointer:
-    /// the 8-byte value at `+ptr`, plus, with `add`, the unsigned
+    /// the unsigned value of `size` bytes (8 for a pointer) at `+ptr`,
+    /// plus, with `add`, the unsigned
     /// integer of `add.1` bytes at `+add.0` (an `sk_buff`'s `data`, or
     /// its `head + network_header`: where a packet's IP header is). 0
     /// where the memory cannot be read.
     Load {
         word: u8,
         ptr: u32,
+        size: u8,
         add: Option<(u32, u8)>,
     },
 }

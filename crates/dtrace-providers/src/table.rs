@@ -39,7 +39,8 @@
 //!
 //! With `after HOOK @KEY` a probe fires only if HOOK fired before it in
 //! the same thread with the same word `@KEY` (both hooks' argument KEY:
-//! lockstat's `contention_begin` then `contention_end` for one lock);
+//! lockstat's `contention_begin` then `contention_end` for one lock;
+//! `@none`: any, for a hook with no argument, `schedule()`);
 //! `$N` (N < 4) is then HOOK's argument N as it was there, usable where
 //! `@N` is (`when $1 & 0x20`, `arg int $1`), and `$elapsed` the
 //! nanoseconds since (`arg uint64_t $elapsed`: how long the lock was
@@ -181,9 +182,15 @@ impl MemberLoad {
                 m, self.strct
             )
         };
-        let (ptr, _) = btf
+        let (ptr, ty) = btf
             .member_path(&self.strct, &self.ptr)
             .ok_or_else(|| missing(&self.ptr))?;
+        // The member's own size where it is an integer narrower than a
+        // word (a CPU number); else a word (a pointer).
+        let size = match btf.size_of(ty) {
+            Some(n @ (1 | 2 | 4)) => n as u8,
+            _ => 8,
+        };
         let add = match &self.add {
             None => None,
             Some(a) => {
@@ -195,6 +202,7 @@ impl MemberLoad {
         Ok(RawWord::Load {
             word: self.word,
             ptr,
+            size,
             add,
         })
     }
@@ -437,16 +445,15 @@ impl TableProvider {
                             m.strip_prefix("curthread->")
                                 .filter(|m| {
                                     !m.is_empty()
-                                        && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                                        && m.chars().all(|c| {
+                                            c.is_ascii_alphanumeric() || c == '_' || c == '.'
+                                        })
                                 })
                                 .ok_or_else(|| bad(usage))?
                                 .to_string(),
                         ),
                         _ => return Err(bad(usage)),
                     };
-                    if key == NONE {
-                        return Err(bad(usage));
-                    }
                     let probe = p
                         .probes
                         .last_mut()
@@ -671,10 +678,9 @@ impl TableProvider {
         let mut out = Vec::new();
         for hook in &p.hooks {
             let (kind, attach, guards, alt, at) = hook_and_guards(hook, p, &words).ok_or_else(|| {
-                let need = words_read(&words, &p.guards, p.task);
                 cannot(format!(
-                    "this kernel has none of its hooks ({}) with the {} arguments it reads, of the types it declares",
-                    hook, need
+                    "this kernel has none of its hooks ({}) with the arguments it reads, of the types it declares",
+                    hook.replace('|', ", ")
                 ))
             })?;
             // `after entry`: the entry of the function this hook is the
@@ -846,7 +852,9 @@ impl Provider for TableProvider {
             }
         }
         for (hook, key, keep, nwords) in stashes {
-            let (kind, attach, _, _) = choose_hook(&hook, nwords.max(key + 1), false, &[])
+            // The key word, unless it is `@none`.
+            let key_words = if key < 12 { key + 1 } else { 0 };
+            let (kind, attach, _, _) = choose_hook(&hook, nwords.max(key_words), false, &[])
                 .ok_or_else(|| {
                     io::Error::other(format!(
                         "{}: this kernel has no {} to keep words at",
@@ -1256,6 +1264,17 @@ mod tests {
         ] {
             assert_eq!(TableProvider::parse("t", text), Err(want.to_string()));
         }
+        // A function with no argument: any of the thread's entries.
+        let p = TableProvider::parse(
+            "t",
+            "provider t\nprobe x fexit:schedule\nafter entry @none keep curthread->sched_info.pcount\n\
+             unless curthread->sched_info.pcount changed\n",
+        )
+        .unwrap();
+        let x = &p.probes[0];
+        assert_eq!(x.after.as_ref().map(|a| a.key), Some(NONE));
+        assert_eq!(x.keep.as_deref(), Some("sched_info.pcount"));
+        assert_eq!(x.kept_changed, Some(false));
         // Different functions' entries are different stashes.
         assert!(TableProvider::parse(
             "t",

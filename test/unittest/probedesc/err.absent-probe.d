@@ -1,10 +1,11 @@
-/* @@needs-or-skip: !sched_bare_tracepoints */
+/* @@needs-or-skip: !lock_tracepoints */
 /*
- * A probe whose every hook this kernel lacks is not there: naming it
- * says why (sched's remain-cpu is the sched_exit_tp tracepoint, which
- * kernels before 6.13 do not have). Not run on a kernel that has it.
+ * A probe whose every declaration names a hook this kernel lacks is not
+ * there: naming it says why (lockstat's spin-spin is the lock
+ * tracepoints of Linux 5.19, and has no other form). Not run on a kernel
+ * that has them.
  */
-sched:::remain-cpu
+lockstat:::spin-spin
 {
 	exit(0);
 }

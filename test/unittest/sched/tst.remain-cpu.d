@@ -21,4 +21,4 @@ proc:::exit
 	printf("kept %d\n", kept > 0);
 	exit(0);
 }
-/* @@needs: sched_bare_tracepoints */
+/* @@needs: sched_bare_tracepoints|fentry */

@@ -21,4 +21,4 @@ proc:::exit
 	printf("told %d\n", told > 0);
 	exit(0);
 }
-/* @@needs: sched_bare_tracepoints */
+/* @@needs: sched_bare_tracepoints|fentry */

@@ -105,13 +105,18 @@ impl ProgGen<'_, '_> {
     }
 
     /// The key of a stash entry at `stack::VALUE`: the current thread,
-    /// then hook word `word` of the context in R6 (R1-R5 clobbered).
+    /// then hook word `word` of the context in R6, or 0 for a word past
+    /// 11 (a hook with no word to tell its waits apart, `schedule()`);
+    /// R1-R5 clobbered.
     pub(crate) fn stash_key(&mut self, word: u8) {
         self.a.emit(call(Helper::GetCurrentPidTgid));
         self.a.emit(stx(Size::DW, FP, stack::VALUE, R0));
-        self.a
-            .emit(ldx(Size::DW, R1, R6, 8 * i16::from(word.min(11))));
-        self.a.emit(stx(Size::DW, FP, stack::KEY, R1));
+        if word < 12 {
+            self.a.emit(ldx(Size::DW, R1, R6, 8 * i16::from(word)));
+            self.a.emit(stx(Size::DW, FP, stack::KEY, R1));
+        } else {
+            self.a.emit(st_imm(Size::DW, FP, stack::KEY, 0));
+        }
     }
 
     /// A stash program (see `ArgContext::Stash`): while tracing is
@@ -202,8 +207,13 @@ impl ProgGen<'_, '_> {
                     self.a
                         .emit(ldx(Size::DW, R1, R9, (scratch::ARGS + 8 * j as u32) as i16));
                 }
-                RawWord::Load { word, ptr, add } => {
-                    self.load_through(word, ptr, 8);
+                RawWord::Load {
+                    word,
+                    ptr,
+                    size,
+                    add,
+                } => {
+                    self.load_through(word, ptr, size);
                     if let Some((off, size)) = add {
                         self.store_arg(i as u32, R1);
                         self.load_through(word, off, size);
