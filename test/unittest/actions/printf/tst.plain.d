@@ -1,4 +1,7 @@
 #pragma D option quiet
+/* One CPU: tick-1ms moves to another CPU when its CPU stalls (a guest's
+   CPU waiting its turn), and the output's order counts on one. */
+#pragma D option cpu=0
 
 /*
  * Firings of printf()s alone take the consumer's plain path, the others
