@@ -19,7 +19,7 @@
 //! arg NATIVE-TYPE @WORD via INLINE              (computed by a D inline)
 //! arg NATIVE-TYPE =VALUE                        (a constant argument)
 //! task @WORD                                    (fires on behalf of that task)
-//! has @WORD                                     (its hooks must have that word)
+//! feature NAME                                  (its hooks are that kernel feature)
 //! after HOOK @KEY [keep curthread->MEMBER]     (fires after HOOK, see below)
 //! if INLINE argN                                (fires if INLINE[argN] != 0;
 //!                                                 argN past the declared ones: @N)
@@ -126,10 +126,11 @@ pub struct TableProbe {
     /// This entry continues the declaration before it (an `also` line):
     /// more hooks of the same probe, with guards and words of their own.
     pub also: bool,
-    /// How many words its hooks must have, whether the probe reads them
-    /// or not (`has @2`: the form of a tracepoint that gained a word when
-    /// it began to fire in more places).
-    pub has: u8,
+    /// The kernel feature its hooks are (`feature lock_tracepoints`, by
+    /// its name in `dtrace_sys::features::Features::rows`): without it,
+    /// the reason a probe cannot be enabled names the feature and the
+    /// Linux that brings it.
+    pub feature: Option<String>,
 }
 
 /// `@WORD:STRUCT->PTR[+ADD]`: see the module's description.
@@ -295,7 +296,7 @@ impl TableProvider {
                         keep: None,
                         kept_changed: None,
                         also: key == "also",
-                        has: 0,
+                        feature: None,
                         hooks,
                         args: Vec::new(),
                         guards: Vec::new(),
@@ -396,15 +397,16 @@ impl TableProvider {
                         copied: false,
                     });
                 }
-                "has" => {
-                    let word = hook_word(rest)
-                        .filter(|w| *w < 12)
-                        .ok_or_else(|| bad("has @WORD: a hook argument from 0 to 11"))?;
+                "feature" => {
+                    let known = dtrace_sys::features::Features::default().rows();
+                    if !known.iter().any(|r| r.0 == rest) {
+                        return Err(bad("feature NAME: a kernel feature's name"));
+                    }
                     let probe = p
                         .probes
                         .last_mut()
-                        .ok_or_else(|| bad("has before any probe"))?;
-                    probe.has = word + 1;
+                        .ok_or_else(|| bad("feature before any probe"))?;
+                    probe.feature = Some(rest.to_string());
                 }
                 "task" => {
                     let word = hook_word(rest)
@@ -639,6 +641,13 @@ impl TableProvider {
                 self.name, p.name, why
             )
         };
+        // A kernel without the feature its hooks are: say which.
+        if let Some(f) = &p.feature {
+            let rows = dtrace_sys::features::Features::get().rows();
+            if let Some(row) = rows.iter().find(|r| r.0 == f && !r.1) {
+                return Err(cannot(format!("this kernel lacks {}", row.2)));
+            }
+        }
         // Arguments read through a hook word, offsets from BTF.
         let mut words: Vec<RawWord> = p.args.iter().map(|(_, w)| *w).collect();
         for (i, load) in &p.loads {
@@ -918,7 +927,7 @@ fn hook_and_guards(
                 g.load = Some(load);
             }
         }
-        let need = words_read(words, &guards, p.task).max(p.has);
+        let need = words_read(words, &guards, p.task);
         // The words the probe declares as pointers to a struct.
         let typed: Vec<(u8, &str)> = p
             .args
@@ -1275,6 +1284,9 @@ mod tests {
         assert_eq!(x.after.as_ref().map(|a| a.key), Some(NONE));
         assert_eq!(x.keep.as_deref(), Some("sched_info.pcount"));
         assert_eq!(x.kept_changed, Some(false));
+        let p =
+            TableProvider::parse("t", "provider t\nprobe x h\nfeature lock_tracepoints\n").unwrap();
+        assert_eq!(p.probes[0].feature.as_deref(), Some("lock_tracepoints"));
         // Different functions' entries are different stashes.
         assert!(TableProvider::parse(
             "t",
@@ -1389,6 +1401,10 @@ mod tests {
                 "t:3: task @WORD: a hook argument from 0 to 11",
             ),
             ("probe x h\n", "t: no provider line"),
+            (
+                "provider t\nprobe x h\nfeature nonsense\n",
+                "t:3: feature NAME: a kernel feature's name",
+            ),
         ] {
             assert_eq!(TableProvider::parse("t", text), Err(want.to_string()));
         }

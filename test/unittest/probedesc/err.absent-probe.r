@@ -1,1 +1,1 @@
-dtrace: failed to compile script err.absent-probe.d: line 8: probe description lockstat:::spin-spin does not match any probes (probe lockstat:vmlinux::spin-spin cannot be enabled: this kernel has none of its hooks (contention_end) with the arguments it reads, of the types it declares)
+dtrace: failed to compile script err.absent-probe.d: line 8: probe description lockstat:::spin-spin does not match any probes (probe lockstat:vmlinux::spin-spin cannot be enabled: this kernel lacks the lock contention tracepoints (Linux 5.19))
