@@ -612,19 +612,19 @@ impl TableProvider {
     fn choices(&self) -> Vec<(&str, Result<usize, String>)> {
         let mut out: Vec<(&str, Result<usize, String>)> = Vec::new();
         for (i, p) in self.probes.iter().enumerate() {
-            if p.also {
+            // A name already enabled by an earlier declaration is not
+            // planned again.
+            let seen = out.iter().position(|(n, _)| *n == p.name);
+            if p.also || seen.is_some_and(|k| out[k].1.is_ok()) {
                 continue;
             }
             let planned = self
                 .declaration(i)
                 .try_for_each(|part| self.plan_part(part).map(|_| ()));
-            match out.iter_mut().find(|(n, _)| *n == p.name) {
-                Some((_, Ok(_))) => {}
-                Some((_, slot)) => {
-                    if planned.is_ok() {
-                        *slot = Ok(i);
-                    }
-                }
+            match seen {
+                // The first declaration's reason stays, if none can be.
+                Some(k) if planned.is_ok() => out[k].1 = Ok(i),
+                Some(_) => {}
                 None => out.push((&p.name, planned.map(|_| i))),
             }
         }
