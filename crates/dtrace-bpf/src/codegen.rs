@@ -810,15 +810,30 @@ fn build_dispatch(
 ) -> Result<(DispatchTable, MapId), GenError> {
     let l = dispatch_layout(g, plan);
     let max_key = plan.probes.iter().map(|e| e.key).max().unwrap_or(0);
+    // By a function's address, the table is a hash of its probe's entry
+    // under each address; otherwise an array by key.
+    let by_addr = match &plan.dispatch {
+        Some(DispatchKey::FuncIp(at) | DispatchKey::ProbeIp(at)) => Some(at),
+        _ => None,
+    };
+    let (kind, entries_max) = match by_addr {
+        Some(at) => (MapKind::Hash, (at.len() as u32).max(1)),
+        None => (MapKind::Array, max_key + 1),
+    };
     let id = g.add_map(map(
         &format!("dt_disp_{}", pi),
         MapRole::Dispatch(pi),
-        MapKind::Array,
+        kind,
         4,
         l.size,
-        max_key + 1,
+        entries_max,
     ));
     let mut entries = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut addrs_of: std::collections::HashMap<u32, Vec<u64>> = Default::default();
+    for &(k, addr) in by_addr.into_iter().flatten() {
+        addrs_of.entry(k).or_default().push(addr);
+    }
     for e in &plan.probes {
         let mut v = vec![0u8; l.size as usize];
         v[0..4].copy_from_slice(&e.probe.id.to_ne_bytes());
@@ -844,7 +859,18 @@ fn build_dispatch(
                 v[at..at + b.len()].copy_from_slice(b);
             }
         }
-        entries.push((e.key, v));
+        match by_addr {
+            // An address two probes would share (functions are far
+            // enough apart that none should) keeps the first.
+            Some(_) => {
+                for &addr in addrs_of.get(&e.key).into_iter().flatten() {
+                    if seen.insert(addr as u32) {
+                        entries.push((addr as u32, v.clone()));
+                    }
+                }
+            }
+            None => entries.push((e.key, v)),
+        }
     }
     Ok((DispatchTable { map: id, entries }, id))
 }

@@ -242,6 +242,6 @@ impl HookGen<'_, '_, '_> {
 
     /// How the program is dispatched, if it is.
     pub fn dispatch(&self) -> Option<DispatchKey> {
-        self.p.plan.dispatch
+        self.p.plan.dispatch.clone()
     }
 }

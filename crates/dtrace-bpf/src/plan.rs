@@ -211,7 +211,7 @@ pub enum TpLoad {
 }
 
 /// Where the dispatch key of a shared program comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DispatchKey {
     /// The attachment's cookie (`bpf_get_attach_cookie`): one program
     /// attached at many places, each with its probe's key.
@@ -223,6 +223,20 @@ pub enum DispatchKey {
     /// also says whether the probe fires (which of a place's probes did,
     /// by the traced function's result).
     HookAlways,
+    /// The traced kernel function's address (`bpf_get_func_ip`): one
+    /// kprobe event at many functions, whose probes share one perf event
+    /// and so no cookie. Each `(key, address)` says a probe's function
+    /// is at that address (a name may be at several); the table is
+    /// keyed by the address's low 32 bits, which tell kernel functions
+    /// apart (the kernel's and its modules' code lie in the top 2 GB of
+    /// the address space).
+    FuncIp(Vec<(u32, u64)>),
+    /// The kprobe's own address, as the kernel leaves the instruction
+    /// pointer for every kprobe (a breakpoint's, an optimized kprobe's
+    /// jump, ftrace's: one byte past it), for kprobes that do not stand
+    /// at a function's first byte, where `bpf_get_func_ip` tells nothing;
+    /// the `(key, address)` pairs as for `FuncIp`.
+    ProbeIp(Vec<(u32, u64)>),
 }
 
 /// A probe as the BPF code sees it.

@@ -64,8 +64,6 @@ pub enum ConvKind {
     Stack,
     /// Y: a nanosecond wall-clock time as a date.
     Date,
-    /// @: the aggregation value (printa only).
-    AggValue,
     /// e f g E G: floating point (`float`, `double`, `long double`).
     Float { conv: u8 },
 }
@@ -173,9 +171,17 @@ impl Format {
                 return Err(FormatError::TooWide(t));
             }
             let mut length = Length::None;
-            let len_start = i;
+            // As in DTrace, `@` may also follow the width and precision
+            // (`%7@d`, `%-8.3@u`): a flag of the conversion wherever it
+            // stands, not part of its name.
+            let mut name = String::from("%");
             loop {
                 match text.get(i) {
+                    Some(b'@') => {
+                        agg = true;
+                        i += 1;
+                        continue;
+                    }
                     Some(b'h') => {
                         length = if length == Length::H {
                             Length::Hh
@@ -195,6 +201,7 @@ impl Format {
                     Some(b'w') => length = Length::W,
                     _ => break,
                 }
+                name.push(char::from(text[i]));
                 i += 1;
             }
             let Some(&conv) = text.get(i) else {
@@ -215,7 +222,6 @@ impl Format {
                 b'a' | b'A' => ConvKind::Symbol,
                 b'k' => ConvKind::Stack,
                 b'Y' => ConvKind::Date,
-                b'@' => ConvKind::AggValue,
                 b'e' | b'E' | b'f' | b'g' | b'G' => ConvKind::Float { conv },
                 _ => return Err(FormatError::BadConversion(conv_text(text, start, i - 1))),
             };
@@ -227,10 +233,10 @@ impl Format {
                 width,
                 precision,
                 length,
-                agg: agg || kind == ConvKind::AggValue,
+                agg,
                 kind,
                 text: String::from_utf8_lossy(&text[start..i]).into_owned(),
-                name: format!("%{}", String::from_utf8_lossy(&text[len_start..i])),
+                name: name + &String::from_utf8_lossy(&text[i - 1..i]),
             }));
         }
         if !lit.is_empty() {
@@ -299,7 +305,6 @@ impl ConvKind {
             ConvKind::Char => t.is_int() && t.scalar_size() <= 4,
             ConvKind::Pointer | ConvKind::Symbol | ConvKind::Date => t.is_scalar(),
             ConvKind::Str | ConvKind::EscapedStr => t.is_string(),
-            ConvKind::AggValue => true,
             ConvKind::Float { .. } => t.is_float(),
             ConvKind::Stack => matches!(
                 t.special(),
@@ -372,7 +377,6 @@ impl ConvKind {
             ConvKind::Pointer => "pointer or integer",
             ConvKind::Symbol => "pointer or integer",
             ConvKind::Date => "int64_t, uint64_t, or hrtime_t",
-            ConvKind::AggValue => "aggregation value",
             ConvKind::Float { .. } => "float, double, or long double",
             ConvKind::Stack => "stack",
         }
@@ -444,6 +448,26 @@ mod tests {
             .next()
             .unwrap()
             .is_agg());
+    }
+
+    #[test]
+    fn the_aggregation_flag_may_follow_the_width() {
+        // As in DTrace: `%5u %12s %7@d` is a count seven wide.
+        let f = Format::parse(b"%5u %12s %7@d\n").unwrap();
+        let convs: Vec<_> = f.conversions().collect();
+        assert_eq!(convs.len(), 3);
+        assert!(convs[2].is_agg());
+        assert_eq!(convs[2].kind, ConvKind::Signed);
+        assert_eq!(convs[2].width, Count::Fixed(7));
+        assert_eq!(convs[2].name, "%d");
+        assert_eq!(f.segments.last(), Some(&Segment::Literal(b"\n".to_vec())));
+        let c = Format::parse(b"%-8.3@lu").unwrap();
+        let c = c.conversions().next().unwrap();
+        assert!(c.is_agg() && c.flags.minus);
+        assert_eq!((c.width, c.precision), (Count::Fixed(8), Count::Fixed(3)));
+        assert_eq!(c.name, "%lu");
+        // `@` alone names no conversion.
+        assert!(Format::parse(b"%7@").is_err());
     }
 
     #[test]

@@ -14,7 +14,16 @@
 //!   kprobe_multi link (Linux 5.18) with each function's dispatch key as
 //!   its cookie, so thousands are attached, and detached, at once. A
 //!   module's functions join it where the kernel's links reach modules
-//!   (tried once), and a name two functions share never does.
+//!   (tried once), and a name two functions share never does. Without
+//!   those links (before 5.18, or a kernel built without
+//!   `CONFIG_FPROBE`), the program is on one kprobe event at all the
+//!   functions ([`KprobeEvent`]) and tells them apart by address (read
+//!   from kallsyms when the program is planned): at entry the kprobe's
+//!   own, each kprobe standing on the instruction after the function's
+//!   ftrace site where the kernel's code shows it ([`crate::ktext`]: the
+//!   kernel arms those without ftrace, in a moment); at return the
+//!   function's (`bpf_get_func_ip`, Linux 5.15; before, a return glob
+//!   is a tracing program each).
 //!
 //! Arguments are typed from the function's BTF prototype: at entry
 //! `args[N]` is the Nth parameter; at return, as in DTrace, `arg0` is the
@@ -46,7 +55,7 @@ use dtrace_bpf::plan::{
 use dtrace_lang::pdesc::{field_matches, ProbeDesc};
 use dtrace_sys::btf::{Btf, TypeData};
 
-use crate::attach::KprobeMulti;
+use crate::attach::{KprobeEvent, KprobeMulti, KprobeSite};
 use crate::{
     single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink, ProbeTable,
     Provider,
@@ -135,6 +144,11 @@ struct Funcs {
     fentry: bool,
     /// kprobe_multi links are there and allowed.
     kprobe_multi: bool,
+    /// Without them, kprobe events are (for a glob at entry).
+    kprobe_event: bool,
+    /// And a kretprobe's program can tell the function it returns from
+    /// (`bpf_get_func_ip`, Linux 5.15), for a glob at return.
+    kretprobe_event: bool,
     /// Whether a kprobe_multi link reaches a module's functions by name
     /// (later kernels than those that brought the links); found out
     /// once, by trying, when a glob enables many of them.
@@ -151,6 +165,8 @@ impl Funcs {
         btfs: HashMap<String, Arc<Btf>>,
         fentry: bool,
         kprobe_multi: bool,
+        kprobe_event: bool,
+        kretprobe_event: bool,
     ) -> Funcs {
         let mut seen = HashSet::new();
         let ambiguous = list
@@ -163,6 +179,8 @@ impl Funcs {
             btfs,
             fentry,
             kprobe_multi,
+            kprobe_event: kprobe_event && !kprobe_multi,
+            kretprobe_event: kretprobe_event && kprobe_event && !kprobe_multi,
             modules_by_kprobes: OnceLock::new(),
             ambiguous,
         }
@@ -231,7 +249,14 @@ impl Fbt {
     /// fentry, and with kprobe_multi if `kprobe_multi`.
     pub fn with_funcs(list: Vec<FbtFunc>, kprobe_multi: bool) -> Fbt {
         let cell = OnceLock::new();
-        let _ = cell.set(Ok(Funcs::new(list, HashMap::new(), true, kprobe_multi)));
+        let _ = cell.set(Ok(Funcs::new(
+            list,
+            HashMap::new(),
+            true,
+            kprobe_multi,
+            false,
+            false,
+        )));
         Fbt {
             funcs: cell,
             provided: false,
@@ -244,9 +269,12 @@ impl Fbt {
                 Btf::vmlinux().map_err(|e| format!("the kernel's BTF cannot be read: {}", e))?;
             let f = dtrace_sys::features::Features::get();
             let kprobe_multi = f.kprobe_multi && !f.lockdown;
+            let kprobe_event = !kprobe_multi
+                && !f.lockdown
+                && Path::new("/sys/bus/event_source/devices/kprobe").exists();
             let fentry = match fentry_allowed(&btf) {
                 Ok(()) => true,
-                Err(why) if !kprobe_multi => return Err(why),
+                Err(why) if !kprobe_multi && !kprobe_event => return Err(why),
                 Err(_) => false,
             };
             let traceable = traceable();
@@ -254,7 +282,7 @@ impl Fbt {
             let mut btfs = HashMap::new();
             // A module's functions need fentry where kprobe_multi links
             // do not reach them.
-            if fentry || kprobe_multi {
+            if fentry || kprobe_multi || kprobe_event {
                 for m in modules() {
                     if let Ok(mb) = Btf::load_module(&m, Arc::clone(&btf)) {
                         list.extend(functions(&mb, &m, traceable.as_ref()));
@@ -263,7 +291,14 @@ impl Fbt {
                 }
             }
             btfs.insert(VMLINUX.to_string(), btf);
-            Ok(Funcs::new(list, btfs, fentry, kprobe_multi))
+            Ok(Funcs::new(
+                list,
+                btfs,
+                fentry,
+                kprobe_multi,
+                kprobe_event,
+                f.func_ip,
+            ))
         })
     }
 }
@@ -437,10 +472,11 @@ pub fn functions(
     out
 }
 
-/// Whether the kernel's own functions enabled at entry (or return) go
-/// through one kprobe_multi link rather than a tracing program each.
-fn by_kprobes(fentry: bool, kprobe_multi: bool, count: usize) -> bool {
-    kprobe_multi && (!fentry || count > FENTRY_MAX)
+/// Whether the functions enabled at entry (or return) go through kprobes
+/// (one kprobe_multi link, or one kprobe event, where the kernel has
+/// either: `kprobes`) rather than a tracing program each.
+fn by_kprobes(fentry: bool, kprobes: bool, count: usize) -> bool {
+    kprobes && (!fentry || count > FENTRY_MAX)
 }
 
 impl Provider for Fbt {
@@ -494,16 +530,38 @@ impl Provider for Fbt {
                 Some((e, f, e.local % 2 == 1))
             })
             .collect();
+        // A kprobe event's functions are told apart by their addresses,
+        // and its kprobes stand past their ftrace sites where the
+        // kernel's code shows them.
+        let ksyms = OnceLock::new();
+        let ktext = OnceLock::new();
         for ret in [false, true] {
             let count = probes.iter().filter(|(_, _, r)| *r == ret).count();
-            let kprobes = by_kprobes(funcs.fentry, funcs.kprobe_multi, count);
+            let events = if ret {
+                funcs.kretprobe_event
+            } else {
+                funcs.kprobe_event
+            };
+            let kprobes = by_kprobes(funcs.fentry, funcs.kprobe_multi || events, count);
             let mut many: Vec<(&Enabled, &FbtFunc)> = Vec::new();
+            let mut at: Vec<EventSite> = Vec::new();
             for &(e, f, r) in &probes {
                 if r != ret {
                     continue;
                 }
-                if kprobes && funcs.by_name(f) {
+                let site = if kprobes && events && !funcs.ambiguous.contains(&f.name) {
+                    let ksyms = ksyms.get_or_init(|| dtrace_sys::ksyms::Kallsyms::load().ok());
+                    let addrs = addresses(ksyms.as_ref(), f);
+                    let ktext = ktext.get_or_init(crate::ktext::KernelText::open);
+                    event_site(&addrs, ret, |a| ktext.as_ref()?.prologue(a))
+                } else {
+                    None
+                };
+                if kprobes && funcs.kprobe_multi && funcs.by_name(f) {
                     many.push((e, f));
+                } else if let Some(site) = site {
+                    many.push((e, f));
+                    at.push(site);
                 } else {
                     // One of many may be left out if the kernel refuses it.
                     let optional = probes.len() > 1;
@@ -512,7 +570,7 @@ impl Provider for Fbt {
                 }
             }
             if !many.is_empty() {
-                out.programs.push(kprobe_program(table, &many, ret));
+                out.programs.push(kprobe_program(table, &many, &at, ret));
             }
         }
         Ok(())
@@ -573,14 +631,120 @@ fn tracing_program(
     }
 }
 
-/// One kprobe program for the probes of many kernel functions, each
-/// function's cookie its probe's dispatch key.
-fn kprobe_program(table: &ProbeTable, many: &[(&Enabled, &FbtFunc)], ret: bool) -> PlannedProgram {
+/// The addresses of `f` in the kernel's symbols (a static function's
+/// name may be at several).
+fn addresses(ksyms: Option<&dtrace_sys::ksyms::Kallsyms>, f: &FbtFunc) -> Vec<u64> {
+    let Some(k) = ksyms else {
+        return Vec::new();
+    };
+    k.lookup_all(&f.name)
+        .into_iter()
+        .filter(|s| s.is_text() && s.module == f.module && s.addr != 0)
+        .map(|s| s.addr)
+        .collect()
+}
+
+/// Where a function's probe of a kprobe event stands, and the addresses
+/// its program knows it by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct EventSite {
+    /// From the function's first byte (0: at its entry).
+    offset: u64,
+    /// At entry, the kprobe's own address wherever the kernel put it:
+    /// past the ftrace site, or on it if the kernel refused that; at
+    /// return, the function's.
+    keys: Vec<u64>,
+}
+
+/// Where the probe of a function at `addrs` (a static function's name
+/// may be at several) stands in a kprobe event, if it may: at entry,
+/// past the ftrace site `prologue` finds, where all have it alike, else
+/// at the entry; a kretprobe at the entry.
+fn event_site(
+    addrs: &[u64],
+    ret: bool,
+    prologue: impl Fn(u64) -> Option<crate::ktext::Prologue>,
+) -> Option<EventSite> {
+    if addrs.is_empty() {
+        return None;
+    }
+    if ret {
+        // bpf_get_func_ip: the function's own address.
+        return Some(EventSite {
+            offset: 0,
+            keys: addrs.to_vec(),
+        });
+    }
+    let found: Vec<Option<crate::ktext::Prologue>> = addrs.iter().map(|&a| prologue(a)).collect();
+    match found[0] {
+        Some(p) if found.iter().all(|x| *x == Some(p)) => Some(EventSite {
+            offset: p.after,
+            keys: addrs
+                .iter()
+                .flat_map(|&a| [a + p.after, a + p.site])
+                .collect(),
+        }),
+        // At the entry, the kprobe is on the ftrace site: the first
+        // byte, or the fifth after an endbr64.
+        _ => Some(EventSite {
+            offset: 0,
+            keys: addrs.iter().flat_map(|&a| [a, a + 4]).collect(),
+        }),
+    }
+}
+
+/// One kprobe program for the probes of many kernel functions: each
+/// function's cookie its probe's dispatch key through a kprobe_multi
+/// link, or, with the functions' sites `at`, by address through one
+/// kprobe event.
+fn kprobe_program(
+    table: &ProbeTable,
+    many: &[(&Enabled, &FbtFunc)],
+    at: &[EventSite],
+    ret: bool,
+) -> PlannedProgram {
     let probes: Vec<ProbeEnabling> = many
         .iter()
         .enumerate()
         .map(|(k, (e, _))| e.enabling(table, k as u32))
         .collect();
+    if !at.is_empty() {
+        let by_addr = at
+            .iter()
+            .enumerate()
+            .flat_map(|(k, site)| site.keys.iter().map(move |&a| (k as u32, a)))
+            .collect();
+        return PlannedProgram {
+            plan: ProgramPlan {
+                name: format!("dt_fbt_k{}", if ret { "return" } else { "entry" }),
+                kind: ProgKind::Kprobe,
+                context: ArgContext::Kprobe { ret },
+                phase: Phase::Normal,
+                probes,
+                dispatch: Some(if ret {
+                    DispatchKey::FuncIp(by_addr)
+                } else {
+                    DispatchKey::ProbeIp(by_addr)
+                }),
+                tick_gate: None,
+                guard: None,
+                cookie: None,
+            },
+            attach: Attach::new(KprobeEvent {
+                funcs: many
+                    .iter()
+                    .zip(at)
+                    .map(|((_, f), site)| KprobeSite {
+                        module: f.module.clone(),
+                        name: f.name.clone(),
+                        offset: site.offset,
+                    })
+                    .collect(),
+                cookies: (0..many.len() as u64).collect(),
+                ret,
+            }),
+        };
+    }
     PlannedProgram {
         plan: ProgramPlan {
             name: format!("dt_fbt_k{}", if ret { "return" } else { "entry" }),
@@ -658,7 +822,87 @@ mod tests {
         assert!(!by_kprobes(true, true, FENTRY_MAX));
         assert!(by_kprobes(true, true, FENTRY_MAX + 1));
         assert!(by_kprobes(false, true, 1));
-        // Without kprobe_multi links, a tracing program each.
+        // Without kprobes (kprobe_multi links or kprobe events), a
+        // tracing program each.
         assert!(!by_kprobes(true, false, 10_000));
+    }
+
+    #[test]
+    fn a_kprobe_stands_past_the_ftrace_site_where_the_code_shows_it() {
+        use crate::ktext::Prologue;
+        let after_endbr = |_| Some(Prologue { site: 4, after: 9 });
+        // Past the site; known there, or on the site if the kernel
+        // refuses the breakpoint.
+        assert_eq!(
+            event_site(&[0x1000], false, after_endbr),
+            Some(EventSite {
+                offset: 9,
+                keys: vec![0x1009, 0x1004]
+            })
+        );
+        // Code that cannot be read: at the entry, the site unknown.
+        assert_eq!(
+            event_site(&[0x1000, 0x2000], false, |_| None),
+            Some(EventSite {
+                offset: 0,
+                keys: vec![0x1000, 0x1004, 0x2000, 0x2004]
+            })
+        );
+        // Two functions of a name whose code differs: at the entry.
+        let differ = |a| {
+            Some(Prologue {
+                site: if a == 0x1000 { 4 } else { 0 },
+                after: if a == 0x1000 { 9 } else { 5 },
+            })
+        };
+        assert_eq!(
+            event_site(&[0x1000, 0x2000], false, differ).map(|s| s.offset),
+            Some(0)
+        );
+        // A kretprobe is at the entry, known by the function's address.
+        assert_eq!(
+            event_site(&[0x1000], true, after_endbr),
+            Some(EventSite {
+                offset: 0,
+                keys: vec![0x1000]
+            })
+        );
+        assert_eq!(event_site(&[], false, after_endbr), None);
+    }
+
+    #[test]
+    fn a_kprobe_events_functions_are_known_by_every_address_of_their_name() {
+        let k = dtrace_sys::ksyms::Kallsyms::parse(
+            "ffffffff81200000 T vfs_read\n\
+             ffffffff81300000 t show_map\n\
+             ffffffff81310000 t show_map\n\
+             ffffffff81400000 d show_map_ops\n\
+             ffffffffc0a00000 t show_map\t[9p]\n"
+                .to_string(),
+        );
+        let f = |name: &str, module: &str| FbtFunc {
+            name: name.into(),
+            module: module.into(),
+            btf_id: 1,
+            nargs: 0,
+            returns: false,
+            types: FuncTypes::Given(Vec::new(), None),
+            copied: Vec::new(),
+        };
+        assert_eq!(
+            addresses(Some(&k), &f("vfs_read", VMLINUX)),
+            vec![0xffff_ffff_8120_0000]
+        );
+        // A static function's name twice in the kernel: both; the
+        // module's is its own.
+        assert_eq!(
+            addresses(Some(&k), &f("show_map", VMLINUX)),
+            vec![0xffff_ffff_8130_0000, 0xffff_ffff_8131_0000]
+        );
+        assert_eq!(
+            addresses(Some(&k), &f("show_map", "9p")),
+            vec![0xffff_ffff_c0a0_0000]
+        );
+        assert!(addresses(None, &f("vfs_read", VMLINUX)).is_empty());
     }
 }

@@ -15,6 +15,7 @@ pub mod cpc;
 pub mod dtrace;
 pub mod fbt;
 mod instructions;
+pub mod ktext;
 pub mod pid;
 mod places;
 pub mod plockstat;

@@ -87,3 +87,114 @@ pub fn event_exists(root: &Path, system: &str, event: &str) -> bool {
 pub fn event_format(root: &Path, system: &str, event: &str) -> io::Result<String> {
     fs::read_to_string(root.join("events").join(system).join(event).join("format"))
 }
+
+/// The kernel's dynamic kprobe events (`kprobe_events`), opened for
+/// defining: each [`KprobeEvents::define`] is one write, which the kernel
+/// takes or refuses on its own.
+pub struct KprobeEvents {
+    file: fs::File,
+}
+
+impl KprobeEvents {
+    /// Opens `kprobe_events` under `root` to add to it.
+    pub fn open(root: &Path) -> io::Result<KprobeEvents> {
+        let file = fs::OpenOptions::new()
+            .append(true)
+            .open(root.join("kprobe_events"))?;
+        Ok(KprobeEvents { file })
+    }
+
+    /// Defines one probe: `p:GROUP/EVENT [MOD:]SYMBOL` (`r:` for a
+    /// kretprobe). A second definition of an event appends a probe to it
+    /// (Linux 5.5), so one event may stand at many functions.
+    pub fn define(&mut self, line: &str) -> io::Result<()> {
+        use std::io::Write;
+        self.file.write_all(line.as_bytes())
+    }
+
+    /// Removes the event `group/event` with every probe it has (it must
+    /// not be enabled).
+    pub fn remove(&mut self, group: &str, event: &str) -> io::Result<()> {
+        self.define(&format!("-:{}/{}", group, event))
+    }
+}
+
+/// The kernel's RCU grace periods expedited while this lives
+/// (`/sys/kernel/rcu_expedited`), then as they were: removing a kprobe
+/// waits for a grace period, one probe after another, and an expedited
+/// one takes microseconds rather than milliseconds (it interrupts every
+/// CPU instead of waiting for each to pass a quiescent state).
+pub struct Expedited(Option<String>);
+
+const RCU_EXPEDITED: &str = "/sys/kernel/rcu_expedited";
+
+impl Expedited {
+    pub fn new() -> Expedited {
+        let was = fs::read_to_string(RCU_EXPEDITED).ok();
+        match was {
+            Some(w) if w.trim() == "0" && fs::write(RCU_EXPEDITED, "1").is_ok() => {
+                Expedited(Some(w))
+            }
+            _ => Expedited(None),
+        }
+    }
+}
+
+impl Default for Expedited {
+    fn default() -> Self {
+        Expedited::new()
+    }
+}
+
+impl Drop for Expedited {
+    fn drop(&mut self) {
+        if let Some(was) = self.0.take() {
+            let _ = fs::write(RCU_EXPEDITED, was.trim());
+        }
+    }
+}
+
+/// The kprobe events defined, as `(group, event)`, each once.
+pub fn kprobe_events(root: &Path) -> io::Result<Vec<(String, String)>> {
+    let text = fs::read_to_string(root.join("kprobe_events"))?;
+    Ok(parse_kprobe_events(&text))
+}
+
+fn parse_kprobe_events(text: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in text.lines() {
+        let Some(def) = line.split_whitespace().next() else {
+            continue;
+        };
+        let Some((_, name)) = def.split_once(':') else {
+            continue;
+        };
+        let Some((group, event)) = name.split_once('/') else {
+            continue;
+        };
+        let e = (group.to_string(), event.to_string());
+        if !out.contains(&e) {
+            out.push(e);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kprobe_events_are_listed_once_each() {
+        let text = "p:dtrace_12/fbt_entry_0 vfs_read\n\
+                    p:dtrace_12/fbt_entry_0 vfs_write\n\
+                    r16:kprobes/myret do_sys_openat2 $retval\n";
+        assert_eq!(
+            parse_kprobe_events(text),
+            vec![
+                ("dtrace_12".to_string(), "fbt_entry_0".to_string()),
+                ("kprobes".to_string(), "myret".to_string()),
+            ]
+        );
+    }
+}

@@ -17,7 +17,7 @@ use std::io;
 use dtrace_bpf::aggs;
 pub use dtrace_bpf::aggs::{AggValue, Bound, Bucket, Distribution};
 use dtrace_bpf::plan::AggLayout;
-use dtrace_lang::printf::{ConvKind, Conversion, Format, Segment};
+use dtrace_lang::printf::{Conversion, Format, Segment};
 use dtrace_lang::types::{IntType, Special, Type};
 use dtrace_sys::bpf::{Map, PerCpuValues};
 
@@ -634,15 +634,9 @@ fn format_value(out: &mut Vec<u8>, c: &Conversion, v: Option<&AggValue>, normal:
             out.push(b'\n');
         }
         Some(v) => {
-            let kind = if c.kind == ConvKind::AggValue {
-                ConvKind::Signed
-            } else {
-                c.kind
-            };
-            let as_int = Conversion { kind, ..c.clone() };
             format::format_conv(
                 out,
-                &as_int,
+                c,
                 Arg::Int(
                     v.normalized(normal),
                     if v.is_unsigned() {

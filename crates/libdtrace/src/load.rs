@@ -28,6 +28,8 @@ use dtrace_sys::bpf::{self, MapType, ProgType};
 use dtrace_sys::poll::Poller;
 use dtrace_sys::ringbuf::RingBuf;
 
+use dtrace_providers::attach::Link;
+
 use crate::aggregate::{self, AggEntry};
 use crate::options::{BufPolicy, BufResize, Opt};
 use crate::{Dtrace, Error};
@@ -36,7 +38,7 @@ pub(crate) struct Running {
     pub(crate) gen: Generated,
     maps: Vec<Map>,
     _progs: Vec<OwnedFd>,
-    _links: Vec<OwnedFd>,
+    _links: Vec<Link>,
     begin: Option<OwnedFd>,
     end: Option<OwnedFd>,
     /// The principal buffers, by CPU.
@@ -61,7 +63,7 @@ impl Drop for Running {
         let per = links.len().div_ceil(CLOSERS);
         let mut links = links.into_iter();
         std::thread::scope(|s| loop {
-            let chunk: Vec<OwnedFd> = links.by_ref().take(per).collect();
+            let chunk: Vec<Link> = links.by_ref().take(per).collect();
             if chunk.is_empty() {
                 break;
             }
@@ -660,7 +662,7 @@ pub(crate) fn start_with(
                     Error::Enable(format!("failed to attach the exec watch: {}", e))
                 }
             })?;
-            links.push(l);
+            links.push(Link::Fd(l));
         }
         progs.push(fd);
     }

@@ -4,7 +4,8 @@
 
 /*
  * A glob enables many kernel functions at once (one kprobe_multi link
- * where the kernel has them, a tracing program each where not): the
+ * where the kernel has them; else one kprobe event from Linux 5.15, a
+ * tracing program each before): the
  * probe that fires is known by its function, and its arguments are the
  * function's, at entry and at return. (Where /tmp is an overlay, as in
  * the kernel matrix's guests, the overlay's own fsync calls

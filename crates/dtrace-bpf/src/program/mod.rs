@@ -339,9 +339,21 @@ impl ProgGen<'_, '_> {
             h.prepare(&mut HookGen { p: self }, out)?;
         }
         if let Some(dm) = self.dmap {
-            match (self.plan.dispatch, &self.plan.context) {
+            match (&self.plan.dispatch, &self.plan.context) {
                 (Some(DispatchKey::Cookie), _) => {
                     self.attach_cookie();
+                    self.a.emit(mov64_reg(R1, R0));
+                }
+                (Some(DispatchKey::ProbeIp(_)), _) => {
+                    self.a
+                        .emit(ldx(Size::DW, R1, R6, crate::layout::regs::IP_FULL as i16));
+                    self.a.emit(alu64_imm(Alu::Sub, R1, 1));
+                }
+                (Some(DispatchKey::FuncIp(_)), _) => {
+                    // The table's key is the address's low half (the
+                    // 32-bit store below).
+                    self.a.emit(mov64_reg(R1, R6));
+                    self.a.emit(call(Helper::GetFuncIp));
                     self.a.emit(mov64_reg(R1, R0));
                 }
                 (Some(DispatchKey::Hook | DispatchKey::HookAlways), ArgContext::Hook(h)) => {

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use dtrace_bpf::plan::ProgKind;
 
-use super::{AttachKind, LeftOut};
+use super::{AttachKind, LeftOut, Link};
 
 #[derive(Debug)]
 pub struct Function {
@@ -54,7 +54,10 @@ impl AttachKind for Function {
             .transpose()
     }
 
-    fn attach(&self, prog: &OwnedFd, _: Option<&PathBuf>) -> io::Result<(Vec<OwnedFd>, LeftOut)> {
-        Ok((vec![dtrace_sys::bpf::tracing_attach(prog)?], Vec::new()))
+    fn attach(&self, prog: &OwnedFd, _: Option<&PathBuf>) -> io::Result<(Vec<Link>, LeftOut)> {
+        Ok((
+            vec![Link::Fd(dtrace_sys::bpf::tracing_attach(prog)?)],
+            Vec::new(),
+        ))
     }
 }

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use dtrace_bpf::plan::ProgKind;
 
-use super::{AttachKind, LeftOut};
+use super::{AttachKind, LeftOut, Link};
 
 /// Why the kernel refuses a function on its own.
 pub const UNTRACEABLE: &str = "the kernel cannot trace this function";
@@ -49,7 +49,7 @@ impl AttachKind for KprobeMulti {
         (dtrace_sys::bpf::BPF_TRACE_KPROBE_MULTI, 0)
     }
 
-    fn attach(&self, prog: &OwnedFd, _: Option<&PathBuf>) -> io::Result<(Vec<OwnedFd>, LeftOut)> {
+    fn attach(&self, prog: &OwnedFd, _: Option<&PathBuf>) -> io::Result<(Vec<Link>, LeftOut)> {
         let names: Vec<CString> = self
             .funcs
             .iter()
@@ -74,7 +74,7 @@ impl AttachKind for KprobeMulti {
                 e
             ))),
             (_, cookies) => Ok((
-                links,
+                links.into_iter().map(Link::Fd).collect(),
                 cookies.into_iter().map(|c| (c, UNTRACEABLE)).collect(),
             )),
         }

@@ -2,7 +2,8 @@
 //! [`AttachKind`] in a file of its own here (a perf tracepoint, a raw
 //! tracepoint, a perf event on every CPU, a kernel function's BTF id in
 //! the kernel's BTF or a module's, kprobes at many kernel functions
-//! through one kprobe_multi link, uprobes through one uprobe_multi link
+//! through one kprobe_multi link or, without those links, one kprobe
+//! event (defined in tracefs) standing at all of them, uprobes through one uprobe_multi link
 //! or, before Linux 6.6, as perf events, or none: the consumer runs
 //! BEGIN and END itself). A provider names the attachment of each
 //! program it plans ([`Attach`]); libdtrace loads the program as the
@@ -22,6 +23,7 @@ use std::sync::Arc;
 use dtrace_bpf::plan::ProgKind;
 
 mod function;
+mod kprobe_event;
 mod kprobe_multi;
 mod perf_event;
 mod raw_tracepoint;
@@ -31,6 +33,7 @@ mod uprobe;
 mod uprobe_perf;
 
 pub use function::Function;
+pub use kprobe_event::{KprobeEvent, KprobeSite};
 pub use kprobe_multi::KprobeMulti;
 pub use perf_event::{Counter, CpuClock};
 pub use raw_tracepoint::RawTracepoint;
@@ -42,6 +45,25 @@ pub use uprobe_perf::UprobePerf;
 /// Places of uprobes left out of an attachment: each one's cookie, and
 /// why.
 pub type LeftOut = Vec<(u64, &'static str)>;
+
+/// What keeps an attachment in place: dropping it lets go.
+pub enum Link {
+    /// A descriptor: a BPF link, or a perf event with the program.
+    Fd(OwnedFd),
+    /// What an attachment made beyond descriptors, undone when dropped
+    /// (a kprobe event: its perf event closed, then its definition
+    /// removed).
+    Made(Box<dyn Send>),
+}
+
+impl fmt::Debug for Link {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Link::Fd(fd) => write!(f, "Link::Fd({:?})", fd),
+            Link::Made(_) => write!(f, "Link::Made"),
+        }
+    }
+}
 
 /// A kind of attachment. `Display` describes it (`raw tracepoint
 /// sys_enter`), as the code generator's snapshots show it.
@@ -84,11 +106,8 @@ pub trait AttachKind: fmt::Debug + fmt::Display + Send + Sync {
     /// Attaches the loaded program `prog`: the descriptors that keep it
     /// attached, and the places of it that were left out (by cookie, and
     /// why). `tracefs` is where tracefs is mounted, if it is.
-    fn attach(
-        &self,
-        prog: &OwnedFd,
-        tracefs: Option<&PathBuf>,
-    ) -> io::Result<(Vec<OwnedFd>, LeftOut)>;
+    fn attach(&self, prog: &OwnedFd, tracefs: Option<&PathBuf>)
+        -> io::Result<(Vec<Link>, LeftOut)>;
 }
 
 /// How a planned program is attached: one attachment, shared.

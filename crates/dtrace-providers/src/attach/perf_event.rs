@@ -6,7 +6,7 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 
-use super::{AttachKind, LeftOut};
+use super::{AttachKind, LeftOut, Link};
 
 /// A cpu-clock event every `period_ns` on every online CPU.
 #[derive(Debug)]
@@ -21,14 +21,14 @@ impl fmt::Display for CpuClock {
 }
 
 impl AttachKind for CpuClock {
-    fn attach(&self, prog: &OwnedFd, _: Option<&PathBuf>) -> io::Result<(Vec<OwnedFd>, LeftOut)> {
+    fn attach(&self, prog: &OwnedFd, _: Option<&PathBuf>) -> io::Result<(Vec<Link>, LeftOut)> {
         let mut out = Vec::new();
         for cpu in dtrace_sys::cpus::online_cpus()? {
             let ev = dtrace_sys::perf::open_cpu_clock(cpu, self.period_ns)?;
             dtrace_sys::perf::attach_bpf(&ev, prog)?;
             out.push(ev);
         }
-        Ok((out, Vec::new()))
+        Ok((out.into_iter().map(Link::Fd).collect(), Vec::new()))
     }
 }
 
@@ -57,7 +57,7 @@ impl fmt::Display for Counter {
 }
 
 impl AttachKind for Counter {
-    fn attach(&self, prog: &OwnedFd, _: Option<&PathBuf>) -> io::Result<(Vec<OwnedFd>, LeftOut)> {
+    fn attach(&self, prog: &OwnedFd, _: Option<&PathBuf>) -> io::Result<(Vec<Link>, LeftOut)> {
         let mut out = Vec::new();
         for cpu in dtrace_sys::cpus::online_cpus()? {
             let ev = dtrace_sys::perf::open_counter(
@@ -85,6 +85,6 @@ impl AttachKind for Counter {
             dtrace_sys::perf::attach_bpf(&ev, prog)?;
             out.push(ev);
         }
-        Ok((out, Vec::new()))
+        Ok((out.into_iter().map(Link::Fd).collect(), Vec::new()))
     }
 }

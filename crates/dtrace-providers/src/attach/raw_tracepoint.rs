@@ -6,7 +6,7 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 
-use super::{AttachKind, LeftOut};
+use super::{AttachKind, LeftOut, Link};
 
 #[derive(Debug)]
 pub struct RawTracepoint(pub String);
@@ -18,9 +18,11 @@ impl fmt::Display for RawTracepoint {
 }
 
 impl AttachKind for RawTracepoint {
-    fn attach(&self, prog: &OwnedFd, _: Option<&PathBuf>) -> io::Result<(Vec<OwnedFd>, LeftOut)> {
+    fn attach(&self, prog: &OwnedFd, _: Option<&PathBuf>) -> io::Result<(Vec<Link>, LeftOut)> {
         Ok((
-            vec![dtrace_sys::bpf::raw_tracepoint_open(&self.0, prog)?],
+            vec![Link::Fd(dtrace_sys::bpf::raw_tracepoint_open(
+                &self.0, prog,
+            )?)],
             Vec::new(),
         ))
     }

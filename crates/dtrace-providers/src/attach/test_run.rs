@@ -6,7 +6,7 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 
-use super::{AttachKind, LeftOut};
+use super::{AttachKind, LeftOut, Link};
 
 #[derive(Debug)]
 pub struct TestRun;
@@ -22,7 +22,7 @@ impl AttachKind for TestRun {
         true
     }
 
-    fn attach(&self, _: &OwnedFd, _: Option<&PathBuf>) -> io::Result<(Vec<OwnedFd>, LeftOut)> {
+    fn attach(&self, _: &OwnedFd, _: Option<&PathBuf>) -> io::Result<(Vec<Link>, LeftOut)> {
         Ok((Vec::new(), Vec::new()))
     }
 }

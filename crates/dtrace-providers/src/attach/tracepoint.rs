@@ -6,7 +6,7 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 
-use super::{AttachKind, LeftOut};
+use super::{AttachKind, LeftOut, Link};
 
 #[derive(Debug)]
 pub struct Tracepoint {
@@ -25,11 +25,11 @@ impl AttachKind for Tracepoint {
         &self,
         prog: &OwnedFd,
         tracefs: Option<&PathBuf>,
-    ) -> io::Result<(Vec<OwnedFd>, LeftOut)> {
+    ) -> io::Result<(Vec<Link>, LeftOut)> {
         let root = tracefs.ok_or_else(|| io::Error::other("tracefs is not available"))?;
         let id = dtrace_sys::tracefs::event_id(root, &self.system, &self.event)?;
         let ev = dtrace_sys::perf::open_tracepoint(id)?;
         dtrace_sys::perf::attach_bpf(&ev, prog)?;
-        Ok((vec![ev], Vec::new()))
+        Ok((vec![Link::Fd(ev)], Vec::new()))
     }
 }

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use dtrace_bpf::plan::ProgKind;
 
-use super::{AttachKind, LeftOut};
+use super::{AttachKind, LeftOut, Link};
 
 /// Why the kernel refuses a uprobe place on its own.
 pub const UNSTEPPABLE: &str = "the kernel cannot put a uprobe on its instruction";
@@ -55,7 +55,7 @@ impl AttachKind for UprobeMulti {
 
     /// The places the provider left out and those the kernel refused
     /// come back as left out, by cookie.
-    fn attach(&self, prog: &OwnedFd, _: Option<&PathBuf>) -> io::Result<(Vec<OwnedFd>, LeftOut)> {
+    fn attach(&self, prog: &OwnedFd, _: Option<&PathBuf>) -> io::Result<(Vec<Link>, LeftOut)> {
         let UprobeMulti {
             path,
             offsets,
@@ -113,7 +113,7 @@ impl AttachKind for UprobeMulti {
                 )))
             }
             (_, cookies) => Ok((
-                links,
+                links.into_iter().map(Link::Fd).collect(),
                 left_out
                     .iter()
                     .copied()

@@ -12,7 +12,7 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 
-use super::{AttachKind, LeftOut, UprobeMulti, UNSTEPPABLE};
+use super::{AttachKind, LeftOut, Link, UprobeMulti, UNSTEPPABLE};
 
 /// The places of a [`UprobeMulti`], attached one perf event each.
 #[derive(Debug)]
@@ -64,7 +64,7 @@ impl AttachKind for UprobePerf {
         )
     }
 
-    fn attach(&self, prog: &OwnedFd, _: Option<&PathBuf>) -> io::Result<(Vec<OwnedFd>, LeftOut)> {
+    fn attach(&self, prog: &OwnedFd, _: Option<&PathBuf>) -> io::Result<(Vec<Link>, LeftOut)> {
         let places = &self.0;
         use std::os::unix::ffi::OsStrExt;
         let c_path = std::ffi::CString::new(places.path.as_os_str().as_bytes())
@@ -111,7 +111,7 @@ impl AttachKind for UprobePerf {
                 places.path.display(),
                 e
             ))),
-            _ => Ok((fds, left_out)),
+            _ => Ok((fds.into_iter().map(Link::Fd).collect(), left_out)),
         }
     }
 }
