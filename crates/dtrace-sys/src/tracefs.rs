@@ -154,6 +154,42 @@ impl Drop for Expedited {
     }
 }
 
+/// The kernel's kprobe optimization (`/proc/sys/debug/kprobes-optimization`)
+/// off while this lives, then as it was. The kernel turns an armed
+/// kprobe's breakpoint into a jump in the background, 256 at a time,
+/// each time waiting for every task to schedule while it holds the
+/// kprobes' lock, so thousands of kprobes armed at once wait for it in
+/// turns; off, it arms them at once, and turned back on it optimizes
+/// them, and those of anyone else it had undone, in the background.
+pub struct Unoptimized(Option<String>);
+
+const KPROBES_OPTIMIZATION: &str = "/proc/sys/debug/kprobes-optimization";
+
+impl Unoptimized {
+    pub fn new() -> Unoptimized {
+        match fs::read_to_string(KPROBES_OPTIMIZATION).ok() {
+            Some(w) if w.trim() != "0" && fs::write(KPROBES_OPTIMIZATION, "0").is_ok() => {
+                Unoptimized(Some(w))
+            }
+            _ => Unoptimized(None),
+        }
+    }
+}
+
+impl Default for Unoptimized {
+    fn default() -> Self {
+        Unoptimized::new()
+    }
+}
+
+impl Drop for Unoptimized {
+    fn drop(&mut self) {
+        if let Some(was) = self.0.take() {
+            let _ = fs::write(KPROBES_OPTIMIZATION, was.trim());
+        }
+    }
+}
+
 /// The kprobe events defined, as `(group, event)`, each once.
 pub fn kprobe_events(root: &Path) -> io::Result<Vec<(String, String)>> {
     let text = fs::read_to_string(root.join("kprobe_events"))?;

@@ -14,7 +14,10 @@
 //! rather than through ftrace, whose filter it copies whole for each
 //! probe armed or disarmed; where the kernel will not put a breakpoint
 //! there, the probe is at the entry. A kretprobe stands at the entry, on
-//! ftrace. The kernel waits for an RCU grace period as it removes each
+//! ftrace. The kernel's kprobe optimization (breakpoints made jumps, in
+//! rounds of 256 that each wait for every task to schedule) is off
+//! while more than one event's probes are armed or let go
+//! ([`dtrace_sys::tracefs::Unoptimized`]). The kernel waits for an RCU grace period as it removes each
 //! probe; those are expedited meanwhile. Measured in the 6.1 guest, see
 //! docs/KERNELS.md. A function the kernel will not probe (on its kprobe
 //! blacklist, or a name it finds twice) is left out with the reason.
@@ -99,6 +102,9 @@ impl Drop for Defined {
     /// probe), with the kernel's grace periods expedited meanwhile.
     fn drop(&mut self) {
         let _fast = dtrace_sys::tracefs::Expedited::new();
+        // Undone all in one pass of the kernel's optimizer, rather than
+        // one at a time as they are disarmed.
+        let _unoptimized = (self.events.len() > 1).then(dtrace_sys::tracefs::Unoptimized::new);
         for (_, perf) in &mut self.events {
             drop(perf.take());
         }
@@ -244,6 +250,8 @@ impl AttachKind for KprobeEvent {
             )));
         }
         let group = defined.group.clone();
+        // Armed all at once, then optimized in the background.
+        let _unoptimized = (defined.events.len() > 1).then(dtrace_sys::tracefs::Unoptimized::new);
         for (event, perf) in &mut defined.events {
             let id = dtrace_sys::tracefs::event_id(root, &group, event)?;
             let fd = dtrace_sys::perf::open_tracepoint(id)?;
