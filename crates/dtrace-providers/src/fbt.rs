@@ -708,43 +708,45 @@ fn kprobe_program(
         .enumerate()
         .map(|(k, (e, _))| e.enabling(table, k as u32))
         .collect();
-    if !at.is_empty() {
+    // Through kprobe events (functions told apart by address), or one
+    // kprobe_multi link (by cookie).
+    let (dispatch, attach) = if !at.is_empty() {
         let by_addr = at
             .iter()
             .enumerate()
             .flat_map(|(k, site)| site.keys.iter().map(move |&a| (k as u32, a)))
             .collect();
-        return PlannedProgram {
-            plan: ProgramPlan {
-                name: format!("dt_fbt_k{}", if ret { "return" } else { "entry" }),
-                kind: ProgKind::Kprobe,
-                context: ArgContext::Kprobe { ret },
-                phase: Phase::Normal,
-                probes,
-                dispatch: Some(if ret {
-                    DispatchKey::FuncIp(by_addr)
-                } else {
-                    DispatchKey::ProbeIp(by_addr)
-                }),
-                tick_gate: None,
-                guard: None,
-                cookie: None,
+        let funcs = many
+            .iter()
+            .zip(at)
+            .map(|((_, f), site)| KprobeSite {
+                module: f.module.clone(),
+                name: f.name.clone(),
+                offset: site.offset,
+            })
+            .collect();
+        (
+            if ret {
+                DispatchKey::FuncIp(by_addr)
+            } else {
+                DispatchKey::ProbeIp(by_addr)
             },
-            attach: Attach::new(KprobeEvent {
-                funcs: many
-                    .iter()
-                    .zip(at)
-                    .map(|((_, f), site)| KprobeSite {
-                        module: f.module.clone(),
-                        name: f.name.clone(),
-                        offset: site.offset,
-                    })
-                    .collect(),
+            Attach::new(KprobeEvent {
+                funcs,
                 cookies: (0..many.len() as u64).collect(),
                 ret,
             }),
-        };
-    }
+        )
+    } else {
+        (
+            DispatchKey::Cookie,
+            Attach::new(KprobeMulti {
+                funcs: many.iter().map(|(_, f)| f.name.clone()).collect(),
+                cookies: (0..many.len() as u64).collect(),
+                ret,
+            }),
+        )
+    };
     PlannedProgram {
         plan: ProgramPlan {
             name: format!("dt_fbt_k{}", if ret { "return" } else { "entry" }),
@@ -752,16 +754,12 @@ fn kprobe_program(
             context: ArgContext::Kprobe { ret },
             phase: Phase::Normal,
             probes,
-            dispatch: Some(DispatchKey::Cookie),
+            dispatch: Some(dispatch),
             tick_gate: None,
             guard: None,
             cookie: None,
         },
-        attach: Attach::new(KprobeMulti {
-            funcs: many.iter().map(|(_, f)| f.name.clone()).collect(),
-            cookies: (0..many.len() as u64).collect(),
-            ret,
-        }),
+        attach,
     }
 }
 

@@ -119,75 +119,50 @@ impl KprobeEvents {
     }
 }
 
-/// The kernel's RCU grace periods expedited while this lives
-/// (`/sys/kernel/rcu_expedited`), then as they were: removing a kprobe
-/// waits for a grace period, one probe after another, and an expedited
-/// one takes microseconds rather than milliseconds (it interrupts every
-/// CPU instead of waiting for each to pass a quiescent state).
-pub struct Expedited(Option<String>);
+/// A kernel setting (a file of `/proc/sys` or `/sys`) held at a value
+/// while this lives, then put back as it was; nothing is changed if it
+/// already has the value or cannot be written.
+pub struct Setting {
+    path: &'static str,
+    was: Option<String>,
+}
 
-const RCU_EXPEDITED: &str = "/sys/kernel/rcu_expedited";
-
-impl Expedited {
-    pub fn new() -> Expedited {
-        let was = fs::read_to_string(RCU_EXPEDITED).ok();
-        match was {
-            Some(w) if w.trim() == "0" && fs::write(RCU_EXPEDITED, "1").is_ok() => {
-                Expedited(Some(w))
-            }
-            _ => Expedited(None),
-        }
+impl Setting {
+    fn hold(path: &'static str, value: &str) -> Setting {
+        let was = fs::read_to_string(path)
+            .ok()
+            .filter(|w| w.trim() != value && fs::write(path, value).is_ok());
+        Setting { path, was }
     }
 }
 
-impl Default for Expedited {
-    fn default() -> Self {
-        Expedited::new()
-    }
-}
-
-impl Drop for Expedited {
+impl Drop for Setting {
     fn drop(&mut self) {
-        if let Some(was) = self.0.take() {
-            let _ = fs::write(RCU_EXPEDITED, was.trim());
+        if let Some(was) = self.was.take() {
+            let _ = fs::write(self.path, was.trim());
         }
     }
 }
 
-/// The kernel's kprobe optimization (`/proc/sys/debug/kprobes-optimization`)
-/// off while this lives, then as it was. The kernel turns an armed
-/// kprobe's breakpoint into a jump in the background, 256 at a time,
-/// each time waiting for every task to schedule while it holds the
-/// kprobes' lock, so thousands of kprobes armed at once wait for it in
-/// turns; off, it arms them at once, and turned back on it optimizes
-/// them, and those of anyone else it had undone, in the background.
-pub struct Unoptimized(Option<String>);
-
-const KPROBES_OPTIMIZATION: &str = "/proc/sys/debug/kprobes-optimization";
-
-impl Unoptimized {
-    pub fn new() -> Unoptimized {
-        match fs::read_to_string(KPROBES_OPTIMIZATION).ok() {
-            Some(w) if w.trim() != "0" && fs::write(KPROBES_OPTIMIZATION, "0").is_ok() => {
-                Unoptimized(Some(w))
-            }
-            _ => Unoptimized(None),
-        }
-    }
+/// The kernel's RCU grace periods expedited while it lives
+/// (`/sys/kernel/rcu_expedited`): removing a kprobe waits for a grace
+/// period, one probe after another, and an expedited one takes
+/// microseconds rather than milliseconds (it interrupts every CPU
+/// instead of waiting for each to pass a quiescent state).
+pub fn expedited() -> Setting {
+    Setting::hold("/sys/kernel/rcu_expedited", "1")
 }
 
-impl Default for Unoptimized {
-    fn default() -> Self {
-        Unoptimized::new()
-    }
-}
-
-impl Drop for Unoptimized {
-    fn drop(&mut self) {
-        if let Some(was) = self.0.take() {
-            let _ = fs::write(KPROBES_OPTIMIZATION, was.trim());
-        }
-    }
+/// The kernel's kprobe optimization
+/// (`/proc/sys/debug/kprobes-optimization`) off while it lives. The
+/// kernel turns an armed kprobe's breakpoint into a jump in the
+/// background, 256 at a time, each time waiting for every task to
+/// schedule while it holds the kprobes' lock, so thousands of kprobes
+/// armed at once wait for it in turns; off, it arms them at once, and
+/// turned back on it optimizes them, and those of anyone else it had
+/// undone, in the background.
+pub fn unoptimized() -> Setting {
+    Setting::hold("/proc/sys/debug/kprobes-optimization", "0")
 }
 
 /// The kprobe events defined, as `(group, event)`, each once.

@@ -17,7 +17,7 @@
 //! ftrace. The kernel's kprobe optimization (breakpoints made jumps, in
 //! rounds of 256 that each wait for every task to schedule) is off
 //! while more than one event's probes are armed or let go
-//! ([`dtrace_sys::tracefs::Unoptimized`]). The kernel waits for an RCU grace period as it removes each
+//! ([`dtrace_sys::tracefs::unoptimized`]). The kernel waits for an RCU grace period as it removes each
 //! probe; those are expedited meanwhile. Measured in the 6.1 guest, see
 //! docs/KERNELS.md. A function the kernel will not probe (on its kprobe
 //! blacklist, or a name it finds twice) is left out with the reason.
@@ -72,17 +72,11 @@ pub struct KprobeEvent {
 
 impl fmt::Display for KprobeEvent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let shown: Vec<&str> = self.funcs.iter().take(4).map(|s| s.name.as_str()).collect();
         write!(
             f,
-            "a k{}probe event at {}{}",
+            "a k{}probe event at {}",
             if self.ret { "ret" } else { "" },
-            shown.join(", "),
-            if self.funcs.len() > shown.len() {
-                format!(" and {} more", self.funcs.len() - shown.len())
-            } else {
-                String::new()
-            }
+            super::some_names(self.funcs.iter().map(|s| s.name.as_str()))
         )
     }
 }
@@ -101,10 +95,10 @@ impl Drop for Defined {
     /// removes the events (the kernel waits for a grace period for each
     /// probe), with the kernel's grace periods expedited meanwhile.
     fn drop(&mut self) {
-        let _fast = dtrace_sys::tracefs::Expedited::new();
+        let _fast = dtrace_sys::tracefs::expedited();
         // Undone all in one pass of the kernel's optimizer, rather than
         // one at a time as they are disarmed.
-        let _unoptimized = (self.events.len() > 1).then(dtrace_sys::tracefs::Unoptimized::new);
+        let _unoptimized = (self.events.len() > 1).then(dtrace_sys::tracefs::unoptimized);
         for (_, perf) in &mut self.events {
             drop(perf.take());
         }
@@ -251,12 +245,9 @@ impl AttachKind for KprobeEvent {
         }
         let group = defined.group.clone();
         // Armed all at once, then optimized in the background.
-        let _unoptimized = (defined.events.len() > 1).then(dtrace_sys::tracefs::Unoptimized::new);
+        let _unoptimized = (defined.events.len() > 1).then(dtrace_sys::tracefs::unoptimized);
         for (event, perf) in &mut defined.events {
-            let id = dtrace_sys::tracefs::event_id(root, &group, event)?;
-            let fd = dtrace_sys::perf::open_tracepoint(id)?;
-            dtrace_sys::perf::attach_bpf(&fd, prog)?;
-            *perf = Some(fd);
+            *perf = Some(super::tracepoint::with_program(root, &group, event, prog)?);
         }
         Ok((vec![Link::Made(Box::new(defined))], left))
     }

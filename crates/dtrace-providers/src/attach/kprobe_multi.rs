@@ -29,17 +29,11 @@ pub struct KprobeMulti {
 
 impl fmt::Display for KprobeMulti {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let shown: Vec<&str> = self.funcs.iter().take(4).map(|s| s.as_str()).collect();
         write!(
             f,
-            "k{}probes at {}{}",
+            "k{}probes at {}",
             if self.ret { "ret" } else { "" },
-            shown.join(", "),
-            if self.funcs.len() > shown.len() {
-                format!(" and {} more", self.funcs.len() - shown.len())
-            } else {
-                String::new()
-            }
+            super::some_names(self.funcs.iter().map(|s| s.as_str()))
         )
     }
 }

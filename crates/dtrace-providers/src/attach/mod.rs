@@ -46,6 +46,18 @@ pub use uprobe_perf::UprobePerf;
 /// why.
 pub type LeftOut = Vec<(u64, &'static str)>;
 
+/// The first few of `names` and how many more (`vfs_read, vfs_write and
+/// 12 more`), as attachments at many functions describe themselves.
+pub(crate) fn some_names<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
+    let total = names.len();
+    let shown: Vec<&str> = names.take(4).collect();
+    let mut out = shown.join(", ");
+    if total > shown.len() {
+        out.push_str(&format!(" and {} more", total - shown.len()));
+    }
+    out
+}
+
 /// What keeps an attachment in place: dropping it lets go.
 pub enum Link {
     /// A descriptor: a BPF link, or a perf event with the program.

@@ -27,9 +27,21 @@ impl AttachKind for Tracepoint {
         tracefs: Option<&PathBuf>,
     ) -> io::Result<(Vec<Link>, LeftOut)> {
         let root = tracefs.ok_or_else(|| io::Error::other("tracefs is not available"))?;
-        let id = dtrace_sys::tracefs::event_id(root, &self.system, &self.event)?;
-        let ev = dtrace_sys::perf::open_tracepoint(id)?;
-        dtrace_sys::perf::attach_bpf(&ev, prog)?;
+        let ev = with_program(root, &self.system, &self.event, prog)?;
         Ok((vec![Link::Fd(ev)], Vec::new()))
     }
+}
+
+/// A perf event on tracefs event `system/event` (under `root`), carrying
+/// `prog`.
+pub(crate) fn with_program(
+    root: &std::path::Path,
+    system: &str,
+    event: &str,
+    prog: &OwnedFd,
+) -> io::Result<OwnedFd> {
+    let id = dtrace_sys::tracefs::event_id(root, system, event)?;
+    let ev = dtrace_sys::perf::open_tracepoint(id)?;
+    dtrace_sys::perf::attach_bpf(&ev, prog)?;
+    Ok(ev)
 }
