@@ -444,14 +444,14 @@ mod tests {
     #[test]
     fn floats_are_not_arithmetic() {
         let cases: &[(&str, Tag, &str)] = &[
-            ("double d; BEGIN { d + 1; }", Tag::D_OP_ARITH, "operator + requires operands of arithmetic type"),
+            ("double d; BEGIN { d + 1; }", Tag::D_OP_INCOMPAT, "operands have incompatible types: \"double\" + \"int\""),
             ("double d; BEGIN { d * d; }", Tag::D_OP_ARITH, "operator * requires operands of arithmetic type"),
             ("double d; BEGIN { d & 1; }", Tag::D_OP_INT, "operator & requires operands of integral type"),
             ("double d; BEGIN { -d; }", Tag::D_OP_ARITH, "operator - requires an operand of arithmetic type"),
             ("double d; BEGIN { ~d; }", Tag::D_OP_INT, "operator ~ requires an operand of integral type"),
             ("double d; BEGIN { !d; }", Tag::D_OP_SCALAR, "operator ! requires an operand of scalar type"),
             ("double d; BEGIN { d--; }", Tag::D_OP_SCALAR, "operator -- requires operand of scalar type"),
-            ("double d; BEGIN { d += 1; }", Tag::D_OP_ARITH, "operator += requires operands of arithmetic type"),
+            ("double d; BEGIN { d += 1; }", Tag::D_OP_VFPTR, "operator += requires left-hand scalar operand of known size"),
             ("double d; BEGIN { d < 1; }", Tag::D_OP_INCOMPAT, "operands have incompatible types: \"double\" < \"int\""),
             ("long double d; BEGIN { d == d; }", Tag::D_NOTSUP, "operator == on values of type long double is not supported"),
             ("float f; double d; BEGIN { f == d; }", Tag::D_OP_INCOMPAT, "operands have incompatible types: \"float\" == \"double\""),

@@ -27,12 +27,9 @@ pub enum Count {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Length {
     None,
-    Hh,
     H,
     L,
     Ll,
-    /// `j`, `z`, `t`: 64-bit here.
-    Wide,
     /// `L`: `long double` (for the floating-point conversions).
     LongDouble,
     /// `w`: wide characters (`%wc` a `wchar_t`, `%ws` a `wchar_t` array).
@@ -78,6 +75,9 @@ pub struct Conversion {
     /// The `@` flag: this conversion prints the aggregation value
     /// (printa only), e.g. `%@d` or `%@8u`.
     pub agg: bool,
+    /// Its number in the format, from 1, as DTrace counts conversions
+    /// in messages (`%%` counts).
+    pub number: usize,
     /// The conversion as written, e.g. `%-8.3ld`.
     pub text: String,
     /// Its name as DTrace's messages show it: `%`, the length modifier
@@ -99,31 +99,138 @@ pub struct Format {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FormatError {
-    /// A `%` at the end, or an unknown conversion character.
-    BadConversion(String),
+    /// A conversion DTrace does not define (`%z`, `%hhd`): its number
+    /// and name (without the `%`).
+    Undefined(usize, String),
+    /// The format ends inside conversion `#n`.
+    NameExpected(usize),
+    /// Two `*` for the width (or for the precision, if `true`).
+    TwoStars(usize, bool),
+    /// Two `.` in one conversion.
+    TwoDots(usize),
+    /// A positional argument (`%1$d`).
+    Positional(usize),
+    /// `%` after flags (`%-%`).
+    PercentFlags(usize),
     /// A written width or precision above `MAX_WIDTH`.
     TooWide(String),
 }
 
-/// A bad conversion as written, for a message: `%`, its flags, and the
-/// character at `at`, whole if it is multi-byte UTF-8, or else as `\ooo`.
-fn conv_text(text: &[u8], start: usize, at: usize) -> String {
-    let len = match text[at..].utf8_chunks().next() {
-        Some(chunk) => chunk.valid().chars().next().map_or(1, char::len_utf8),
-        None => 0,
-    };
-    crate::lex::quote_bytes(&text[start..at + len])
+impl std::fmt::Display for FormatError {
+    /// DTrace's words for each (its conversions are numbered from 1,
+    /// `%%` included).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FormatError::Undefined(n, name) => {
+                write!(f, "format conversion #{} is undefined: %{}", n, name)
+            }
+            FormatError::NameExpected(n) => write!(
+                f,
+                "format conversion #{} name expected before end of format string",
+                n
+            ),
+            FormatError::TwoStars(n, prec) => write!(
+                f,
+                "format conversion #{} has more than one '*' specified for the output {}",
+                n,
+                if *prec { "precision" } else { "width" }
+            ),
+            FormatError::TwoDots(n) => {
+                write!(
+                    f,
+                    "format conversion #{} has more than one '.' specified",
+                    n
+                )
+            }
+            FormatError::Positional(n) => write!(
+                f,
+                "format conversion #{} uses unsupported positional format (%n$)",
+                n
+            ),
+            FormatError::PercentFlags(n) => write!(
+                f,
+                "format conversion #{} cannot be combined with other format flags: %%",
+                n
+            ),
+            FormatError::TooWide(c) => write!(
+                f,
+                "width or precision of \"{}\" exceeds the limit of {}",
+                c, MAX_WIDTH
+            ),
+        }
+    }
 }
 
 /// The largest width or precision a conversion may have, written or
 /// given by a `*` argument: output is built in memory.
 pub const MAX_WIDTH: i64 = 65_535;
 
+/// The width `%?` stands for: a pointer's hex digits.
+const ADDR_WIDTH: u32 = 16;
+
+/// The conversions DTrace defines, by name (length modifiers included):
+/// their length and what each prints.
+fn conversion_named(name: &str) -> Option<(Length, ConvKind)> {
+    let last = name.char_indices().last()?.0;
+    let (length, c) = match last {
+        0 => (Length::None, name),
+        _ => {
+            let (l, c) = name.split_at(last);
+            let length = match l {
+                "h" => Length::H,
+                "l" => Length::L,
+                "ll" => Length::Ll,
+                "L" => Length::LongDouble,
+                "w" => Length::W,
+                _ => return None,
+            };
+            (length, c)
+        }
+    };
+    let kind = match c {
+        "d" | "i" => ConvKind::Signed,
+        "u" => ConvKind::Unsigned,
+        "o" => ConvKind::Octal,
+        "x" => ConvKind::Hex { upper: false },
+        "X" => ConvKind::Hex { upper: true },
+        "c" => ConvKind::Char,
+        "s" => ConvKind::Str,
+        "S" => ConvKind::EscapedStr,
+        "p" => ConvKind::Pointer,
+        "a" | "A" => ConvKind::Symbol,
+        "k" => ConvKind::Stack,
+        "Y" => ConvKind::Date,
+        "e" | "E" | "f" | "g" | "G" => ConvKind::Float {
+            conv: c.as_bytes()[0],
+        },
+        _ => return None,
+    };
+    let int = matches!(
+        kind,
+        ConvKind::Signed | ConvKind::Unsigned | ConvKind::Octal | ConvKind::Hex { .. }
+    );
+    let defined = match length {
+        Length::None => true,
+        Length::H | Length::Ll => int,
+        Length::L => int || matches!(kind, ConvKind::Char | ConvKind::Str),
+        Length::LongDouble => matches!(kind, ConvKind::Float { .. }),
+        Length::W => matches!(kind, ConvKind::Char | ConvKind::Str),
+    };
+    defined.then_some((length, kind))
+}
+
 impl Format {
+    /// Parses a format as DTrace does: after each `%`, flags, a width and
+    /// a precision (digits or `*`; `?` is a pointer's width) and `@` (the
+    /// aggregation's value, for printa) in any order, then a conversion
+    /// named by its length modifiers and character, which must be one
+    /// DTrace defines.
     pub fn parse(text: &[u8]) -> Result<Format, FormatError> {
         let mut segments = Vec::new();
         let mut lit = Vec::new();
         let mut i = 0;
+        // DTrace's number of the conversion being read (`%%` counts).
+        let mut number = 0;
         while i < text.len() {
             let c = text[i];
             if c != b'%' {
@@ -131,99 +238,106 @@ impl Format {
                 i += 1;
                 continue;
             }
-            if text.get(i + 1) == Some(&b'%') {
-                lit.push(b'%');
-                i += 2;
-                continue;
-            }
+            number += 1;
             let start = i;
-            i += 1;
             let mut flags = Flags::default();
             let mut agg = false;
-            while let Some(&f) = text.get(i) {
-                match f {
-                    b'@' => agg = true,
-                    b'-' => flags.minus = true,
-                    b'+' => flags.plus = true,
-                    b' ' => flags.space = true,
+            let mut width = Count::None;
+            let mut precision = Count::None;
+            let mut dot = false;
+            let mut digits = false;
+            let mut name = String::new();
+            loop {
+                i += 1;
+                let Some(&c) = text.get(i) else {
+                    return Err(FormatError::NameExpected(number));
+                };
+                match c {
+                    b'0' if !dot && !digits => {
+                        flags.zero = true;
+                        flags.minus = false;
+                    }
+                    b'0'..=b'9' => {
+                        let from = i;
+                        while matches!(text.get(i + 1), Some(d) if d.is_ascii_digit()) {
+                            i += 1;
+                        }
+                        let n = std::str::from_utf8(&text[from..=i])
+                            .ok()
+                            .and_then(|s| s.parse().ok())
+                            .unwrap_or(u32::MAX);
+                        if dot {
+                            precision = Count::Fixed(n);
+                        } else {
+                            width = Count::Fixed(n);
+                        }
+                        digits = true;
+                    }
                     b'#' => flags.hash = true,
-                    b'0' => flags.zero = true,
+                    b'*' => {
+                        let slot = if dot { &mut precision } else { &mut width };
+                        if *slot == Count::Star {
+                            return Err(FormatError::TwoStars(number, dot));
+                        }
+                        *slot = Count::Star;
+                    }
+                    b'+' => flags.plus = true,
+                    b'-' => {
+                        flags.minus = true;
+                        flags.zero = false;
+                    }
+                    b'.' => {
+                        if dot {
+                            return Err(FormatError::TwoDots(number));
+                        }
+                        dot = true;
+                        digits = false;
+                    }
+                    b'?' => width = Count::Fixed(ADDR_WIDTH),
+                    b'@' => agg = true,
                     b'\'' => flags.quote = true,
-                    _ => break,
+                    b' ' => flags.space = true,
+                    b'$' => return Err(FormatError::Positional(number)),
+                    b'%' if i == start + 1 => {
+                        name.push('%');
+                        break;
+                    }
+                    b'%' => return Err(FormatError::PercentFlags(number)),
+                    b'h' | b'l' | b'L' | b'w' => {
+                        if name.len() < 2 {
+                            name.push(char::from(c));
+                        }
+                    }
+                    _ => {
+                        // The character whole if it is multi-byte UTF-8,
+                        // else quoted as `\ooo`.
+                        let len = match text[i..].utf8_chunks().next() {
+                            Some(chunk) => chunk.valid().chars().next().map_or(1, char::len_utf8),
+                            None => 1,
+                        };
+                        name.push_str(&crate::lex::quote_bytes(&text[i..i + len]));
+                        i += len - 1;
+                        break;
+                    }
                 }
-                i += 1;
             }
-            let width = count(text, &mut i);
-            let precision = if text.get(i) == Some(&b'.') {
-                i += 1;
-                match count(text, &mut i) {
-                    Count::None => Count::Fixed(0),
-                    c => c,
-                }
-            } else {
-                Count::None
-            };
+            i += 1;
+            if name == "%" {
+                lit.push(b'%');
+                continue;
+            }
+            if dot && precision == Count::None {
+                precision = Count::Fixed(0);
+            }
             if [width, precision]
                 .iter()
                 .any(|c| matches!(c, Count::Fixed(n) if i64::from(*n) > MAX_WIDTH))
             {
-                let t = String::from_utf8_lossy(&text[start..i.min(text.len())]).into_owned();
+                let t = String::from_utf8_lossy(&text[start..i]).into_owned();
                 return Err(FormatError::TooWide(t));
             }
-            let mut length = Length::None;
-            // As in DTrace, `@` may also follow the width and precision
-            // (`%7@d`, `%-8.3@u`): a flag of the conversion wherever it
-            // stands, not part of its name.
-            let mut name = String::from("%");
-            loop {
-                match text.get(i) {
-                    Some(b'@') => {
-                        agg = true;
-                        i += 1;
-                        continue;
-                    }
-                    Some(b'h') => {
-                        length = if length == Length::H {
-                            Length::Hh
-                        } else {
-                            Length::H
-                        };
-                    }
-                    Some(b'l') => {
-                        length = if length == Length::L {
-                            Length::Ll
-                        } else {
-                            Length::L
-                        };
-                    }
-                    Some(b'j' | b'z' | b't') => length = Length::Wide,
-                    Some(b'L') => length = Length::LongDouble,
-                    Some(b'w') => length = Length::W,
-                    _ => break,
-                }
-                name.push(char::from(text[i]));
-                i += 1;
-            }
-            let Some(&conv) = text.get(i) else {
-                let t = String::from_utf8_lossy(&text[start..]).into_owned();
-                return Err(FormatError::BadConversion(t));
-            };
-            i += 1;
-            let kind = match conv {
-                b'd' | b'i' => ConvKind::Signed,
-                b'u' => ConvKind::Unsigned,
-                b'o' => ConvKind::Octal,
-                b'x' => ConvKind::Hex { upper: false },
-                b'X' => ConvKind::Hex { upper: true },
-                b'c' => ConvKind::Char,
-                b's' => ConvKind::Str,
-                b'S' => ConvKind::EscapedStr,
-                b'p' => ConvKind::Pointer,
-                b'a' | b'A' => ConvKind::Symbol,
-                b'k' => ConvKind::Stack,
-                b'Y' => ConvKind::Date,
-                b'e' | b'E' | b'f' | b'g' | b'G' => ConvKind::Float { conv },
-                _ => return Err(FormatError::BadConversion(conv_text(text, start, i - 1))),
+            let Some((length, kind)) = conversion_named(&name) else {
+                return Err(FormatError::Undefined(number, name));
             };
             if !lit.is_empty() {
                 segments.push(Segment::Literal(std::mem::take(&mut lit)));
@@ -235,8 +349,9 @@ impl Format {
                 length,
                 agg,
                 kind,
+                number,
                 text: String::from_utf8_lossy(&text[start..i]).into_owned(),
-                name: name + &String::from_utf8_lossy(&text[i - 1..i]),
+                name: format!("%{}", name),
             }));
         }
         if !lit.is_empty() {
@@ -265,23 +380,6 @@ impl Format {
                     + usize::from(!c.agg)
             })
             .sum()
-    }
-}
-
-fn count(text: &[u8], i: &mut usize) -> Count {
-    if text.get(*i) == Some(&b'*') {
-        *i += 1;
-        return Count::Star;
-    }
-    let start = *i;
-    while matches!(text.get(*i), Some(c) if c.is_ascii_digit()) {
-        *i += 1;
-    }
-    if *i == start {
-        Count::None
-    } else {
-        let s = std::str::from_utf8(&text[start..*i]).unwrap_or("0");
-        Count::Fixed(s.parse().unwrap_or(u32::MAX))
     }
 }
 
@@ -471,23 +569,78 @@ mod tests {
     }
 
     #[test]
-    fn rejects_unknown_conversions() {
-        assert!(Format::parse(b"%q").is_err());
-        assert!(Format::parse(b"50%").is_err());
+    fn rejects_what_dtrace_does_not_define_in_its_words() {
+        let e = |f: &[u8]| Format::parse(f).unwrap_err().to_string();
+        assert_eq!(e(b"%q"), "format conversion #1 is undefined: %q");
+        assert_eq!(e(b"%d %% %zu"), "format conversion #3 is undefined: %z");
+        assert_eq!(e(b"%hhd"), "format conversion #1 is undefined: %hhd");
+        assert_eq!(
+            e(b"50%"),
+            "format conversion #1 name expected before end of format string"
+        );
+        assert_eq!(
+            e(b"%.*"),
+            "format conversion #1 name expected before end of format string"
+        );
+        assert_eq!(
+            e(b"%**d"),
+            "format conversion #1 has more than one '*' specified for the output width"
+        );
+        assert_eq!(
+            e(b"%.**d"),
+            "format conversion #1 has more than one '*' specified for the output precision"
+        );
+        assert_eq!(
+            e(b"%1.2.3d"),
+            "format conversion #1 has more than one '.' specified"
+        );
+        assert_eq!(
+            e(b"%1$d"),
+            "format conversion #1 uses unsupported positional format (%n$)"
+        );
+        assert_eq!(
+            e(b"%-%"),
+            "format conversion #1 cannot be combined with other format flags: %%"
+        );
         assert!(Format::parse(b"%.d").is_ok());
+    }
+
+    #[test]
+    fn flags_as_dtrace_reads_them() {
+        let c = |f: &[u8]| {
+            Format::parse(f)
+                .unwrap()
+                .conversions()
+                .next()
+                .unwrap()
+                .clone()
+        };
+        // `?` is a pointer's width; a zero after the width is a digit.
+        assert_eq!(c(b"%?d").width, Count::Fixed(16));
+        assert_eq!(c(b"%10d").width, Count::Fixed(10));
+        // `0` and `-` undo each other, the later wins.
+        let z = c(b"%-05d");
+        assert!(z.flags.zero && !z.flags.minus);
+        let m = c(b"%0-5d");
+        assert!(!m.flags.zero && m.flags.minus);
+        assert_eq!(c(b"%.0f").precision, Count::Fixed(0));
+        // `%%` is a conversion in DTrace's numbering.
+        assert_eq!(c(b"%%%5.2Lf").number, 2);
+        assert_eq!(c(b"%%%5.2Lf").name, "%Lf");
+        assert!(Format::parse(b"%lf").is_err());
     }
 
     #[test]
     fn quotes_bad_conversions_that_are_not_ascii() {
         let bad = |f: &[u8]| match Format::parse(f) {
-            Err(FormatError::BadConversion(t)) => t,
+            Err(FormatError::Undefined(_, t)) => t,
             Err(e) => panic!("{:?}", e),
             Ok(_) => panic!("accepted"),
         };
-        assert_eq!(bad("%-5é".as_bytes()), "%-5é");
-        assert_eq!(bad("x %€ y".as_bytes()), "%€");
-        assert_eq!(bad(b"%\xe9"), "%\\351");
-        assert_eq!(bad(b"%\xe2\x82"), "%\\342");
+        assert_eq!(bad("%-5é".as_bytes()), "é");
+        assert_eq!(bad("x %€ y".as_bytes()), "€");
+        assert_eq!(bad(b"%\xe9"), "\\351");
+        assert_eq!(bad(b"%\xe2\x82"), "\\342");
         // Bytes that are not UTF-8 in the literal text are kept.
         let f = Format::parse(b"caf\xe9 %d\xff").unwrap();
         assert_eq!(

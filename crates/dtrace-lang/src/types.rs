@@ -20,6 +20,9 @@ pub enum Type {
     Float(FloatType),
     String,
     Void,
+    /// DTrace's `<DYN>`: the type of an aggregation named as a value
+    /// (`@a + 1`), which no operator accepts.
+    Dyn,
     Ptr(Box<Type>),
     /// An array of a known number of elements.
     Array(Box<Type>, u32),
@@ -385,6 +388,11 @@ impl Type {
         matches!(self.resolved(), Type::Void)
     }
 
+    /// DTrace's dynamic type (see [`Type::Dyn`]).
+    pub fn is_dyn(&self) -> bool {
+        matches!(self, Type::Dyn)
+    }
+
     /// Structs, unions and arrays: values that live in memory and are
     /// handled by address.
     pub fn is_aggregate(&self) -> bool {
@@ -552,6 +560,7 @@ impl Type {
             Type::Float(t) => join(t.name, name),
             Type::String => join("string", name),
             Type::Void => join("void", name),
+            Type::Dyn => join("dynamic variable", name),
             Type::Named(n, _) => join(n, name),
             Type::Record(r) | Type::Enum(r, _) => join(&r.name, name),
             Type::Translated { to, ptr, .. } => {
@@ -1121,7 +1130,7 @@ impl TypeTable {
                 }
                 Ok(rec.size)
             }
-            Type::Void | Type::Func(_) | Type::Translated { .. } => {
+            Type::Void | Type::Dyn | Type::Func(_) | Type::Translated { .. } => {
                 Err(TypeError::Incomplete(ty.to_string()))
             }
         }
@@ -1142,7 +1151,7 @@ impl TypeTable {
                 let rec = self.records.get(r.id as usize)?;
                 (rec.origin != Origin::Forward).then_some(rec.size)
             }
-            Type::Void | Type::Func(_) | Type::Translated { .. } => None,
+            Type::Void | Type::Dyn | Type::Func(_) | Type::Translated { .. } => None,
         }
     }
 

@@ -167,7 +167,7 @@ impl Printer<'_> {
                 self.out.push_str(&string_of(b));
                 self.out.push('"');
             }
-            Type::Void | Type::Named(..) | Type::Translated { .. } => {
+            Type::Void | Type::Dyn | Type::Named(..) | Type::Translated { .. } => {
                 self.out.push_str("<unknown>");
             }
         }

@@ -59,7 +59,8 @@ impl Checker<'_> {
                     self.check_arity(f, args.len(), line)?;
                     act(self, args, line)
                 }
-                funcs::Lowering::Agg => Err(self.misplaced(f, line)),
+                // Not assigned to an aggregation: a value, never used.
+                funcs::Lowering::Agg => Err(self.call_outside_statement(f, args, line)?),
                 _ => {
                     let c = self.expr(e)?;
                     let a = self.next_action(1);
@@ -513,8 +514,11 @@ impl Checker<'_> {
         };
         let line = rhs.line;
         let mut ckeys = Vec::new();
-        for k in keys.iter().flatten() {
+        for (i, k) in keys.iter().flatten().enumerate() {
             let c = self.expr(k)?;
+            if c.ty.is_void() || c.ty.is_dyn() {
+                return Err(void_key(&c.ty, "aggregation", i, k.line));
+            }
             if !(c.ty.is_scalar() || c.ty.is_string() || c.ty.is_by_ref()) {
                 return Err(err(
                     Tag::D_KEY_TYPE,
@@ -558,66 +562,67 @@ impl Checker<'_> {
                     err(
                         Tag::D_LQUANT_BASETYPE,
                         line,
-                        "lquantize( ) argument #2 must be a constant integer",
+                        "lquantize( ) argument #1 must be an integer constant",
                     )
                 })?;
-                let limit = self.const_int(&fargs[2]).ok_or_else(|| {
-                    err(
-                        Tag::D_LQUANT_LIMTYPE,
-                        line,
-                        "lquantize( ) argument #3 must be a constant integer",
-                    )
-                })?;
-                let step = match fargs.get(3) {
-                    Some(s) => self.const_int(s).ok_or_else(|| {
-                        err(
-                            Tag::D_LQUANT_STEPTYPE,
-                            line,
-                            "lquantize( ) argument #4 must be a constant integer",
-                        )
-                    })?,
-                    None => 1,
-                };
                 if base < i64::from(i32::MIN) || base > i64::from(i32::MAX) {
                     return Err(err(
                         Tag::D_LQUANT_BASEVAL,
                         line,
-                        "lquantize( ) base (argument #2) must be a 32-bit quantity".to_string(),
+                        "lquantize( ) argument #1 must be a 32-bit quantity",
                     ));
                 }
+                let limit = self.const_int(&fargs[2]).ok_or_else(|| {
+                    err(
+                        Tag::D_LQUANT_LIMTYPE,
+                        line,
+                        "lquantize( ) argument #2 must be an integer constant",
+                    )
+                })?;
                 if limit < i64::from(i32::MIN) || limit > i64::from(i32::MAX) {
                     return Err(err(
                         Tag::D_LQUANT_LIMVAL,
                         line,
-                        "lquantize( ) limit (argument #3) must be a 32-bit quantity".to_string(),
+                        "lquantize( ) argument #2 must be a 32-bit quantity",
                     ));
                 }
                 if limit <= base {
                     return Err(err(
                         Tag::D_LQUANT_MISMATCH,
                         line,
-                        "lquantize( ) base (argument #2) must be less than limit (argument #3)",
+                        "lquantize( ) base (argument #1) must be less than limit (argument #2)",
                     ));
                 }
-                if step <= 0 || step > i64::from(u16::MAX) {
+                let step = match fargs.get(3) {
+                    Some(s) => match self.const_int(s) {
+                        Some(n) if n > 0 => n,
+                        _ => return Err(err(
+                            Tag::D_LQUANT_STEPTYPE,
+                            line,
+                            "lquantize( ) argument #3 must be a non-zero positive integer constant",
+                        )),
+                    },
+                    None => 1,
+                };
+                if step > i64::from(u16::MAX) {
                     return Err(err(
                         Tag::D_LQUANT_STEPVAL,
                         line,
-                        "lquantize( ) step (argument #4) must be a 16-bit quantity",
+                        "lquantize( ) argument #3 must be a 16-bit quantity",
                     ));
                 }
                 if (limit - base) / step == 0 {
                     return Err(err(
                         Tag::D_LQUANT_STEPLARGE,
                         line,
-                        "lquantize( ) step (argument #4) too large: must have at least one quantization level".to_string(),
+                        "lquantize( ) step (argument #3) too large: must have at least one quantization level",
                     ));
                 }
                 if (limit - base) / step > i64::from(u16::MAX) {
                     return Err(err(
                         Tag::D_LQUANT_STEPSMALL,
                         line,
-                        "lquantize( ) step (argument #4) too small: number of quantization levels must be a 16-bit quantity",
+                        "lquantize( ) step (argument #3) too small: number of quantization levels must be a 16-bit quantity",
                     ));
                 }
                 let inc = match fargs.get(4) {
@@ -636,7 +641,7 @@ impl Checker<'_> {
             }
             "llquantize" => {
                 let v = self.scalar_arg(fname, &fargs[0], 1)?;
-                let f = self.llquantize_params(&fargs[1..5], line)?;
+                let f = self.llquantize_params(&fargs[1..5])?;
                 let inc = match fargs.get(5) {
                     Some(x) => Some(self.scalar_arg(fname, x, 6)?),
                     None => None,
@@ -651,6 +656,25 @@ impl Checker<'_> {
                 ))
             }
         };
+        // The quantizing functions take an increment and nothing after.
+        let most = match fname {
+            "quantize" => 2,
+            "lquantize" => 5,
+            "llquantize" => 6,
+            _ => usize::MAX,
+        };
+        if fargs.len() > most {
+            return Err(err(
+                Tag::D_PROTO_LEN,
+                line,
+                format!(
+                    "{}( ) prototype mismatch: {} args passed, at most {} expected",
+                    fname,
+                    fargs.len(),
+                    most
+                ),
+            ));
+        }
         let key_types: Vec<Type> = ckeys.iter().map(|k| key_type(&k.ty)).collect();
         let agg = match self.syms.agg_by_name(name) {
             Some(id) => {
@@ -722,105 +746,116 @@ impl Checker<'_> {
     }
 
     /// llquantize()'s factor, low and high magnitudes and steps per
-    /// magnitude, checked as DTrace checks them (its messages number the
-    /// parameters from the factor).
-    fn llquantize_params(&mut self, args: &[Expr], line: u32) -> Result<AggFunc, CompileError> {
-        const NAMES: [(&str, Tag, Tag); 4] = [
-            (
-                "factor",
-                Tag::D_LLQUANT_FACTORTYPE,
-                Tag::D_LLQUANT_FACTORVAL,
-            ),
-            (
-                "low magnitude",
-                Tag::D_LLQUANT_LOWTYPE,
-                Tag::D_LLQUANT_LOWVAL,
-            ),
-            (
-                "high magnitude",
-                Tag::D_LLQUANT_HIGHTYPE,
-                Tag::D_LLQUANT_HIGHVAL,
-            ),
-            (
-                "linear steps per magnitude",
-                Tag::D_LLQUANT_NSTEPTYPE,
-                Tag::D_LLQUANT_NSTEPVAL,
-            ),
-        ];
-        let mut v = [0u16; 4];
-        for (i, ((name, badtype, badval), e)) in NAMES.iter().zip(args).enumerate() {
-            let n = self.const_int(e).ok_or_else(|| {
+    /// magnitude, checked in DTrace's order and words (its messages number
+    /// the parameters from the factor). The rules are illumos': a factor
+    /// of at least 2, a high magnitude above the low one, and steps that
+    /// are a multiple of the factor and divide a power of it.
+    fn llquantize_params(&mut self, args: &[Expr]) -> Result<AggFunc, CompileError> {
+        let at = |e: &Expr| e.line;
+        let constant = |this: &mut Self, i: usize, tag: Tag, what: &str| {
+            this.const_int(&args[i]).ok_or_else(|| {
                 err(
-                    *badtype,
-                    e.line,
-                    format!(
-                        "llquantize( ) argument #{} ({}) must be an integer constant",
-                        i + 1,
-                        name
-                    ),
+                    tag,
+                    at(&args[i]),
+                    format!("llquantize( ) argument #{} must be {}", i + 1, what),
                 )
-            })?;
-            v[i] = u16::try_from(n).map_err(|_| {
+            })
+        };
+        let u16_of = |n: i64, i: usize, tag: Tag, what: &str| {
+            u16::try_from(n).map_err(|_| {
                 err(
-                    *badval,
-                    e.line,
-                    format!(
-                        "llquantize( ) argument #{} ({}) must be an unsigned 16-bit quantity",
-                        i + 1,
-                        name
-                    ),
+                    tag,
+                    at(&args[i]),
+                    format!("llquantize( ) argument #{} must be {}", i + 1, what),
                 )
-            })?;
-        }
-        let [factor, low, high, nsteps] = v;
-        if factor < 2 {
+            })
+        };
+        let factor = constant(self, 0, Tag::D_LLQUANT_FACTORTYPE, "an integer constant")?;
+        let factor = match u16_of(factor, 0, Tag::D_LLQUANT_FACTORVAL, "")  {
+            Ok(f) if f >= 2 => f,
+            _ => {
+                return Err(err(
+                    Tag::D_LLQUANT_FACTORVAL,
+                    at(&args[0]),
+                    "llquantize( ) argument #1 must be an unsigned 16-bit quantity greater than or equal to 2",
+                ))
+            }
+        };
+        let low = constant(self, 1, Tag::D_LLQUANT_LMAGTYPE, "an integer constant")?;
+        let low = u16_of(
+            low,
+            1,
+            Tag::D_LLQUANT_LMAGVAL,
+            "an unsigned 16-bit quantity",
+        )?;
+        let high = constant(self, 2, Tag::D_LLQUANT_HMAGTYPE, "an integer constant")?;
+        let high = u16_of(
+            high,
+            2,
+            Tag::D_LLQUANT_HMAGVAL,
+            "an unsigned 16-bit quantity",
+        )?;
+        if high <= low {
             return Err(err(
-                Tag::D_LLQUANT_FACTORSMALL,
-                line,
-                "llquantize( ) factor (argument #1) must be two or more",
+                Tag::D_LLQUANT_HMAGVAL,
+                at(&args[2]),
+                "llquantize( ) argument #3 (high magnitude) must be greater than argument #2 (low magnitude)",
             ));
         }
-        if low >= high {
-            return Err(err(
-                Tag::D_LLQUANT_MAGRANGE,
-                line,
-                "llquantize( ) high magnitude (argument #3) must be greater than low magnitude (argument #2)",
-            ));
+        // factor^(high + 2) must fit in 64 bits, as illumos' loop checks.
+        let mut order: u64 = 1;
+        for _ in 0..=u32::from(high) + 1 {
+            order = order.checked_mul(u64::from(factor)).ok_or_else(|| {
+                err(
+                    Tag::D_LLQUANT_HMAGVAL,
+                    at(&args[2]),
+                    "llquantize( ) argument #3 (high magnitude) will cause overflow of 64 bits",
+                )
+            })?;
         }
+        let nsteps = match self.const_int(&args[3]) {
+            Some(n) if n > 0 => n,
+            _ => {
+                return Err(err(
+                    Tag::D_LLQUANT_STEPTYPE,
+                    at(&args[3]),
+                    "llquantize( ) argument #4 must be a non-zero positive integer constant",
+                ))
+            }
+        };
+        let nsteps = u16_of(
+            nsteps,
+            3,
+            Tag::D_LLQUANT_STEPVAL,
+            "an unsigned 16-bit quantity",
+        )?;
+        let steps_err = |msg: &str| {
+            err(
+                Tag::D_LLQUANT_STEPVAL,
+                at(&args[0]),
+                format!("llquantize() {}", msg),
+            )
+        };
         if nsteps < factor {
-            return Err(err(
-                Tag::D_LLQUANT_FACTORNSTEPS,
-                line,
-                "llquantize( ) factor (argument #1) must be less than or equal to the number of linear steps per magnitude (argument #4)",
+            return Err(steps_err(if factor % nsteps != 0 {
+                "argument #4 (steps) must evenly divide argument #1 (factor) when steps<factor"
+            } else {
+                "argument #4 (steps) must be at least argument #1 (factor)"
+            }));
+        }
+        if nsteps % factor != 0 {
+            return Err(steps_err(
+                "argument #4 (steps) must be a multiple of argument #1 (factor) when steps>factor",
             ));
         }
         let mut p = u64::from(factor);
         while p < u64::from(nsteps) {
             p *= u64::from(factor);
         }
-        if nsteps % factor != 0 || p % u64::from(nsteps) != 0 {
-            return Err(err(
-                Tag::D_LLQUANT_FACTOREVEN,
-                line,
-                "llquantize( ) factor (argument #1) must evenly divide the number of steps per magnitude (argument #4), and the number of steps per magnitude must evenly divide a power of the factor",
+        if p % u64::from(nsteps) != 0 {
+            return Err(steps_err(
+                "argument #4 (steps) must evenly divide a power of argument #1 (factor)",
             ));
-        }
-        // factor^(high + 2) must fit in 64 bits, as DTrace's loop checks.
-        let mut order: u64 = 1;
-        for _ in 0..=u32::from(high) + 1 {
-            match order.checked_mul(u64::from(factor)) {
-                Some(n) => order = n,
-                None => {
-                    return Err(err(
-                        Tag::D_LLQUANT_MAGTOOBIG,
-                        line,
-                        format!(
-                            "llquantize( ) factor ({}) raised to power of high magnitude ({}) plus 1 overflows 64-bits",
-                            factor, high
-                        ),
-                    ))
-                }
-            }
         }
         Ok(AggFunc::Llquantize {
             factor,
@@ -830,6 +865,8 @@ impl Checker<'_> {
         })
     }
 
+    /// An aggregating function's value (argument #1) or increment
+    /// (`n` > 1), which must be scalars.
     pub(super) fn scalar_arg(
         &mut self,
         f: &str,
@@ -838,14 +875,40 @@ impl Checker<'_> {
     ) -> Result<CExpr, CompileError> {
         let c = self.expr(e)?;
         if !c.ty.is_scalar() {
-            return Err(err(
-                Tag::D_PROTO_ARG,
-                e.line,
-                format!("{}( ) argument #{} is incompatible with prototype:\n\tprototype: int64_t\n\t argument: {}", f, n, c.ty),
-            ));
+            return Err(if n == 1 {
+                err(
+                    Tag::D_AGG_SCALAR,
+                    e.line,
+                    format!("{}( ) argument #1 must be of scalar type", f),
+                )
+            } else {
+                err(
+                    Tag::D_PROTO_ARG,
+                    e.line,
+                    format!(
+                        "{}( ) increment value (argument #{}) must be of scalar type",
+                        f, n
+                    ),
+                )
+            });
         }
         Ok(c)
     }
+}
+
+/// DTrace's error for a `void` or dynamic key (`kind` is `aggregation`
+/// or `array`; `i` from 0).
+pub(super) fn void_key(ty: &Type, kind: &str, i: usize, line: u32) -> CompileError {
+    err(
+        Tag::D_KEY_TYPE,
+        line,
+        format!(
+            "{} expression may not be used as {} index: key #{}",
+            ty,
+            kind,
+            i + 1
+        ),
+    )
 }
 
 /// The message for an lquantize() or llquantize() whose parameters differ
@@ -898,15 +961,10 @@ fn param_mismatch(old: AggFunc, new: AggFunc, line: u32) -> CompileError {
             },
         ) => {
             let rows = [
-                ("factor", Tag::D_LLQUANT_FACTORMATCH, f0, f1),
-                ("low magnitude", Tag::D_LLQUANT_LOWMATCH, l0, l1),
-                ("high magnitude", Tag::D_LLQUANT_HIGHMATCH, h0, h1),
-                (
-                    "linear steps per magnitude",
-                    Tag::D_LLQUANT_NSTEPMATCH,
-                    s0,
-                    s1,
-                ),
+                ("factor", Tag::D_LLQUANT_MATCHFACTOR, f0, f1),
+                ("lmag", Tag::D_LLQUANT_MATCHLMAG, l0, l1),
+                ("hmag", Tag::D_LLQUANT_MATCHHMAG, h0, h1),
+                ("steps", Tag::D_LLQUANT_MATCHSTEPS, s0, s1),
             ];
             let (i, (name, tag, e, f)) = rows
                 .into_iter()
@@ -916,7 +974,7 @@ fn param_mismatch(old: AggFunc, new: AggFunc, line: u32) -> CompileError {
             (
                 tag,
                 format!(
-                    "llquantize( ) {} (argument #{}) doesn't match previous declaration: expected {}, found {}",
+                    "llquantize() {} (argument #{}) doesn't match previous declaration: expected {}, found {}",
                     name,
                     i + 1,
                     e,

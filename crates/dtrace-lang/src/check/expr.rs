@@ -31,11 +31,26 @@ impl Checker<'_> {
             // assignment is an int, and 0, as in DTrace.
             ExprKind::SelfVar(name) => Ok(self.scoped_var(true, name, line)),
             ExprKind::ThisVar(name) => Ok(self.scoped_var(false, name, line)),
-            ExprKind::Agg { name, .. } => Err(err(
-                Tag::D_AGG_SCALAR,
-                line,
-                format!("aggregation @{} may not be used in an expression", name),
-            )),
+            // An aggregation named as a value has DTrace's dynamic type,
+            // which the operators around it refuse, or code generation.
+            ExprKind::Agg { name, keys } => {
+                if keys.is_none() && self.syms.agg_by_name(name).is_none() {
+                    return Err(err(
+                        Tag::D_IDENT_UNDEF,
+                        line,
+                        format!("failed to resolve @{}: Unknown variable name", name),
+                    ));
+                }
+                for k in keys.iter().flatten() {
+                    self.expr(k)?;
+                }
+                self.defer(err(
+                    Tag::D_CG_DYN,
+                    line,
+                    "expression cannot evaluate to result of dynamic type",
+                ));
+                Ok(mk(CKind::Int(0), Type::Dyn))
+            }
             ExprKind::Unary(op, inner) => self.unary(*op, inner, line),
             ExprKind::Binary(op, a, b) => self.binary(*op, a, b, line),
             ExprKind::Assign(op, lhs, rhs) => self.assign(*op, lhs, rhs, line),
@@ -48,11 +63,20 @@ impl Checker<'_> {
                         "operator ?: requires a first operand of scalar type",
                     ));
                 }
+                let (ea, eb) = (a, b);
                 let a = self.expr(a)?;
                 let b = self.expr(b)?;
+                if a.ty.is_dyn() || b.ty.is_dyn() {
+                    return Err(err(
+                        Tag::D_OP_DYN,
+                        line,
+                        "operator ?: operands cannot be of dynamic type",
+                    ));
+                }
                 let null = |e: &CExpr| matches!(e.kind, CKind::Int(0));
                 let ty = match (a.ty.resolved(), b.ty.resolved()) {
                     (Type::String, Type::String) => Type::String,
+                    (Type::Void, Type::Void) => Type::Void,
                     // Pointers keep their type; NULL or a void * takes
                     // the other's.
                     (Type::Ptr(x), Type::Ptr(y)) if x.same_as(y) => a.ty.clone(),
@@ -79,12 +103,24 @@ impl Checker<'_> {
                         ))
                     }
                 };
+                if is_action_call(ea) || is_action_call(eb) {
+                    return Err(err(
+                        Tag::D_OP_ACT,
+                        line,
+                        "action cannot be used in a conditional context",
+                    ));
+                }
                 Ok(fold(mk(
                     CKind::Ternary(Box::new(c), Box::new(a), Box::new(b)),
                     ty,
                 )))
             }
             ExprKind::Call(name, args) => self.call(name, args, line),
+            ExprKind::Index(base, _)
+                if matches!(base.kind, ExprKind::Agg { keys: Some(_), .. }) =>
+            {
+                Err(multi_dim(base))
+            }
             ExprKind::Index(base, idx) if self.is_inline_fn(base) => {
                 self.call_inline_fn(base, idx, line)
             }
@@ -201,7 +237,7 @@ impl Checker<'_> {
                     _ => Err(err(
                         Tag::D_STRINGOF_TYPE,
                         line,
-                        format!("cannot apply stringof to type {}", v.ty),
+                        format!("cannot apply stringof to a value of type {}", v.ty),
                     )),
                 }
             }
@@ -267,7 +303,10 @@ impl Checker<'_> {
             UnOp::Addr => {
                 if matches!(
                     inner.kind,
-                    ExprKind::Ident(_) | ExprKind::SelfVar(_) | ExprKind::ThisVar(_)
+                    ExprKind::Ident(_)
+                        | ExprKind::SelfVar(_)
+                        | ExprKind::ThisVar(_)
+                        | ExprKind::Agg { .. }
                 ) {
                     return Err(err(
                         Tag::D_ADDROF_VAR,
@@ -541,6 +580,19 @@ impl Checker<'_> {
                             diff_ty,
                         )));
                     }
+                    // D's additive operators take integers and pointers.
+                    (BinOp::Add | BinOp::Sub, _, _) if !(l.ty.is_int() && r.ty.is_int()) => {
+                        return Err(err(
+                            Tag::D_OP_INCOMPAT,
+                            line,
+                            format!(
+                                "operands have incompatible types: \"{}\" {} \"{}\"",
+                                l.ty,
+                                op.symbol(),
+                                r.ty
+                            ),
+                        ));
+                    }
                     _ if lp.is_some() || rp.is_some() => {
                         let what =
                             if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) {
@@ -606,6 +658,28 @@ impl Checker<'_> {
 }
 
 /// The hidden first key of a thread-local associative array: the thread.
+/// True if `e` calls an action (`trace()`, `printf()`...).
+fn is_action_call(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call(name, _)
+        if funcs::lookup(name).is_some_and(|f| f.role == funcs::Role::Action))
+}
+
+/// DTrace's error for `@a[k1][k2]` (`agg` is `@a[k1]`).
+pub(super) fn multi_dim(agg: &Expr) -> CompileError {
+    let name = match &agg.kind {
+        ExprKind::Agg { name, .. } => name.as_str(),
+        _ => "",
+    };
+    err(
+        Tag::D_AGG_MDIM,
+        agg.line,
+        format!(
+            "improper attempt to reference @{} as a multi-dimensional array",
+            name
+        ),
+    )
+}
+
 pub(super) fn thread_key(line: u32) -> CExpr {
     CExpr {
         kind: CKind::Builtin(Builtin::Tid),

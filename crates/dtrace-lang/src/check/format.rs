@@ -5,22 +5,21 @@ use super::*;
 impl Checker<'_> {
     pub(super) fn format_arg(&self, func: &str, e: &Expr) -> Result<Format, CompileError> {
         match &e.kind {
+            // freopen("") goes back to standard output.
+            ExprKind::Str(s) if s.is_empty() && func != "freopen" => Err(err(
+                Tag::D_PRINTF_FMT_EMPTY,
+                e.line,
+                format!("{}( ) format string is empty", func),
+            )),
             ExprKind::Str(s) => Format::parse(s).map_err(|fe| match fe {
-                FormatError::BadConversion(c) => err(
+                // Beyond what the consumer builds in memory: ours.
+                FormatError::TooWide(_) => err(
                     Tag::D_PRINTF_ARG_FMT,
                     e.line,
-                    format!("{}( ) argument #1 is invalid: invalid format conversion \"{}\"", func, c),
+                    format!("{}( ) argument #1 is invalid: {}", func, fe),
                 ),
-                FormatError::TooWide(c) => err(
-                    Tag::D_PRINTF_ARG_FMT,
-                    e.line,
-                    format!(
-                        "{}( ) argument #1 is invalid: width or precision of \"{}\" exceeds the limit of {}",
-                        func,
-                        c,
-                        crate::printf::MAX_WIDTH
-                    ),
-                ),
+                // DTrace's format parser reports in its own words.
+                _ => err(Tag::D_SYNTAX, e.line, fe.to_string()),
             }),
             _ => Err(err(
                 Tag::D_PRINTF_ARG_FMT,
@@ -41,7 +40,7 @@ impl Checker<'_> {
         line: u32,
     ) -> Result<(), CompileError> {
         let mut ai = 0usize;
-        for (ci, conv) in f.conversions().enumerate() {
+        for conv in f.conversions() {
             if conv.is_agg() {
                 return Err(err(
                     Tag::D_PRINTF_AGG_CONV,
@@ -49,24 +48,43 @@ impl Checker<'_> {
                     format!("{}( ) %@ conversion requires an aggregation and is only valid for printa( )", func),
                 ));
             }
-            for star in [conv.width == Count::Star, conv.precision == Count::Star] {
+            // The width's argument, then the precision's.
+            for (star, what) in [
+                (conv.width == Count::Star, "*"),
+                (conv.precision == Count::Star, ".*"),
+            ] {
                 if !star {
                     continue;
                 }
                 let Some(a) = args.get(ai) else {
-                    return Err(self.missing_arg(func, ci, conv, line));
+                    return Err(err(
+                        Tag::D_PRINTF_DYN_PROTO,
+                        line,
+                        format!(
+                            "{}( ) prototype mismatch: conversion #{} ({}) is missing a corresponding \"{}\" argument",
+                            func, conv.number, conv.name, what
+                        ),
+                    ));
                 };
                 if !a.ty.is_int() {
                     return Err(err(
-                        Tag::D_PRINTF_ARG_TYPE,
+                        Tag::D_PRINTF_DYN_TYPE,
                         line,
-                        format!("{}( ) argument #{} is incompatible with conversion #{} prototype:\n\tconversion: {}\n\t prototype: int\n\t  argument: {}", func, ai + first_arg + 1, ci + 1, conv.name, a.ty),
+                        format!(
+                            "{}( ) argument #{} is incompatible with conversion #{} prototype:\n\tconversion: % {} {}\n\t prototype: int\n\t  argument: {}",
+                            func,
+                            ai + first_arg + 1,
+                            conv.number,
+                            what,
+                            &conv.name[1..],
+                            a.ty
+                        ),
                     ));
                 }
                 ai += 1;
             }
             let Some(a) = args.get(ai) else {
-                return Err(self.missing_arg(func, ci, conv, line));
+                return Err(self.missing_arg(func, conv, line));
             };
             if !ConvKind::accepts_conv(conv, &a.ty) {
                 return Err(err(
@@ -76,7 +94,7 @@ impl Checker<'_> {
                         "{}( ) argument #{} is incompatible with conversion #{} prototype:\n\tconversion: {}\n\t prototype: {}\n\t  argument: {}",
                         func,
                         ai + first_arg + 1,
-                        ci + 1,
+                        conv.number,
                         conv.name,
                         ConvKind::prototype_of(conv),
                         a.ty
@@ -91,8 +109,7 @@ impl Checker<'_> {
                 line,
                 format!(
                     "{}( ) prototype mismatch: only {} arguments required by this format string",
-                    func,
-                    ai + first_arg
+                    func, ai
                 ),
             ));
         }
@@ -102,14 +119,13 @@ impl Checker<'_> {
     pub(super) fn missing_arg(
         &self,
         func: &str,
-        ci: usize,
         conv: &crate::printf::Conversion,
         line: u32,
     ) -> CompileError {
         err(
             Tag::D_PRINTF_ARG_PROTO,
             line,
-            format!("{}( ) prototype mismatch: conversion #{} ({}) is missing a corresponding value argument", func, ci + 1, conv.name),
+            format!("{}( ) prototype mismatch: conversion #{} ({}) is missing a corresponding value argument", func, conv.number, conv.name),
         )
     }
 
@@ -123,7 +139,7 @@ impl Checker<'_> {
     ) -> Result<(), CompileError> {
         let keys = &self.syms.aggs[aggs[0]].keys;
         let mut ki = 0;
-        for (ci, conv) in f.conversions().enumerate() {
+        for conv in f.conversions() {
             if conv.is_agg() {
                 continue;
             }
@@ -140,8 +156,7 @@ impl Checker<'_> {
                     line,
                     format!(
                         "printa( ) conversion #{} ({}) has no corresponding aggregation key",
-                        ci + 1,
-                        conv.text
+                        conv.number, conv.text
                     ),
                 ));
             };
@@ -151,7 +166,7 @@ impl Checker<'_> {
                     line,
                     format!(
                         "printa( ) argument #2 is incompatible with conversion #{} prototype:\n\tconversion: {}\n\t prototype: {}\n\t  argument: {}",
-                        ci + 1,
+                        conv.number,
                         conv.name,
                         ConvKind::prototype_of(conv),
                         k

@@ -184,6 +184,12 @@ pub struct Checker<'a> {
     /// What the probes of the clause being checked declare (`args[]`).
     probes: &'a mut dyn ProbeContext,
     clause_args: args::ClauseArgs,
+    /// The error of an expression the checker accepted for the operators
+    /// around it but cannot compile (an action called inside an
+    /// expression, an aggregation's value): DTrace reports it at code
+    /// generation, after every type rule of the statement has had its
+    /// say, so it is reported when the statement is done ([`Self::settle`]).
+    deferred: Option<CompileError>,
 }
 
 fn err(tag: Tag, line: u32, msg: impl Into<String>) -> CompileError {
@@ -210,6 +216,20 @@ impl<'a> Checker<'a> {
             xlate_scope: Vec::new(),
             probes,
             clause_args: args::ClauseArgs::Outside,
+            deferred: None,
+        }
+    }
+
+    /// Keeps the first error found for code generation (see `deferred`).
+    fn defer(&mut self, e: CompileError) {
+        self.deferred.get_or_insert(e);
+    }
+
+    /// Reports the error kept for code generation, if any.
+    fn settle(&mut self) -> Result<(), CompileError> {
+        match self.deferred.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
     }
 
@@ -266,6 +286,7 @@ impl<'a> Checker<'a> {
                 ast::Item::Provider(p) => out.providers.push(self.provider(p)?),
                 ast::Item::Attributes { .. } => {}
             }
+            self.settle()?;
         }
         // Attributes name a provider the program defines, before or after.
         for item in &prog.items {
@@ -544,6 +565,7 @@ impl<'a> Checker<'a> {
         let predicate = match &c.predicate {
             Some(p) => {
                 let e = self.expr(p)?;
+                self.settle()?;
                 if !e.ty.is_scalar() {
                     return Err(err(
                         Tag::D_PRED_SCALAR,
@@ -576,7 +598,11 @@ impl<'a> Checker<'a> {
         for s in body {
             match s {
                 Stmt::Empty => {}
-                Stmt::Expr(e) => out.push(self.statement(e)?),
+                Stmt::Expr(e) => {
+                    let s = self.statement(e)?;
+                    self.settle()?;
+                    out.push(s);
+                }
                 Stmt::If {
                     cond,
                     then,
@@ -584,6 +610,7 @@ impl<'a> Checker<'a> {
                     line,
                 } => {
                     let cond = self.expr(cond)?;
+                    self.settle()?;
                     if !cond.ty.is_scalar() {
                         return Err(err(
                             Tag::D_OP_SCALAR,
@@ -607,6 +634,14 @@ impl<'a> Checker<'a> {
     }
 
     fn statement(&mut self, e: &Expr) -> Result<CStmt, CompileError> {
+        // `@a[k1][k2] = ...`
+        if let ExprKind::Assign(_, lhs, _) = &e.kind {
+            if let ExprKind::Index(b, _) = &lhs.kind {
+                if matches!(b.kind, ExprKind::Agg { keys: Some(_), .. }) {
+                    return Err(expr::multi_dim(b));
+                }
+            }
+        }
         match &e.kind {
             ExprKind::Assign(None, lhs, rhs) if matches!(lhs.kind, ExprKind::Agg { .. }) => {
                 self.aggregation(lhs, rhs)
@@ -619,6 +654,21 @@ impl<'a> Checker<'a> {
                 ))
             }
             ExprKind::Call(name, args) => self.action_call(name, args, e),
+            // An aggregation alone: DTrace's "null effect".
+            ExprKind::Agg { name, keys } => {
+                if keys.is_none() && self.syms.agg_by_name(name).is_none() {
+                    return Err(err(
+                        Tag::D_IDENT_UNDEF,
+                        e.line,
+                        format!("failed to resolve @{}: Unknown variable name", name),
+                    ));
+                }
+                Err(err(
+                    Tag::D_AGG_NULL,
+                    e.line,
+                    format!("expression has null effect: @{}", name),
+                ))
+            }
             _ => {
                 let c = self.expr(e)?;
                 let a = self.next_action(1);

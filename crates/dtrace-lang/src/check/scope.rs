@@ -202,10 +202,11 @@ impl Checker<'_> {
                             decl_ty(t),
                         ))
                     }
+                    // Read (`x += 1`, `x++`) before any assignment.
                     None => Err(err(
-                        Tag::D_IDENT_UNDEF,
+                        Tag::D_VAR_UNDEF,
                         line,
-                        format!("failed to resolve {}: Unknown variable name", name),
+                        format!("{} has not yet been declared or assigned", name),
                     )),
                 }
             }
@@ -608,6 +609,9 @@ impl Checker<'_> {
             None => "=".to_string(),
             Some(o) => format!("{}=", o.symbol()),
         };
+        if let Some(o) = op {
+            return self.compound_assign(o, &sym, lhs, rhs, line);
+        }
         let v = self.expr(rhs)?;
         let v = self.materialize(v, line)?;
         if !(v.ty.is_scalar()
@@ -630,12 +634,7 @@ impl Checker<'_> {
                 format!("operator {} cannot be applied to a void expression", sym),
             ));
         }
-        let (target, ty) = self.lvalue(
-            lhs,
-            if op.is_none() { Some(&v.ty) } else { None },
-            line,
-            &sym,
-        )?;
+        let (target, ty) = self.lvalue(lhs, Some(&v.ty), line, &sym)?;
         // As in C, an array (a char array too: D's strings are not) or a
         // function is not assignable as a whole.
         if matches!(ty.resolved(), Type::Array(..) | Type::Func(_)) {
@@ -648,47 +647,114 @@ impl Checker<'_> {
                 ),
             ));
         }
+        if !ty.compatible(&v.ty) {
+            return Err(err(
+                Tag::D_OP_INCOMPAT,
+                line,
+                format!(
+                    "operands have incompatible types: \"{}\" = \"{}\"",
+                    ty, v.ty
+                ),
+            ));
+        }
+        Ok(CExpr {
+            kind: CKind::Assign(target, None, Box::new(v)),
+            ty,
+            line,
+        })
+    }
+
+    /// `lhs op= rhs`: as in DTrace, the variable first (it must have
+    /// been assigned), then the value, then the operator's rule: `+=`
+    /// and `-=` take integers and pointers (never strings), `*=` and `/=`
+    /// arithmetic types, the others integers.
+    fn compound_assign(
+        &mut self,
+        op: BinOp,
+        sym: &str,
+        lhs: &Expr,
+        rhs: &Expr,
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let (target, ty) = self.lvalue(lhs, None, line, sym)?;
+        let v = self.expr(rhs)?;
+        let v = self.materialize(v, line)?;
+        if matches!(ty.resolved(), Type::Array(..) | Type::Func(_)) {
+            return Err(err(
+                Tag::D_OP_ARRFUN,
+                line,
+                format!(
+                    "operator {} may not be applied to operand of type \"{}\"",
+                    sym, ty
+                ),
+            ));
+        }
+        let incompat = || {
+            err(
+                Tag::D_OP_INCOMPAT,
+                line,
+                format!(
+                    "operands have incompatible types: \"{}\" {} \"{}\"",
+                    ty, sym, v.ty
+                ),
+            )
+        };
         match op {
-            None => {
-                if !ty.compatible(&v.ty) {
-                    return Err(err(
-                        Tag::D_OP_INCOMPAT,
-                        line,
-                        format!(
-                            "operands have incompatible types: \"{}\" = \"{}\"",
-                            ty, v.ty
-                        ),
-                    ));
+            BinOp::Add | BinOp::Sub => {
+                if ty.is_string() || v.ty.is_string() {
+                    return Err(incompat());
                 }
-                Ok(CExpr {
-                    kind: CKind::Assign(target, None, Box::new(v)),
-                    ty,
-                    line,
-                })
+                if !(ty.is_int() && v.ty.is_int()) {
+                    let ptr = ty
+                        .pointee()
+                        .is_some_and(|p| !p.is_void() && !matches!(p.resolved(), Type::Func(_)));
+                    if !ptr {
+                        return Err(err(
+                            Tag::D_OP_VFPTR,
+                            line,
+                            format!(
+                                "operator {} requires left-hand scalar operand of known size",
+                                sym
+                            ),
+                        ));
+                    }
+                    if !v.ty.is_int() {
+                        return Err(incompat());
+                    }
+                }
             }
-            Some(o) => {
-                if !ty.is_scalar() || !v.ty.is_scalar() {
+            BinOp::Mul | BinOp::Div => {
+                if !(ty.is_scalar() && v.ty.is_scalar()) {
                     return Err(err(
                         Tag::D_OP_ARITH,
                         line,
                         format!("operator {} requires operands of arithmetic type", sym),
                     ));
                 }
-                let aop = arith_of(o);
-                if matches!(aop, ArithOp::Div | ArithOp::Mod) && matches!(v.kind, CKind::Int(0)) {
+            }
+            _ => {
+                if !(ty.is_int() && v.ty.is_int()) {
                     return Err(err(
-                        Tag::D_DIV_ZERO,
+                        Tag::D_OP_INT,
                         line,
-                        "expression contains division by zero",
+                        format!("operator {} requires operands of integral type", sym),
                     ));
                 }
-                Ok(CExpr {
-                    kind: CKind::Assign(target, Some(aop), Box::new(v)),
-                    ty,
-                    line,
-                })
             }
         }
+        let aop = arith_of(op);
+        if matches!(aop, ArithOp::Div | ArithOp::Mod) && matches!(v.kind, CKind::Int(0)) {
+            return Err(err(
+                Tag::D_DIV_ZERO,
+                line,
+                "expression contains division by zero",
+            ));
+        }
+        Ok(CExpr {
+            kind: CKind::Assign(target, Some(aop), Box::new(v)),
+            ty,
+            line,
+        })
     }
 
     pub(super) fn index(
@@ -756,6 +822,15 @@ impl Checker<'_> {
                     self.check_arity(f, args.len(), line)?;
                     op(self, args, line)
                 }
+                funcs::Lowering::Act(_) | funcs::Lowering::Agg => {
+                    let e = self.call_outside_statement(f, args, line)?;
+                    self.defer(e);
+                    Ok(CExpr {
+                        kind: CKind::Int(0),
+                        ty: Type::Void,
+                        line,
+                    })
+                }
                 _ => Err(self.misplaced(f, line)),
             },
             None => Err(err(
@@ -764,6 +839,38 @@ impl Checker<'_> {
                 format!("failed to resolve {}: Unknown function name", name),
             )),
         }
+    }
+}
+
+impl Checker<'_> {
+    /// An action or aggregating function called where a value is wanted:
+    /// as DTrace does, its arguments are checked (their number, and each
+    /// as an expression) and the call has type `void`, so that the
+    /// expression around it refuses it by its own rule (a `void` key,
+    /// printf argument or operand); the error returned is the one left
+    /// when none does.
+    pub(super) fn call_outside_statement(
+        &mut self,
+        f: &funcs::FuncDef,
+        args: &[Expr],
+        line: u32,
+    ) -> Result<CompileError, CompileError> {
+        self.check_arity(f, args.len(), line)?;
+        for a in args {
+            self.expr(a)?;
+        }
+        let kind = match f.role {
+            funcs::Role::Aggregating => "aggregating function",
+            _ => "tracing function",
+        };
+        Ok(err(
+            Tag::D_CG_EXPR,
+            line,
+            format!(
+                "{} {}( ) may not be called from a D expression (D program context required)",
+                kind, f.name
+            ),
+        ))
     }
 }
 

@@ -35,7 +35,7 @@ tick-1ms
 tick-1ms
 /i < 3/
 {
-	printf("%d %hhd %hd %lld %u\n", i * 1000, b + 1 + i, (short)(a - i), (long long)a * 1000000000, big);
+	printf("%d %d %hd %lld %u\n", i * 1000, (char)(b + 1 + i), (short)(a - i), (long long)a * 1000000000, big);
 	i++;
 }
 

@@ -1,0 +1,5 @@
+/* A * width needs its own argument, before the value. */
+BEGIN
+{
+	printf("%*d\n");
+}

@@ -1,0 +1,5 @@
+/* A .* precision takes an integer. */
+BEGIN
+{
+	printf("%.*s\n", "three", "abcdef");
+}

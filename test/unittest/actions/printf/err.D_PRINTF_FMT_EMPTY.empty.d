@@ -1,0 +1,5 @@
+/* An empty format prints nothing: DTrace refuses it. */
+BEGIN
+{
+	printf("");
+}

@@ -1,0 +1,5 @@
+/* One * for the width, at most. */
+BEGIN
+{
+	printf("%**d\n", 1, 2, 3);
+}

@@ -1,0 +1,5 @@
+/* A format that ends inside a conversion; %% before it counts. */
+BEGIN
+{
+	printf("100%% of %");
+}

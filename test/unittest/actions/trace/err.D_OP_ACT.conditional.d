@@ -1,0 +1,6 @@
+/* ?: chooses values, not actions. */
+BEGIN
+{
+	x = 1;
+	x ? trace(1) : trace(2);
+}

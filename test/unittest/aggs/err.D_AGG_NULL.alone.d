@@ -1,0 +1,6 @@
+/* An aggregation named as a statement does nothing. */
+BEGIN
+{
+	@a = count();
+	@a;
+}

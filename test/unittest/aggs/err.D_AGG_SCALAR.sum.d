@@ -1,0 +1,5 @@
+/* sum() adds numbers. */
+BEGIN
+{
+	@ = sum("one");
+}

@@ -1,0 +1,5 @@
+/* An aggregating function must be the value of an aggregation. */
+BEGIN
+{
+	avg(1);
+}

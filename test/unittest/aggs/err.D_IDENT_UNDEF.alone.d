@@ -1,0 +1,5 @@
+/* An aggregation that was never defined. */
+BEGIN
+{
+	@a;
+}

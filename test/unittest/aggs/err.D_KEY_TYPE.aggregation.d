@@ -1,0 +1,6 @@
+/* An aggregation's value is not a key. */
+BEGIN
+{
+	@a = count();
+	@[@a] = count();
+}

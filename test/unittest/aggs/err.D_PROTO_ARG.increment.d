@@ -1,0 +1,5 @@
+/* An increment must be a number. */
+BEGIN
+{
+	@ = quantize(1, "one");
+}

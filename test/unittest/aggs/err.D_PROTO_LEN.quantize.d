@@ -1,0 +1,5 @@
+/* quantize() takes a value and an increment, no more. */
+BEGIN
+{
+	@ = quantize(1, 2, 3);
+}

@@ -1,0 +1,7 @@
+/* D adds integers and pointers: a floating-point operand is refused. */
+double d;
+
+BEGIN
+{
+	d + 1;
+}

@@ -1,0 +1,6 @@
+/* An aggregation has no address. */
+BEGIN
+{
+	@a = count();
+	trace(&@a);
+}

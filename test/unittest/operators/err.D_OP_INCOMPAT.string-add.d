@@ -1,0 +1,6 @@
+/* A string is not added to. */
+BEGIN
+{
+	s = "a";
+	s += 1;
+}

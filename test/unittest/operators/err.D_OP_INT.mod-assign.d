@@ -1,0 +1,6 @@
+/* %= takes integers. */
+BEGIN
+{
+	x = 1;
+	x %= "a";
+}

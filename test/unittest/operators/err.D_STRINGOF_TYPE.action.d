@@ -1,0 +1,5 @@
+/* stringof() needs a value. */
+BEGIN
+{
+	trace(stringof(trace(1)));
+}

@@ -1,0 +1,5 @@
+/* x += 1 reads x, which was never assigned. */
+BEGIN
+{
+	x += 1;
+}
