@@ -257,7 +257,8 @@ impl Checker<'_> {
                     UnOp::PreInc | UnOp::PostInc => "++",
                     _ => "--",
                 };
-                let (target, ty) = self.lvalue(inner, None, line, sym)?;
+                // As in DTrace, `x++` makes `x` an int if it is new.
+                let (target, ty) = self.lvalue(inner, Some(&int_ty(types::INT)), line, sym)?;
                 if !ty.is_scalar() {
                     return Err(err(
                         Tag::D_OP_SCALAR,

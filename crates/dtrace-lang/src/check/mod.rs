@@ -65,7 +65,36 @@ pub struct Symbols {
     pub inline_fns: Vec<xlate::InlineFn>,
 }
 
+/// How many variables, arrays and aggregations there were at a point
+/// (see [`Symbols::rewind`]).
+struct SymMark {
+    globals: usize,
+    threads: usize,
+    locals: usize,
+    arrays: usize,
+    aggs: usize,
+}
+
 impl Symbols {
+    fn mark(&self) -> SymMark {
+        SymMark {
+            globals: self.globals.len(),
+            threads: self.threads.len(),
+            locals: self.locals.len(),
+            arrays: self.arrays.len(),
+            aggs: self.aggs.len(),
+        }
+    }
+
+    /// Forgets the variables, arrays and aggregations made since `m`.
+    fn rewind(&mut self, m: &SymMark) {
+        self.globals.truncate(m.globals);
+        self.threads.truncate(m.threads);
+        self.locals.truncate(m.locals);
+        self.arrays.truncate(m.arrays);
+        self.aggs.truncate(m.aggs);
+    }
+
     fn find(list: &[VarInfo], name: &str) -> Option<usize> {
         list.iter().position(|v| v.name == name)
     }
@@ -561,25 +590,27 @@ impl<'a> Checker<'a> {
         c: &ast::Clause,
         probes: Vec<(ProbeDesc, String, u32)>,
     ) -> Result<CClause, CompileError> {
-        self.action = 0;
-        let predicate = match &c.predicate {
-            Some(p) => {
-                let e = self.expr(p)?;
-                self.settle()?;
-                if !e.ty.is_scalar() {
-                    return Err(err(
-                        Tag::D_PRED_SCALAR,
-                        p.line,
-                        "predicate result must be of scalar type",
-                    ));
-                }
-                Some(e)
-            }
-            None => None,
-        };
         let body: &[Stmt] = c.body.as_deref().unwrap_or(&[]);
         let default_action = body.iter().all(|s| matches!(s, Stmt::Empty));
-        let stmts = self.statements(body)?;
+        // As DTrace does, the actions first (a variable they assign may
+        // be read by the predicate), and where they read a variable that
+        // only the predicate makes, the predicate first.
+        let mark = self.syms.mark();
+        self.action = 0;
+        let (predicate, stmts) = match self.statements(body) {
+            Ok(stmts) => (self.predicate(c)?, stmts),
+            Err(e)
+                if c.predicate.is_some()
+                    && matches!(e.tag, Tag::D_IDENT_UNDEF | Tag::D_VAR_UNDEF) =>
+            {
+                self.syms.rewind(&mark);
+                self.deferred = None;
+                self.action = 0;
+                let predicate = self.predicate(c)?;
+                (predicate, self.statements(body)?)
+            }
+            Err(e) => return Err(e),
+        };
         spec::check_clause(&stmts, c.line)?;
         let id = *self.next_clause;
         *self.next_clause += 1;
@@ -591,6 +622,23 @@ impl<'a> Checker<'a> {
             default_action,
             line: c.line,
         })
+    }
+
+    /// The clause's predicate, if it has one: a scalar.
+    fn predicate(&mut self, c: &ast::Clause) -> Result<Option<CExpr>, CompileError> {
+        let Some(p) = &c.predicate else {
+            return Ok(None);
+        };
+        let e = self.expr(p)?;
+        self.settle()?;
+        if !e.ty.is_scalar() {
+            return Err(err(
+                Tag::D_PRED_SCALAR,
+                p.line,
+                "predicate result must be of scalar type",
+            ));
+        }
+        Ok(Some(e))
     }
 
     fn statements(&mut self, body: &[Stmt]) -> Result<Vec<CStmt>, CompileError> {
