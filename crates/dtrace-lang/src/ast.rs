@@ -65,6 +65,12 @@ pub enum Item {
         attr: (String, String, String),
         line: u32,
     },
+    /// `#pragma D attributes A/B/C name`: the stability of an identifier
+    /// the program defines (which it must).
+    IdentAttributes {
+        name: String,
+        line: u32,
+    },
 }
 
 /// A provider of user-level static probes (`dtrace -h`).

@@ -230,11 +230,18 @@ impl<'a> Lexer<'a> {
     /// Reads a `#...` line (the caller checked `at_directive`), returning its
     /// text without the `#` and the line it was on. Backslash-newline
     /// continues the directive.
-    pub fn directive_line(&mut self) -> (String, u32) {
+    pub fn directive_line(&mut self) -> Result<(String, u32), CompileError> {
         let line = self.line;
         self.bump();
         let mut s = Vec::new();
-        while let Some(c) = self.peek() {
+        loop {
+            let Some(c) = self.peek() else {
+                return Err(CompileError::new(
+                    Tag::D_SYNTAX,
+                    line,
+                    "end-of-file encountered before end of control line",
+                ));
+            };
             if c == b'\\' && self.peek_at(1) == Some(b'\n') {
                 self.bump();
                 self.bump();
@@ -247,7 +254,7 @@ impl<'a> Lexer<'a> {
             s.push(c);
             self.bump();
         }
-        (String::from_utf8_lossy(&s).into_owned(), line)
+        Ok((String::from_utf8_lossy(&s).into_owned(), line))
     }
 
     /// At the start of a line holding a line marker (`# N "file" flags`

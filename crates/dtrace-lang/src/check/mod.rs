@@ -63,6 +63,9 @@ pub struct Symbols {
     pub translators: Vec<xlate::Translator>,
     /// Inlines with parameters (`fds[int fd]`).
     pub inline_fns: Vec<xlate::InlineFn>,
+    /// Kernel variables declared `extern`: named without a backquote,
+    /// of the declared type.
+    pub externs: Vec<VarInfo>,
 }
 
 /// How many variables, arrays and aggregations there were at a point
@@ -313,9 +316,26 @@ impl<'a> Checker<'a> {
                     out.clauses.push(cc);
                 }
                 ast::Item::Provider(p) => out.providers.push(self.provider(p)?),
-                ast::Item::Attributes { .. } => {}
+                ast::Item::Attributes { .. } | ast::Item::IdentAttributes { .. } => {}
             }
             self.settle()?;
+        }
+        // An identifier's attributes name one the program defines.
+        for item in &prog.items {
+            if let ast::Item::IdentAttributes { name, line } = item {
+                let known = Symbols::find(&self.syms.globals, name).is_some()
+                    || Symbols::find(&self.syms.externs, name).is_some()
+                    || self.syms.inlines.iter().any(|(n, _, _)| n == name)
+                    || self.syms.inline_fns.iter().any(|f| &f.name == name)
+                    || self.syms.arrays.iter().any(|a| &a.name == name);
+                if !known {
+                    return Err(err(
+                        Tag::D_PRAGMA_UNUSED,
+                        *line,
+                        "unused #pragma attributes",
+                    ));
+                }
+            }
         }
         // Attributes name a provider the program defines, before or after.
         for item in &prog.items {
@@ -433,14 +453,35 @@ impl<'a> Checker<'a> {
     }
 
     fn declaration(&mut self, d: &ast::Decl) -> Result<(), CompileError> {
+        let ty = match self.type_name(&d.ty, d.line) {
+            // `extern int a[];`: an array of a size the kernel knows, which
+            // D reads no element of by this name.
+            Err(e) if d.scope == ast::DeclScope::Extern && e.tag == Tag::D_DECL_ARRNULL => {
+                return Ok(())
+            }
+            other => other?,
+        };
         if d.scope == ast::DeclScope::Extern {
-            return Err(err(
-                Tag::D_NOTSUP,
-                d.line,
-                format!("extern declarations are not yet supported: {}", d.name),
-            ));
+            // A kernel function's prototype says nothing D uses; a kernel
+            // variable's type is the one its name is read with.
+            if !matches!(ty.resolved(), Type::Func(_)) {
+                match Symbols::find(&self.syms.externs, &d.name) {
+                    Some(i) if !self.syms.externs[i].ty.same_as(&ty) => {
+                        return Err(err(
+                            Tag::D_DECL_IDRED,
+                            d.line,
+                            format!("identifier redeclared: {}", d.name),
+                        ))
+                    }
+                    Some(_) => {}
+                    None => self.syms.externs.push(VarInfo {
+                        name: d.name.clone(),
+                        ty,
+                    }),
+                }
+            }
+            return Ok(());
         }
-        let ty = self.type_name(&d.ty, d.line)?;
         if matches!(ty.resolved(), Type::Func(_)) {
             return Err(err(
                 Tag::D_NOTSUP,
@@ -477,6 +518,16 @@ impl<'a> Checker<'a> {
             ));
         }
         if let Some(keys) = &d.keys {
+            if d.scope == ast::DeclScope::Clause {
+                return Err(err(
+                    Tag::D_DECL_LOCASSC,
+                    d.line,
+                    format!(
+                        "associative arrays may not be declared as local variables: {}",
+                        d.name
+                    ),
+                ));
+            }
             if d.scope != ast::DeclScope::Global {
                 return Err(err(
                     Tag::D_DECL_SCOPE,

@@ -193,9 +193,17 @@ impl Checker<'_> {
                     bits: None,
                 }))
             }
-            ExprKind::Symbol { module, name } => {
-                self.symbol_place(module.as_deref(), name, line).map(Some)
-            }
+            ExprKind::Symbol { module, name } => self
+                .symbol_place(module.as_deref(), name, None, line)
+                .map(Some),
+            // A kernel variable declared `extern`, of its declared type.
+            ExprKind::Ident(name) => match super::Symbols::find(&self.syms.externs, name) {
+                Some(i) => {
+                    let ty = self.syms.externs[i].ty.clone();
+                    self.symbol_place(None, name, Some(ty), line).map(Some)
+                }
+                None => Ok(None),
+            },
             _ => Ok(None),
         }
     }
@@ -205,6 +213,7 @@ impl Checker<'_> {
         &mut self,
         module: Option<&str>,
         name: &str,
+        declared: Option<Type>,
         line: u32,
     ) -> Result<Place, CompileError> {
         let shown = format!("{}`{}", module.unwrap_or(""), name);
@@ -236,7 +245,7 @@ impl Checker<'_> {
             ),
         })?;
         let full = format!("{}`{}", sym.module, name);
-        let ty = sym.ty.and_then(|t| self.syms.types.import(t, 0));
+        let ty = declared.or_else(|| sym.ty.and_then(|t| self.syms.types.import(t, 0)));
         let Some(ty) = ty else {
             return Err(err(
                 Tag::D_SYM_NOTYPES,

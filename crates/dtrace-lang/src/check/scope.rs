@@ -143,6 +143,12 @@ impl Checker<'_> {
         if self.syms.arrays.iter().any(|a| a.name == name) {
             return Err(array_as_scalar(name, line));
         }
+        if Symbols::find(&self.syms.externs, name).is_some() {
+            let e = Expr::new(ExprKind::Ident(name.to_string()), line);
+            if let Some(p) = self.place(&e)? {
+                return self.load(p, line);
+            }
+        }
         Err(err(
             Tag::D_IDENT_UNDEF,
             line,

@@ -723,6 +723,14 @@ impl Parser<'_> {
             if self.eat("]")? {
                 return Ok(Deriv::D(Derived::Array(None)));
             }
+            if self.peek_is("...")? {
+                let line = self.peek()?.line;
+                return Err(CompileError::new(
+                    Tag::D_DECL_PROTO_VARARGS,
+                    line,
+                    "array prototype may not use a variable-length argument list",
+                ));
+            }
             if self.starts_type(true)? {
                 let mut keys = Vec::new();
                 let mut names = Vec::new();
@@ -760,7 +768,20 @@ impl Parser<'_> {
                         self.expect(")")?;
                         break;
                     }
-                    params.push(self.parameter()?);
+                    let line = self.peek()?.line;
+                    let (p, name) = self.named_parameter()?;
+                    let void = p.derived.is_empty()
+                        && matches!(&p.spec, TypeSpec::Named { name, .. } if name == "void");
+                    if void {
+                        if let Some(n) = name {
+                            return Err(CompileError::new(
+                                Tag::D_DECL_PROTO_NAME,
+                                line,
+                                format!("void parameter may not have a name: {}", n),
+                            ));
+                        }
+                    }
+                    params.push((p, void, line));
                     if self.eat(",")? {
                         continue;
                     }
@@ -768,6 +789,16 @@ impl Parser<'_> {
                     break;
                 }
             }
+            if params.len() + usize::from(variadic) > 1 {
+                if let Some((_, _, line)) = params.iter().find(|p| p.1) {
+                    return Err(CompileError::new(
+                        Tag::D_DECL_PROTO_VOID,
+                        *line,
+                        "void must be sole parameter",
+                    ));
+                }
+            }
+            let params = params.into_iter().map(|p| p.0).collect();
             Ok(Deriv::D(Derived::Func { params, variadic }))
         })();
         self.depth -= 1;

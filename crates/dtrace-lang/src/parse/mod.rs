@@ -71,6 +71,9 @@ pub struct Parser<'a> {
     /// Operands, operators and statements parsed so far, bounded by
     /// `MAX_NODES`.
     nodes: u32,
+    /// What `#pragma` lines inside a clause's body said (options apply
+    /// to the whole program, as in DTrace): added after the clause.
+    body_items: Vec<Item>,
     /// Macro names expanded inside probe descriptions.
     used_macros: Vec<String>,
     /// Names the program has declared with `typedef` so far.
@@ -105,6 +108,7 @@ pub fn parse_program_with_macros(
         typedefs: HashSet::new(),
         assoc_names: Vec::new(),
         nodes: 0,
+        body_items: Vec::new(),
     };
     let prog = p.program()?;
     check_depth(&prog)?;
@@ -128,6 +132,7 @@ pub fn parse_type_name(text: &str, opts: &ParseOptions) -> Result<TypeName, Comp
         typedefs: HashSet::new(),
         assoc_names: Vec::new(),
         nodes: 0,
+        body_items: Vec::new(),
     };
     let t = p.type_name()?;
     let next = p.next()?;
@@ -237,7 +242,7 @@ fn check_depth(prog: &Program) -> Result<(), CompileError> {
                     }
                 }
             }
-            Item::Attributes { .. } => {}
+            Item::Attributes { .. } | Item::IdentAttributes { .. } => {}
             Item::Inline { ty, value, .. } => {
                 work.push((Node::T(ty), 1));
                 work.push((Node::E(value), 1));
@@ -421,7 +426,7 @@ impl<'a> Parser<'a> {
         loop {
             debug_assert!(self.peeked.is_none());
             if self.lex.at_directive()? {
-                let (text, line) = self.lex.directive_line();
+                let (text, line) = self.lex.directive_line()?;
                 if let Some(item) = self.directive(&text, line)? {
                     items.push(item);
                 }
@@ -440,6 +445,7 @@ impl<'a> Parser<'a> {
                 _ => {
                     self.lex.reset(pos, line);
                     items.push(Item::Clause(self.clause()?));
+                    items.append(&mut self.body_items);
                 }
             }
         }
@@ -523,6 +529,8 @@ impl<'a> Parser<'a> {
         match words.next() {
             Some("pragma") => {}
             None => return Ok(None),
+            Some("error") => return Err(pragma_error(words, line)),
+            Some("ident") => return Ok(None),
             // Line markers (cpp's `# N "file" flags`, and `#line N
             // ["file"]`): the next line is line N, so that messages name
             // the line of the file it came from.
@@ -550,6 +558,7 @@ impl<'a> Parser<'a> {
         }
         match words.next() {
             Some("D") => {}
+            Some("error") => return Err(pragma_error(words, line)),
             // Other pragmas (ident, once, ...) are for cpp or are ignored.
             _ => return Ok(None),
         }
@@ -593,44 +602,59 @@ impl<'a> Parser<'a> {
             }
             Some("attributes") => {
                 let rest: Vec<&str> = words.collect();
+                if rest.len() < 2 {
+                    return Err(CompileError::new(
+                        Tag::D_PRAGMA_MALFORM,
+                        line,
+                        "malformed #pragma attributes <attributes> <ident>",
+                    ));
+                }
+                let Some(attr) = parse_attributes(rest[0]) else {
+                    return Err(CompileError::new(
+                        Tag::D_PRAGMA_INVAL,
+                        line,
+                        "invalid attributes specified by #pragma attributes",
+                    ));
+                };
                 match rest.as_slice() {
                     // Of a provider defined in D: `A/B/C provider NAME PART`.
-                    [spec, "provider", name, part] => {
-                        let attr = parse_attributes(spec).filter(|_| {
-                            matches!(*part, "provider" | "module" | "function" | "name" | "args")
-                        });
-                        match attr {
-                            Some(attr) => Ok(Some(Item::Attributes {
-                                provider: name.to_string(),
-                                part: part.to_string(),
-                                attr,
-                                line,
-                            })),
-                            None => Err(CompileError::new(
+                    [_, "provider", name, part] => {
+                        if !matches!(*part, "provider" | "module" | "function" | "name" | "args") {
+                            return Err(CompileError::new(
                                 Tag::D_PRAGMA_INVAL,
                                 line,
                                 format!(
-                                    "invalid attributes specified by #pragma D attributes: {} provider {} {}",
-                                    spec, name, part
+                                    "invalid component \"{}\" in attribute #pragma for provider {}",
+                                    part, name
                                 ),
-                            )),
+                            ));
                         }
+                        Ok(Some(Item::Attributes {
+                            provider: name.to_string(),
+                            part: part.to_string(),
+                            attr,
+                            line,
+                        }))
                     }
-                    // Of an identifier: stability reports are not kept
-                    // for identifiers.
-                    [_, _] => Ok(None),
+                    // Of an identifier (stability reports are not kept
+                    // for identifiers, but it must be one).
+                    [_, name] => Ok(Some(Item::IdentAttributes {
+                        name: name.trim_end_matches(';').to_string(),
+                        line,
+                    })),
                     _ => Err(CompileError::new(
                         Tag::D_PRAGMA_MALFORM,
                         line,
-                        "malformed #pragma D attributes",
+                        "malformed #pragma attributes <attributes> <ident>",
                     )),
                 }
             }
-            Some("binding") | Some("error") | Some("ident") | Some("line") => Ok(None),
+            Some("error") => Err(pragma_error(words, line)),
+            Some("binding") | Some("ident") | Some("line") => Ok(None),
             Some(other) => Err(CompileError::new(
                 Tag::D_PRAGMA_INVAL,
                 line,
-                format!("invalid control directive: #pragma D {}", other),
+                format!("invalid D pragma: {}", other),
             )),
             None => Err(CompileError::new(
                 Tag::D_PRAGMA_MALFORM,
@@ -759,6 +783,14 @@ impl<'a> Parser<'a> {
     fn statements_until_brace(&mut self) -> Result<Vec<Stmt>, CompileError> {
         let mut out = Vec::new();
         loop {
+            // A directive may stand on a line of its own among statements.
+            if self.peeked.is_none() && self.lex.at_directive()? {
+                let (text, line) = self.lex.directive_line()?;
+                if let Some(item) = self.directive(&text, line)? {
+                    self.body_items.push(item);
+                }
+                continue;
+            }
             if self.eat("}")? {
                 return Ok(out);
             }
@@ -865,4 +897,40 @@ fn is_reserved(w: &str) -> bool {
             | "while"
             | "xlate"
     )
+}
+
+/// `#error` (or `#pragma D error`): DTrace's message is the directive's
+/// words (a quoted string as one, without its quotes), each followed by a
+/// space.
+fn pragma_error<'a>(words: impl Iterator<Item = &'a str>, line: u32) -> CompileError {
+    let rest: Vec<&str> = words.collect();
+    let text = rest.join(" ");
+    let mut msg = String::from("#error: ");
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_whitespace() {
+            continue;
+        }
+        let mut word = String::new();
+        if c == '"' {
+            for c in chars.by_ref() {
+                if c == '"' {
+                    break;
+                }
+                word.push(c);
+            }
+        } else {
+            word.push(c);
+            while let Some(&c) = chars.peek() {
+                if c.is_whitespace() {
+                    break;
+                }
+                word.push(c);
+                chars.next();
+            }
+        }
+        msg.push_str(&word);
+        msg.push(' ');
+    }
+    CompileError::new(Tag::D_PRAGERR, line, msg)
 }

@@ -1,0 +1,7 @@
+/* Attributes of nothing. */
+#pragma D attributes Stable/Stable/Common
+
+BEGIN
+{
+	exit(0);
+}

@@ -1,0 +1,2 @@
+/* Clause-local variables are not associative arrays. */
+this int a[int];

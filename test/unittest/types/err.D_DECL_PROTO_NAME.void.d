@@ -1,0 +1,2 @@
+/* A void parameter has no name. */
+int f(void v);

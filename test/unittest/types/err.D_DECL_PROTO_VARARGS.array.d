@@ -1,0 +1,2 @@
+/* An associative array has a fixed number of keys. */
+int a[...];

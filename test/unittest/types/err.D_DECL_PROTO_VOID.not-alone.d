@@ -1,0 +1,2 @@
+/* void as a parameter stands alone. */
+int f(int, void);
