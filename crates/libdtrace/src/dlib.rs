@@ -7,7 +7,8 @@
 //! `devinfo_t` and `fileinfo_t`/`fds[]`, and `cpuinfo_t`/`curcpu`, with
 //! their constants (`B_*`, `O_*`, `PR_*`, `S*`, `CLD_*`, lockstat's
 //! `RW_READER`/`RW_WRITER`), the `R_*` indices of
-//! `uregs[]` (`regs.d`) and the `SIG*` signal numbers (`signal.d`). Each file is
+//! `uregs[]` (`regs.d`), the `SIG*` signal numbers (`signal.d`) and the
+//! `DTRACEFLT_*` fault kinds (`unistd.d`). Each file is
 //! compiled the first time a program names something it defines, so a
 //! program that uses none of it does not read the kernel's BTF at all.
 //! `-xsyslibdir=DIR` replaces the standard library with the `*.d` files of
@@ -230,6 +231,23 @@ pub(crate) const STANDARD: &[StdLib] = &[
             "SIGSYS",
             "SIGRTMIN",
             "SIGRTMAX",
+        ],
+        providers: &[],
+    },
+    StdLib {
+        name: "unistd.d",
+        text: include_str!("../dlib/unistd.d"),
+        defines: &[
+            "DTRACEFLT_UNKNOWN",
+            "DTRACEFLT_BADADDR",
+            "DTRACEFLT_BADALIGN",
+            "DTRACEFLT_ILLOP",
+            "DTRACEFLT_DIVZERO",
+            "DTRACEFLT_NOSCRATCH",
+            "DTRACEFLT_KPRIV",
+            "DTRACEFLT_UPRIV",
+            "DTRACEFLT_TUPOFLOW",
+            "DTRACEFLT_BADSTACK",
         ],
         providers: &[],
     },
