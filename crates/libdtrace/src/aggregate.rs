@@ -629,10 +629,9 @@ pub fn print_formatted(
 
 fn format_value(out: &mut Vec<u8>, c: &Conversion, v: Option<&AggValue>, normal: u64, target: i64) {
     match v {
-        Some(AggValue::Dist(d)) => {
-            print_distribution(out, d, normal);
-            out.push(b'\n');
-        }
+        // The table alone, as DTrace prints it for `%@`: the format's
+        // own text follows it.
+        Some(AggValue::Dist(d)) => print_distribution(out, d, normal),
         Some(v) => {
             format::format_conv(
                 out,
