@@ -257,8 +257,8 @@ impl Checker<'_> {
                     UnOp::PreInc | UnOp::PostInc => "++",
                     _ => "--",
                 };
-                // As in DTrace, `x++` makes `x` an int if it is new.
-                let (target, ty) = self.lvalue(inner, Some(&int_ty(types::INT)), line, sym)?;
+                // As in DTrace, `x++` makes a new `x` a 64-bit integer.
+                let (target, ty) = self.lvalue(inner, Some(&int_ty(types::INT64)), line, sym)?;
                 if !ty.is_scalar() {
                     return Err(err(
                         Tag::D_OP_SCALAR,
