@@ -188,14 +188,14 @@ impl<'a> Lexer<'a> {
                     self.next_line_is(n);
                 }
                 Some(b'/') if self.peek_at(1) == Some(b'*') => {
-                    let start = self.line;
                     self.pos += 2;
                     loop {
                         match self.bump() {
+                            // DTrace's lexer is at the end of the file then.
                             None => {
                                 return Err(CompileError::new(
                                     Tag::D_SYNTAX,
-                                    start,
+                                    self.line,
                                     "end-of-file encountered before matching */",
                                 ))
                             }
@@ -425,42 +425,49 @@ impl<'a> Lexer<'a> {
             } else {
                 (10, self.pos)
             };
-        while matches!(self.peek(), Some(c) if c.is_ascii_alphanumeric()) {
+        // As DTrace's lexer reads a constant: the digits of its base (all
+        // ten for octal, which an 8 or 9 then makes invalid), then a
+        // suffix of u, U, l and L; a letter after that starts the next
+        // token.
+        while matches!(self.peek(), Some(c) if if radix == 16 { c.is_ascii_hexdigit() } else { c.is_ascii_digit() })
+        {
             self.pos += 1;
         }
-        let text = String::from_utf8_lossy(&self.src[digits_start..self.pos]).into_owned();
+        let digits_end = self.pos;
+        while matches!(self.peek(), Some(b'u' | b'U' | b'l' | b'L')) {
+            self.pos += 1;
+        }
         let whole = String::from_utf8_lossy(&self.src[start..self.pos]).into_owned();
-        let digits_end = text
-            .find(|c: char| !c.is_digit(radix))
-            .unwrap_or(text.len());
-        let (digits, suffix) = text.split_at(digits_end);
+        let digits = String::from_utf8_lossy(&self.src[digits_start..digits_end]).into_owned();
+        let suffix = String::from_utf8_lossy(&self.src[digits_end..self.pos]).into_owned();
+        let invalid = |this: &Self, c: char| {
+            this.err(
+                Tag::D_INT_DIGIT,
+                format!("constant {} contains invalid digit {}", whole, c),
+            )
+        };
+        if let Some(c) = digits.chars().find(|c| !c.is_digit(radix)) {
+            return Err(invalid(self, c));
+        }
+        if radix == 16 && digits.is_empty() {
+            return Err(invalid(self, char::from(self.src[start + 1])));
+        }
         let mut unsigned = false;
         let mut long = false;
         for c in suffix.chars() {
             match c {
                 'u' | 'U' if !unsigned => unsigned = true,
                 'l' | 'L' => long = true,
-                _ => {
-                    return Err(self.err(
-                        Tag::D_INT_DIGIT,
-                        format!("invalid digit in constant \"{}\"", whole),
-                    ));
-                }
+                _ => return Err(invalid(self, c)),
             }
         }
         let value = if digits.is_empty() {
-            if radix == 16 {
-                return Err(self.err(
-                    Tag::D_INT_DIGIT,
-                    format!("invalid digit in constant \"{}\"", whole),
-                ));
-            }
             0
         } else {
-            u64::from_str_radix(digits, radix).map_err(|_| {
+            u64::from_str_radix(&digits, radix).map_err(|_| {
                 self.err(
                     Tag::D_INT_OFLOW,
-                    format!("integer constant {} is too large", whole),
+                    format!("constant {} results in integer overflow", whole),
                 )
             })?
         };
@@ -534,8 +541,15 @@ impl<'a> Lexer<'a> {
         let mut out = Vec::new();
         loop {
             match self.peek() {
-                None | Some(b'\n') => {
-                    return Err(self.err(Tag::D_STR_NL, "newline encountered in string literal"));
+                // Reported on the line after the newline, as DTrace's
+                // lexer has read it.
+                c @ (None | Some(b'\n')) => {
+                    let line = self.line + u32::from(c.is_some());
+                    return Err(CompileError::new(
+                        Tag::D_STR_NL,
+                        line,
+                        "newline encountered in string literal",
+                    ));
                 }
                 Some(b'"') => {
                     self.pos += 1;
@@ -565,10 +579,13 @@ impl<'a> Lexer<'a> {
         let mut n = 0;
         loop {
             match self.peek() {
-                None | Some(b'\n') => {
-                    return Err(
-                        self.err(Tag::D_CHR_NL, "newline encountered in character constant")
-                    );
+                c @ (None | Some(b'\n')) => {
+                    let line = self.line + u32::from(c.is_some());
+                    return Err(CompileError::new(
+                        Tag::D_CHR_NL,
+                        line,
+                        "newline encountered in character constant",
+                    ));
                 }
                 Some(b'\'') => {
                     self.pos += 1;

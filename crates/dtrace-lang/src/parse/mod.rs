@@ -110,9 +110,75 @@ pub fn parse_program_with_macros(
         nodes: 0,
         body_items: Vec::new(),
     };
-    let prog = p.program()?;
+    let prog = match p.program() {
+        Ok(prog) => prog,
+        Err(e) if e.tag == Tag::D_SYNTAX => {
+            let at = e.line.unwrap_or(u32::MAX);
+            return Err(unbalanced(strip_shebang(src.as_ref()), at).unwrap_or(e));
+        }
+        Err(e) => return Err(e),
+    };
     check_depth(&prog)?;
     Ok((prog, p.used_macros))
+}
+
+/// DTrace's lexer counts parentheses, brackets and braces as it goes and
+/// stops at the first closing one without an opening one, and at a `/`
+/// that ends a predicate (`{`, `;`, `/` or the end follow it) while one
+/// is open: for a syntax error at or after such a place, its words.
+fn unbalanced(src: &[u8], error_line: u32) -> Option<CompileError> {
+    let mut lex = Lexer::new(src);
+    let (mut parens, mut brackets, mut braces) = (0i32, 0i32, 0i32);
+    loop {
+        let t = lex.next_token().ok()?;
+        if t.line > error_line {
+            return None;
+        }
+        let extra = |what: &str| {
+            CompileError::new(
+                Tag::D_SYNTAX,
+                t.line,
+                format!("extra {} in input stream", what),
+            )
+        };
+        match t.tok {
+            Tok::Eof => return None,
+            Tok::Punct("(") => parens += 1,
+            Tok::Punct("[") => brackets += 1,
+            Tok::Punct("{") => braces += 1,
+            Tok::Punct(")") => {
+                parens -= 1;
+                if parens < 0 {
+                    return Some(extra(")"));
+                }
+            }
+            Tok::Punct("]") => {
+                brackets -= 1;
+                if brackets < 0 {
+                    return Some(extra("]"));
+                }
+            }
+            Tok::Punct("}") => {
+                braces -= 1;
+                if braces < 0 {
+                    return Some(extra("}"));
+                }
+            }
+            Tok::Punct("/") if parens > 0 || brackets > 0 => {
+                let next = lex.next_token().ok()?;
+                if matches!(next.tok, Tok::Eof | Tok::Punct(";" | "{" | "/")) {
+                    let what = if parens > 0 { ")" } else { "]" };
+                    return Some(CompileError::new(
+                        Tag::D_SYNTAX,
+                        next.line,
+                        format!("closing {} expected in predicate before /", what),
+                    ));
+                }
+                lex.reset(next.pos, next.line);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Parses a C type name standing alone, as a cast spells it

@@ -1,0 +1,5 @@
+/* 9 is not an octal digit. */
+BEGIN
+{
+	x = 0129;
+}

@@ -1,0 +1,6 @@
+/* A string cut by a newline: DTrace reports the line after it. */
+BEGIN
+{
+	s = "abc
+";
+}

@@ -1,0 +1,6 @@
+/* A } with no { before it. */
+BEGIN
+{
+	exit(0);
+}
+}
