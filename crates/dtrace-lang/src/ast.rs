@@ -116,6 +116,9 @@ pub struct Clause {
     /// None when the clause has no braces at all (`dtrace -n BEGIN`).
     pub body: Option<Vec<Stmt>>,
     pub line: u32,
+    /// The line the clause ends on (its closing brace), where DTrace
+    /// reports what it finds when it checks the clause whole.
+    pub end_line: u32,
 }
 
 /// A variable declaration: `int x;`, `self string s;`, `this int t;`,

@@ -417,6 +417,8 @@ pub enum CStmt {
         value: Option<CExpr>,
         incr: Option<CExpr>,
         action: ActionIndex,
+        /// The line of the statement (for messages about its place).
+        line: u32,
     },
     Printa {
         format: Option<Format>,

@@ -161,6 +161,7 @@ impl ProgGen<'_, '_> {
                 value,
                 incr,
                 action,
+                ..
             } => {
                 self.cur_action = *action;
                 self.agg_update(*agg, keys, value.as_ref(), incr.as_ref())?;

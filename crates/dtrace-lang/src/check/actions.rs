@@ -742,6 +742,7 @@ impl Checker<'_> {
             value,
             incr,
             action,
+            line: lhs.line,
         })
     }
 

@@ -682,10 +682,11 @@ impl<'a> Checker<'a> {
         };
         let e = self.expr(p)?;
         self.settle()?;
+        // Found when DTrace checks the whole clause: at its end.
         if !e.ty.is_scalar() {
             return Err(err(
                 Tag::D_PRED_SCALAR,
-                p.line,
+                c.end_line,
                 "predicate result must be of scalar type",
             ));
         }

@@ -805,9 +805,11 @@ impl<'a> Parser<'a> {
         } else {
             let t = self.peek()?.clone();
             if predicate.is_none() && self.opts.is_file {
+                // On the description's line, where DTrace's lexer is.
+                let line = probes.last().map_or(t.line, |p| p.line);
                 return Err(CompileError::new(
                     Tag::D_SYNTAX,
-                    t.line,
+                    line,
                     "expected predicate and/or actions following probe description",
                 ));
             }
@@ -830,6 +832,7 @@ impl<'a> Parser<'a> {
             predicate,
             body,
             line: first_line,
+            end_line: self.lex.line(),
         })
     }
 
