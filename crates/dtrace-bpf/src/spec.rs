@@ -264,6 +264,13 @@ impl ProgGen<'_, '_> {
         self.load_temp(t, R1);
         self.free(t);
         self.a.emit(stx(Size::DW, FP, id_slot, R1));
+        // An ID above nspec is an illegal operation (0 is no speculation).
+        let valid = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Le, R1, m.nspec as i32, valid);
+        let act = self.cur_action;
+        self.fault(crate::plan::fault::ILLOP, None, act);
+        self.a.bind(valid);
+        self.a.emit(ldx(Size::DW, R1, FP, id_slot));
         self.spec_state(m, done);
         self.a.emit(ldx(Size::W, R1, R0, 0));
         self.a.jmp_imm_to(Cond::Ne, R1, spec::ACTIVE, done);

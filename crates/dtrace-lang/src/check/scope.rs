@@ -653,7 +653,15 @@ impl Checker<'_> {
                 ),
             ));
         }
-        if !ty.compatible(&v.ty) {
+        // DTrace's rule for scalars is its argument compatibility: an
+        // integer is not a pointer (but for the constant 0), pointers
+        // point to the same type or one is `void *`.
+        let ok = if ty.is_scalar() && v.ty.is_scalar() {
+            ty.accepts_arg(&v.ty, matches!(v.kind, CKind::Int(0)))
+        } else {
+            ty.compatible(&v.ty)
+        };
+        if !ok {
             return Err(err(
                 Tag::D_OP_INCOMPAT,
                 line,
