@@ -500,6 +500,8 @@ impl Type {
         }
         match p {
             Type::Record(_) | Type::Func(_) => p.same_as(a),
+            // A string is a char array: `void *` takes it as any pointer.
+            _ if a.is_string() => p.pointee().is_some_and(Type::is_void),
             _ => match (p.pointee(), a.pointee()) {
                 (Some(_), None) => a.is_int() && zero,
                 (Some(pt), Some(at)) => pt.is_void() || at.is_void() || pt.same_as(at),

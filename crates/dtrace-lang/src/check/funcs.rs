@@ -739,6 +739,24 @@ impl Checker<'_> {
             }
         }
         let c = self.expr(a)?;
+        let want = match f.prototype().params.get(i).copied() {
+            Some(Param::Typed(w)) => Some(w),
+            _ => None,
+        };
+        // A string is a char array: where `void *` is asked, its address
+        // (what is read from, as DTrace passes it) -- but not where the
+        // function writes, which must be scratch memory.
+        if c.ty.is_string() && want.is_some_and(|w| w.trim() == "void *") {
+            let written = matches!((f.name, i), ("bcopy", 1) | ("copyinto", 2));
+            if written {
+                return Err(self.arg_mismatch(f.name, i + 1, "void *", &c.ty, line));
+            }
+            return Ok(CExpr {
+                kind: CKind::StrAddr(Box::new(c)),
+                ty: Type::ptr(Type::Int(types::CHAR)),
+                line,
+            });
+        }
         self.check_arg(f, i, &c, line)?;
         Ok(c)
     }

@@ -1,0 +1,2 @@
+BEGINab
+
