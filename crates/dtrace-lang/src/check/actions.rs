@@ -317,6 +317,46 @@ impl Checker<'_> {
         for a in rest {
             aggs.push(self.agg_arg("printa", a, Tag::D_PRINTA_AGGARG)?);
         }
+        // Printed side by side, the aggregations share their keys.
+        for &other in &aggs[1..] {
+            let (l, r) = (&self.syms.aggs[aggs[0]], &self.syms.aggs[other]);
+            if l.keys.len() != r.keys.len() {
+                let keys = |n: usize| format!("{} key{}", n, if n == 1 { "" } else { "s" });
+                return Err(err(
+                    Tag::D_PRINTA_AGGKEY,
+                    line,
+                    format!(
+                        "printa( ): @{} and @{} do not have matching key signatures: @{} has {}, @{} has {}",
+                        l.name,
+                        r.name,
+                        l.name,
+                        keys(l.keys.len()),
+                        r.name,
+                        keys(r.keys.len())
+                    ),
+                ));
+            }
+            for (n, (lk, rk)) in l.keys.iter().zip(&r.keys).enumerate() {
+                if !lk.accepts_arg(rk, false) {
+                    return Err(err(
+                        Tag::D_PRINTA_AGGPROTO,
+                        line,
+                        format!(
+                            "printa( ): @{}[ ] key #{} is incompatible with @{}:\n{:>9} key #{}: {}\n{:>9} key #{}: {}",
+                            r.name,
+                            n + 1,
+                            l.name,
+                            l.name,
+                            n + 1,
+                            lk,
+                            r.name,
+                            n + 1,
+                            rk
+                        ),
+                    ));
+                }
+            }
+        }
         if let Some(f) = &format {
             self.check_printa_format(f, &aggs, line)?;
         }
@@ -339,12 +379,9 @@ impl Checker<'_> {
         let n = match args.get(1) {
             Some(x) => {
                 let v = self.expr(x)?;
-                if !v.ty.is_scalar() {
-                    return Err(err(
-                        Tag::D_TRUNC_SCALAR,
-                        x.line,
-                        "trunc( ) argument #2 must be of scalar type",
-                    ));
+                // Its prototype's int64_t, as DTrace checks it.
+                if !v.ty.is_int() {
+                    return Err(self.arg_mismatch("trunc", 2, "int64_t", &v.ty, x.line));
                 }
                 Some(v)
             }
@@ -362,12 +399,9 @@ impl Checker<'_> {
     ) -> Result<CStmt, CompileError> {
         let agg = self.agg_arg("normalize", &args[0], Tag::D_NORMALIZE_AGGARG)?;
         let n = self.expr(&args[1])?;
-        if !n.ty.is_scalar() {
-            return Err(err(
-                Tag::D_NORMALIZE_SCALAR,
-                line,
-                "normalize( ) argument #2 must be of scalar type",
-            ));
+        // Its prototype's uint64_t, as DTrace checks it.
+        if !n.ty.is_int() {
+            return Err(self.arg_mismatch("normalize", 2, "uint64_t", &n.ty, line));
         }
         let a = self.next_action(1);
         Ok(CStmt::Normalize(agg, Some(n), a))

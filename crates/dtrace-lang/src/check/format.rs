@@ -151,14 +151,7 @@ impl Checker<'_> {
                 ));
             }
             let Some(k) = keys.get(ki) else {
-                return Err(err(
-                    Tag::D_PRINTA_AGGKEY,
-                    line,
-                    format!(
-                        "printa( ) conversion #{} ({}) has no corresponding aggregation key",
-                        conv.number, conv.text
-                    ),
-                ));
+                return Err(self.missing_arg("printa", conv, line));
             };
             if !ConvKind::accepts_conv(conv, k) {
                 return Err(err(

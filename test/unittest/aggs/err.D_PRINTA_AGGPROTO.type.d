@@ -1,0 +1,7 @@
+/* ...and their types. */
+BEGIN
+{
+	@a[1] = count();
+	@b["one"] = count();
+	printa("%d %@d %@d\n", @a, @b);
+}
