@@ -10,7 +10,7 @@
 //! interpreter line (`#!/usr/sbin/dtrace -Cs`), which cpp would refuse, is
 //! blanked first, keeping the line count.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, Read, Write};
 use std::process::{Command, Stdio};
 
 use crate::options::{Options, Stdc};
@@ -67,6 +67,8 @@ pub fn arguments(opts: &Options, args: &[CppArg]) -> Vec<String> {
     if opts.cpphdrs {
         v.push("-H".into());
     }
+    // Messages without columns, as DTrace for Linux shows them.
+    v.push("-fno-show-column".into());
     v.push("-".into());
     v
 }
@@ -88,7 +90,7 @@ pub fn preprocess(opts: &Options, args: &[CppArg], text: &[u8]) -> Result<Vec<u8
         .args(arguments(opts, args))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| {
             Error::Preprocessor(format!(
@@ -97,6 +99,25 @@ pub fn preprocess(opts: &Options, args: &[CppArg], text: &[u8]) -> Result<Vec<u8
                 crate::io_reason(&e)
             ))
         })?;
+    // cpp's messages go on to standard error, the program it read from
+    // its standard input named `/dev/stdin` as DTrace for Linux names it
+    // (cpp says `<stdin>`).
+    let errors = child.stderr.take().map(|e| {
+        std::thread::spawn(move || {
+            let mut out = std::io::stderr();
+            for line in std::io::BufReader::new(e)
+                .split(b'\n')
+                .map_while(Result::ok)
+            {
+                let line = match line.strip_prefix(b"<stdin>:") {
+                    Some(rest) => [b"/dev/stdin:".as_slice(), rest].concat(),
+                    None => line,
+                };
+                let _ = out.write_all(&line);
+                let _ = out.write_all(b"\n");
+            }
+        })
+    });
     let input = without_interpreter_line(text);
     // Written from a thread: cpp may fill its output pipe before it has
     // read all of its input.
@@ -117,6 +138,9 @@ pub fn preprocess(opts: &Options, args: &[CppArg], text: &[u8]) -> Result<Vec<u8
         let _ = child.kill();
         let _ = child.wait();
         let _ = writer.join();
+        if let Some(t) = errors {
+            let _ = t.join();
+        }
         return Err(Error::Preprocessor(format!(
             "the C preprocessor's output is larger than {} MiB, the limit of a program",
             crate::MAX_PROGRAM >> 20
@@ -124,6 +148,9 @@ pub fn preprocess(opts: &Options, args: &[CppArg], text: &[u8]) -> Result<Vec<u8
     }
     let status = child.wait();
     let _ = writer.join();
+    if let Some(t) = errors {
+        let _ = t.join();
+    }
     if let Some(Err(e)) = read {
         return Err(Error::Preprocessor(format!(
             "failed to read the C preprocessor's output: {}",
@@ -165,7 +192,15 @@ mod tests {
         let tail: Vec<&str> = a.iter().map(String::as_str).skip(6).collect();
         assert_eq!(
             tail,
-            ["-std=c17", "-DVAL=5", "-U__linux", "-I/tmp", "-H", "-"]
+            [
+                "-std=c17",
+                "-DVAL=5",
+                "-U__linux",
+                "-I/tmp",
+                "-H",
+                "-fno-show-column",
+                "-"
+            ]
         );
     }
 
