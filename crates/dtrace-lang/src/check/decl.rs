@@ -39,26 +39,23 @@ impl Checker<'_> {
                     return Err(err(
                         Tag::D_DECL_ARRNULL,
                         line,
-                        "array declaration requires array dimension",
+                        "array declaration requires array dimension or tuple signature",
                     ))
                 }
                 ast::Derived::Array(Some(n)) => {
-                    let Some(v) = self.const_int(n) else {
-                        return Err(err(
-                            Tag::D_DECL_ARRSUB,
-                            line,
-                            "positive integral constant expression required as array size",
-                        ));
+                    let v = match self.const_int(n) {
+                        Some(v) if v > 0 => v,
+                        _ => {
+                            return Err(err(
+                                Tag::D_DECL_ARRSUB,
+                                line,
+                                "positive integral constant expression or tuple signature expected as array declaration subscript",
+                            ))
+                        }
                     };
-                    if v <= 0 || v > MAX_ARRAY {
-                        return Err(err(
-                            Tag::D_DECL_ARRBIG,
-                            line,
-                            format!(
-                                "array dimension {} is not within the range 1..{}",
-                                v, MAX_ARRAY
-                            ),
-                        ));
+                    // DTrace's bound is 32 bits; ours, what a map holds.
+                    if v > MAX_ARRAY {
+                        return Err(err(Tag::D_DECL_ARRBIG, line, "array dimension too big"));
                     }
                     if matches!(ty.resolved(), Type::Void | Type::Func(_)) {
                         return Err(err(
@@ -196,22 +193,23 @@ impl Checker<'_> {
                             format!("invalid type for bit-field: {}", what),
                         ));
                     }
-                    let Some(w) = self.const_int(b) else {
-                        return Err(err(
-                            Tag::D_DECL_BFCONST,
-                            m.line,
-                            "positive integral constant expression required as bit-field size",
-                        ));
-                    };
+                    // An unnamed zero-width field ends the storage unit.
+                    let w =
+                        match self.const_int(b) {
+                            Some(0) if m.name.is_none() => 0,
+                            Some(w) if w > 0 => w,
+                            _ => return Err(err(
+                                Tag::D_DECL_BFCONST,
+                                m.line,
+                                "positive integral constant expression expected as bit-field size",
+                            )),
+                        };
                     let max = i64::from(ty.scalar_size()) * 8;
-                    if w < 0 || w > max || (w == 0 && m.name.is_some()) {
+                    if w > max {
                         return Err(err(
                             Tag::D_DECL_BFSIZE,
                             m.line,
-                            format!(
-                                "bit-field size {} for {} is not within the range 1..{}",
-                                w, what, max
-                            ),
+                            format!("bit-field too big for type: {}", what),
                         ));
                     }
                     Some(w as u32)
@@ -229,10 +227,7 @@ impl Checker<'_> {
                         _ => err(
                             Tag::D_DECL_INCOMPLETE,
                             m.line,
-                            format!(
-                                "declaration of member {} uses an incomplete type: {}",
-                                what, ty
-                            ),
+                            format!("incomplete struct/union/enum {}: {}", ty, what),
                         ),
                     });
                 }
@@ -348,9 +343,17 @@ impl Checker<'_> {
         line: u32,
     ) -> Result<(), CompileError> {
         let t = self.type_name(ty, line)?;
-        if self.syms.inlines.iter().any(|(n, _, _)| n == name)
-            || self.syms.globals.iter().any(|g| g.name == name)
-        {
+        if self.syms.inlines.iter().any(|(n, _, _)| n == name) {
+            return Err(err(
+                Tag::D_DECL_IDRED,
+                line,
+                format!(
+                    "identifier redefined: {}\n\t current: inline definition\n\tprevious: scalar inline",
+                    name
+                ),
+            ));
+        }
+        if self.syms.globals.iter().any(|g| g.name == name) {
             return Err(err(
                 Tag::D_DECL_IDRED,
                 line,
@@ -417,14 +420,14 @@ impl Checker<'_> {
                 return Err(err(
                     Tag::D_OFFSETOF_TYPE,
                     line,
-                    format!("offsetof operand must be a struct or union type: {}", ty),
+                    "offsetof operand must be a struct or union type",
                 ));
             };
             if self.syms.types.size_of(&ty).is_err() {
                 return Err(err(
                     Tag::D_OFFSETOF_TYPE,
                     line,
-                    format!("offsetof operand must be a struct or union type: {}", ty),
+                    "offsetof operand must be a struct or union type",
                 ));
             }
             let Some(f) = self.syms.types.member(&r, m) else {

@@ -205,6 +205,14 @@ impl Checker<'_> {
             },
             ExprKind::Offsetof(t, path) => self.offsetof(t, path, line),
             ExprKind::Xlate(t, inner) => self.xlate(t, inner, line),
+            // A string constant is its characters and a NUL, as in C.
+            ExprKind::SizeofExpr(inner) if matches!(inner.kind, ExprKind::Str(_)) => {
+                let n = match &inner.kind {
+                    ExprKind::Str(s) => s.len() as i64 + 1,
+                    _ => 0,
+                };
+                Ok(mk(CKind::Int(n), int_ty(types::SIZE_T)))
+            }
             ExprKind::SizeofExpr(inner) => {
                 // The operand's type, without reading it: a char array is
                 // its array type here, not the string it reads as.

@@ -459,6 +459,10 @@ impl<'a> Checker<'a> {
             Err(e) if d.scope == ast::DeclScope::Extern && e.tag == Tag::D_DECL_ARRNULL => {
                 return Ok(())
             }
+            Err(mut e) if e.tag == Tag::D_DECL_ARRNULL => {
+                e.msg = format!("{}: {}", e.msg, d.name);
+                return Err(e);
+            }
             other => other?,
         };
         if d.scope == ast::DeclScope::Extern {

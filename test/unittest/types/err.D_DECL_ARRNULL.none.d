@@ -1,0 +1,2 @@
+/* A D array needs a dimension (or keys, for an associative one). */
+int a[];

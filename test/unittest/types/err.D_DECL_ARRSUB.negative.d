@@ -1,0 +1,2 @@
+/* An array dimension is a positive constant. */
+int a[-7];

@@ -1,0 +1,3 @@
+/* A member of a struct not yet defined. */
+struct pirate;
+struct ship { struct pirate p; };
