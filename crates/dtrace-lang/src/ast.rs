@@ -222,6 +222,9 @@ pub struct Enumerator {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     Expr(Expr),
+    /// `e1, e2, ...;`: C's comma operator as a statement, each expression
+    /// evaluated in turn.
+    Comma(Vec<Expr>),
     If {
         cond: Expr,
         then: Vec<Stmt>,

@@ -707,6 +707,30 @@ impl<'a> Checker<'a> {
                     self.settle()?;
                     out.push(s);
                 }
+                // Values in turn: an action has none to give (DTrace's
+                // "operands cannot be actions").
+                Stmt::Comma(es) => {
+                    for e in es {
+                        let action = match &e.kind {
+                            ExprKind::Call(name, _) => funcs::lookup(name)
+                                .is_some_and(|f| f.role != funcs::Role::Subroutine),
+                            ExprKind::Assign(_, lhs, _) => matches!(lhs.kind, ExprKind::Agg { .. }),
+                            _ => false,
+                        };
+                        if action {
+                            return Err(err(
+                                Tag::D_OP_ACT,
+                                e.line,
+                                "operator , operands cannot be actions",
+                            ));
+                        }
+                    }
+                    for e in es {
+                        let s = self.statement(e)?;
+                        self.settle()?;
+                        out.push(s);
+                    }
+                }
                 Stmt::If {
                     cond,
                     then,

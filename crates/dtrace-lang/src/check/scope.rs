@@ -272,6 +272,18 @@ impl Checker<'_> {
             }
             ExprKind::Member(..) => self.mem_lvalue(e, line, op),
             ExprKind::Index(base, _) if self.names_pointer(base) => self.mem_lvalue(e, line, op),
+            // An element of an array member of an object in memory
+            // (`t->b[3] = 't'`).
+            ExprKind::Index(base, _)
+                if matches!(
+                    base.kind,
+                    ExprKind::Arrow(..)
+                        | ExprKind::Member(..)
+                        | ExprKind::Unary(ast::UnOp::Deref, _)
+                ) =>
+            {
+                self.mem_lvalue(e, line, op)
+            }
             ExprKind::Index(base, idx) => {
                 let thread_name;
                 let name = match &base.kind {

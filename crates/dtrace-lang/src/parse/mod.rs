@@ -338,6 +338,7 @@ fn check_depth(prog: &Program) -> Result<(), CompileError> {
         let n = d + 1;
         match node {
             Node::S(Stmt::Expr(e)) => work.push((Node::E(e), n)),
+            Node::S(Stmt::Comma(es)) => work.extend(es.iter().map(|e| (Node::E(e), n))),
             Node::S(Stmt::If {
                 cond, then, els, ..
             }) => {
@@ -867,7 +868,7 @@ impl<'a> Parser<'a> {
                 continue;
             }
             let s = self.statement()?;
-            let needs_semi = matches!(s, Stmt::Expr(_));
+            let needs_semi = matches!(s, Stmt::Expr(_) | Stmt::Comma(_));
             out.push(s);
             if needs_semi && !self.eat(";")? && !self.peek_is("}")? {
                 let t = self.next()?;
@@ -900,7 +901,15 @@ impl<'a> Parser<'a> {
                 });
             }
         }
-        Ok(Stmt::Expr(self.expr()?))
+        let first = self.expr()?;
+        if !self.peek_is(",")? {
+            return Ok(Stmt::Expr(first));
+        }
+        let mut all = vec![first];
+        while self.eat(",")? {
+            all.push(self.nested(|p| p.expr())?);
+        }
+        Ok(Stmt::Comma(all))
     }
 
     fn block_or_statement(&mut self) -> Result<Vec<Stmt>, CompileError> {
@@ -908,7 +917,7 @@ impl<'a> Parser<'a> {
             return self.statements_until_brace();
         }
         let s = self.statement()?;
-        if matches!(s, Stmt::Expr(_)) && !self.eat(";")? && !self.peek_is("}")? {
+        if matches!(s, Stmt::Expr(_) | Stmt::Comma(_)) && !self.eat(";")? && !self.peek_is("}")? {
             let t = self.next()?;
             return Err(syntax_error(&t));
         }
