@@ -118,8 +118,10 @@ impl Checker<'_> {
             }
             _ => {}
         }
+        // D's NULL is the integer 0 (an int, as sizeof(NULL) says), which
+        // any pointer takes and is compared with.
         if name == "NULL" && Symbols::find(&self.syms.globals, name).is_none() {
-            return Ok(mk(CKind::Int(0), Type::ptr(Type::Void)));
+            return Ok(mk(CKind::Int(0), int_ty(types::INT)));
         }
         if let Some((v, ty)) = self.syms.types.enumerator(name) {
             return Ok(mk(CKind::Int(v), ty));
