@@ -109,11 +109,14 @@ impl Checker<'_> {
                     "ipl is not available: Linux has no interrupt priority levels",
                 ))
             }
-            "uregs" => {
+            "uregs" | "args" => {
                 return Err(err(
                     Tag::D_IDENT_BADREF,
                     line,
-                    "associative array 'uregs' may not be referenced as scalar",
+                    format!(
+                        "associative array '{}' may not be referenced as scalar",
+                        name
+                    ),
                 ))
             }
             _ => {}
