@@ -53,6 +53,9 @@ pub enum Item {
         param: String,
         members: Vec<(String, Expr, u32)>,
         line: u32,
+        /// The line of its closing `};`, where DTrace reports what it
+        /// finds wrong with the whole declaration.
+        end_line: u32,
     },
     /// `provider name { probe ...; };`
     Provider(ProviderDecl),

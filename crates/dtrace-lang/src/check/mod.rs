@@ -310,7 +310,8 @@ impl<'a> Checker<'a> {
                     param,
                     members,
                     line,
-                } => self.translator(to, from, param, members, *line)?,
+                    end_line,
+                } => self.translator(to, from, param, members, *line, *end_line)?,
                 ast::Item::Clause(c) => {
                     let cc = self.clause(c)?;
                     out.clauses.push(cc);

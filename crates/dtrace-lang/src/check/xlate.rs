@@ -56,19 +56,24 @@ impl Checker<'_> {
         param: &str,
         members: &[(String, Expr, u32)],
         line: u32,
+        end_line: u32,
     ) -> Result<(), CompileError> {
         let to_ty = self.type_name(to, line)?;
         let from_ty = self.type_name(from, line)?;
         let r = match to_ty.resolved() {
             Type::Record(r) if self.syms.types.size_of(&to_ty).is_ok() => r.clone(),
+            Type::Record(_) => {
+                return Err(err(
+                    Tag::D_XLATE_SOU,
+                    end_line,
+                    format!("incomplete struct/union/enum {}", to_ty),
+                ))
+            }
             _ => {
                 return Err(err(
                     Tag::D_XLATE_SOU,
-                    line,
-                    format!(
-                        "translator output type must be a struct or union: {}",
-                        to_ty
-                    ),
+                    end_line,
+                    "translator output type must be a struct or union",
                 ))
             }
         };
@@ -106,7 +111,8 @@ impl Checker<'_> {
             let v = self.expr(e);
             self.xlate_scope.pop();
             let v = v?;
-            self.member_value(&f.ty, v, m, *mline)?;
+            // Found as DTrace checks the whole declaration: at its end.
+            self.member_value(&f.ty, v, m, end_line)?;
         }
         self.syms.translators.push(Translator {
             to: to_ty,
@@ -132,10 +138,14 @@ impl Checker<'_> {
                 return Ok(v);
             }
         }
+        // The rules of assignment (DTrace's argument compatibility): an
+        // integer is no pointer but for 0.
         let ok = if is_char_array(ty) || ty.is_string() {
             v.ty.is_string()
         } else {
-            ty.is_scalar() && v.ty.is_scalar()
+            ty.is_scalar()
+                && v.ty.is_scalar()
+                && ty.accepts_arg(&v.ty, matches!(v.kind, CKind::Int(0)))
         };
         if !ok {
             return Err(err(

@@ -236,9 +236,11 @@ impl Parser<'_> {
             self.expect(";")?;
             members.push((m, e, mline));
         }
+        let end_line = self.peek()?.line;
         self.expect(";")?;
         self.unpeek();
         Ok(Item::Translator {
+            end_line,
             to,
             from,
             param,

@@ -1,0 +1,3 @@
+/* A translator makes a struct or union. */
+translator int < int x > {
+};
