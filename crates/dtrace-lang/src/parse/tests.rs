@@ -566,6 +566,7 @@ fn parses_translators() {
         param,
         members,
         line: 1,
+        ..
     } = &p.items[0]
     else {
         panic!("{:?}", p.items[0])
