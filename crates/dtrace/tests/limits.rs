@@ -220,7 +220,7 @@ fn printf_widths_are_bounded() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         text(&o.stderr),
-        "dtrace: failed to compile script p.d: line 1: printf( ) argument #1 is invalid: width or precision of \"%.4000000\" exceeds the limit of 65535\n"
+        "dtrace: failed to compile script p.d: line 1: printf( ) argument #1 is invalid: width or precision of \"%.4000000d\" exceeds the limit of 65535\n"
     );
     let o = run_script(
         "q.d",

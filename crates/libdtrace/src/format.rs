@@ -806,7 +806,7 @@ mod tests {
             }
         }
         for conv in [
-            "%5d", "%-d", "%+d", "% d", "%.3d", "%hd", "%hhu", "%x", "%*d", "%c",
+            "%5d", "%-d", "%+d", "% d", "%.3d", "%hd", "%hu", "%x", "%*d", "%c",
         ] {
             let p = Format::parse(conv.as_bytes()).unwrap();
             let c = p.conversions().next().unwrap();
