@@ -658,18 +658,7 @@ impl Checker<'_> {
             ));
         }
         let (target, ty) = self.lvalue(lhs, Some(&v.ty), line, &sym)?;
-        // As in C, an array (a char array too: D's strings are not) or a
-        // function is not assignable as a whole.
-        if matches!(ty.resolved(), Type::Array(..) | Type::Func(_)) {
-            return Err(err(
-                Tag::D_OP_ARRFUN,
-                line,
-                format!(
-                    "operator {} may not be applied to operand of type \"{}\"",
-                    sym, ty
-                ),
-            ));
-        }
+        assignable_whole(&ty, &sym, line)?;
         // DTrace's rule for scalars is its argument compatibility: an
         // integer is not a pointer (but for the constant 0), pointers
         // point to the same type or one is `void *`.
@@ -710,16 +699,7 @@ impl Checker<'_> {
         let (target, ty) = self.lvalue(lhs, None, line, sym)?;
         let v = self.expr(rhs)?;
         let v = self.materialize(v, line)?;
-        if matches!(ty.resolved(), Type::Array(..) | Type::Func(_)) {
-            return Err(err(
-                Tag::D_OP_ARRFUN,
-                line,
-                format!(
-                    "operator {} may not be applied to operand of type \"{}\"",
-                    sym, ty
-                ),
-            ));
-        }
+        assignable_whole(&ty, sym, line)?;
         let incompat = || {
             err(
                 Tag::D_OP_INCOMPAT,
@@ -903,6 +883,22 @@ impl Checker<'_> {
             ),
         ))
     }
+}
+
+/// As in C, an array (a char array too: D's strings are not) or a
+/// function is not assigned as a whole.
+fn assignable_whole(ty: &Type, sym: &str, line: u32) -> Result<(), CompileError> {
+    if matches!(ty.resolved(), Type::Array(..) | Type::Func(_)) {
+        return Err(err(
+            Tag::D_OP_ARRFUN,
+            line,
+            format!(
+                "operator {} may not be applied to operand of type \"{}\"",
+                sym, ty
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// DTrace's error for an associative array named without an index.
