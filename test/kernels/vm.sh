@@ -63,9 +63,12 @@ fetch() {
     rm -rf "$k.tmp" && mkdir -p "$k.tmp"
     # shellcheck disable=SC2086
     (cd "$k.tmp" && apt-get $o download "$pkg" >/dev/null && dpkg-deb -x ./*.deb root && rm -f ./*.deb)
-    mv "$k.tmp/root" "$k" && rm -rf "$k.tmp"
-    [ -d "$k/lib/modules" ] || { mkdir -p "$k/lib"; ln -s ../usr/lib/modules "$k/lib/modules"; }
-    depmod -b "$k" "$(ls "$k/lib/modules")"
+    # The kernel is in place only once its modules are indexed: a fetch that
+    # stopped half-way (no depmod, say) is begun again by the next one.
+    local r=$k.tmp/root
+    [ -d "$r/lib/modules" ] || { mkdir -p "$r/lib"; ln -s ../usr/lib/modules "$r/lib/modules"; }
+    depmod -b "$r" "$(ls "$r/lib/modules")"
+    mv "$r" "$k" && rm -rf "$k.tmp"
 }
 
 run() {

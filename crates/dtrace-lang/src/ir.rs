@@ -289,6 +289,9 @@ pub enum CKind {
     /// A string's address, for comparing it with NULL (`strchr(s, c) !=
     /// NULL`): a string that is not NULL is never at address 0.
     StrAddr(Box<CExpr>),
+    /// `s + n` (`n + s`, `s - n`): the string from `n` bytes into `s` on
+    /// (clamped to the string's capacity).
+    StrOffset(Box<CExpr>, Box<CExpr>),
     /// `rand()`: a pseudo-random integer.
     Rand,
     /// `alloca(size)`: `size` bytes of the clause's scratch space, zeroed
@@ -605,6 +608,7 @@ impl CKind {
             | CKind::Substr(..)
             | CKind::Case(..)
             | CKind::StrAddr(_)
+            | CKind::StrOffset(..)
             | CKind::Rand
             | CKind::Alloca(_)
             | CKind::Copyin(..)
@@ -684,6 +688,7 @@ impl CExpr {
             | CKind::UserAddr(a)
             | CKind::Deref(a) => f(a),
             CKind::Arith(_, a, b)
+            | CKind::StrOffset(a, b)
             | CKind::InetNtop(a, b, _)
             | CKind::Strjoin(a, b)
             | CKind::Cmp(_, a, b, _)

@@ -500,6 +500,9 @@ impl Type {
         }
         match p {
             Type::Record(_) | Type::Func(_) => p.same_as(a),
+            // A string is a char array, which takes the constant 0 (NULL)
+            // as a pointer does.
+            Type::String => a.is_int() && zero,
             // A string is a char array: `void *` takes it as any pointer.
             _ if a.is_string() => p.pointee().is_some_and(Type::is_void),
             _ => match (p.pointee(), a.pointee()) {

@@ -308,7 +308,7 @@ impl ProgGen<'_, '_> {
             }
             CKind::Progenyof(pid) => self.progenyof(pid),
             CKind::Strtoll(s, base) => self.strtoll(s, base.as_deref()),
-            CKind::StrAddr(s) => Ok(self.eval_str(s)?.0),
+            CKind::StrAddr(s) => self.str_addr(s),
             CKind::StrSearch {
                 hay,
                 needle,
@@ -316,6 +316,7 @@ impl ProgGen<'_, '_> {
                 mode: mode @ (SearchMode::Index | SearchMode::Rindex),
             } => Ok(self.str_search(hay, needle, pos.as_deref(), *mode)?.0),
             CKind::StrSearch { .. }
+            | CKind::StrOffset(..)
             | CKind::Cleanpath(_)
             | CKind::Json(..)
             | CKind::LinkNtop(..)

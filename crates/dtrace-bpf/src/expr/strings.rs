@@ -4,6 +4,10 @@
 
 use super::*;
 
+/// A NULL string in a variable's own bytes, as a little-endian halfword:
+/// a NUL, then 0x7f (an empty string's second byte is 0).
+const NULL_STRING: i32 = 0x7f00;
+
 impl ProgGen<'_, '_> {
     pub(crate) fn assign_str(&mut self, lv: &LValue, rhs: &CExpr) -> R<(Temp, u32)> {
         let strsize = self.g.caps.strsize;
@@ -13,14 +17,14 @@ impl ProgGen<'_, '_> {
             )),
             LValue::Var(VarRef::Global(i)) => {
                 let off = self.g.globals.slots[*i].0;
-                self.eval_str_into(rhs, Dst::Global(off), strsize)?;
+                self.store_str_var(rhs, Dst::Global(off), strsize)?;
                 let gm = self.g.m_globals;
                 self.a.ld_map_value(R1, gm, off);
                 Ok((self.int_result(R1), strsize))
             }
             LValue::Var(VarRef::Local(i)) => {
                 let off = self.g.locals.slots[*i].0;
-                self.eval_str_into(rhs, Dst::Scratch(off), strsize)?;
+                self.store_str_var(rhs, Dst::Scratch(off), strsize)?;
                 self.ptr(R1, R9, off);
                 Ok((self.int_result(R1), strsize))
             }
@@ -30,11 +34,189 @@ impl ProgGen<'_, '_> {
             LValue::Var(VarRef::Thread(_)) | LValue::Elem(..) => {
                 let key = self.lvalue_key(lv)?;
                 let vb = self.alloc_buf(strsize);
+                if matches!(rhs.kind, CKind::Int(_)) {
+                    // NULL: as storing 0, the variable is no more.
+                    self.a.emit(mov64_imm(R1, 0));
+                    let t = self.int_result(R1);
+                    let map = self.dyn_map(lv)?;
+                    self.dyn_store(map, key, t);
+                    self.ptr(R1, R9, vb);
+                    self.a.emit(st_imm(Size::B, R1, 0, 0));
+                    return Ok((self.int_result(R1), strsize));
+                }
+                if Self::may_be_null(rhs) {
+                    // A string subroutine's NULL deletes the variable too.
+                    let (p, c) = self.str_or_null(rhs)?;
+                    let null = self.a.new_label();
+                    let done = self.a.new_label();
+                    self.load_temp(p, R1);
+                    self.a.jmp_imm_to(Cond::Eq, R1, 0, null);
+                    self.copy_kernel_str(Dst::Scratch(vb), strsize, p, c);
+                    self.store_dynamic(lv, key, vb)?;
+                    self.a.ja_to(done);
+                    self.a.bind(null);
+                    let z = self.int_result(R1);
+                    let map = self.dyn_map(lv)?;
+                    self.dyn_store(map, key, z);
+                    self.ptr(R1, R9, vb);
+                    self.a.emit(st_imm(Size::B, R1, 0, 0));
+                    self.a.bind(done);
+                    self.ptr(R1, R9, vb);
+                    return Ok((self.int_result(R1), strsize));
+                }
                 self.eval_str_into(rhs, Dst::Scratch(vb), strsize)?;
                 self.store_dynamic(lv, key, vb)?;
                 Ok((self.int_result(R1), strsize))
             }
         }
+    }
+
+    /// Whether a string expression's value may be NULL at run time (a
+    /// search that found nothing, `strtok()` at the end, a variable that
+    /// was given NULL) rather than always a string.
+    fn may_be_null(e: &CExpr) -> bool {
+        match &e.kind {
+            CKind::StrSearch { .. } | CKind::Strtok { .. } | CKind::Var(_) | CKind::Elem(..) => {
+                true
+            }
+            CKind::Ternary(_, a, b) => Self::may_be_null(a) || Self::may_be_null(b),
+            CKind::Assign(_, None, v) => Self::may_be_null(v),
+            _ => false,
+        }
+    }
+
+    /// Stores a string into a global or clause-local variable's own
+    /// bytes. NULL (the constant, or a string subroutine's NULL) is kept
+    /// as DTrace for Linux keeps it: a NUL followed by [`NULL_STRING`]'s
+    /// second byte, which no string stored there has (an empty string's
+    /// second byte is cleared), so that the variable reads back as NULL
+    /// where its address matters ([`Self::str_addr`]) and as the empty
+    /// string elsewhere.
+    fn store_str_var(&mut self, rhs: &CExpr, dst: Dst, cap: u32) -> R<()> {
+        let marks = cap >= 2;
+        if matches!(rhs.kind, CKind::Int(_)) {
+            self.dst_ptr(dst, R1);
+            if marks {
+                self.a.emit(st_imm(Size::H, R1, 0, NULL_STRING));
+            } else {
+                self.a.emit(st_imm(Size::B, R1, 0, 0));
+            }
+            return Ok(());
+        }
+        let done = self.a.new_label();
+        if marks && Self::may_be_null(rhs) {
+            let (p, c) = self.str_or_null(rhs)?;
+            let null = self.a.new_label();
+            self.load_temp(p, R1);
+            self.a.jmp_imm_to(Cond::Ne, R1, 0, null);
+            self.dst_ptr(dst, R1);
+            self.a.emit(st_imm(Size::H, R1, 0, NULL_STRING));
+            self.a.ja_to(done);
+            self.a.bind(null);
+            self.copy_kernel_str(dst, cap, p, c);
+        } else {
+            self.eval_str_into(rhs, dst, cap)?;
+        }
+        if marks {
+            // An empty string: its second byte cleared too.
+            self.dst_ptr(dst, R1);
+            self.a.emit(ldx(Size::B, R2, R1, 0));
+            self.a.jmp_imm_to(Cond::Ne, R2, 0, done);
+            self.a.emit(st_imm(Size::H, R1, 0, 0));
+        }
+        self.a.bind(done);
+        Ok(())
+    }
+
+    /// A string's address, 0 for NULL: a global or clause-local variable
+    /// given NULL, a thread-local or associative array element that has
+    /// none, a subroutine's NULL.
+    pub(crate) fn str_addr(&mut self, s: &CExpr) -> R<Temp> {
+        match &s.kind {
+            CKind::Var(VarRef::Global(i)) if self.g.caps.strsize >= 2 => {
+                let off = self.g.globals.slots[*i].0;
+                let gm = self.g.m_globals;
+                self.a.ld_map_value(R1, gm, off);
+                self.null_if_marked(R1);
+            }
+            CKind::Var(VarRef::Local(i)) if self.g.caps.strsize >= 2 => {
+                let off = self.g.locals.slots[*i].0;
+                self.ptr(R1, R9, off);
+                self.null_if_marked(R1);
+            }
+            CKind::Var(VarRef::Thread(i)) => {
+                self.thread_key()?;
+                let map = self.g.thread_maps[*i];
+                self.a.ld_map_fd(R1, map);
+                self.key_ptr_stack(R2);
+                self.a.emit(call(Helper::MapLookupElem));
+                self.a.emit(mov64_reg(R1, R0));
+            }
+            CKind::Elem(arr, keys) => {
+                let kb = self.array_key(*arr, keys)?;
+                let map = self.g.array_maps[*arr];
+                self.a.ld_map_fd(R1, map);
+                self.ptr(R2, R9, kb);
+                self.a.emit(call(Helper::MapLookupElem));
+                self.a.emit(mov64_reg(R1, R0));
+            }
+            _ => {
+                let (p, _) = self.eval_str(s)?;
+                self.load_temp(p, R1);
+                self.free(p);
+            }
+        }
+        // As a number: an address to compare, add to and read through
+        // (a kernel read, which faults at NULL), not memory the
+        // verifier lets the program touch directly. A value read back
+        // from a map is a scalar.
+        self.a.emit(stx(Size::DW, R9, scratch::TMP as i16, R1));
+        self.a.emit(ldx(Size::DW, R1, R9, scratch::TMP as i16));
+        Ok(self.int_result(R1))
+    }
+
+    /// Leaves 0 in `r` if the string at `r` is a variable's NULL.
+    fn null_if_marked(&mut self, r: Reg) {
+        let ok = self.a.new_label();
+        self.a.emit(ldx(Size::H, R2, r, 0));
+        self.a.jmp_imm_to(Cond::Ne, R2, NULL_STRING, ok);
+        self.a.emit(mov64_imm(r, 0));
+        self.a.bind(ok);
+    }
+
+    /// A string that may be NULL: a variable's address or 0
+    /// ([`Self::str_addr`]), anything else as [`Self::eval_str`] has it.
+    fn str_or_null(&mut self, e: &CExpr) -> R<(Temp, u32)> {
+        match &e.kind {
+            CKind::Var(_) | CKind::Elem(..) => Ok((self.str_addr(e)?, self.g.caps.strsize)),
+            _ => self.eval_str(e),
+        }
+    }
+
+    /// `s + n`: the rest of `s` from `n` bytes in (`n` clamped to the
+    /// string's capacity), copied into scratch.
+    fn str_offset(&mut self, s: &CExpr, n: &CExpr) -> R<(Temp, u32)> {
+        let (p, c) = self.eval_str(s)?;
+        let tn = self.eval_int(n)?;
+        let buf = self.alloc_buf(c);
+        self.load_temp(tn, R3);
+        self.free(tn);
+        let pos = self.a.new_label();
+        let within = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sge, R3, 0, pos);
+        self.a.emit(mov64_imm(R3, 0));
+        self.a.bind(pos);
+        self.a.jmp_imm_to(Cond::Sle, R3, c as i32 - 1, within);
+        self.a.emit(mov64_imm(R3, c as i32 - 1));
+        self.a.bind(within);
+        self.load_temp(p, R1);
+        self.free(p);
+        self.a.emit(alu64_reg(Alu::Add, R3, R1));
+        self.ptr(R1, R9, buf);
+        self.a.emit(mov64_imm(R2, c as i32));
+        self.a.emit(call(Helper::ProbeReadKernelStr));
+        self.ptr(R1, R9, buf);
+        Ok((self.int_result(R1), c))
     }
 
     // ---- strings ----
@@ -192,6 +374,7 @@ impl ProgGen<'_, '_> {
                 mode,
             } => self.str_search(hay, needle, pos.as_deref(), *mode),
             CKind::Cleanpath(s) => self.cleanpath(s),
+            CKind::StrOffset(s, n) => self.str_offset(s, n),
             CKind::Json(d, sel) => self.json(d, sel),
             CKind::LinkNtop(t, a) => self.link_ntop(t, a),
             CKind::Strtok { s, delims, again } => self.strtok(s, delims, *again),

@@ -558,6 +558,21 @@ impl ProgGen<'_, '_> {
         Ok(())
     }
 
+    /// The map of a thread-local variable or associative array element
+    /// (for a thread-local, its key made first).
+    pub(crate) fn dyn_map(&mut self, lv: &LValue) -> R<crate::asm::MapId> {
+        match lv {
+            LValue::Var(VarRef::Thread(i)) => {
+                self.thread_key()?;
+                Ok(self.g.thread_maps[*i])
+            }
+            LValue::Elem(arr, _) => Ok(self.g.array_maps[*arr]),
+            _ => Err(GenError(
+                "internal error: a dynamic store to a static variable".into(),
+            )),
+        }
+    }
+
     pub(crate) fn dyn_store(&mut self, map: crate::asm::MapId, key: Option<u32>, t: Temp) {
         let del = self.a.new_label();
         let end = self.a.new_label();

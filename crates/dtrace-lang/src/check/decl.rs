@@ -279,16 +279,6 @@ impl Checker<'_> {
         let mut out: Vec<(String, i64)> = Vec::new();
         let mut next: i64 = 0;
         for v in values {
-            if out.iter().any(|(n, _)| n == &v.name)
-                || self.syms.types.enumerator(&v.name).is_some()
-                || self.syms.globals.iter().any(|g| g.name == v.name)
-            {
-                return Err(err(
-                    Tag::D_DECL_IDRED,
-                    v.line,
-                    format!("identifier redeclared: {}", v.name),
-                ));
-            }
             let val = match &v.value {
                 Some(e) => self.const_int(e).ok_or_else(|| {
                     err(
@@ -311,6 +301,28 @@ impl Checker<'_> {
                         v.name,
                         i32::MAX
                     ),
+                ));
+            }
+            // As DTrace: the type refuses a name it has (the message is
+            // the type library's), then the name must be new to the
+            // program's identifiers.
+            if out.iter().any(|(n, _)| n == &v.name) {
+                return Err(err(
+                    Tag::D_UNKNOWN,
+                    v.line,
+                    format!(
+                        "failed to define enumerator '{}': Duplicate member or variable name",
+                        v.name
+                    ),
+                ));
+            }
+            if self.syms.types.enumerator(&v.name).is_some()
+                || self.syms.globals.iter().any(|g| g.name == v.name)
+            {
+                return Err(err(
+                    Tag::D_DECL_IDRED,
+                    v.line,
+                    format!("identifier redeclared: {}", v.name),
                 ));
             }
             out.push((v.name.clone(), val));
@@ -431,10 +443,11 @@ impl Checker<'_> {
                 ));
             }
             let Some(f) = self.syms.types.member(&r, m) else {
+                // DTrace asks the type library, and passes its word on.
                 return Err(err(
-                    Tag::D_TYPE_MEMBER,
+                    Tag::D_UNKNOWN,
                     line,
-                    format!("{} is not a member of {}", m, r.name),
+                    format!("failed to determine offset of {}: Member name not found", m),
                 ));
             };
             if f.bits.is_some() {

@@ -544,6 +544,25 @@ impl Checker<'_> {
                 // Pointer arithmetic is scaled by the size of what the
                 // pointer points to; arrays are pointers to their first
                 // element here.
+                // A string plus (or minus) an integer is the string from
+                // that offset on (DTrace for Linux's string arithmetic).
+                match op {
+                    BinOp::Add | BinOp::Sub if l.ty.is_string() && r.ty.is_int() => {
+                        let off = if op == BinOp::Sub {
+                            let ty = r.ty.clone();
+                            fold(mk(CKind::Unary(UnaryOp::Neg, Box::new(r)), ty))
+                        } else {
+                            r
+                        };
+                        let ty = l.ty.clone();
+                        return Ok(mk(CKind::StrOffset(Box::new(l), Box::new(off)), ty));
+                    }
+                    BinOp::Add if r.ty.is_string() && l.ty.is_int() => {
+                        let ty = r.ty.clone();
+                        return Ok(mk(CKind::StrOffset(Box::new(r), Box::new(l)), ty));
+                    }
+                    _ => {}
+                }
                 let lp = l.ty.pointee().cloned();
                 let rp = r.ty.pointee().cloned();
                 match (op, &lp, &rp) {

@@ -183,6 +183,18 @@ impl Checker<'_> {
                     Ok(o) => self.load(o, line)?,
                     Err(v) => v,
                 };
+                // A string is an array of char (DTrace's `string` type):
+                // `s[i]` is the char at its address plus i.
+                let b = if b.ty.is_string() {
+                    let char_ptr = Type::ptr(Type::Int(types::CHAR));
+                    CExpr {
+                        kind: CKind::StrAddr(Box::new(b)),
+                        ty: char_ptr,
+                        line,
+                    }
+                } else {
+                    b
+                };
                 let Some(elem) = b.ty.pointee().cloned() else {
                     return Ok(None);
                 };
@@ -317,7 +329,7 @@ impl Checker<'_> {
                 }
             }
             ExprKind::SelfVar(_) | ExprKind::ThisVar(_) => {
-                !matches!(self.var_type(base), Some(t) if t.pointee().is_some())
+                !matches!(self.var_type(base), Some(t) if t.pointee().is_some() || t.is_string())
             }
             _ => false,
         }

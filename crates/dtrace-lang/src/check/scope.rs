@@ -662,7 +662,7 @@ impl Checker<'_> {
         // DTrace's rule for scalars is its argument compatibility: an
         // integer is not a pointer (but for the constant 0), pointers
         // point to the same type or one is `void *`.
-        let ok = if ty.is_scalar() && v.ty.is_scalar() {
+        let ok = if ty.is_scalar() && v.ty.is_scalar() || ty.is_string() && v.ty.is_int() {
             ty.accepts_arg(&v.ty, matches!(v.kind, CKind::Int(0)))
         } else {
             ty.compatible(&v.ty)

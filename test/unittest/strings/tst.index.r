@@ -1,0 +1,4 @@
+B z o w D
+CDEFG|yz|llo||
+ABCDEFG
+
