@@ -454,6 +454,24 @@ impl Checker<'_> {
     /// constant), shown as a hex dump, at most `dsize` of them.
     pub(super) fn act_tracemem(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
         let addr = self.expr(&args[0])?;
+        // The prototype first, as DTrace cooks the call:
+        // void(@, size_t, [size_t]).
+        let mut sizes = Vec::new();
+        for (i, a) in args.iter().enumerate().skip(1) {
+            let v = self.expr(a)?;
+            if !v.ty.is_int() {
+                return Err(err(
+                    Tag::D_PROTO_ARG,
+                    line,
+                    format!(
+                        "tracemem( ) argument #{} is incompatible with prototype:\n\tprototype: size_t\n\t argument: {}",
+                        i + 1,
+                        v.ty
+                    ),
+                ));
+            }
+            sizes.push(v);
+        }
         if !addr.ty.is_scalar() {
             return Err(err(
                 Tag::D_TRACEMEM_ADDR,
@@ -482,9 +500,8 @@ impl Checker<'_> {
                 "tracemem( ) argument #2 must be a non-zero positive integral constant expression",
             )),
         };
-        let dsize = match args.get(2) {
+        let dsize = match sizes.get(1).cloned() {
             Some(d) => {
-                let d = self.expr(d)?;
                 if !d.ty.is_scalar() {
                     return Err(err(
                         Tag::D_TRACEMEM_DYNSIZE,

@@ -236,7 +236,15 @@ impl Checker<'_> {
                 format!("failed to resolve {}: Unknown symbol name", shown),
             ));
         };
-        let sym = ext.symbol(name, module).map_err(|e| match e {
+        // A name no kernel has (`` ` `` alone, `` a`b`c ``) is not
+        // looked up.
+        let malformed = name.is_empty() || module.is_some_and(|m| m.contains('`'));
+        let sym = if malformed {
+            Err(SymbolError::NotFound)
+        } else {
+            ext.symbol(name, module)
+        };
+        let sym = sym.map_err(|e| match e {
             SymbolError::NotFound => err(
                 Tag::D_IDENT_UNDEF,
                 line,

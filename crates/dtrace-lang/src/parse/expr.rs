@@ -314,12 +314,15 @@ impl Parser<'_> {
                     module: module.map(str::to_string),
                     name: name.to_string(),
                 },
+                // Not a symbol's name (`` ` `` alone, `` a`b`c ``): as
+                // DTrace, a name the lookup will not find, the module
+                // what comes before the last backquote.
                 None => {
-                    return Err(syntax_error(&Token {
-                        tok: Tok::Ident(id),
-                        line,
-                        pos: t.pos,
-                    }))
+                    let (m, n) = id.rsplit_once('`').unwrap_or(("", &id));
+                    ExprKind::Symbol {
+                        module: (!m.is_empty()).then(|| m.to_string()),
+                        name: n.to_string(),
+                    }
                 }
             },
             Tok::Ident(id) => ExprKind::Ident(id),
