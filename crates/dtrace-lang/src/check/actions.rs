@@ -156,17 +156,24 @@ impl Checker<'_> {
                 ),
             ));
         }
-        let format = self.format_arg(name, &args[0])?;
+        // As DTrace: the arguments are cooked with the statement, then
+        // the action reads its format and sets it against them.
         let mut cargs = Vec::new();
         for a in &args[1..] {
-            if matches!(a.kind, ExprKind::Agg { .. }) {
-                return Err(err(
-                    Tag::D_PRINTF_ARG_TYPE,
-                    a.line,
-                    format!("{}( ) may not be applied to an aggregation", name),
-                ));
+            if !matches!(a.kind, ExprKind::Agg { .. }) {
+                cargs.push(self.expr(a)?);
             }
-            cargs.push(self.expr(a)?);
+        }
+        let format = self.format_arg(name, &args[0])?;
+        if let Some(a) = args[1..]
+            .iter()
+            .find(|a| matches!(a.kind, ExprKind::Agg { .. }))
+        {
+            return Err(err(
+                Tag::D_PRINTF_ARG_TYPE,
+                a.line,
+                format!("{}( ) may not be applied to an aggregation", name),
+            ));
         }
         self.check_format(name, &format, &cargs, 1, line)?;
         let action = self.next_action(cargs.len() as u32);

@@ -563,8 +563,15 @@ impl Checker<'_> {
                     }
                     _ => {}
                 }
-                let lp = l.ty.pointee().cloned();
-                let rp = r.ty.pointee().cloned();
+                // A pointer to void or to a function is not one the
+                // additive operators move (DTrace's dt_node_is_vfptr).
+                let movable = |t: &Type| {
+                    t.pointee()
+                        .filter(|p| !matches!(p.resolved(), Type::Void | Type::Func(_)))
+                        .cloned()
+                };
+                let lp = movable(&l.ty);
+                let rp = movable(&r.ty);
                 match (op, &lp, &rp) {
                     (BinOp::Add | BinOp::Sub, Some(elem), None) if r.ty.is_int() => {
                         let size = self.elem_size(elem, line)?;

@@ -737,7 +737,11 @@ impl Parser<'_> {
                 let mut keys = Vec::new();
                 let mut names = Vec::new();
                 loop {
-                    let (k, n) = self.named_parameter()?;
+                    let line = self.peek()?.line;
+                    let (k, n) = self.proto_parameter("array", keys.len() + 1, line)?;
+                    if is_plain_void(&k) {
+                        return Err(proto_type_error("array", "void", n.as_deref(), keys.len() + 1, line));
+                    }
                     keys.push(k);
                     names.push(n);
                     if !self.eat(",")? {
@@ -771,9 +775,8 @@ impl Parser<'_> {
                         break;
                     }
                     let line = self.peek()?.line;
-                    let (p, name) = self.named_parameter()?;
-                    let void = p.derived.is_empty()
-                        && matches!(&p.spec, TypeSpec::Named { name, .. } if name == "void");
+                    let (p, name) = self.proto_parameter("function", params.len() + 1, line)?;
+                    let void = is_plain_void(&p);
                     if void {
                         if let Some(n) = name {
                             return Err(CompileError::new(
@@ -818,6 +821,24 @@ impl Parser<'_> {
         let specs = self.specifiers(SpecCtx::Param)?;
         let (name, derivs) = self.declarator(DeclMode::Either)?;
         Ok((specs.with(plain_derived(derivs)?), name.map(|n| n.0)))
+    }
+
+    /// A parameter of a prototype (the `kind`'s `n`th): as
+    /// [`Self::named_parameter`], but an associative array (`int a[int]`)
+    /// is refused as DTrace refuses a parameter of dynamic type.
+    fn proto_parameter(
+        &mut self,
+        kind: &str,
+        n: usize,
+        line: u32,
+    ) -> Result<(TypeName, Option<String>), CompileError> {
+        let specs = self.specifiers(SpecCtx::Param)?;
+        let (name, derivs) = self.declarator(DeclMode::Either)?;
+        let name = name.map(|n| n.0);
+        if derivs.iter().any(|d| matches!(d, Deriv::Assoc(..))) {
+            return Err(proto_type_error(kind, "dynamic variable", name.as_deref(), n, line));
+        }
+        Ok((specs.with(plain_derived(derivs)?), name))
     }
 
     /// A type name as in a cast: specifiers and an abstract declarator.
@@ -968,6 +989,26 @@ pub(super) fn check_decl_name(name: &str, line: u32) -> Result<(), CompileError>
 
 /// The derivations of a declarator where associative brackets have no
 /// place: they are a syntax error at their `[`.
+/// `void` itself (not a pointer to it).
+fn is_plain_void(t: &TypeName) -> bool {
+    t.derived.is_empty() && matches!(&t.spec, TypeSpec::Named { name, .. } if name == "void")
+}
+
+/// DTrace's refusal of a prototype's parameter for its type.
+fn proto_type_error(kind: &str, ty: &str, name: Option<&str>, n: usize, line: u32) -> CompileError {
+    CompileError::new(
+        Tag::D_DECL_PROTO_TYPE,
+        line,
+        format!(
+            "{} prototype may not use parameter of type {}: {}, parameter #{}",
+            kind,
+            ty,
+            name.unwrap_or("(anonymous)"),
+            n
+        ),
+    )
+}
+
 pub(super) fn plain_derived(d: Vec<Deriv>) -> Result<Vec<Derived>, CompileError> {
     d.into_iter()
         .map(|d| match d {

@@ -1,0 +1,2 @@
+/* An associative array's key may not be void. */
+int x[void, char];
