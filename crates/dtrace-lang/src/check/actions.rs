@@ -290,6 +290,14 @@ impl Checker<'_> {
     }
 
     fn act_refused(&mut self, name: &str, line: u32) -> Result<CStmt, CompileError> {
+        // Destructive, as in DTrace: refused after speculate() first.
+        if self.speculated {
+            return Err(err(
+                Tag::D_ACT_SPEC,
+                line,
+                "destructive actions may not follow speculate( )",
+            ));
+        }
         let why = match name {
             "panic" => "a BPF program cannot crash the kernel",
             _ => "Linux has no kernel debugger for a BPF program to stop in",

@@ -211,6 +211,10 @@ pub struct Checker<'a> {
     next_clause: &'a mut usize,
     /// Action counter within the current clause.
     action: u32,
+    /// Whether the clause has a speculate() before this statement (the
+    /// actions refused on Linux are refused after it as DTrace refuses
+    /// any destructive action there).
+    speculated: bool,
     /// Translator parameters in scope while a member is translated.
     xlate_scope: Vec<(String, CExpr)>,
     /// What the probes of the clause being checked declare (`args[]`).
@@ -245,6 +249,7 @@ impl<'a> Checker<'a> {
             referenced: BTreeSet::new(),
             next_clause,
             action: 0,
+            speculated: false,
             xlate_scope: Vec::new(),
             probes,
             clause_args: args::ClauseArgs::Outside,
@@ -653,6 +658,7 @@ impl<'a> Checker<'a> {
         // only the predicate makes, the predicate first.
         let mark = self.syms.mark();
         self.action = 0;
+        self.speculated = false;
         let (predicate, stmts) = match self.statements(body) {
             Ok(stmts) => (self.predicate(c)?, stmts),
             Err(e)
@@ -662,6 +668,7 @@ impl<'a> Checker<'a> {
                 self.syms.rewind(&mark);
                 self.deferred = None;
                 self.action = 0;
+                self.speculated = false;
                 let predicate = self.predicate(c)?;
                 (predicate, self.statements(body)?)
             }

@@ -57,6 +57,7 @@ impl Checker<'_> {
     ) -> Result<CStmt, CompileError> {
         let id = self.spec_id("speculate", args, line)?;
         let a = self.next_action(1);
+        self.speculated = true;
         Ok(CStmt::Speculate(id, a))
     }
 

@@ -391,6 +391,31 @@ impl Parser<'_> {
                 "invalid type declaration: long and long long may only be used with integer or floating-point type",
             )
         };
+        // A combination of attributes no type has is looked up by the
+        // name DTrace makes of it, and not found.
+        let unknown = |base: Option<&str>| {
+            let mut n = String::new();
+            for (on, w) in [
+                (signed, "signed "),
+                (unsigned, "unsigned "),
+                (short, "short "),
+                (long == 1, "long "),
+                (long == 2, "long long "),
+            ] {
+                if on {
+                    n.push_str(w);
+                }
+            }
+            match base {
+                Some(b) if !(size_attr && b == "int") => n.push_str(b),
+                _ => {}
+            }
+            CompileError::new(
+                Tag::D_UNKNOWN,
+                line,
+                format!("failed to resolve type {}: Unknown type name", n),
+            )
+        };
         let named = |name: &str| TypeSpec::Named {
             name: name.to_string(),
             module: None,
@@ -436,7 +461,7 @@ impl Parser<'_> {
                     ));
                 }
                 if signed && unsigned {
-                    return Err(combo(line, "invalid type combination"));
+                    return Err(unknown(Some("char")));
                 }
                 named(if unsigned {
                     "unsigned char"
@@ -453,7 +478,7 @@ impl Parser<'_> {
                 match (f, short, long) {
                     (_, false, 0) => named(f),
                     ("double", false, 1) => named("long double"),
-                    _ => return Err(combo(line, "invalid type combination")),
+                    _ => return Err(unknown(Some(f))),
                 }
             }
             Some(Base::Word("string")) => named("string"),
@@ -461,7 +486,8 @@ impl Parser<'_> {
             // but a storage class or qualifier: C's implicit int.
             _ => {
                 if signed && unsigned || short && long > 0 {
-                    return Err(combo(line, "invalid type combination"));
+                    let written = matches!(base, Some(Base::Word("int")));
+                    return Err(unknown(written.then_some("int")));
                 }
                 let size = if short {
                     "short"
