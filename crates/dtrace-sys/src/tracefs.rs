@@ -153,18 +153,6 @@ pub fn expedited() -> Setting {
     Setting::hold("/sys/kernel/rcu_expedited", "1")
 }
 
-/// The kernel's kprobe optimization
-/// (`/proc/sys/debug/kprobes-optimization`) off while it lives. The
-/// kernel turns an armed kprobe's breakpoint into a jump in the
-/// background, 256 at a time, each time waiting for every task to
-/// schedule while it holds the kprobes' lock, so thousands of kprobes
-/// armed at once wait for it in turns; off, it arms them at once, and
-/// turned back on it optimizes them, and those of anyone else it had
-/// undone, in the background.
-pub fn unoptimized() -> Setting {
-    Setting::hold("/proc/sys/debug/kprobes-optimization", "0")
-}
-
 /// The kprobe events defined, as `(group, event)`, each once.
 pub fn kprobe_events(root: &Path) -> io::Result<Vec<(String, String)>> {
     let text = fs::read_to_string(root.join("kprobe_events"))?;

@@ -15,11 +15,14 @@
 //! probe armed or disarmed; where the kernel will not put a breakpoint
 //! there, the probe is at the entry. A kretprobe stands at the entry, on
 //! ftrace. The kernel's kprobe optimization (breakpoints made jumps, in
-//! rounds of 256 that each wait for every task to schedule) is off
-//! while more than one event's probes are armed or let go
-//! ([`dtrace_sys::tracefs::unoptimized`]). The kernel waits for an RCU grace period as it removes each
-//! probe; those are expedited meanwhile. Measured in the 6.1 guest, see
-//! docs/KERNELS.md. A function the kernel will not probe (on its kprobe
+//! rounds of 256 that each wait for every task to schedule) is left to
+//! run as the probes are armed: arming is slower for it, but every probe
+//! soon costs a jump rather than a trap, and tens of thousands of
+//! breakpoints at once (`fbt:::entry`, the kernel's hottest functions
+//! among them) left a guest with no time for anything else. The kernel
+//! waits for an RCU grace period as it removes each probe; those are
+//! expedited meanwhile ([`dtrace_sys::tracefs::expedited`]). Measured
+//! in the 6.1 guest, see docs/KERNELS.md. A function the kernel will not probe (on its kprobe
 //! blacklist, or a name it finds twice) is left out with the reason.
 //!
 //! A kretprobe follows a fixed number of calls of its function at once
@@ -91,17 +94,15 @@ struct Defined {
 }
 
 impl Drop for Defined {
-    /// Closes the perf events (the kernel disarms each probe) and
-    /// removes the events (the kernel waits for a grace period for each
-    /// probe), with the kernel's grace periods expedited meanwhile.
+    /// Closes the perf events (the kernel disarms each probe, its
+    /// optimizer undoing the jumps a round at a time) and removes the
+    /// events (the kernel waits for a grace period for each probe), with
+    /// the kernel's grace periods expedited meanwhile.
     fn drop(&mut self) {
-        let _fast = dtrace_sys::tracefs::expedited();
-        // Undone all in one pass of the kernel's optimizer, rather than
-        // one at a time as they are disarmed.
-        let _unoptimized = (self.events.len() > 1).then(dtrace_sys::tracefs::unoptimized);
         for (_, perf) in &mut self.events {
             drop(perf.take());
         }
+        let _fast = dtrace_sys::tracefs::expedited();
         if let Ok(mut k) = KprobeEvents::open(&self.root) {
             for (event, _) in &self.events {
                 let _ = k.remove(&self.group, event);
@@ -244,8 +245,6 @@ impl AttachKind for KprobeEvent {
             )));
         }
         let group = defined.group.clone();
-        // Armed all at once, then optimized in the background.
-        let _unoptimized = (defined.events.len() > 1).then(dtrace_sys::tracefs::unoptimized);
         for (event, perf) in &mut defined.events {
             *perf = Some(super::tracepoint::with_program(root, &group, event, prog)?);
         }
