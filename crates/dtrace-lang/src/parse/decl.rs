@@ -766,7 +766,13 @@ impl Parser<'_> {
                     let line = self.peek()?.line;
                     let (k, n) = self.proto_parameter("array", keys.len() + 1, line)?;
                     if is_plain_void(&k) {
-                        return Err(proto_type_error("array", "void", n.as_deref(), keys.len() + 1, line));
+                        return Err(proto_type_error(
+                            "array",
+                            "void",
+                            n.as_deref(),
+                            keys.len() + 1,
+                            line,
+                        ));
                     }
                     keys.push(k);
                     names.push(n);
@@ -862,7 +868,13 @@ impl Parser<'_> {
         let (name, derivs) = self.declarator(DeclMode::Either)?;
         let name = name.map(|n| n.0);
         if derivs.iter().any(|d| matches!(d, Deriv::Assoc(..))) {
-            return Err(proto_type_error(kind, "dynamic variable", name.as_deref(), n, line));
+            return Err(proto_type_error(
+                kind,
+                "dynamic variable",
+                name.as_deref(),
+                n,
+                line,
+            ));
         }
         Ok((specs.with(plain_derived(derivs)?), name))
     }
