@@ -116,11 +116,17 @@ pub fn compile_with(
         type_names: Some(type_name_hook(syms)),
     };
     let (prog, used) = parse::parse_program_with_macros(src, &opts)?;
-    if prog.items.is_empty() {
-        return Err(CompileError::no_line(
-            Tag::D_EMPTY,
-            "empty D program translation unit",
-        ));
+    if prog.items.is_empty() && !env.empty {
+        // A script's error is at the line after its last, where the
+        // lexer stopped; a program given by -n has no lines.
+        let msg = "empty D program translation unit";
+        return Err(match source {
+            Source::File => {
+                let line = src.iter().filter(|&&c| c == b'\n').count() + 1;
+                CompileError::new(Tag::D_EMPTY, line as u32, msg)
+            }
+            _ => CompileError::no_line(Tag::D_EMPTY, msg),
+        });
     }
     // Check against copies so a failed compile leaves the handle untouched.
     let mut trial = syms.clone();

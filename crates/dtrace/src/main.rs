@@ -424,9 +424,11 @@ fn run(cmd: Cmd) -> u8 {
     }
 
     let quiet = dt.options().quiet;
+    let mut total = 0;
     for (spec, p) in &programs {
         match dt.exec(p) {
             Ok(info) => {
+                total += info.matches;
                 if !quiet {
                     let n = info.matches;
                     let what = match spec {
@@ -444,6 +446,15 @@ fn run(cmd: Cmd) -> u8 {
             }
             Err(e) => return fatal(e),
         }
+    }
+    // As dtrace(1M): nothing to trace is an error, unless -Z said that
+    // descriptions may match nothing.
+    if total == 0 && !dt.options().zdefs {
+        return fatal(if programs.is_empty() {
+            "no probes specified"
+        } else {
+            "no probes matched"
+        });
     }
     if cmd.show_programs {
         if let Some(code) = show_programs(&dt) {

@@ -429,6 +429,18 @@ const DEMOS: &[(&str, Demo)] = &[
             &without,
         )
     }),
+    ("empty", || {
+        let args = ["-n", "/* nothing */", "-n", "BEGIN { exit(0); }"];
+        let with = dtrace(&[&["-q", "-x", "empty"][..], &args[..]].concat());
+        check(with.status.success(), "empty: refused", &with)?;
+        let without = dtrace(&[&["-q"][..], &args[..]].concat());
+        check(
+            without.status.code() == Some(1)
+                && text(&without.stderr).contains("empty D program translation unit"),
+            "no empty: compiled",
+            &without,
+        )
+    }),
     ("destructive", || {
         let o = dtrace(&["-x", "destructive", "-n", "BEGIN { exit(0); }"]);
         check(

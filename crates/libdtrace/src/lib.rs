@@ -1073,6 +1073,7 @@ impl Dtrace {
                     ("sid".into(), i64::from(dtrace_sys::getsid())),
                 ],
                 defaultargs: false,
+                empty: false,
             },
             running: None,
             stopped: false,
@@ -1142,6 +1143,9 @@ impl Dtrace {
         }
         if name == "defaultargs" {
             self.macros.defaultargs = self.opts.defaultargs;
+        }
+        if name == "empty" {
+            self.macros.empty = self.opts.empty;
         }
         if Probes::TUNABLES.contains(&name) {
             self.probes.tune(name, self.opts.get(name).unwrap_or(0));

@@ -314,8 +314,8 @@ options! {
         "tag drop messages";
     dynvarsize: u64 = Size, 1 << 20, ANY, BeforeGo, Honoured,
         "size of the dynamic variable space";
-    empty: bool = Bool, 0, ANY, BeforeGo, Refused("empty aggregation printing is not supported"),
-        "(Solaris) print empty aggregations";
+    empty: bool = Bool, 0, ANY, BeforeGo, Honoured,
+        "a D program with nothing in it compiles (to nothing)";
     errtags: bool = Bool, 0, ANY, BeforeGo, Honoured,
         "prefix compile errors with their tags";
     flamegraph: Option<String> = Text, 0, ANY, BeforeGo, Honoured,

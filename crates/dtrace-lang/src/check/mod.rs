@@ -139,6 +139,9 @@ pub struct MacroEnv {
     pub named: Vec<(String, i64)>,
     /// Unreferenced or missing arguments default to 0 / "".
     pub defaultargs: bool,
+    /// The `empty` option: a program with nothing in it compiles (to no
+    /// clauses) rather than failing with D_EMPTY.
+    pub empty: bool,
 }
 
 impl MacroEnv {
