@@ -931,9 +931,15 @@ impl TypeTable {
     /// The struct, union or enum with this tag: the program's, else the
     /// kernel's (with `module`, only the kernel's in that module).
     pub fn tagged(&mut self, kind: TagKind, name: &str, module: Option<&str>) -> Option<Type> {
-        if module.is_none() {
+        // `D` and `C` name DTrace's containers of the program's own
+        // definitions (`struct D`s`).
+        let own = matches!(module, Some("D" | "C"));
+        if module.is_none() || own {
             if let Some(&id) = self.tags.get(&(kind, name.to_string())) {
                 return Some(self.tag_type(kind, id));
+            }
+            if own {
+                return None;
             }
         }
         let key = (kind, format!("{}`{}", module.unwrap_or(""), name));

@@ -279,6 +279,7 @@ impl Checker<'_> {
         let mut out: Vec<(String, i64)> = Vec::new();
         let mut next: i64 = 0;
         for v in values {
+            self.enum_so_far = out.clone();
             let val = match &v.value {
                 Some(e) => self.const_int(e).ok_or_else(|| {
                     err(
@@ -328,6 +329,7 @@ impl Checker<'_> {
             out.push((v.name.clone(), val));
             next = val + 1;
         }
+        self.enum_so_far.clear();
         Ok(self.syms.types.define_enum(name, out))
     }
 

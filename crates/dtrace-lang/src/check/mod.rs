@@ -218,6 +218,9 @@ pub struct Checker<'a> {
     /// actions refused on Linux are refused after it as DTrace refuses
     /// any destructive action there).
     speculated: bool,
+    /// The enumerators of the enum being defined, so far: a later one's
+    /// value may name them.
+    enum_so_far: Vec<(String, i64)>,
     /// Translator parameters in scope while a member is translated.
     xlate_scope: Vec<(String, CExpr)>,
     /// What the probes of the clause being checked declare (`args[]`).
@@ -253,6 +256,7 @@ impl<'a> Checker<'a> {
             next_clause,
             action: 0,
             speculated: false,
+            enum_so_far: Vec::new(),
             xlate_scope: Vec::new(),
             probes,
             clause_args: args::ClauseArgs::Outside,

@@ -126,6 +126,9 @@ impl Checker<'_> {
         if name == "NULL" && Symbols::find(&self.syms.globals, name).is_none() {
             return Ok(mk(CKind::Int(0), int_ty(types::INT)));
         }
+        if let Some((_, v)) = self.enum_so_far.iter().find(|(n, _)| n == name) {
+            return Ok(mk(CKind::Int(*v), int_ty(types::INT)));
+        }
         if let Some((v, ty)) = self.syms.types.enumerator(name) {
             return Ok(mk(CKind::Int(v), ty));
         }

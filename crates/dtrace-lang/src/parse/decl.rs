@@ -556,12 +556,15 @@ impl Parser<'_> {
         if is_enum {
             let mut values = Vec::new();
             loop {
-                let (n, line) = self.ident()?;
+                let (n, _) = self.ident()?;
                 let value = if self.eat("=")? {
                     Some(self.nested(|p| p.conditional())?)
                 } else {
                     None
                 };
+                // DTrace defines the enumerator once it has read the token
+                // after it: its errors are at that token's line.
+                let line = self.peek()?.line;
                 values.push(Enumerator {
                     name: n,
                     value,
