@@ -1,1 +1,1 @@
-dtrace: failed to compile script err.D_OP_LVAL.store.d: [D_OP_LVAL] line 6: operator = requires a modifiable lvalue as an operand
+dtrace: failed to compile script err.D_OP_LVAL.store.d: [D_OP_LVAL] line 6: operator = requires modifiable lvalue as an operand

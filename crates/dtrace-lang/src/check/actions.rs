@@ -158,23 +158,21 @@ impl Checker<'_> {
         }
         // As DTrace: the arguments are cooked with the statement, then
         // the action reads its format and sets it against them.
+        // An aggregation is an argument of its own kind, which no
+        // conversion takes (DTrace names its type "aggregation").
         let mut cargs = Vec::new();
         for a in &args[1..] {
-            if !matches!(a.kind, ExprKind::Agg { .. }) {
-                cargs.push(self.expr(a)?);
-            }
+            let v = self.expr(a)?;
+            cargs.push(if matches!(a.kind, ExprKind::Agg { .. }) {
+                CExpr {
+                    ty: Type::Named("aggregation".into(), Box::new(Type::Dyn)),
+                    ..v
+                }
+            } else {
+                v
+            });
         }
         let format = self.format_arg(name, &args[0])?;
-        if let Some(a) = args[1..]
-            .iter()
-            .find(|a| matches!(a.kind, ExprKind::Agg { .. }))
-        {
-            return Err(err(
-                Tag::D_PRINTF_ARG_TYPE,
-                a.line,
-                format!("{}( ) may not be applied to an aggregation", name),
-            ));
-        }
         self.check_format(name, &format, &cargs, 1, line)?;
         let action = self.next_action(cargs.len() as u32);
         Ok(CStmt::Printf {
@@ -316,18 +314,26 @@ impl Checker<'_> {
     }
 
     pub(super) fn act_printa(&mut self, args: &[Expr], line: u32) -> Result<CStmt, CompileError> {
-        let (format, rest) = if let ExprKind::Str(_) = args[0].kind {
+        // As DTrace: the count first (a format takes an aggregation
+        // after it), then the format.
+        let has_format = matches!(args[0].kind, ExprKind::Str(_));
+        let wanted = 1 + usize::from(has_format);
+        if args.len() < wanted {
+            return Err(err(
+                Tag::D_PRINTA_PROTO,
+                line,
+                format!(
+                    "printa( ) prototype mismatch: {} args passed, {} expected",
+                    args.len(),
+                    wanted
+                ),
+            ));
+        }
+        let (format, rest) = if has_format {
             (Some(self.format_arg("printa", &args[0])?), &args[1..])
         } else {
             (None, args)
         };
-        if rest.is_empty() {
-            return Err(err(
-                Tag::D_PRINTA_PROTO,
-                line,
-                "printa( ) prototype mismatch: aggregation argument required",
-            ));
-        }
         let mut aggs = Vec::new();
         for a in rest {
             aggs.push(self.agg_arg("printa", a, Tag::D_PRINTA_AGGARG)?);

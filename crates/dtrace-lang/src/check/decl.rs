@@ -344,7 +344,7 @@ impl Checker<'_> {
             err(
                 Tag::D_DECL_IDRED,
                 line,
-                format!("identifier redeclared: {}", name),
+                format!("typedef redeclared: {}", name),
             )
         })
     }

@@ -314,7 +314,7 @@ impl Checker<'_> {
                         return Err(err(
                             Tag::D_OP_LVAL,
                             line,
-                            format!("operator {} requires a modifiable lvalue as an operand", op),
+                            format!("operator {} requires modifiable lvalue as an operand", op),
                         ))
                     }
                 };
@@ -378,7 +378,7 @@ impl Checker<'_> {
             _ => Err(err(
                 Tag::D_OP_LVAL,
                 line,
-                format!("operator {} requires a modifiable lvalue as an operand", op),
+                format!("operator {} requires modifiable lvalue as an operand", op),
             )),
         }
     }
@@ -403,7 +403,7 @@ impl Checker<'_> {
             _ => Err(err(
                 Tag::D_OP_LVAL,
                 line,
-                format!("operator {} requires a modifiable lvalue as an operand", op),
+                format!("operator {} requires modifiable lvalue as an operand", op),
             )),
         }
     }
@@ -520,7 +520,7 @@ impl Checker<'_> {
                         return Err(err(
                             Tag::D_OP_LVAL,
                             line,
-                            format!("operator {} requires a modifiable lvalue as an operand", op),
+                            format!("operator {} requires modifiable lvalue as an operand", op),
                         ))
                     }
                 };
@@ -530,7 +530,7 @@ impl Checker<'_> {
             _ => Err(err(
                 Tag::D_OP_LVAL,
                 line,
-                format!("operator {} requires a modifiable lvalue as an operand", op),
+                format!("operator {} requires modifiable lvalue as an operand", op),
             )),
         }
     }

@@ -352,7 +352,7 @@ impl Parser<'_> {
                             return Err(CompileError::new(
                                 Tag::D_DECL_IDRED,
                                 t.line,
-                                format!("identifier redeclared: {}", w),
+                                format!("typedef redeclared: {}", w),
                             ));
                         }
                         break;

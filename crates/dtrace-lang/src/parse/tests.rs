@@ -710,7 +710,7 @@ fn malformed_declarations_are_refused_in_dtrace_words() {
         (
             "typedef int a_t;\ntypedef int a_t;",
             Tag::D_DECL_IDRED,
-            "identifier redeclared: a_t",
+            "typedef redeclared: a_t",
         ),
         ("struct s { };", Tag::D_SYNTAX, "syntax error near \"}\""),
         ("enum e { A, };", Tag::D_SYNTAX, "syntax error near \"}\""),

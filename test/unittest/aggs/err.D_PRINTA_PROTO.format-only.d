@@ -1,0 +1,5 @@
+/* printa() with a format takes an aggregation after it. */
+BEGIN
+{
+	printa("%d");
+}
