@@ -325,6 +325,15 @@ impl Parser<'_> {
                     }
                 }
             },
+            // A reserved word (`typedef`, `int`, `return`...) is no
+            // expression: DTrace's grammar stops at it.
+            Tok::Ident(id) if super::is_reserved(&id) => {
+                return Err(syntax_error(&Token {
+                    tok: Tok::Ident(id),
+                    line,
+                    pos: t.pos,
+                }))
+            }
             Tok::Ident(id) => ExprKind::Ident(id),
             Tok::Punct("(") => {
                 self.depth += 1;
