@@ -122,6 +122,10 @@ pub struct Clause {
     /// The line the clause ends on (its closing brace), where DTrace
     /// reports what it finds when it checks the clause whole.
     pub end_line: u32,
+    /// The line of the token after the predicate's closing `/`: DTrace
+    /// checks the predicate once it has read that token, and reports
+    /// what it finds there.
+    pub pred_end_line: u32,
 }
 
 /// A variable declaration: `int x;`, `self string s;`, `this int t;`,

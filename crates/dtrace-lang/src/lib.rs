@@ -464,7 +464,7 @@ mod tests {
             ("double d; BEGIN { (long)d; }", Tag::D_CAST_INVAL, "invalid cast expression: \"double\" to \"long\""),
             ("float f; BEGIN { (double)f; }", Tag::D_CAST_INVAL, "invalid cast expression: \"float\" to \"double\""),
             ("double d; BEGIN { d = 1; }", Tag::D_OP_INCOMPAT, "operands have incompatible types: \"double\" = \"int\""),
-            ("double d; BEGIN { d ? 1 : 2; }", Tag::D_OP_SCALAR, "operator ?: requires a first operand of scalar type"),
+            ("double d; BEGIN { d ? 1 : 2; }", Tag::D_OP_SCALAR, "operator ?: expression must be of scalar type"),
             ("double d; BEGIN { 1 ? d : 2; }", Tag::D_OP_INCOMPAT, "operator ?: operands must have compatible types: \"double\" and \"int\""),
             ("BEGIN { x = 2.5; }", Tag::D_SYNTAX, "floating-point constants are not permitted"),
             ("BEGIN { x = .5; }", Tag::D_SYNTAX, "floating-point constants are not permitted"),

@@ -60,7 +60,7 @@ impl Checker<'_> {
                     return Err(err(
                         Tag::D_OP_SCALAR,
                         line,
-                        "operator ?: requires a first operand of scalar type",
+                        "operator ?: expression must be of scalar type",
                     ));
                 }
                 let (ea, eb) = (a, b);

@@ -699,8 +699,14 @@ impl<'a> Checker<'a> {
         let Some(p) = &c.predicate else {
             return Ok(None);
         };
-        let e = self.expr(p)?;
-        self.settle()?;
+        let at_end = |mut e: CompileError| {
+            if e.line.is_some() && c.pred_end_line > 0 {
+                e.line = Some(c.pred_end_line);
+            }
+            e
+        };
+        let e = self.expr(p).map_err(at_end)?;
+        self.settle().map_err(at_end)?;
         // Found when DTrace checks the whole clause: at its end.
         if !e.ty.is_scalar() {
             return Err(err(

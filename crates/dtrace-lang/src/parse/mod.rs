@@ -791,6 +791,7 @@ impl<'a> Parser<'a> {
         }
         let first_line = probes.first().map(|p| p.line).unwrap_or(line);
         let mut predicate = None;
+        let mut pred_end_line = 0;
         if self.peek_is("/")? {
             self.next()?;
             self.in_predicate = true;
@@ -799,6 +800,7 @@ impl<'a> Parser<'a> {
             self.in_predicate = false;
             predicate = Some(e?);
             self.expect("/")?;
+            pred_end_line = self.peek()?.line;
         }
         let body = if self.peek_is("{")? {
             self.next()?;
@@ -834,6 +836,7 @@ impl<'a> Parser<'a> {
             body,
             line: first_line,
             end_line: self.lex.line(),
+            pred_end_line,
         })
     }
 
