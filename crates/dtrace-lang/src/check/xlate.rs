@@ -83,9 +83,10 @@ impl Checker<'_> {
             .iter()
             .any(|t| t.to.resolved() == to_ty.resolved() && accepts(&t.from, &from_ty))
         {
+            // Found as DTrace defines it, once the definition is read.
             return Err(err(
                 Tag::D_XLATE_REDECL,
-                line,
+                end_line,
                 format!(
                     "translator from {} to {} has already been declared",
                     from_ty, to_ty

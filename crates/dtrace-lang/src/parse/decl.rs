@@ -334,6 +334,29 @@ impl Parser<'_> {
                     if base.is_some() {
                         return Err(combo(t.line, "invalid type combination"));
                     }
+                    if signed || unsigned || long > 0 {
+                        // DTrace checks the attributes when it has read
+                        // the tag's name and the token after it.
+                        self.next()?;
+                        let name = self.next()?;
+                        let at = match name.tok {
+                            Tok::Punct("{") => name.line,
+                            _ => self.peek()?.line,
+                        };
+                        return Err(if signed || unsigned {
+                            CompileError::new(
+                                Tag::D_DECL_SIGNINT,
+                                at,
+                                "invalid type declaration: signed and unsigned may only be used with integer type",
+                            )
+                        } else {
+                            CompileError::new(
+                                Tag::D_DECL_LONGINT,
+                                at,
+                                "invalid type declaration: long and long long may only be used with integer or floating-point type",
+                            )
+                        });
+                    }
                     self.next()?;
                     let spec = self.nested(|p| p.tagged_type(&t))?;
                     base = Some(Base::Spec(spec));
