@@ -178,11 +178,7 @@ impl ProgGen<'_, '_> {
             }
             CKind::Var(v) => self.load_var(*v),
             CKind::Elem(arr, keys) => {
-                let kb = self.array_key(*arr, keys)?;
-                let map = self.g.array_maps[*arr];
-                self.a.ld_map_fd(R1, map);
-                self.ptr(R2, R9, kb);
-                self.a.emit(call(Helper::MapLookupElem));
+                self.lookup_elem(*arr, keys)?;
                 if self.g.inp.syms.arrays[*arr].value.is_by_ref() {
                     // The element's bytes, or zeros if it has none.
                     return Ok(self.ptr_or_empty());

@@ -145,19 +145,11 @@ impl ProgGen<'_, '_> {
                 self.null_if_marked(R1);
             }
             CKind::Var(VarRef::Thread(i)) => {
-                self.thread_key()?;
-                let map = self.g.thread_maps[*i];
-                self.a.ld_map_fd(R1, map);
-                self.key_ptr_stack(R2);
-                self.a.emit(call(Helper::MapLookupElem));
+                self.lookup_thread(*i)?;
                 self.a.emit(mov64_reg(R1, R0));
             }
             CKind::Elem(arr, keys) => {
-                let kb = self.array_key(*arr, keys)?;
-                let map = self.g.array_maps[*arr];
-                self.a.ld_map_fd(R1, map);
-                self.ptr(R2, R9, kb);
-                self.a.emit(call(Helper::MapLookupElem));
+                self.lookup_elem(*arr, keys)?;
                 self.a.emit(mov64_reg(R1, R0));
             }
             _ => {
@@ -300,19 +292,11 @@ impl ProgGen<'_, '_> {
                 Ok((self.int_result(R1), self.g.caps.strsize))
             }
             CKind::Var(VarRef::Thread(i)) => {
-                self.thread_key()?;
-                let map = self.g.thread_maps[*i];
-                self.a.ld_map_fd(R1, map);
-                self.key_ptr_stack(R2);
-                self.a.emit(call(Helper::MapLookupElem));
+                self.lookup_thread(*i)?;
                 Ok((self.ptr_or_empty(), self.g.caps.strsize))
             }
             CKind::Elem(arr, keys) => {
-                let kb = self.array_key(*arr, keys)?;
-                let map = self.g.array_maps[*arr];
-                self.a.ld_map_fd(R1, map);
-                self.ptr(R2, R9, kb);
-                self.a.emit(call(Helper::MapLookupElem));
+                self.lookup_elem(*arr, keys)?;
                 Ok((self.ptr_or_empty(), self.g.caps.strsize))
             }
             CKind::Ternary(c, x, y)

@@ -33,6 +33,28 @@ impl ProgGen<'_, '_> {
         self.a.emit(alu64_imm(Alu::Add, r, i32::from(stack::KEY)));
     }
 
+    /// Looks the firing thread's copy of thread-local variable `i` up:
+    /// r0 its value's address, or NULL if it has none.
+    pub(crate) fn lookup_thread(&mut self, i: VarId) -> R<()> {
+        self.thread_key()?;
+        let map = self.g.thread_maps[i];
+        self.a.ld_map_fd(R1, map);
+        self.key_ptr_stack(R2);
+        self.a.emit(call(Helper::MapLookupElem));
+        Ok(())
+    }
+
+    /// Looks associative array `arr`'s element at `keys` up: r0 its
+    /// value's address, or NULL if it has none.
+    pub(crate) fn lookup_elem(&mut self, arr: ArrayId, keys: &[CExpr]) -> R<()> {
+        let kb = self.array_key(arr, keys)?;
+        let map = self.g.array_maps[arr];
+        self.a.ld_map_fd(R1, map);
+        self.ptr(R2, R9, kb);
+        self.a.emit(call(Helper::MapLookupElem));
+        Ok(())
+    }
+
     pub(crate) fn load_var(&mut self, v: VarRef) -> R<Temp> {
         if self.g.inp.syms.var(v).ty.is_by_ref() {
             return self.var_addr(v);
@@ -51,11 +73,7 @@ impl ProgGen<'_, '_> {
                 Ok(self.int_result(R0))
             }
             VarRef::Thread(i) => {
-                self.thread_key()?;
-                let map = self.g.thread_maps[i];
-                self.a.ld_map_fd(R1, map);
-                self.key_ptr_stack(R2);
-                self.a.emit(call(Helper::MapLookupElem));
+                self.lookup_thread(i)?;
                 Ok(self.deref_or_zero())
             }
         }
@@ -77,11 +95,7 @@ impl ProgGen<'_, '_> {
                 Ok(self.int_result(R1))
             }
             VarRef::Thread(i) => {
-                self.thread_key()?;
-                let map = self.g.thread_maps[i];
-                self.a.ld_map_fd(R1, map);
-                self.key_ptr_stack(R2);
-                self.a.emit(call(Helper::MapLookupElem));
+                self.lookup_thread(i)?;
                 Ok(self.ptr_or_empty())
             }
         }
