@@ -50,29 +50,29 @@ fn probes() -> Probes {
         btf_id: 777,
         nargs: 2,
         returns: true,
-        types: dtrace_providers::fbt::FuncTypes::Given(
-            vec![
+        types: dtrace_providers::fbt::FuncTypes::Given {
+            params: vec![
                 dtrace_providers::ArgDesc::new("struct file *", "file"),
                 dtrace_providers::ArgDesc::new("int", "datasync"),
             ],
-            Some("long".into()),
-        ),
-        copied: Vec::new(),
+            ret: Some("long".into()),
+            copied: Vec::new(),
+        },
     }];
     // And more than fbt enables with a program each: `vfs_op0` to
     // `vfs_op16`, `long f(void *)`, which a glob enables through kprobes.
     for i in 0..=dtrace_providers::fbt::FENTRY_MAX {
         funcs.push(dtrace_providers::fbt::FbtFunc {
-            name: format!("vfs_op{}", i),
+            name: format!("vfs_op{}", i).into(),
             module: "vmlinux".into(),
             btf_id: 800 + i as u32,
             nargs: 1,
             returns: true,
-            types: dtrace_providers::fbt::FuncTypes::Given(
-                vec![dtrace_providers::ArgDesc::new("void *", "p")],
-                Some("long".into()),
-            ),
-            copied: vec![0],
+            types: dtrace_providers::fbt::FuncTypes::Given {
+                params: vec![dtrace_providers::ArgDesc::new("void *", "p")],
+                ret: Some("long".into()),
+                copied: vec![0],
+            },
         });
     }
     p.register(Box::new(dtrace_providers::fbt::Fbt::with_funcs(

@@ -344,7 +344,7 @@ impl Provider for Cpc {
         }
         if let Ok((event, user, kernel, count)) = resolve(&pat.name, self.min_overflow) {
             self.probes.push(CpcProbe {
-                name: pat.name.clone(),
+                name: pat.name.to_string(),
                 event,
                 user,
                 kernel,

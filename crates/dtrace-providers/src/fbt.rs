@@ -52,8 +52,9 @@ use dtrace_bpf::insn::{exit, mov64_imm, R0};
 use dtrace_bpf::plan::{
     ArgContext, DispatchKey, Phase, ProbeEnabling, ProgKind, ProgramPlan, RawWord,
 };
-use dtrace_lang::pdesc::{field_matches, ProbeDesc};
-use dtrace_sys::btf::{Btf, TypeData};
+use dtrace_lang::pdesc::{field_matches, ProbeDesc, SmolStr};
+use dtrace_sys::btf::{Btf, Kind, TypeData};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::attach::{KprobeEvent, KprobeMulti, KprobeSite};
 use crate::{
@@ -80,9 +81,9 @@ const PROBE_FUNCS: &[&str] = &["vfs_read", "do_sys_openat2", "ksys_write", "sche
 /// A kernel function fbt offers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FbtFunc {
-    pub name: String,
+    pub name: SmolStr,
     /// `vmlinux`, or the module the function is in.
-    pub module: String,
+    pub module: SmolStr,
     /// Its BTF FUNC id (in the module's BTF for a module's function),
     /// which its tracing programs are loaded for.
     pub btf_id: u32,
@@ -94,20 +95,42 @@ pub struct FbtFunc {
     /// only when a probe's arguments are asked for (typing every
     /// function up front would be most of `dtrace -l`'s time).
     pub types: FuncTypes,
-    /// The words (parameters by index; the return value after them) a
-    /// tracing program copies out of its context rather than loads: a
-    /// pointer to anything but a struct, which the verifier of kernels
-    /// before 6.x will not let it load.
-    pub copied: Vec<u8>,
 }
 
 /// Where a function's parameter and return types come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FuncTypes {
-    /// Given: its parameters, and its return type (None for `void`).
-    Given(Vec<ArgDesc>, Option<String>),
+    /// Given: its parameters, its return type (None for `void`), and
+    /// the words a tracing program copies ([`copied_words`]).
+    Given {
+        params: Vec<ArgDesc>,
+        ret: Option<String>,
+        copied: Vec<u8>,
+    },
     /// Its prototype, a FUNC_PROTO id of its module's BTF.
     Btf(u32),
+}
+
+/// The words of prototype `proto` of `btf` (parameters by index; the
+/// return value after them) that a tracing program copies out of its
+/// context rather than loads: a pointer to anything but a struct or
+/// union, which the verifier of kernels before 6.x will not let it load.
+pub fn copied_words(btf: &Btf, proto: u32) -> Vec<u8> {
+    let Some(sig) = btf.signature(proto) else {
+        return Vec::new();
+    };
+    let copied = |ty: u32| {
+        let Some(to) = btf.resolve_kind(ty).and_then(|(p, _)| btf.pointee(p)) else {
+            return false;
+        };
+        !matches!(btf.resolve_kind(to), Some((_, Kind::Struct | Kind::Union)))
+    };
+    sig.param_types()
+        .chain((sig.ret != 0).then_some(sig.ret))
+        .enumerate()
+        .filter(|&(_, ty)| copied(ty))
+        .map(|(i, _)| i as u8)
+        .collect()
 }
 
 /// The parameters and return type of prototype `proto` of `btf`, as D
@@ -168,11 +191,11 @@ impl Funcs {
         kprobe_event: bool,
         kretprobe_event: bool,
     ) -> Funcs {
-        let mut seen = HashSet::new();
+        let mut seen = FxHashSet::default();
         let ambiguous = list
             .iter()
             .filter(|f| !seen.insert(f.name.as_str()))
-            .map(|f| f.name.clone())
+            .map(|f| f.name.to_string())
             .collect();
         Funcs {
             list,
@@ -189,14 +212,26 @@ impl Funcs {
     /// `f`'s parameters and return type.
     fn types(&self, f: &FbtFunc) -> Option<(Vec<ArgDesc>, Option<String>)> {
         match &f.types {
-            FuncTypes::Given(params, ret) => Some((params.clone(), ret.clone())),
-            FuncTypes::Btf(proto) => types_in(self.btfs.get(&f.module)?, *proto),
+            FuncTypes::Given { params, ret, .. } => Some((params.clone(), ret.clone())),
+            FuncTypes::Btf(proto) => types_in(self.btfs.get(f.module.as_str())?, *proto),
+        }
+    }
+
+    /// The words `f`'s tracing programs copy ([`copied_words`]): worked
+    /// out for the functions enabled, not for every one listed.
+    fn copied(&self, f: &FbtFunc) -> Vec<u8> {
+        match &f.types {
+            FuncTypes::Given { copied, .. } => copied.clone(),
+            FuncTypes::Btf(proto) => self
+                .btfs
+                .get(f.module.as_str())
+                .map_or_else(Vec::new, |btf| copied_words(btf, *proto)),
         }
     }
 
     /// Whether `f` may be one of a kprobe_multi link's functions.
     fn by_name(&self, f: &FbtFunc) -> bool {
-        !self.ambiguous.contains(&f.name)
+        !self.ambiguous.contains(f.name.as_str())
             && (f.module == VMLINUX || *self.modules_by_kprobes.get_or_init(|| self.try_module()))
     }
 
@@ -206,7 +241,7 @@ impl Funcs {
         let Some(f) = self
             .list
             .iter()
-            .find(|f| f.module != VMLINUX && !self.ambiguous.contains(&f.name))
+            .find(|f| f.module != VMLINUX && !self.ambiguous.contains(f.name.as_str()))
         else {
             return false;
         };
@@ -277,7 +312,8 @@ impl Fbt {
                 Err(why) if !kprobe_multi && !kprobe_event => return Err(why),
                 Err(_) => false,
             };
-            let traceable = traceable();
+            let traceable = Traceable::read();
+            let traceable = traceable.as_ref().map(Traceable::set);
             let mut list = functions(&btf, VMLINUX, traceable.as_ref());
             let mut btfs = HashMap::new();
             // A module's functions need fentry where kprobe_multi links
@@ -367,28 +403,71 @@ fn modules() -> Vec<String> {
     out
 }
 
-/// The functions ftrace can trace (`available_filter_functions`), as
-/// `(module, name)`: `vmlinux` for the kernel's own. None where tracefs
-/// or the file cannot be read.
-fn traceable() -> Option<HashSet<(String, String)>> {
-    let root = dtrace_sys::tracefs::root().ok()?;
-    let text = std::fs::read_to_string(root.join("available_filter_functions")).ok()?;
-    Some(parse_traceable(&text))
+/// The functions ftrace can trace, as `available_filter_functions`
+/// lists them (70,000 lines or more): a name, and ` [module]` after a
+/// module's. Kept as the kernel's text, looked up by borrowed names.
+pub struct Traceable {
+    text: String,
 }
 
-/// Lines `name` (the kernel's) or `name [module]`.
-fn parse_traceable(text: &str) -> HashSet<(String, String)> {
-    text.lines()
-        .filter_map(|l| {
-            let mut w = l.split_whitespace();
-            let name = w.next()?;
+/// [`Traceable`]'s names, by module (`vmlinux` for the kernel's own).
+pub struct TraceableSet<'a> {
+    by_module: FxHashMap<&'a str, FxHashSet<&'a str>>,
+}
+
+impl Traceable {
+    /// The running kernel's list; None where tracefs or the file cannot
+    /// be read.
+    fn read() -> Option<Traceable> {
+        use std::io::Read;
+        let root = dtrace_sys::tracefs::root().ok()?;
+        let mut file = std::fs::File::open(root.join("available_filter_functions")).ok()?;
+        // tracefs gives no size: start where a distribution kernel's
+        // list ends (1.5 MB) rather than growing to it.
+        let mut text = String::with_capacity(2 << 20);
+        file.read_to_string(&mut text).ok()?;
+        Some(Traceable { text })
+    }
+
+    pub fn from_text(text: &str) -> Traceable {
+        Traceable {
+            text: text.to_string(),
+        }
+    }
+
+    pub fn set(&self) -> TraceableSet<'_> {
+        let mut by_module: FxHashMap<&str, FxHashSet<&str>> = FxHashMap::default();
+        // Most are the kernel's own.
+        let lines = self.text.bytes().filter(|&b| b == b'\n').count();
+        by_module.insert(
+            VMLINUX,
+            FxHashSet::with_capacity_and_hasher(lines, Default::default()),
+        );
+        for l in self.text.lines() {
+            let mut w = l.split_ascii_whitespace();
+            let Some(name) = w.next() else { continue };
             let module = match w.next() {
                 Some(m) => m.trim_start_matches('[').trim_end_matches(']'),
                 None => VMLINUX,
             };
-            Some((module.to_string(), name.to_string()))
-        })
-        .collect()
+            by_module.entry(module).or_default().insert(name);
+        }
+        TraceableSet { by_module }
+    }
+}
+
+impl TraceableSet<'_> {
+    /// How many functions of `module` ftrace lists.
+    pub fn count(&self, module: &str) -> usize {
+        self.by_module.get(module).map_or(0, |names| names.len())
+    }
+
+    /// Whether ftrace lists `name` in `module`.
+    pub fn contains(&self, module: &str, name: &str) -> bool {
+        self.by_module
+            .get(module)
+            .is_some_and(|names| names.contains(name))
+    }
 }
 
 /// Every function of `btf` (the kernel's or module `module`'s) whose
@@ -396,77 +475,46 @@ fn parse_traceable(text: &str) -> HashSet<(String, String)> {
 /// scalar or pointer (one argument register), not variadic; and, where
 /// `traceable` is known, one ftrace can trace. A name given twice (two
 /// static functions) is offered once.
-pub fn functions(
-    btf: &Btf,
-    module: &str,
-    traceable: Option<&HashSet<(String, String)>>,
-) -> Vec<FbtFunc> {
+pub fn functions(btf: &Btf, module: &str, traceable: Option<&TraceableSet<'_>>) -> Vec<FbtFunc> {
     let mut out = Vec::new();
-    let mut seen = HashSet::new();
-    let mut key = (module.to_string(), String::new());
-    for (id, t) in btf.own_funcs() {
-        let TypeData::Func { proto, .. } = &t.data else {
+    let mut seen = FxHashSet::with_capacity_and_hasher(
+        traceable.map_or(0, |t| t.count(module)),
+        Default::default(),
+    );
+    // Read in place, not decoded: this looks at every function of the
+    // kernel (50,000 and more) and the types of their parameters.
+    let word = |ty: u32| {
+        matches!(
+            btf.resolve_kind(ty),
+            Some((_, Kind::Int | Kind::Ptr | Kind::Enum | Kind::Enum64))
+        )
+    };
+    for id in btf.own_func_ids() {
+        let Some((name, proto)) = btf.func_in_place(id) else {
             continue;
         };
-        let name = btf.str(t.name);
-        if let Some(set) = traceable {
-            key.1.clear();
-            key.1.push_str(name);
-            if !set.contains(&key) {
-                continue;
-            }
-        }
-        let Some(TypeData::FuncProto {
-            ret,
-            params,
-            variadic: false,
-        }) = btf.get(*proto).map(|t| &t.data)
-        else {
-            continue;
-        };
-        if params.len() > MAX_ARGS {
+        if traceable.is_some_and(|set| !set.contains(module, name)) {
             continue;
         }
-        let word = |ty: u32| {
-            let r = btf.resolve(ty).and_then(|r| btf.get(r)).map(|t| &t.data);
-            matches!(
-                r,
-                Some(TypeData::Int { .. } | TypeData::Ptr(_) | TypeData::Enum { .. })
-            )
+        let Some(sig) = btf.signature(proto) else {
+            continue;
         };
-        if !params.iter().all(|p| word(p.ty)) || !(*ret == 0 || word(*ret)) {
+        if sig.variadic || sig.len() > MAX_ARGS {
+            continue;
+        }
+        if !sig.param_types().all(word) || !(sig.ret == 0 || word(sig.ret)) {
             continue;
         }
         if !seen.insert(name) {
             continue;
         }
-        // A pointer to what is not a struct or union.
-        let copied_word = |ty: u32| {
-            let Some(TypeData::Ptr(to)) = btf.resolve(ty).and_then(|r| btf.get(r)).map(|t| &t.data)
-            else {
-                return false;
-            };
-            !matches!(
-                btf.resolve(*to).and_then(|r| btf.get(r)).map(|t| &t.data),
-                Some(TypeData::Struct { .. } | TypeData::Union { .. })
-            )
-        };
-        let copied = params
-            .iter()
-            .map(|p| p.ty)
-            .chain((*ret != 0).then_some(*ret))
-            .enumerate()
-            .filter(|&(_, ty)| copied_word(ty))
-            .map(|(i, _)| i as u8)
-            .collect();
         out.push(FbtFunc {
-            name: name.to_string(),
-            module: module.to_string(),
+            name: SmolStr::new(name),
+            module: SmolStr::new(module),
             btf_id: id,
-            copied,
-            nargs: params.len() as u8,
-            returns: *ret != 0,
-            types: FuncTypes::Btf(*proto),
+            nargs: sig.len() as u8,
+            returns: sig.ret != 0,
+            types: FuncTypes::Btf(proto),
         });
     }
     out
@@ -499,6 +547,7 @@ impl Provider for Fbt {
         }
         self.provided = true;
         if let Ok(funcs) = self.funcs() {
+            sink.reserve(2 * funcs.list.len());
             for (i, f) in funcs.list.iter().enumerate() {
                 sink.add(&f.module, &f.name, "entry", 2 * i as u32);
                 sink.add(&f.module, &f.name, "return", 2 * i as u32 + 1);
@@ -549,7 +598,7 @@ impl Provider for Fbt {
                 if r != ret {
                     continue;
                 }
-                let site = if kprobes && events && !funcs.ambiguous.contains(&f.name) {
+                let site = if kprobes && events && !funcs.ambiguous.contains(f.name.as_str()) {
                     let ksyms = ksyms.get_or_init(|| dtrace_sys::ksyms::Kallsyms::load().ok());
                     let addrs = addresses(ksyms.as_ref(), f);
                     let ktext = ktext.get_or_init(crate::ktext::KernelText::open);
@@ -565,8 +614,14 @@ impl Provider for Fbt {
                 } else {
                     // One of many may be left out if the kernel refuses it.
                     let optional = probes.len() > 1;
-                    out.programs
-                        .push(tracing_program(table, e, f, ret, optional));
+                    out.programs.push(tracing_program(
+                        table,
+                        e,
+                        f,
+                        &funcs.copied(f),
+                        ret,
+                        optional,
+                    ));
                 }
             }
             if !many.is_empty() {
@@ -586,12 +641,13 @@ fn tracing_program(
     table: &ProbeTable,
     e: &Enabled,
     f: &FbtFunc,
+    copied: &[u8],
     ret: bool,
     optional: bool,
 ) -> PlannedProgram {
     let n = f.nargs;
     let word = |w: u8| {
-        if f.copied.contains(&w) {
+        if copied.contains(&w) {
             RawWord::HookCopied(w)
         } else {
             RawWord::Hook(w)
@@ -625,7 +681,7 @@ fn tracing_program(
         ),
         attach: Attach::new(crate::attach::Function {
             btf_id: f.btf_id,
-            module: (f.module != VMLINUX).then(|| f.module.clone()),
+            module: (f.module != VMLINUX).then(|| f.module.to_string()),
             optional,
         }),
     }
@@ -720,8 +776,8 @@ fn kprobe_program(
             .iter()
             .zip(at)
             .map(|((_, f), site)| KprobeSite {
-                module: f.module.clone(),
-                name: f.name.clone(),
+                module: f.module.to_string(),
+                name: f.name.to_string(),
                 offset: site.offset,
             })
             .collect();
@@ -741,7 +797,7 @@ fn kprobe_program(
         (
             DispatchKey::Cookie,
             Attach::new(KprobeMulti {
-                funcs: many.iter().map(|(_, f)| f.name.clone()).collect(),
+                funcs: many.iter().map(|(_, f)| f.name.to_string()).collect(),
                 cookies: (0..many.len() as u64).collect(),
                 ret,
             }),
@@ -808,10 +864,13 @@ mod tests {
 
     #[test]
     fn ftrace_lists_the_kernels_functions_and_the_modules() {
-        let set = parse_traceable("vfs_read\nv9fs_file_open [9p]\n\n");
-        assert!(set.contains(&("vmlinux".to_string(), "vfs_read".to_string())));
-        assert!(set.contains(&("9p".to_string(), "v9fs_file_open".to_string())));
-        assert_eq!(set.len(), 2);
+        let text = Traceable::from_text("vfs_read\nv9fs_file_open [9p]\n\n");
+        let set = text.set();
+        assert!(set.contains(VMLINUX, "vfs_read"));
+        assert!(set.contains("9p", "v9fs_file_open"));
+        assert!(!set.contains(VMLINUX, "v9fs_file_open"));
+        assert!(!set.contains("9p", "vfs_read"));
+        assert!(!set.contains("", ""));
     }
 
     #[test]
@@ -884,8 +943,11 @@ mod tests {
             btf_id: 1,
             nargs: 0,
             returns: false,
-            types: FuncTypes::Given(Vec::new(), None),
-            copied: Vec::new(),
+            types: FuncTypes::Given {
+                params: Vec::new(),
+                ret: None,
+                copied: Vec::new(),
+            },
         };
         assert_eq!(
             addresses(Some(&k), &f("vfs_read", VMLINUX)),

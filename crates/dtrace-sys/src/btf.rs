@@ -118,6 +118,35 @@ impl Kind {
     }
 }
 
+/// A function prototype's return type and parameter types, read in
+/// place from its record ([`Btf::signature`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Signature<'a> {
+    /// The return type (0: void).
+    pub ret: TypeId,
+    /// The parameters' records: name and type, 8 bytes each.
+    params: &'a [u8],
+    count: usize,
+    /// Whether it ends with `...` (not among the parameters).
+    pub variadic: bool,
+}
+
+impl Signature<'_> {
+    /// How many parameters it has (`...` not counted).
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The parameters' types, in order.
+    pub fn param_types(&self) -> impl Iterator<Item = TypeId> + '_ {
+        (0..self.count).filter_map(|i| rd32(self.params, 8 * i + 4).ok())
+    }
+}
+
 /// A name: an offset into the string sections of a BTF and its bases.
 /// Turn it into text with [`Btf::str`]; offset 0 is the empty name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -1151,6 +1180,14 @@ impl Btf {
         self.own_where(|k| k == Kind::Func)
     }
 
+    /// The ids of this BTF's own functions (FUNC records), none decoded
+    /// (read them with [`Btf::func_in_place`]).
+    pub fn own_func_ids(&self) -> impl Iterator<Item = TypeId> + '_ {
+        (0..self.offsets.len())
+            .filter(|&i| self.kind_own(i) == Some(Kind::Func))
+            .map(|i| self.first_id + i as u32)
+    }
+
     /// This BTF's own types of the kinds `want` accepts, found from the
     /// records' heads without decoding the others.
     fn own_where(
@@ -1163,6 +1200,89 @@ impl Btf {
                 let id = self.first_id + i as u32;
                 Some((id, self.get(id)?))
             })
+    }
+
+    /// Where type `id`'s record lies: in this BTF or a base, and at
+    /// which offset of its type section. None for void and unknown ids.
+    fn record(&self, id: TypeId) -> Option<(&Btf, usize)> {
+        if id < self.first_id {
+            return self.base.as_ref()?.record(id);
+        }
+        match self.offsets.get((id - self.first_id) as usize) {
+            Some(&u32::MAX) | None => None,
+            Some(&at) => Some((self, at as usize)),
+        }
+    }
+
+    /// The kind of type `id` and the word after it in its record's head
+    /// (a size, or the id of the type it refers to), read in place.
+    fn head(&self, id: TypeId) -> Option<(Kind, u32)> {
+        let (b, at) = self.record(id)?;
+        let d = b.tdata();
+        let kind = Kind::from_u32((rd32(d, at + 4).ok()? >> 24) & 0x1f)?;
+        Some((kind, rd32(d, at + 8).ok()?))
+    }
+
+    /// The type `id` resolves to through typedefs and qualifiers, and its
+    /// kind (`resolve` and `kind` without decoding a type: for scans of
+    /// every function's prototype).
+    pub fn resolve_kind(&self, mut id: TypeId) -> Option<(TypeId, Kind)> {
+        for _ in 0..MAX_RESOLVE {
+            if id == 0 {
+                return Some((0, Kind::Void));
+            }
+            match self.head(id)? {
+                (
+                    Kind::Typedef | Kind::Volatile | Kind::Const | Kind::Restrict | Kind::TypeTag,
+                    t,
+                ) => id = t,
+                (kind, _) => return Some((id, kind)),
+            }
+        }
+        None
+    }
+
+    /// The type a pointer `id` points to, read in place.
+    pub fn pointee(&self, id: TypeId) -> Option<TypeId> {
+        match self.head(id)? {
+            (Kind::Ptr, t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The name of this BTF's own function `id` and its prototype's id,
+    /// read in place.
+    pub fn func_in_place(&self, id: TypeId) -> Option<(&str, TypeId)> {
+        let (b, at) = self.record(id)?;
+        let d = b.tdata();
+        if Kind::from_u32((rd32(d, at + 4).ok()? >> 24) & 0x1f)? != Kind::Func {
+            return None;
+        }
+        Some((
+            b.checked_name(rd32(d, at).ok()?).ok()?,
+            rd32(d, at + 8).ok()?,
+        ))
+    }
+
+    /// Function prototype `id`'s signature, read in place.
+    pub fn signature(&self, id: TypeId) -> Option<Signature<'_>> {
+        let (b, at) = self.record(id)?;
+        let d = b.tdata();
+        let info = rd32(d, at + 4).ok()?;
+        if Kind::from_u32((info >> 24) & 0x1f)? != Kind::FuncProto {
+            return None;
+        }
+        let vlen = (info & 0xffff) as usize;
+        let params = d.get(at + 12..at + 12 + 8 * vlen)?;
+        // A last parameter with no name and no type is `...` (the parse
+        // checked that no other is void).
+        let variadic = vlen > 0 && params[8 * (vlen - 1)..].iter().all(|&b| b == 0);
+        Some(Signature {
+            ret: rd32(d, at + 8).ok()?,
+            params,
+            count: vlen - usize::from(variadic),
+            variadic,
+        })
     }
 
     /// Every type id named `name`, this BTF's own before its base's, each

@@ -41,7 +41,9 @@ impl FileBytes {
                 }
             }
         }
-        let mut v = Vec::new();
+        // Read at once where the size is known (sysfs BTF before Linux
+        // 6.16 cannot be mapped, but tells its size): no growing copies.
+        let mut v = Vec::with_capacity(usize::try_from(len).map_or(0, |l| l.saturating_add(1)));
         io::Read::read_to_end(&mut &file, &mut v)?;
         Ok(FileBytes::Owned(v))
     }

@@ -9,11 +9,29 @@ use crate::cli::{Cmd, Spec};
 const E_SUCCESS: u8 = 0;
 const E_ERROR: u8 = 1;
 
+/// `text` right-aligned in `width` columns (counted in characters, as
+/// `{:>width}` counts them), then a space.
+fn field(out: &mut String, text: &str, width: usize) {
+    let chars = if text.is_ascii() {
+        text.len()
+    } else {
+        text.chars().count()
+    };
+    out.extend(std::iter::repeat_n(' ', width.saturating_sub(chars)));
+    out.push_str(text);
+    out.push(' ');
+}
+
+/// One probe's line: `{:>5} {:>10} {:>17} {:>33} {}`, written in place
+/// (a fbt listing is 70,000 lines or more).
 fn row(out: &mut String, id: u32, d: &ProbeDesc) {
-    out.push_str(&format!(
-        "{:>5} {:>10} {:>17} {:>33} {}\n",
-        id, d.provider, d.module, d.function, d.name
-    ));
+    use std::fmt::Write;
+    let _ = write!(out, "{:>5} ", id);
+    field(out, &d.provider, 10);
+    field(out, &d.module, 17);
+    field(out, &d.function, 33);
+    out.push_str(&d.name);
+    out.push('\n');
 }
 
 fn verbose(out: &mut String, dt: &Dtrace, id: u32) {
@@ -111,7 +129,7 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
     }
     ids.sort_unstable();
     ids.dedup();
-    let mut out = String::new();
+    let mut out = String::with_capacity(ids.len() * 80 + 80);
     out.push_str(&format!(
         "{:>5} {:>10} {:>17} {:>33} {}\n",
         "ID", "PROVIDER", "MODULE", "FUNCTION", "NAME"
@@ -156,5 +174,40 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
         status = E_ERROR;
     }
     let _ = SpecKind::Name;
+    dt.leave_probes_to_exit();
     status
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_is_laid_out_as_dtraces_format_lays_it_out() {
+        for (id, parts) in [
+            (1, ["dtrace", "", "", "BEGIN"]),
+            (64161, ["fbt", "vmlinux", "vfs_read", "entry"]),
+            (
+                123456,
+                [
+                    "pid4242",
+                    "libc.so.6",
+                    "a_function_name_longer_than_its_column_of_33",
+                    "return",
+                ],
+            ),
+            (7, ["sdt", "mödule", "fünction", "näme"]),
+        ] {
+            let d = ProbeDesc::new(parts[0], parts[1], parts[2], parts[3]);
+            let mut out = String::new();
+            row(&mut out, id, &d);
+            assert_eq!(
+                out,
+                format!(
+                    "{:>5} {:>10} {:>17} {:>33} {}\n",
+                    id, d.provider, d.module, d.function, d.name
+                )
+            );
+        }
+    }
 }

@@ -741,6 +741,12 @@ fn every_truncation_of_every_kind_is_an_error() {
 /// Exercises every query on every id of a parsed blob.
 fn exercise(btf: &Btf) {
     for id in 0..btf.type_count() + 2 {
+        let _ = btf.resolve_kind(id);
+        let _ = btf.pointee(id);
+        let _ = btf.func_in_place(id);
+        if let Some(sig) = btf.signature(id) {
+            let _ = sig.param_types().count();
+        }
         let _ = btf.resolve(id);
         let _ = btf.size_of(id);
         let _ = btf.member(id, "comm");
@@ -967,4 +973,76 @@ fn name_index_grows_and_finds_every_id() {
     assert!(one.contains(&7));
     assert!(ix.candidates(0x1234_5678_9abc_def0).all(|id| id % 5 != 0));
     assert_eq!(NameIndex::default().candidates(shared).count(), 0);
+}
+
+/// The readings in place (for scans of every function) agree with the
+/// decoded types, for every type of `btf`.
+fn in_place_agrees_with_decoded(btf: &Btf) {
+    let own: Vec<TypeId> = btf.own_func_ids().collect();
+    let decoded: Vec<TypeId> = btf.own_funcs().map(|(id, _)| id).collect();
+    assert_eq!(own, decoded);
+    for id in 0..btf.type_count() + 1 {
+        let resolved = btf.resolve(id);
+        assert_eq!(
+            btf.resolve_kind(id).map(|(r, _)| r),
+            resolved,
+            "type {}",
+            id
+        );
+        if let Some(r) = resolved {
+            assert_eq!(btf.resolve_kind(id).map(|(_, k)| k), btf.kind(r));
+        }
+        let data = btf.get(id).map(|t| &t.data);
+        let want = match data {
+            Some(TypeData::Ptr(to)) => Some(*to),
+            _ => None,
+        };
+        assert_eq!(btf.pointee(id), want);
+        match data {
+            Some(TypeData::Func { proto, .. }) if id >= btf.first_id() => {
+                let name = btf.str(btf.get(id).unwrap().name);
+                assert_eq!(btf.func_in_place(id), Some((name, *proto)));
+            }
+            _ => assert_eq!(btf.func_in_place(id), None, "type {}", id),
+        }
+        match data {
+            Some(TypeData::FuncProto {
+                ret,
+                params,
+                variadic,
+            }) => {
+                let sig = btf.signature(id).unwrap();
+                assert_eq!(sig.ret, *ret);
+                assert_eq!(sig.variadic, *variadic);
+                assert_eq!(sig.len(), params.len());
+                assert_eq!(
+                    sig.param_types().collect::<Vec<_>>(),
+                    params.iter().map(|p| p.ty).collect::<Vec<_>>()
+                );
+            }
+            _ => assert!(btf.signature(id).is_none(), "type {}", id),
+        }
+    }
+}
+
+#[test]
+fn functions_and_types_read_in_place_are_the_decoded_ones() {
+    let (blob, ids) = every_kind();
+    let btf = Btf::parse(&blob).unwrap();
+    in_place_agrees_with_decoded(&btf);
+    let sig = btf.signature(ids["proto"]).unwrap();
+    assert!(sig.variadic);
+    assert_eq!(sig.len(), 1);
+    assert_eq!(
+        btf.func_in_place(ids["printk"]),
+        Some(("printk", ids["proto"]))
+    );
+    assert_eq!(btf.resolve_kind(ids["tag"]), Some((ids["int"], Kind::Int)));
+    let base = Arc::new(Btf::parse(&base_blob()).unwrap());
+    let (blob, _) = module_blob(&base);
+    in_place_agrees_with_decoded(&Btf::parse_split(&blob, base).unwrap());
+    // And the running kernel's, where it can be read.
+    if let Ok(k) = Btf::load_vmlinux() {
+        in_place_agrees_with_decoded(&k);
+    }
 }
