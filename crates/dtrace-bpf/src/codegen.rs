@@ -89,6 +89,10 @@ pub(crate) struct Generator<'a> {
     /// Where strtok() keeps its string and place (a word, then `strsize`
     /// bytes), if a clause uses it.
     pub(crate) strtok_at: Option<u32>,
+    /// The scratch word that holds `timestamp` once a firing has read it
+    /// (0 until then): DTrace's `timestamp` is one value for the whole
+    /// firing, every clause of it.
+    pub(crate) time_at: Option<u32>,
     /// Where chill() keeps the start of its interval and the time chilled
     /// in it (two words), if a clause chills.
     pub(crate) chill_at: Option<u32>,
@@ -209,6 +213,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         temp_base: 0,
         alloca_at: None,
         strtok_at: None,
+        time_at: None,
         chill_at: None,
         temp_max: 0,
         zero_at: 0,
@@ -352,6 +357,16 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     if strtok {
         g.strtok_at = Some(g.temp_base);
         g.temp_base += 8 + layout::round8(strsize.max(2));
+    }
+    let mut times = false;
+    for c in inp.clauses {
+        visit_clause_exprs(c, &mut |e| {
+            times |= matches!(e.kind, CKind::Builtin(Builtin::Timestamp))
+        });
+    }
+    if times {
+        g.time_at = Some(g.temp_base);
+        g.temp_base += 8;
     }
     let mut chills = false;
     for c in inp.clauses {

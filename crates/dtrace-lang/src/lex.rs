@@ -511,12 +511,11 @@ impl<'a> Lexer<'a> {
             }
             b'x' => {
                 let mut v = 0u32;
-                let mut n = 0;
                 while let Some(d) = self.peek() {
+                    // As many digits as there are; the byte is the last two.
                     match (d as char).to_digit(16) {
-                        Some(x) if n < 2 => {
-                            v = v * 16 + x;
-                            n += 1;
+                        Some(x) => {
+                            v = (v * 16 + x) & 0xff;
                             self.pos += 1;
                         }
                         _ => break,
@@ -562,7 +561,24 @@ impl<'a> Lexer<'a> {
                         self.bump();
                         continue;
                     }
-                    out.push(self.escape()?);
+                    // As DTrace's lexer: C's escapes but `\?` and `\'`;
+                    // any other backslash stays, with what follows it.
+                    match self.peek() {
+                        Some(
+                            b'n'
+                            | b't'
+                            | b'r'
+                            | b'a'
+                            | b'b'
+                            | b'f'
+                            | b'v'
+                            | b'\\'
+                            | b'"'
+                            | b'0'..=b'7'
+                            | b'x',
+                        ) => out.push(self.escape()?),
+                        _ => out.push(b'\\'),
+                    }
                 }
                 Some(c) => {
                     out.push(c);
@@ -676,6 +692,12 @@ mod tests {
         );
         assert!(Lexer::new("\"abc\n\"").next_token().is_err());
         assert_eq!(toks("'a' '\\n'"), vec![Tok::Char(97), Tok::Char(10)]);
+        // Not escapes in a D string: `\?`, `\'` and any other stay as
+        // written; `\x` takes every hex digit that follows.
+        assert_eq!(
+            toks(r#""\?\\\'\"\q\x4D\x0041""#),
+            vec![Tok::Str(b"\\?\\\\'\"\\qMA".to_vec())]
+        );
     }
 
     #[test]
@@ -722,8 +744,10 @@ mod tests {
         assert_eq!(msg("x é y".as_bytes()), "invalid character 'é'");
         assert_eq!(msg("x €".as_bytes()), "invalid character '€'");
         assert_eq!(msg(b"x \xe2\x82"), "invalid character '\\342'");
+        // (A string keeps a backslash it does not know; a character
+        // constant refuses it.)
         assert_eq!(
-            msg("\"\\é\"".as_bytes()),
+            msg("'\\é'".as_bytes()),
             "invalid escape sequence in string literal: \\é"
         );
         assert_eq!(

@@ -807,6 +807,9 @@ pub struct TypeTable {
     /// (`jstackframes`).
     pub ustackframes: u32,
     pub jstackframes: u32,
+    /// The most frames any stack records (the `maxframes` option): a
+    /// larger count, given or by default, is cut to it.
+    pub maxframes: u32,
 }
 
 impl Default for TypeTable {
@@ -824,6 +827,7 @@ impl Default for TypeTable {
             stackframes: DEFAULT_STACKFRAMES,
             ustackframes: DEFAULT_USTACKFRAMES,
             jstackframes: DEFAULT_JSTACKFRAMES,
+            maxframes: DEFAULT_MAXFRAMES,
         }
     }
 }
@@ -833,6 +837,9 @@ pub const DEFAULT_STACKFRAMES: u32 = 20;
 /// `ustackframes`' and `jstackframes`' defaults.
 pub const DEFAULT_USTACKFRAMES: u32 = 100;
 pub const DEFAULT_JSTACKFRAMES: u32 = 50;
+/// `maxframes`' default: the most the kernel walks by default
+/// (`/proc/sys/kernel/perf_event_max_stack`).
+pub const DEFAULT_MAXFRAMES: u32 = 127;
 
 /// `strsize`'s default.
 pub const DEFAULT_STRSIZE: u32 = 256;

@@ -700,6 +700,14 @@ const DEMOS: &[(&str, Demo)] = &[
         let frames = text(&o.stdout).lines().filter(|l| l.contains('`')).count();
         check(frames == 1, "not one frame", &o)
     }),
+    ("maxframes", || {
+        // A stack records at most maxframes frames, asked for or by
+        // default.
+        let prog = "syscall::getpid:entry /pid == $target/ { stack(); stack(5); }";
+        let o = dtrace(&["-q", "-x", "maxframes=2", "-n", prog, "-c", &getpids(1)]);
+        let frames = text(&o.stdout).lines().filter(|l| l.contains('`')).count();
+        check(frames == 4, "not two frames each", &o)
+    }),
     ("stackindent", || {
         let prog = "syscall::getpid:entry /pid == $target/ { stack(); }";
         let o = dtrace(&["-q", "-x", "stackindent=3", "-n", prog, "-c", &getpids(1)]);
@@ -742,7 +750,17 @@ const DEMOS: &[(&str, Demo)] = &[
             "-n",
             "BEGIN { trace(1); exit(0); }",
         ]);
-        check(text(&o.stdout) == "1\n", "lost", &o)
+        check(text(&o.stdout) == "1\n", "lost", &o)?;
+        // Set, it paces when exit() is noticed: END comes at the next
+        // status check (the first is at once), never before.
+        let prog = "tick-10ms /i++ == 5/ { ts = timestamp; exit(0); } \
+                    END { printf(\"%d\\n\", timestamp - ts >= 1000000000); }";
+        let o = dtrace(&["-q", "-x", "statusrate=2s", "-n", prog]);
+        check(
+            text(&o.stdout).starts_with("1\n"),
+            "END before the status check",
+            &o,
+        )
     }),
     ("strsize", || {
         let o = dtrace(&[
@@ -810,6 +828,13 @@ fn refused(
     let path = script.to_string_lossy().into_owned();
     let o = dtrace(&["-s", &path]);
     let _ = std::fs::remove_dir_all(&dir);
+    // An option of the command line alone is refused in a program for
+    // that reason first.
+    let why = if Options::change(name) == Some(libdtrace::Change::CommandLine) {
+        "Option cannot be used from within a D program"
+    } else {
+        why
+    };
     check(
         o.status.code() == Some(1)
             && text(&o.stderr)

@@ -88,6 +88,7 @@ impl Dtrace {
             "stackframes",
             "ustackframes",
             "jstackframes",
+            "maxframes",
         ]) {
             if let Some(v) = dtrace_lang::pragma_value(&text, name) {
                 let _ = self.setopt(name, Some(&v));
@@ -98,6 +99,7 @@ impl Dtrace {
         syms.types.stackframes = self.opts.stackframes;
         syms.types.ustackframes = self.opts.ustackframes;
         syms.types.jstackframes = self.opts.jstackframes;
+        syms.types.maxframes = self.opts.maxframes;
         let mut next = self.next_clause;
         // Clauses are checked in the context of their probes (`args[]`).
         // A description matching nothing is left to the check below
@@ -114,26 +116,36 @@ impl Dtrace {
         .map_err(Error::Compile)?;
         // Pragmas take effect as the program is compiled.
         for (name, value, line) in &checked.options {
-            if Options::change(name).is_none() {
-                return Err(Error::Compile(CompileError::new(
-                    Tag::D_PRAGMA_OPTSET,
-                    *line,
-                    format!("failed to set option '{}': Invalid option name", name),
-                )));
-            }
-            self.setopt(name, value.as_deref()).map_err(|e| match e {
-                Error::Option { err, .. } => Error::Compile(CompileError::new(
-                    Tag::D_PRAGMA_OPTSET,
-                    *line,
-                    format!(
-                        "failed to set option '{}' to '{}': {}",
-                        name,
-                        value.clone().unwrap_or_default(),
-                        err
-                    ),
-                )),
-                other => other,
-            })?;
+            let refused = match Options::change(name) {
+                None => {
+                    return Err(Error::Compile(CompileError::new(
+                        Tag::D_PRAGMA_OPTSET,
+                        *line,
+                        format!("failed to set option '{}': Invalid option name", name),
+                    )))
+                }
+                Some(Change::CommandLine) => Err(Error::Option {
+                    name: name.clone(),
+                    value: value.clone(),
+                    err: OptionError::InProgram,
+                }),
+                Some(_) => Ok(()),
+            };
+            refused
+                .and_then(|()| self.setopt(name, value.as_deref()))
+                .map_err(|e| match e {
+                    Error::Option { err, .. } => Error::Compile(CompileError::new(
+                        Tag::D_PRAGMA_OPTSET,
+                        *line,
+                        format!(
+                            "failed to set option '{}' to '{}': {}",
+                            name,
+                            value.clone().unwrap_or_default(),
+                            err
+                        ),
+                    )),
+                    other => other,
+                })?;
         }
         for (kind, name, line) in &checked.depends {
             if !self.dependency_met(kind, name) {
@@ -296,6 +308,7 @@ impl Dtrace {
             let mut syms = self.syms.clone();
             syms.types.strsize = self.opts.strsize;
             syms.types.stackframes = self.opts.stackframes;
+            syms.types.maxframes = self.opts.maxframes;
             let mut next = self.next_clause;
             // Libraries see no script arguments.
             let env = MacroEnv {

@@ -975,6 +975,10 @@ pub struct Dtrace {
     /// The processes created or grabbed for tracing.
     procs: Vec<proc::Traced>,
     last_status: Instant,
+    /// Whether tracing's first status check has been made (as tracing
+    /// starts, or at the first [`Session::work`] after an exit() in
+    /// BEGIN; then every `statusrate`).
+    status_checked: bool,
     /// When the principal buffer was last read (for `switchrate`).
     last_switch: Instant,
     drops_seen: Vec<[u64; load::DROP_KINDS]>,
@@ -1093,6 +1097,7 @@ impl Dtrace {
             proc_handler: None,
             procs: Vec::new(),
             last_status: Instant::now(),
+            status_checked: false,
             last_switch: Instant::now(),
             drops_seen: Vec::new(),
             cpp_args: Vec::new(),

@@ -42,6 +42,12 @@ pub enum Change {
     /// Also while tracing runs (`setopt()`, and the consumer's own
     /// calls): it governs how records are printed.
     Anytime,
+    /// Before a program is compiled, from the command line or the
+    /// library: never from a D program (`#pragma D option` is refused,
+    /// "Option cannot be used from within a D program"), which is
+    /// already being read when its pragmas are (the preprocessor's and
+    /// linker's settings).
+    CommandLine,
 }
 
 /// Whether setting an option takes effect here. Every option DTrace
@@ -298,15 +304,15 @@ options! {
         "least overflow count a cpc probe may ask for";
     cpp: bool = Bool, 0, ANY, BeforeGo, Honoured,
         "run the C preprocessor on scripts (-C)";
-    cpphdrs: bool = Bool, 0, ANY, BeforeGo, Honoured,
+    cpphdrs: bool = Bool, 0, ANY, CommandLine, Honoured,
         "print the files the preprocessor includes (-H)";
-    cpppath: Option<String> = Text, 0, ANY, BeforeGo, Honoured,
+    cpppath: Option<String> = Text, 0, ANY, CommandLine, Honoured,
         "the C preprocessor to run";
     cpu: Option<u32> = Count, -1, (-1, 1 << 20), BeforeGo, Honoured,
         "the CPU to trace on (-1: every CPU)";
     defaultargs: bool = Bool, 0, ANY, BeforeGo, Honoured,
         "macro arguments that are not given are empty or 0";
-    define: Option<String> = Text, 0, ANY, BeforeGo, Honoured,
+    define: Option<String> = Text, 0, ANY, CommandLine, Honoured,
         "define a preprocessor symbol (-D)";
     destructive: bool = Bool, 0, ANY, BeforeGo, Honoured,
         "allow destructive actions (-w)";
@@ -324,16 +330,20 @@ options! {
         "indent function entry and return (-F)";
     grabanon: bool = Bool, 0, ANY, BeforeGo, Refused("anonymous tracing is not supported"),
         "(Solaris) claim anonymous state";
-    incdir: Option<String> = Text, 0, ANY, BeforeGo, Honoured,
+    incdir: Option<String> = Text, 0, ANY, CommandLine, Honoured,
         "add a directory to the preprocessor's search path (-I)";
     jstackframes: u32 = Count, 50, (1, MAX_FRAMES), BeforeGo, Honoured,
         "default frames of jstack()";
     jstackstrsize: u64 = Size, 512, ANY, BeforeGo, Refused("there are no ustack helpers (a JVM's) on Linux to fill jstack() string space"),
         "(Solaris) size of jstack() strings";
+    ldpath: Option<String> = Text, 0, ANY, CommandLine, Refused("dtrace -G writes its objects itself: no linker runs"),
+        "(Solaris) the linker dtrace -G runs";
     libdir: Option<String> = Text, 0, ANY, BeforeGo, Honoured,
         "add a D library directory (-L)";
     linkmode: LinkMode = Enum(LinkMode::WORDS), 0, ANY, BeforeGo, Refused("kernel symbols are resolved from BTF; the link mode cannot be chosen"),
         "(Solaris) how -G objects are linked";
+    maxframes: u32 = Count, 127, (1, MAX_FRAMES), BeforeGo, Honoured,
+        "most frames a stack(), ustack() or jstack() records (more are cut to it)";
     nspec: u32 = Count, 1, (1, MAX_NSPEC), BeforeGo, Honoured,
         "number of speculations";
     oformat: OFormat = Enum(OFormat::WORDS), 0, ANY, BeforeGo, Honoured,
@@ -351,8 +361,8 @@ options! {
     stackindent: usize = Count, 14, (0, 1024), Anytime, Honoured,
         "indentation of stack frames";
     statusrate: Duration = Rate, NS_PER_SEC, ANY, BeforeGo, Honoured,
-        "rate at which the status is checked";
-    stdc: Stdc = Enum(Stdc::WORDS), 0, ANY, BeforeGo, Honoured,
+        "rate at which the status is checked (and exit() noticed, once set; at once by default)";
+    stdc: Stdc = Enum(Stdc::WORDS), 0, ANY, CommandLine, Honoured,
         "ISO C conformance of the preprocessor (-X)";
     strsize: u32 = Size, 256, (2, MAX_STRSIZE), BeforeGo, Honoured,
         "size of strings";
@@ -360,7 +370,7 @@ options! {
         "rate at which the principal buffers are read";
     syslibdir: Option<String> = Text, 0, ANY, BeforeGo, Honoured,
         "the directory of the standard D libraries";
-    undef: Option<String> = Text, 0, ANY, BeforeGo, Honoured,
+    undef: Option<String> = Text, 0, ANY, CommandLine, Honoured,
         "undefine a preprocessor symbol (-U)";
     unodefs: bool = Bool, 0, ANY, BeforeGo, Refused("undefined kernel symbols are not permitted"),
         "(Solaris) allow undefined USDT probes";
@@ -432,6 +442,17 @@ fn all() -> impl Iterator<Item = OptionInfo> {
     })
 }
 
+/// The words a boolean option takes for set and unset (`quiet=yes`,
+/// `flowindent=off`), in any case, as DTrace for Linux takes them.
+const BOOL_WORDS: [(&str, &str); 6] = [
+    ("yes", "no"),
+    ("enable", "disable"),
+    ("enabled", "disabled"),
+    ("true", "false"),
+    ("on", "off"),
+    ("set", "unset"),
+];
+
 /// Why an option could not be set; `Display` gives DTrace's wording.
 ///
 /// ```
@@ -448,6 +469,8 @@ pub enum OptionError {
     BadValue,
     /// The option cannot change once tracing has started.
     TracingActive,
+    /// The option cannot be set from within a D program.
+    InProgram,
     /// The option (or this value of it) has no effect here; the reason.
     Unsupported(&'static str),
     /// A size or count outside the range the option takes: the least and
@@ -461,6 +484,7 @@ impl fmt::Display for OptionError {
             OptionError::UnknownName => f.write_str("Invalid option name"),
             OptionError::BadValue => f.write_str("Invalid value for specified option"),
             OptionError::TracingActive => f.write_str("Operation illegal when tracing is active"),
+            OptionError::InProgram => f.write_str("Option cannot be used from within a D program"),
             OptionError::Unsupported(why) => f.write_str(why),
             // DTrace's words, byte for byte (scripts and its test suite
             // read them); the range is in the option's row and dtrace(1).
@@ -640,6 +664,13 @@ impl Options {
             (OptKind::Bool, None) => 1,
             (OptKind::Bool, Some(v)) => match v {
                 "" => 1,
+                _ if BOOL_WORDS.iter().any(|(on, _)| on.eq_ignore_ascii_case(v)) => 1,
+                _ if BOOL_WORDS
+                    .iter()
+                    .any(|(_, off)| off.eq_ignore_ascii_case(v)) =>
+                {
+                    0
+                }
                 _ => match v.parse::<i64>() {
                     Ok(n) => i64::from(n != 0),
                     Err(_) => return Err(OptionError::BadValue),
@@ -731,7 +762,7 @@ impl Options {
     ) -> Result<(), OptionError> {
         match Self::change(name) {
             None => Err(OptionError::UnknownName),
-            Some(Change::BeforeGo) => Err(OptionError::TracingActive),
+            Some(Change::BeforeGo | Change::CommandLine) => Err(OptionError::TracingActive),
             Some(Change::Anytime) => self.set(name, value),
         }
     }

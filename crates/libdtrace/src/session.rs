@@ -474,6 +474,10 @@ impl Dtrace {
             output::for_format((self.opts.oformat == OFormat::Json).then_some("json"));
         self.last_status = Instant::now();
         let begin_cpu = load::fire_begin(&mut self)?;
+        // DTrace's first status check comes as tracing starts: an exit()
+        // in BEGIN is acted on at the first work; otherwise the next
+        // check is a status period away.
+        self.status_checked = !load::exit_requested(&self);
         Ok(Session {
             dt: self,
             reader: consume::Reader {
@@ -564,7 +568,11 @@ impl Dtrace {
         match (self.ended, &self.running) {
             (Some(s), _) => s,
             (None, None) => Status::None,
-            (None, Some(_)) if load::exit_requested(self) => self.drained_why(),
+            // With `statusrate` set, exit() is known at the next status
+            // check ([`Session::work`]), as in DTrace.
+            (None, Some(_)) if load::exit_requested(self) && !self.opts.is_set(Opt::statusrate) => {
+                self.drained_why()
+            }
             (None, Some(_)) => Status::Okay,
         }
     }
@@ -600,15 +608,21 @@ impl Dtrace {
         if self.running.is_none() {
             return Ok(WorkStatus::Done);
         }
-        let status_due =
-            self.last_status.elapsed() >= self.opts.statusrate.max(Duration::from_nanos(1));
+        let status_due = !self.status_checked
+            || self.last_status.elapsed() >= self.opts.statusrate.max(Duration::from_nanos(1));
         // The fill and ring policies read nothing until tracing has
         // stopped.
         let fill = self.opts.bufpolicy != BufPolicy::Switch;
-        if !self.stopped && (status_due || load::exit_requested(self)) {
+        // DTrace learns of exit() at its status checks: the first, then
+        // one every `statusrate`. Set, the option paces it so; by default
+        // exit() is acted on at once.
+        let exiting = load::exit_requested(self);
+        let act_now = exiting && !self.opts.is_set(Opt::statusrate);
+        if !self.stopped && (status_due || act_now) {
+            self.status_checked = true;
             self.last_status = Instant::now();
             self.report_drops();
-            if load::exit_requested(self) {
+            if exiting {
                 if !fill {
                     consume::consume_all(&mut self.parts(), reader, out, consumer)?;
                 }

@@ -99,9 +99,10 @@ fn records_reach_the_consumer_decoded() {
     assert_eq!(c.ends, 1);
     let text = String::from_utf8_lossy(&out);
     assert!(text.starts_with("42x 7\n\n"), "{}", text);
+    // BEGIN's kernel stack is dtrace's own system call: empty.
     assert_eq!(
         text.lines().filter(|l| l.contains("vmlinux`")).count(),
-        2,
+        0,
         "{}",
         text
     );

@@ -6,7 +6,10 @@
  * verifier once refused them there), and its own BPF frame is not
  * counted, so the ERROR clause sees the faulting clause's stack.
  */
-BEGIN
+/* @@trigger: getpid 1 */
+
+syscall::getpid:entry
+/pid == $target/
 {
 	c = caller;
 	d = stackdepth;

@@ -1,4 +1,4 @@
 1 1 1 1 1
 
 -- @@stderr --
-dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): invalid address (0x0) in action #3
+dtrace: error on enabled probe ID 1 (ID 17: syscall:vmlinux:getpid:entry): invalid address (0x0) in action #3

@@ -4,6 +4,22 @@
 use super::*;
 
 impl ProgGen<'_, '_> {
+    /// `r0 =` the firing's `timestamp`: read from the clock the first
+    /// time a firing asks, kept in scratch for the rest of it (DTrace's
+    /// is one value for a whole firing).
+    fn firing_time(&mut self) {
+        let Some(at) = self.g.time_at else {
+            self.a.emit(call(Helper::KtimeGetNs));
+            return;
+        };
+        let done = self.a.new_label();
+        self.ldx_at(R0, R9, at, Size::DW);
+        self.a.jmp_imm_to(Cond::Ne, R0, 0, done);
+        self.a.emit(call(Helper::KtimeGetNs));
+        self.stx_at(R9, at, R0, Size::DW);
+        self.a.bind(done);
+    }
+
     pub(crate) fn builtin_int(&mut self, b: Builtin) -> R<Temp> {
         match b {
             Builtin::Pid | Builtin::Tid | Builtin::Uid | Builtin::Gid
@@ -33,7 +49,8 @@ impl ProgGen<'_, '_> {
                 self.a.emit(call(Helper::GetCurrentUidGid));
                 self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
             }
-            Builtin::Timestamp => self.a.emit(call(Helper::KtimeGetNs)),
+            Builtin::Timestamp => self.firing_time(),
+            // Read anew each time, as DTrace's (dtrace_gethrestime()).
             Builtin::Walltimestamp => {
                 self.a.emit(call(Helper::KtimeGetNs));
                 let ro = self.g.m_rodata;
@@ -147,6 +164,16 @@ impl ProgGen<'_, '_> {
     }
 
     pub(crate) fn get_stack(&mut self, buf: u32, size: u32, user: bool, skip: i32) {
+        if !user && self.plan.phase != Phase::Normal {
+            // BEGIN and END fire in the consumer's own system call: the
+            // kernel frames there are dtrace's machinery, not a stack
+            // the program traced. None, as DTrace's show none.
+            for off in (0..size).step_by(8) {
+                self.st_imm_at(R9, buf + off, 0);
+            }
+            self.a.emit(mov64_imm(R0, 0));
+            return;
+        }
         self.a
             .emit(ldx(Size::DW, R1, FP, crate::codegen::stack::CTX));
         self.ptr(R2, R9, buf);

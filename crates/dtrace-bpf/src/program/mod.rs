@@ -320,6 +320,10 @@ impl ProgGen<'_, '_> {
         if let Some(at) = self.g.strtok_at {
             self.st_imm_at(R9, at, -1);
         }
+        // So does the firing's timestamp, read when first used.
+        if let Some(at) = self.g.time_at {
+            self.st_imm_at(R9, at, 0);
+        }
 
         if let ArgContext::RawArgs { guards, after, .. } = &self.plan.context {
             self.raw_filter(guards, after.as_ref(), out)?;

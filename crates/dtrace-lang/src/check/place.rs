@@ -102,6 +102,12 @@ impl Checker<'_> {
     /// of a pointer or array); None for any other expression.
     pub(super) fn place(&mut self, e: &Expr) -> Result<Option<Place>, CompileError> {
         let line = e.line;
+        // A translated member (`curpsinfo->pr_fname`) is a value the
+        // translator computes, not an object: `curpsinfo->pr_fname[0]`
+        // indexes that value.
+        if matches!(e.kind, ExprKind::Arrow(..) | ExprKind::Member(..)) && self.is_translated(e)? {
+            return Ok(None);
+        }
         match &e.kind {
             ExprKind::Arrow(base, m) => {
                 let p = self.expr(base)?;

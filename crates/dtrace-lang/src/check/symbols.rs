@@ -36,7 +36,9 @@ impl Checker<'_> {
                     )),
                 },
             };
-        let frames = frames.clamp(1, MAX_STACK_FRAMES);
+        let frames = frames
+            .min(self.syms.types.maxframes)
+            .clamp(1, MAX_STACK_FRAMES);
         Ok(CExpr {
             kind: CKind::Stack { frames },
             ty: Special::Stack(frames).type_of(),
@@ -137,7 +139,9 @@ impl Checker<'_> {
                 ))
             }
         }
-        let frames = frames.clamp(1, MAX_STACK_FRAMES);
+        let frames = frames
+            .min(self.syms.types.maxframes)
+            .clamp(1, MAX_STACK_FRAMES);
         Ok(CExpr {
             kind: CKind::UStack { frames },
             ty: Special::UStack(frames).type_of(),

@@ -1,0 +1,3 @@
+[tab	here, quote" backslash\ octalA hexB]
+[kept: \? \' \q C]
+

@@ -1,0 +1,1 @@
+quiet, not indented

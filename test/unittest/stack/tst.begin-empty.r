@@ -1,0 +1,4 @@
+
+depth 0
+depth 0
+
