@@ -443,7 +443,14 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     // before 6.1 perf event programs (profile, tick) may use only
     // preallocated ones, and any other tracing program that uses one
     // makes the kernel warn (a WARNING, with its stack, that taints it).
-    let grow_maps = opts.kernel.grow_maps;
+    // Nor where a program runs in a hard interrupt (profile, tick and cpc
+    // probes' perf events): a map that grows takes each new entry from a
+    // per-CPU cache the kernel refills only after the interrupt, holding
+    // one element for per-CPU maps, so the second new key of a firing
+    // (`@a[execname] = count(); @b[pid] = count();`) found it empty and
+    // was dropped.
+    let in_irq = inp.plans.iter().any(|p| p.kind == ProgKind::PerfEvent);
+    let grow_maps = opts.kernel.grow_maps && !in_irq;
     // Dynamic variables: each thread-local and each associative array is a
     // hash map; entries come and go, so they are not preallocated.
     let dyn_entries = |value: u32, key: u32| -> u32 {
@@ -595,8 +602,10 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     }
     for (n, c) in classes.iter_mut().enumerate() {
         let (vsize, ksize) = (c.0, c.1);
+        // As many keys as `aggsize` holds, however few (DTrace drops an
+        // update that does not fit, and says so).
         let entries =
-            (opts.aggsize / u64::from(ksize + vsize * cpus + 32)).clamp(64, 1 << 20) as u32;
+            (opts.aggsize / u64::from(ksize + vsize * cpus + 32)).clamp(1, 1 << 20) as u32;
         // Not preallocated: a preallocated per-CPU hash costs tens of
         // milliseconds to create (every entry on every CPU), where an
         // aggregation holds a few keys most of the time.

@@ -634,7 +634,7 @@ const DEMOS: &[(&str, Demo)] = &[
         check(
             text(&one.stdout) == "1 0\n\n"
                 && text(&one.stderr)
-                    .contains("1 failed speculation (no speculative buffer space available)"),
+                    .contains("1 failed speculation (no speculative buffer available)"),
             "default: not one",
             &one,
         )

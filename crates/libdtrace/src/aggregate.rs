@@ -552,10 +552,17 @@ fn normal_of(normals: &[u64], i: usize) -> u64 {
     normals.get(i).copied().unwrap_or(1).max(1)
 }
 
-/// Prints aggregations in the default layout; `normals` holds each
-/// column's `normalize()` factor.
-pub fn print_default(out: &mut Vec<u8>, rows: &[Row], normals: &[u64], indent: usize) {
+/// Prints aggregations in the default layout; each column's
+/// `normalize()` factor and value over no data (printed for a key the
+/// row lacks) are in `cols`.
+pub fn print_default(out: &mut Vec<u8>, rows: &[Row], cols: (&[u64], &[AggValue]), indent: usize) {
+    let (normals, zeros) = cols;
     for Row { key, values, .. } in rows {
+        let values: Vec<Option<&AggValue>> = values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| v.as_ref().or(zeros.get(i)))
+            .collect();
         let dist = values.iter().flatten().any(|v| v.is_distribution());
         for k in key {
             key_default(out, k, indent);
@@ -586,10 +593,11 @@ pub fn print_formatted(
     out: &mut Vec<u8>,
     fmt: &Format,
     rows: &[Row],
-    normals: &[u64],
+    cols: (&[u64], &[AggValue]),
     indent: usize,
     target: i64,
 ) {
+    let (normals, zeros) = cols;
     for Row { key, values, .. } in rows {
         let mut ki = 0;
         let mut vi = 0;
@@ -597,8 +605,8 @@ pub fn print_formatted(
             match seg {
                 Segment::Literal(b) => out.extend_from_slice(b),
                 Segment::Conv(c) if c.is_agg() => {
-                    let v = values.get(vi).cloned().flatten();
-                    format_value(out, c, v.as_ref(), normal_of(normals, vi), target);
+                    let v = values.get(vi).and_then(Option::as_ref).or(zeros.get(vi));
+                    format_value(out, c, v, normal_of(normals, vi), target);
                     vi += 1;
                 }
                 Segment::Conv(c) => {
@@ -774,7 +782,7 @@ mod tests {
         print_default(
             &mut out,
             &[Row::new(vec![KeyValue::Int(3, INT)], AggValue::Sum(500))],
-            &[1],
+            (&[1], &[AggValue::Sum(0)]),
             14,
         );
         assert_eq!(

@@ -101,6 +101,7 @@ impl Dtrace {
                     names: &[name],
                     rows: &rows,
                     normals: &[self.normal(id)],
+                    zeros: &[AggValue::zero(self.syms.aggs[id].func)],
                     format: None,
                     in_firing: false,
                 },

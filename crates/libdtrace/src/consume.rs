@@ -1153,6 +1153,10 @@ fn present(
                 }
                 let rows = aggregate::rows(&snaps, crate::aggregations::sort_opts(p.opts));
                 let normals: Vec<u64> = aggs.iter().map(|&id| p.aggs.normal(id)).collect();
+                let zeros: Vec<aggregate::AggValue> = aggs
+                    .iter()
+                    .map(|&id| aggregate::AggValue::zero(p.syms.aggs[id].func))
+                    .collect();
                 let names: Vec<String> = aggs
                     .iter()
                     .map(|&id| p.syms.aggs[id].name.clone())
@@ -1172,6 +1176,7 @@ fn present(
                         names: &names,
                         rows: &rows,
                         normals: &normals,
+                        zeros: &zeros,
                         format: format.as_ref(),
                         in_firing: true,
                     },

@@ -246,6 +246,23 @@ fn fits_buffer(dt: &Dtrace, gen: &Generated) -> Result<(), Error> {
     if needed > bufsize || needed + 8 > ring {
         return Err(Error::Enable("Enabling exceeds size of buffer".into()));
     }
+    // So must one aggregation entry fit `aggsize`, and one dynamic
+    // variable (its key and value) fit `dynvarsize`.
+    use dtrace_bpf::plan::MapRole;
+    for m in &gen.maps {
+        let (space, entry) = match m.role {
+            MapRole::Aggregation(_) => (dt.opts.aggsize, m.key_size + m.value_size),
+            // Keyless: the aggregation's id stands for its key.
+            MapRole::AggregationSlots => (dt.opts.aggsize, 8 + m.value_size),
+            MapRole::ThreadVar(_) | MapRole::Array(_) => {
+                (dt.opts.dynvarsize, m.key_size + m.value_size)
+            }
+            _ => continue,
+        };
+        if space < u64::from(entry) {
+            return Err(Error::Enable("Enabling exceeds size of buffer".into()));
+        }
+    }
     // The fill policy keeps END's records' room free in every buffer.
     if dt.opts.bufpolicy == BufPolicy::Fill && gen.end_reserve > bufsize.min(ring) {
         return Err(Error::Enable(

@@ -40,6 +40,9 @@ pub struct AggPrint<'a> {
     pub rows: &'a [Row],
     /// Each aggregation's `normalize()` factor.
     pub normals: &'a [u64],
+    /// Each aggregation's value over no data, printed for a key a row
+    /// lacks ([`AggValue::zero`]).
+    pub zeros: &'a [AggValue],
     /// `printa()`'s format, if it has one.
     pub format: Option<&'a Format>,
     /// Printed by `printa()` within a probe firing (rather than at exit).
@@ -118,12 +121,19 @@ impl Output for Text {
 
     fn aggregations(&mut self, buf: &mut Vec<u8>, p: &AggPrint<'_>, cx: RenderCx) {
         match p.format {
-            Some(f) => aggregate::print_formatted(buf, f, p.rows, p.normals, cx.indent, cx.target),
+            Some(f) => aggregate::print_formatted(
+                buf,
+                f,
+                p.rows,
+                (p.normals, p.zeros),
+                cx.indent,
+                cx.target,
+            ),
             None => {
                 if p.in_firing {
                     buf.push(b'\n');
                 }
-                aggregate::print_default(buf, p.rows, p.normals, cx.indent);
+                aggregate::print_default(buf, p.rows, (p.normals, p.zeros), cx.indent);
             }
         }
     }
@@ -577,6 +587,7 @@ mod tests {
                 names: &["c"],
                 rows: &rows,
                 normals: &[1],
+                zeros: &[AggValue::Count(0)],
                 format: None,
                 in_firing: false,
             },

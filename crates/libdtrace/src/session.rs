@@ -760,7 +760,7 @@ impl Dtrace {
                 _ => (
                     "DTRACEDROP_SPECUNAVAIL",
                     format!(
-                        "{} failed speculation{} (no speculative buffer space available)",
+                        "{} failed speculation{} (no speculative buffer available)",
                         delta, s
                     ),
                 ),

@@ -198,10 +198,7 @@ fn principal_speculative_and_error_drops_each_kind_once() {
     assert_eq!(drops[0].kind, DropKind::SpecUnavail);
     assert_eq!(
         (drops[0].count, drops[0].msg.as_str()),
-        (
-            2,
-            "2 failed speculations (no speculative buffer space available)"
-        )
+        (2, "2 failed speculations (no speculative buffer available)")
     );
 
     // A fault in an ERROR clause is not reported again: it is a drop.

@@ -1,4 +1,4 @@
 1 0 0
 
 -- @@stderr --
-dtrace: 2 failed speculations (no speculative buffer space available)
+dtrace: 2 failed speculations (no speculative buffer available)

@@ -336,6 +336,13 @@ impl AggValue {
         }
     }
 
+    /// The value of aggregating function `f` over no data: what
+    /// `printa()` shows for a key an aggregation printed beside others
+    /// lacks (a distribution of zero counts for the quantizations).
+    pub fn zero(f: AggFunc) -> AggValue {
+        merge(f, &[&vec![0u8; size_class(f) as usize]])
+    }
+
     /// A zeroed value of the same shape (after `clear()`, or the zero
     /// `printa()` fills in for a key another aggregation lacks).
     pub fn zeroed(&self) -> AggValue {

@@ -633,9 +633,11 @@ impl ProgGen<'_, '_> {
         if let LValue::Mem { addr, ty: mty } = lv {
             // The address once (`p[i++] += 1` steps i once), then the value.
             let ta = self.eval_int(addr)?;
+            // As DTrace: a compound assignment reads its left operand
+            // before the right is evaluated (`i += i++` adds the old i).
+            let old = op.map(|_| self.load_at(ta, mty));
             let tv = self.eval_int(rhs)?;
-            if let Some(op) = op {
-                let old = self.load_at(ta, mty);
+            if let (Some(op), Some(old)) = (op, old) {
                 self.load_temp(old, R1);
                 self.load_temp(tv, R2);
                 self.free(old);
@@ -651,10 +653,21 @@ impl ProgGen<'_, '_> {
             return Ok(tv);
         }
         let key = self.lvalue_key(lv)?;
+        // The left operand's value first (see above). A member's place
+        // is found once, its index evaluated once (`v.a[i++] += 3`).
+        let (at, old) = match op {
+            Some(_) => {
+                let at = self.field_at(lv, key)?;
+                (at, Some(self.load_lvalue(lv, key, at)?))
+            }
+            None => (None, None),
+        };
         let tv = self.eval_int(rhs)?;
-        let at = self.field_at(lv, key)?;
-        if let Some(op) = op {
-            let old = self.load_lvalue(lv, key, at)?;
+        let at = match op {
+            Some(_) => at,
+            None => self.field_at(lv, key)?,
+        };
+        if let (Some(op), Some(old)) = (op, old) {
             self.load_temp(old, R1);
             self.load_temp(tv, R2);
             self.free(old);

@@ -784,17 +784,10 @@ impl Checker<'_> {
                         ),
                     ));
                 }
-                // Integer keys widen to the larger type seen.
-                let merged: Vec<Type> = a
-                    .keys
-                    .iter()
-                    .zip(&key_types)
-                    .map(|(x, y)| match (x, y) {
-                        (Type::Int(p), Type::Int(q)) if q.size > p.size => Type::Int(*q),
-                        _ => x.clone(),
-                    })
-                    .collect();
-                self.syms.aggs[id].keys = merged;
+                // The first use's key types are the aggregation's: a
+                // later integer key is converted to them, as DTrace does
+                // (`@[(int32_t)1]` and `@[(int64_t)1]` are one key, printed
+                // as an int32_t).
                 id
             }
             None => {

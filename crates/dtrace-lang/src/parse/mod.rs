@@ -632,11 +632,18 @@ impl<'a> Parser<'a> {
         match words.next() {
             Some("option") => {
                 let rest: Vec<&str> = words.collect();
-                if rest.len() != 1 {
+                if rest.is_empty() {
                     return Err(CompileError::new(
                         Tag::D_PRAGMA_MALFORM,
                         line,
-                        "malformed #pragma D option",
+                        "malformed #pragma option <option>=<val>",
+                    ));
+                }
+                if rest.len() > 1 {
+                    return Err(CompileError::new(
+                        Tag::D_PRAGMA_MALFORM,
+                        line,
+                        "superfluous arguments specified for #pragma option",
                     ));
                 }
                 let (name, value) = match rest[0].split_once('=') {

@@ -1,0 +1,2 @@
+dtrace: script 'err.aggsize-small.d' matched 1 probe
+dtrace: could not enable tracing: Enabling exceeds size of buffer

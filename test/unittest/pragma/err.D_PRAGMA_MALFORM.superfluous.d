@@ -1,0 +1,7 @@
+/* An option pragma takes one word: option or option=value. */
+#pragma D option nspec=24 * 44
+
+BEGIN
+{
+	exit(0);
+}
