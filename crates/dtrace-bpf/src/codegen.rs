@@ -548,19 +548,21 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     // Aggregations share per-CPU hashes by the size class of their values
     // (`aggs::size_class`); a key is the aggregation's id (a word), then
     // its tuple, zero-padded to the widest key of the map.
+    // A tuple too large for a hash key (two strings at the default
+    // strsize) is interned: the key is the id and the tuple's hash.
     let mut tuples = Vec::new();
+    let mut interned_sizes = Vec::new();
     for (i, a) in inp.syms.aggs.iter().enumerate() {
         let (mut keys, ksize) = layout::tuple_layout(&a.keys, &agg_caps[i], types);
         if ksize + 8 > MAX_KEY {
-            return Err(key_too_large(
-                &format!("aggregation @{}", a.name),
-                ksize + 8,
-                &keys,
-            ));
+            interned_sizes.push(Some(ksize));
+            tuples.push((keys, 16));
+            continue;
         }
         for k in &mut keys {
             k.offset += 8;
         }
+        interned_sizes.push(None);
         tuples.push((keys, ksize + 8));
     }
     // An aggregation with no keys has a slot of its own in one per-CPU
@@ -622,6 +624,23 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         }));
     }
     for ((i, a), (keys, _)) in inp.syms.aggs.iter().enumerate().zip(tuples) {
+        let interned = interned_sizes[i].map(|tuple_size| {
+            let entries = (opts.aggsize / u64::from(tuple_size + 8 + 32)).clamp(1, 1 << 20) as u32;
+            InternedKeys {
+                map: g.add_map(MapSpec {
+                    no_prealloc: grow_maps,
+                    ..map(
+                        &format!("dt_aggkeys_{}", i),
+                        MapRole::AggregationKeys(i),
+                        MapKind::Hash,
+                        8,
+                        tuple_size,
+                        entries,
+                    )
+                }),
+                tuple_size,
+            }
+        });
         if let (Some(slot), Some((map, widest))) = (keyless.iter().position(|&k| k == i), slots) {
             g.aggs.push(AggLayout {
                 map,
@@ -631,6 +650,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
                 key_size: 4,
                 value_size: widest,
                 slot: Some(slot as u32),
+                interned: None,
             });
             continue;
         }
@@ -647,6 +667,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
             key_size: c.1,
             value_size: c.0,
             slot: None,
+            interned,
         });
     }
 

@@ -328,6 +328,8 @@ pub enum MapRole {
     ThreadVar(usize),
     Array(usize),
     Aggregation(AggId),
+    /// The tuples of aggregation `n`, by hash ([`InternedKeys`]).
+    AggregationKeys(AggId),
     /// The per-CPU array of the aggregations that have no keys.
     AggregationSlots,
     /// Dispatch table of program `n`.
@@ -518,6 +520,22 @@ pub struct AggLayout {
     /// a word set once the slot is updated, then the values
     /// (`value_size` bytes).
     pub slot: Option<u32>,
+    /// A tuple larger than the kernel's hash keys (512 bytes): the map's
+    /// key is the id, then the tuple's hash; the tuple itself is in
+    /// another map, by its hash (see [`InternedKeys`]). `keys`' offsets
+    /// are then counted from the tuple's start.
+    pub interned: Option<InternedKeys>,
+}
+
+/// Where the tuples of an aggregation too large for a hash key are kept:
+/// a hash map from a tuple's 64-bit hash to the tuple (`tuple_size`
+/// bytes). An update whose hash is there for another tuple is dropped,
+/// and counted as an aggregation drop; the consumer reads a row's tuple
+/// through its hash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InternedKeys {
+    pub map: MapId,
+    pub tuple_size: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]

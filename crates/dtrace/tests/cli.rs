@@ -369,13 +369,18 @@ fn bad_options() {
         "{}",
         e
     );
-    // A key too large for the kernel's hash names what makes it so.
+    // An aggregation's key larger than the kernel's hash keys is interned
+    // and works; an associative array's is refused, naming what makes it
+    // so.
     let o = run(&["-n", "BEGIN { @[stack(100)] = count(); exit(0); }"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let o = run(&["-n", "BEGIN { x = \"x\"; arr[x, x, x] = 1; exit(0); }"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
         text(&o.stderr).ends_with(
-            "dtrace: could not enable tracing: aggregation @ key of 808 bytes exceeds \
-             the limit of 512 bytes: stack of 800 bytes\n"
+            "dtrace: could not enable tracing: associative array arr[ ] key of 768 bytes \
+             exceeds the limit of 512 bytes: string of 256 bytes, string of 256 bytes, \
+             string of 256 bytes (a lower strsize makes strings smaller)\n"
         ),
         "{}",
         text(&o.stderr)

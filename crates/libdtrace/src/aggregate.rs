@@ -230,10 +230,19 @@ pub fn clear_slot(map: &Map, slot: u32, keep: bool) -> io::Result<()> {
 
 /// Reads every key of one aggregation from the map it shares (the keys
 /// whose first word is its id).
-pub fn snapshot(map: &Map, layout: &AggLayout, percpu: bool) -> io::Result<Vec<AggEntry>> {
+///
+/// An aggregation whose tuples are interned (`layout.interned`) has
+/// them read from `tuples`, by the hash its keys hold.
+pub fn snapshot(
+    map: &Map,
+    layout: &AggLayout,
+    percpu: bool,
+    tuples: Option<&Map>,
+) -> io::Result<Vec<AggEntry>> {
     if let Some(slot) = layout.slot {
         return snapshot_slot(map, layout, slot, percpu);
     }
+    let mut tuple = vec![0u8; layout.interned.map_or(0, |ik| ik.tuple_size as usize)];
     let id = layout.id.to_ne_bytes();
     let mut out: Vec<AggEntry> = Vec::new();
     // Rows merged from several keys, by decoded key.
@@ -244,7 +253,14 @@ pub fn snapshot(map: &Map, layout: &AggLayout, percpu: bool) -> io::Result<Vec<A
         if k.get(..8) != Some(&id[..]) || out.len() > 4 << 20 {
             return;
         }
-        let key = decode_key(layout, k);
+        let key = match (layout.interned, tuples) {
+            (Some(_), Some(t)) => match k.get(8..16).map(|h| t.lookup(h, &mut tuple)) {
+                Some(Ok(true)) => decode_key(layout, &tuple),
+                // Its tuple not there (yet): not a row.
+                _ => return,
+            },
+            _ => decode_key(layout, k),
+        };
         let value = merge(layout, vals);
         let cpus = percpu.then(|| {
             (0..vals.ncpus())

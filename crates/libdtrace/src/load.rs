@@ -251,7 +251,9 @@ fn fits_buffer(dt: &Dtrace, gen: &Generated) -> Result<(), Error> {
     use dtrace_bpf::plan::MapRole;
     for m in &gen.maps {
         let (space, entry) = match m.role {
-            MapRole::Aggregation(_) => (dt.opts.aggsize, m.key_size + m.value_size),
+            MapRole::Aggregation(_) | MapRole::AggregationKeys(_) => {
+                (dt.opts.aggsize, m.key_size + m.value_size)
+            }
             // Keyless: the aggregation's id stands for its key.
             MapRole::AggregationSlots => (dt.opts.aggsize, 8 + m.value_size),
             MapRole::ThreadVar(_) | MapRole::Array(_) => {
@@ -900,10 +902,12 @@ impl Running {
     /// Aggregation `id` as the kernel holds it now; with `percpu`, each
     /// CPU's value too (the `aggpercpu` option).
     pub(crate) fn snapshot_with(&self, id: usize, percpu: bool) -> Result<Vec<AggEntry>, Error> {
+        let layout = &self.gen.aggs[id];
         Ok(aggregate::snapshot(
             self.agg(id),
-            &self.gen.aggs[id],
+            layout,
             percpu,
+            layout.interned.map(|ik| self.map(ik.map)),
         )?)
     }
 
@@ -951,6 +955,10 @@ impl Running {
             }
             for k in std::iter::once(&e.raw_key).chain(&e.merged_keys) {
                 self.agg(id).delete(k)?;
+                // An interned tuple goes with the last key that held it.
+                if let (Some(ik), Some(hash)) = (self.gen.aggs[id].interned, k.get(8..16)) {
+                    self.map(ik.map).delete(hash)?;
+                }
             }
         }
         Ok(())

@@ -2,6 +2,7 @@
 //! made, and the aggregating function's own update (`crate::aggs`).
 
 use super::*;
+use crate::asm::Label;
 
 impl ProgGen<'_, '_> {
     /// Looks up (creating zeroed) the key's words in the aggregation's
@@ -17,19 +18,36 @@ impl ProgGen<'_, '_> {
         if let Some(slot) = al.slot {
             return self.agg_update_slot(&al, slot, value, incr);
         }
-        let own: u32 = al.keys.last().map_or(8, |k| k.offset + k.size);
+        let own: u32 = match al.interned {
+            Some(_) => 16,
+            None => al.keys.last().map_or(8, |k| k.offset + k.size),
+        };
         let kb = self.alloc_buf(al.key_size);
-        // The id, then the tuple; the padding past this aggregation's own
-        // key is zeroed so equal keys hash equally.
+        let have = self.a.new_label();
+        let done = self.a.new_label();
+        // The id, then the tuple (or its hash); the padding past this
+        // aggregation's own key is zeroed so equal keys hash equally.
         crate::codegen::load_imm(&mut self.a, R1, al.id as i64);
         self.stx_at(R9, kb, R1, Size::DW);
         for w in own.div_ceil(8)..al.key_size / 8 {
             self.st_imm_at(R9, kb + 8 * w, 0);
         }
-        self.build_key_at(kb, &al.keys, keys)?;
+        let dropped = self.a.new_label();
+        let tuple = match al.interned {
+            Some(ik) => {
+                let tb = self.alloc_buf(ik.tuple_size);
+                self.build_key_at(tb, &al.keys, keys)?;
+                Some((tb, ik))
+            }
+            None => {
+                self.build_key_at(kb, &al.keys, keys)?;
+                None
+            }
+        };
         let (tv, ti) = self.agg_operands(value, incr)?;
-        let have = self.a.new_label();
-        let done = self.a.new_label();
+        if let Some((tb, ik)) = tuple {
+            self.intern_tuple(tb, ik, kb + 8, dropped);
+        }
         self.a.ld_map_fd(R1, al.map);
         self.ptr(R2, R9, kb);
         self.a.emit(call(Helper::MapLookupElem));
@@ -45,6 +63,7 @@ impl ProgGen<'_, '_> {
         self.ptr(R2, R9, kb);
         self.a.emit(call(Helper::MapLookupElem));
         self.a.jmp_imm_to(Cond::Ne, R0, 0, have);
+        self.a.bind(dropped);
         self.count_drop(drops::AGGREGATION);
         self.a.ja_to(done);
         self.a.bind(have);
@@ -52,6 +71,47 @@ impl ProgGen<'_, '_> {
         self.a.bind(done);
         self.free_operands(tv, ti);
         Ok(())
+    }
+
+    /// Writes at `hash_at` the 64-bit hash of the tuple at scratch `tb`,
+    /// and makes sure the interned map holds the tuple under it: added if
+    /// the hash is new, compared word by word if not. A tuple that cannot
+    /// be added, or whose hash another tuple holds, goes to `fail`.
+    fn intern_tuple(&mut self, tb: u32, ik: InternedKeys, hash_at: u32, fail: Label) {
+        let words = ik.tuple_size / 8;
+        // FNV-1a over words, each step folded (x ^= x >> 29) so that the
+        // high bits reach the low ones.
+        crate::codegen::load_imm(&mut self.a, R0, 0xcbf2_9ce4_8422_2325_u64 as i64);
+        crate::codegen::load_imm(&mut self.a, R2, 0x0000_0100_0000_01b3);
+        for w in 0..words {
+            self.ldx_at(R1, R9, tb + 8 * w, Size::DW);
+            self.a.emit(alu64_reg(Alu::Xor, R0, R1));
+            self.a.emit(alu64_reg(Alu::Mul, R0, R2));
+            self.a.emit(mov64_reg(R3, R0));
+            self.a.emit(alu64_imm(Alu::Rsh, R3, 29));
+            self.a.emit(alu64_reg(Alu::Xor, R0, R3));
+        }
+        self.stx_at(R9, hash_at, R0, Size::DW);
+        let found = self.a.new_label();
+        self.a.ld_map_fd(R1, ik.map);
+        self.ptr(R2, R9, hash_at);
+        self.a.emit(call(Helper::MapLookupElem));
+        self.a.jmp_imm_to(Cond::Ne, R0, 0, found);
+        self.a.ld_map_fd(R1, ik.map);
+        self.ptr(R2, R9, hash_at);
+        self.ptr(R3, R9, tb);
+        self.a.emit(mov64_imm(R4, 1));
+        self.a.emit(call(Helper::MapUpdateElem));
+        self.a.ld_map_fd(R1, ik.map);
+        self.ptr(R2, R9, hash_at);
+        self.a.emit(call(Helper::MapLookupElem));
+        self.a.jmp_imm_to(Cond::Eq, R0, 0, fail);
+        self.a.bind(found);
+        for w in 0..words {
+            self.a.emit(ldx(Size::DW, R1, R0, (8 * w) as i16));
+            self.ldx_at(R2, R9, tb + 8 * w, Size::DW);
+            self.a.jmp_reg_to(Cond::Ne, R1, R2, fail);
+        }
     }
 }
 
