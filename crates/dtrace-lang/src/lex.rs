@@ -119,6 +119,13 @@ pub struct Lexer<'a> {
 impl<'a> Lexer<'a> {
     /// A lexer over D text. The text is bytes: string literals keep any
     /// byte that is not UTF-8 exactly as written.
+    /// The source from byte `pos` to the end of its line.
+    pub fn rest_of_line(&self, pos: usize) -> String {
+        let rest = self.src.get(pos..).unwrap_or(&[]);
+        let end = rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
+        String::from_utf8_lossy(&rest[..end]).into_owned()
+    }
+
     pub fn new(src: &'a (impl AsRef<[u8]> + ?Sized)) -> Lexer<'a> {
         Lexer {
             src: src.as_ref(),

@@ -621,8 +621,10 @@ pub fn print_formatted(
             match seg {
                 Segment::Literal(b) => out.extend_from_slice(b),
                 Segment::Conv(c) if c.is_agg() => {
-                    let v = values.get(vi).and_then(Option::as_ref).or(zeros.get(vi));
-                    format_value(out, c, v, normal_of(normals, vi), target);
+                    // With one aggregation, every %@ is its value.
+                    let col = if values.len() == 1 { 0 } else { vi };
+                    let v = values.get(col).and_then(Option::as_ref).or(zeros.get(col));
+                    format_value(out, c, v, normal_of(normals, col), target);
                     vi += 1;
                 }
                 Segment::Conv(c) => {

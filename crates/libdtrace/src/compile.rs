@@ -148,6 +148,15 @@ impl Dtrace {
                 })?;
         }
         for (kind, name, line) in &checked.depends {
+            // A library's dependencies order the libraries; a program's
+            // own may not name one.
+            if kind == "library" {
+                return Err(Error::Compile(CompileError::new(
+                    Tag::D_PRAGMA_DEPEND,
+                    *line,
+                    "main program may not explicitly depend on a library",
+                )));
+            }
             if !self.dependency_met(kind, name) {
                 return Err(Error::Compile(CompileError::new(
                     Tag::D_PRAGMA_DEPEND,

@@ -246,8 +246,8 @@ fn fits_buffer(dt: &Dtrace, gen: &Generated) -> Result<(), Error> {
     if needed > bufsize || needed + 8 > ring {
         return Err(Error::Enable("Enabling exceeds size of buffer".into()));
     }
-    // So must one aggregation entry fit `aggsize`, and one dynamic
-    // variable (its key and value) fit `dynvarsize`.
+    // So must one aggregation entry fit `aggsize`, and one associative
+    // array element (its key and value) fit `dynvarsize`.
     use dtrace_bpf::plan::MapRole;
     for m in &gen.maps {
         let (space, entry) = match m.role {
@@ -256,9 +256,9 @@ fn fits_buffer(dt: &Dtrace, gen: &Generated) -> Result<(), Error> {
             }
             // Keyless: the aggregation's id stands for its key.
             MapRole::AggregationSlots => (dt.opts.aggsize, 8 + m.value_size),
-            MapRole::ThreadVar(_) | MapRole::Array(_) => {
-                (dt.opts.dynvarsize, m.key_size + m.value_size)
-            }
+            // (Thread-locals are not held to it: DTrace keeps them in
+            // no less than one chunk whatever the size.)
+            MapRole::Array(_) => (dt.opts.dynvarsize, m.key_size + m.value_size),
             _ => continue,
         };
         if space < u64::from(entry) {

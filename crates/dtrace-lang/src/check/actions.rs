@@ -21,7 +21,14 @@ impl Checker<'_> {
         )
     }
 
-    pub(super) fn agg_arg(&self, name: &str, e: &Expr, tag: Tag) -> Result<AggId, CompileError> {
+    /// Argument `e` (number `n` of `name`'s) as an aggregation.
+    pub(super) fn agg_arg(
+        &self,
+        name: &str,
+        n: usize,
+        e: &Expr,
+        tag: Tag,
+    ) -> Result<AggId, CompileError> {
         match &e.kind {
             ExprKind::Agg { name: a, keys: None } => self.syms.agg_by_name(a).ok_or_else(|| {
                 err(
@@ -33,7 +40,7 @@ impl Checker<'_> {
             _ => Err(err(
                 tag,
                 e.line,
-                format!("{}( ) argument #1 is incompatible with prototype:\n\tprototype: aggregation\n\t argument: {}", name, self.describe_arg(e)),
+                format!("{}( ) argument #{} is incompatible with prototype:\n\tprototype: aggregation\n\t argument: {}", name, n, self.describe_arg(e)),
             )),
         }
     }
@@ -335,8 +342,9 @@ impl Checker<'_> {
             (None, args)
         };
         let mut aggs = Vec::new();
-        for a in rest {
-            aggs.push(self.agg_arg("printa", a, Tag::D_PRINTA_AGGARG)?);
+        for (i, a) in rest.iter().enumerate() {
+            let n = i + 1 + usize::from(has_format);
+            aggs.push(self.agg_arg("printa", n, a, Tag::D_PRINTA_AGGARG)?);
         }
         // Printed side by side, the aggregations share their keys.
         for &other in &aggs[1..] {
@@ -390,13 +398,13 @@ impl Checker<'_> {
     }
 
     pub(super) fn act_clear(&mut self, args: &[Expr], _line: u32) -> Result<CStmt, CompileError> {
-        let agg = self.agg_arg("clear", &args[0], Tag::D_CLEAR_AGGARG)?;
+        let agg = self.agg_arg("clear", 1, &args[0], Tag::D_CLEAR_AGGARG)?;
         let a = self.next_action(1);
         Ok(CStmt::Clear(agg, a))
     }
 
     pub(super) fn act_trunc(&mut self, args: &[Expr], _line: u32) -> Result<CStmt, CompileError> {
-        let agg = self.agg_arg("trunc", &args[0], Tag::D_TRUNC_AGGARG)?;
+        let agg = self.agg_arg("trunc", 1, &args[0], Tag::D_TRUNC_AGGARG)?;
         let n = match args.get(1) {
             Some(x) => {
                 let v = self.expr(x)?;
@@ -418,7 +426,7 @@ impl Checker<'_> {
         args: &[Expr],
         line: u32,
     ) -> Result<CStmt, CompileError> {
-        let agg = self.agg_arg("normalize", &args[0], Tag::D_NORMALIZE_AGGARG)?;
+        let agg = self.agg_arg("normalize", 1, &args[0], Tag::D_NORMALIZE_AGGARG)?;
         let n = self.expr(&args[1])?;
         // Its prototype's uint64_t, as DTrace checks it.
         if !n.ty.is_int() {
@@ -434,7 +442,7 @@ impl Checker<'_> {
         args: &[Expr],
         _line: u32,
     ) -> Result<CStmt, CompileError> {
-        let agg = self.agg_arg("denormalize", &args[0], Tag::D_NORMALIZE_AGGARG)?;
+        let agg = self.agg_arg("denormalize", 1, &args[0], Tag::D_NORMALIZE_AGGARG)?;
         let a = self.next_action(1);
         Ok(CStmt::Normalize(agg, None, a))
     }

@@ -45,7 +45,10 @@ impl Checker<'_> {
                 return Err(err(
                     Tag::D_PRINTF_AGG_CONV,
                     line,
-                    format!("{}( ) %@ conversion requires an aggregation and is only valid for printa( )", func),
+                    format!(
+                        "%@ conversion requires an aggregation and is not for use with {}( )",
+                        func
+                    ),
                 ));
             }
             // The width's argument, then the precision's.

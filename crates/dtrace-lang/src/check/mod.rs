@@ -699,8 +699,10 @@ impl<'a> Checker<'a> {
         let Some(p) = &c.predicate else {
             return Ok(None);
         };
+        // An unknown name is found where it is read, on its own line; the
+        // rest once the predicate is whole, after its closing slash.
         let at_end = |mut e: CompileError| {
-            if e.line.is_some() && c.pred_end_line > 0 {
+            if e.line.is_some() && c.pred_end_line > 0 && e.tag != Tag::D_IDENT_UNDEF {
                 e.line = Some(c.pred_end_line);
             }
             e

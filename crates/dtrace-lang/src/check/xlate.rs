@@ -100,11 +100,12 @@ impl Checker<'_> {
             ty: from_ty.clone(),
             line,
         };
-        for (m, e, mline) in members {
+        for (m, e, _) in members {
+            // Found as DTrace checks the whole declaration: at its end.
             let Some(f) = self.syms.types.member(&r, m) else {
                 return Err(err(
                     Tag::D_XLATE_MEMB,
-                    *mline,
+                    end_line,
                     format!("translator member {} is not a member of {}", m, to_ty),
                 ));
             };

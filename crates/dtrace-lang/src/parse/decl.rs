@@ -46,7 +46,7 @@ impl Parser<'_> {
             let (name, derivs) = self.declarator(DeclMode::Named)?;
             let Some((name, nline)) = name else {
                 let t = self.next()?;
-                return Err(syntax_error(&t));
+                return Err(self.syntax_error(&t));
             };
             check_decl_name(&name, nline)?;
             let typedef = specs.class == Some(Class::Typedef);
@@ -60,7 +60,7 @@ impl Parser<'_> {
                     Deriv::D(x) => derived.push(x),
                     Deriv::Assoc(k, open) => {
                         if typedef {
-                            return Err(syntax_error(&open));
+                            return Err(self.syntax_error(&open));
                         }
                         if i + 1 != n {
                             return Err(CompileError::new(
@@ -136,14 +136,14 @@ impl Parser<'_> {
             let names = std::mem::take(&mut self.assoc_names);
             for (k, n) in keys.into_iter().zip(names) {
                 let Some(n) = n else {
-                    return Err(syntax_error(&open));
+                    return Err(self.syntax_error(&open));
                 };
                 params.push((k, n));
             }
         }
         let Some((name, _)) = name else {
             let t = self.next()?;
-            return Err(syntax_error(&t));
+            return Err(self.syntax_error(&t));
         };
         check_decl_name(&name, line)?;
         let ty = specs.with(plain_derived(derivs)?);
@@ -173,7 +173,7 @@ impl Parser<'_> {
             let pline = t.line;
             match &t.tok {
                 Tok::Ident(w) if w == "probe" => {}
-                _ => return Err(syntax_error(&t)),
+                _ => return Err(self.syntax_error(&t)),
             }
             let (pname, _) = self.ident()?;
             let args = self.probe_parameters()?;
@@ -388,7 +388,7 @@ impl Parser<'_> {
         }
         if !any {
             let t = self.next()?;
-            return Err(syntax_error(&t));
+            return Err(self.syntax_error(&t));
         }
         if ctx == SpecCtx::Param && class.is_some_and(|c| c != Class::Register) {
             return Err(CompileError::new(
@@ -544,10 +544,10 @@ impl Parser<'_> {
         let t = self.peek()?.clone();
         if let Tok::Ident(w) = &t.tok {
             if is_reserved(w) {
-                return Err(syntax_error(&t));
+                return Err(self.syntax_error(&t));
             }
             let Some((m, n)) = split_scoped(w) else {
-                return Err(syntax_error(&t));
+                return Err(self.syntax_error(&t));
             };
             name = Some(n.to_string());
             module = m.map(str::to_string);
@@ -558,7 +558,7 @@ impl Parser<'_> {
         if !self.peek_is("{")? {
             if name.is_none() {
                 let t = self.next()?;
-                return Err(syntax_error(&t));
+                return Err(self.syntax_error(&t));
             }
             return Ok(if is_enum {
                 TypeSpec::Enum {
@@ -717,13 +717,16 @@ impl Parser<'_> {
                 let (n, d) = r?;
                 if n.is_none() && d.is_empty() {
                     let t = self.next()?;
-                    return Err(syntax_error(&t));
+                    return Err(self.syntax_error(&t));
                 }
                 self.expect(")")?;
                 name = n;
                 inner = d;
             }
-            _ if mode == DeclMode::Named => return Err(syntax_error(&self.next()?)),
+            _ if mode == DeclMode::Named => {
+                let t = self.next()?;
+                return Err(self.syntax_error(&t));
+            }
             _ => {}
         }
         let mut suffixes = Vec::new();
@@ -1077,7 +1080,11 @@ pub(super) fn plain_derived(d: Vec<Deriv>) -> Result<Vec<Derived>, CompileError>
     d.into_iter()
         .map(|d| match d {
             Deriv::D(x) => Ok(x),
-            Deriv::Assoc(_, open) => Err(syntax_error(&open)),
+            Deriv::Assoc(_, open) => Err(CompileError::new(
+                Tag::D_SYNTAX,
+                open.line,
+                format!("syntax error near \"{}\"", open.tok.describe()),
+            )),
         })
         .collect()
 }

@@ -206,7 +206,14 @@ impl Parser<'_> {
                 Tok::Punct("(") => {
                     let name = match &e.kind {
                         ExprKind::Ident(n) => n.clone(),
-                        _ => return Err(syntax_error(&t)),
+                        // `tick-1()`: only a name is called.
+                        _ => {
+                            return Err(CompileError::new(
+                                Tag::D_FUNC_IDENT,
+                                t.line,
+                                "function designator is not of function type",
+                            ))
+                        }
                     };
                     self.next()?;
                     let args = self.args_until(")")?;
@@ -272,7 +279,7 @@ impl Parser<'_> {
             Tok::Ident(id) if id == "self" || id == "this" => {
                 if !self.eat("->")? {
                     let t = self.next()?;
-                    return Err(syntax_error(&t));
+                    return Err(self.syntax_error(&t));
                 }
                 let (name, _) = self.ident()?;
                 if id == "self" {
@@ -328,7 +335,7 @@ impl Parser<'_> {
             // A reserved word (`typedef`, `int`, `return`...) is no
             // expression: DTrace's grammar stops at it.
             Tok::Ident(id) if super::is_reserved(&id) => {
-                return Err(syntax_error(&Token {
+                return Err(self.syntax_error(&Token {
                     tok: Tok::Ident(id),
                     line,
                     pos: t.pos,
@@ -343,7 +350,7 @@ impl Parser<'_> {
                 self.expect(")")?;
                 return Ok(e);
             }
-            _ => return Err(syntax_error(&t)),
+            _ => return Err(self.syntax_error(&t)),
         };
         self.count_node(line)?;
         Ok(Expr::new(kind, line))

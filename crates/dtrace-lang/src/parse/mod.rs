@@ -203,7 +203,7 @@ pub fn parse_type_name(text: &str, opts: &ParseOptions) -> Result<TypeName, Comp
     let t = p.type_name()?;
     let next = p.next()?;
     if next.tok != Tok::Eof {
-        return Err(syntax_error(&next));
+        return Err(p.syntax_error(&next));
     }
     Ok(t)
 }
@@ -419,15 +419,23 @@ fn check_depth(prog: &Program) -> Result<(), CompileError> {
     Ok(())
 }
 
-fn syntax_error(t: &Token) -> CompileError {
-    let msg = match &t.tok {
-        Tok::Eof => "syntax error near end of input".to_string(),
-        other => format!("syntax error near \"{}\"", other.describe()),
-    };
-    CompileError::new(Tag::D_SYNTAX, t.line, msg)
-}
-
 impl<'a> Parser<'a> {
+    /// A syntax error at token `t`. DTrace's lexer looks past an
+    /// identifier (for its rule that tells type names from variables)
+    /// and pushes back what it read, which leaves the rest of the line in
+    /// the identifier's text: its message shows them
+    /// (`near "vnode_t, v_no_such_member));"`).
+    fn syntax_error(&self, t: &Token) -> CompileError {
+        let msg = match &t.tok {
+            Tok::Eof => "syntax error near end of input".to_string(),
+            Tok::Ident(id) if !is_reserved(id) => {
+                format!("syntax error near \"{}\"", self.lex.rest_of_line(t.pos))
+            }
+            other => format!("syntax error near \"{}\"", other.describe()),
+        };
+        CompileError::new(Tag::D_SYNTAX, t.line, msg)
+    }
+
     /// Parses one more level of nesting with `f`, refusing to go deeper
     /// than `MAX_NESTING`.
     fn nested<T>(
@@ -475,7 +483,7 @@ impl<'a> Parser<'a> {
         let t = self.next()?;
         match &t.tok {
             Tok::Punct(q) if *q == p => Ok(t),
-            _ => Err(syntax_error(&t)),
+            _ => Err(self.syntax_error(&t)),
         }
     }
 
@@ -484,7 +492,7 @@ impl<'a> Parser<'a> {
         let t = self.next()?;
         match t.tok {
             Tok::Ident(s) if !s.contains('`') => Ok((s, t.line)),
-            _ => Err(syntax_error(&t)),
+            _ => Err(self.syntax_error(&t)),
         }
     }
 
@@ -789,7 +797,7 @@ impl<'a> Parser<'a> {
                 }
                 _ => {
                     let t = self.next()?;
-                    return Err(syntax_error(&t));
+                    return Err(self.syntax_error(&t));
                 }
             }
             if !self.eat(",")? {
@@ -831,7 +839,7 @@ impl<'a> Parser<'a> {
                 _ if !self.opts.is_file => {
                     // dtrace -n 'BEGIN END' style: another description follows.
                 }
-                _ => return Err(syntax_error(&t)),
+                _ => return Err(self.syntax_error(&t)),
             }
             None
         };
@@ -882,7 +890,7 @@ impl<'a> Parser<'a> {
             out.push(s);
             if needs_semi && !self.eat(";")? && !self.peek_is("}")? {
                 let t = self.next()?;
-                return Err(syntax_error(&t));
+                return Err(self.syntax_error(&t));
             }
         }
     }
@@ -929,7 +937,7 @@ impl<'a> Parser<'a> {
         let s = self.statement()?;
         if matches!(s, Stmt::Expr(_) | Stmt::Comma(_)) && !self.eat(";")? && !self.peek_is("}")? {
             let t = self.next()?;
-            return Err(syntax_error(&t));
+            return Err(self.syntax_error(&t));
         }
         Ok(vec![s])
     }

@@ -722,10 +722,16 @@ fn malformed_declarations_are_refused_in_dtrace_words() {
         ("inline int = 3;", Tag::D_SYNTAX, "syntax error near \"=\""),
         ("inline int x;", Tag::D_SYNTAX, "syntax error near \";\""),
         ("translator int < int > { };", Tag::D_SYNTAX, "syntax error near \">\""),
-        ("BEGIN { (int *x; }", Tag::D_SYNTAX, "syntax error near \"x\""),
+        // At an identifier, the rest of its line (DTrace's lexer leaves it
+        // in the identifier's text).
+        ("BEGIN { (int *x; }", Tag::D_SYNTAX, "syntax error near \"x; }\""),
         ("BEGIN { xlate<int>(x; }", Tag::D_SYNTAX, "syntax error near \";\""),
         ("BEGIN { offsetof(struct foo); }", Tag::D_SYNTAX, "syntax error near \")\""),
-        ("BEGIN { self->a`b = 1; }", Tag::D_SYNTAX, "syntax error near \"a`b\""),
+        (
+            "BEGIN { self->a`b = 1; }",
+            Tag::D_SYNTAX,
+            "syntax error near \"a`b = 1; }\"",
+        ),
     ];
     for (src, tag, msg) in cases {
         let e = err_of(src);
