@@ -3,6 +3,8 @@
  * aggregations and dynamic variables in one firing loses none of them.
  */
 #pragma D option quiet
+/* One CPU: the counter is a global, stepped by one firing at a time. */
+#pragma D option cpu=0
 
 int i;
 

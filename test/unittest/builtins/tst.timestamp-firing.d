@@ -4,6 +4,8 @@
  * move; the next firing reads the clock again.
  */
 #pragma D option quiet
+/* One CPU: the counter is a global, stepped by one firing at a time. */
+#pragma D option cpu=0
 
 int n;
 
