@@ -31,10 +31,15 @@ impl Provider for Dtrace {
         }
     }
 
+    /// BEGIN, END and ERROR: ids 1, 2 and 3, as in DTrace.
+    fn id_span(&mut self) -> u32 {
+        3
+    }
+
     fn provide(&mut self, sink: &mut ProbeSink<'_>) {
-        sink.add("", "", "BEGIN", BEGIN);
-        sink.add("", "", "END", END);
-        sink.add("", "", "ERROR", ERROR);
+        sink.add_at(0, "", "", "BEGIN", BEGIN);
+        sink.add_at(1, "", "", "END", END);
+        sink.add_at(2, "", "", "ERROR", ERROR);
     }
 
     fn args(&self, local: u32) -> Option<Vec<ArgDesc>> {

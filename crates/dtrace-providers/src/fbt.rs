@@ -74,6 +74,11 @@ pub const FENTRY_MAX: usize = 16;
 /// The module name of the kernel's own functions.
 pub const VMLINUX: &str = "vmlinux";
 
+/// The ids kept for fbt's probes: two a function, for more functions
+/// than any kernel and its modules have (Linux 6.12 with every Debian
+/// module: about 110,000 traceable).
+pub const FBT_IDS: u32 = 2 << 20;
+
 /// Functions the kernel's BTF has on every kernel, one of which the
 /// refusal test attaches to.
 const PROBE_FUNCS: &[&str] = &["vfs_read", "do_sys_openat2", "ksys_write", "schedule"];
@@ -539,6 +544,13 @@ impl Provider for Fbt {
         }
     }
 
+    /// Two ids a function (entry, return), by the function's place in
+    /// the list; the list is read only when a description needs it, so
+    /// the range is the most any kernel has.
+    fn id_span(&mut self) -> u32 {
+        FBT_IDS
+    }
+
     fn provide(&mut self, _sink: &mut ProbeSink<'_>) {}
 
     fn provide_named(&mut self, sink: &mut ProbeSink<'_>, pat: &ProbeDesc) {
@@ -549,8 +561,9 @@ impl Provider for Fbt {
         if let Ok(funcs) = self.funcs() {
             sink.reserve(2 * funcs.list.len());
             for (i, f) in funcs.list.iter().enumerate() {
-                sink.add(&f.module, &f.name, "entry", 2 * i as u32);
-                sink.add(&f.module, &f.name, "return", 2 * i as u32 + 1);
+                let slot = 2 * i as u32;
+                sink.add_at(slot, &f.module, &f.name, "entry", slot);
+                sink.add_at(slot + 1, &f.module, &f.name, "return", slot + 1);
             }
         }
     }

@@ -120,17 +120,42 @@ pub struct Attributes {
     pub args: (&'static str, &'static str, &'static str),
 }
 
-/// The probes of every provider, by id (from 1) and by description.
+/// The probes of every provider, by id and by description.
+///
+/// A probe's id is the same in every run within a boot, whichever
+/// descriptions made it: each provider with a fixed set of probes
+/// (`Provider::id_span`) owns a range of ids, given in registration
+/// order, and each of its probes the id at its place in that set (a
+/// system call's by its number, a tracepoint's by its place in the
+/// kernel's list). Probes made only on demand (a `tick-2s`, a
+/// process's pid probes) take ids from a range kept for them after the
+/// fixed ones, in the order they are made, as DTrace gives ids to
+/// probes as they are created.
 #[derive(Default)]
 pub struct ProbeTable {
+    /// The probes in the order they were made.
     list: Vec<Probe>,
-    /// The probes by the hash of their description (`desc_hash`): the
-    /// first id with that hash; later ones follow in `same_hash`.
+    /// Each probe's place in `list`, by id.
+    at: rustc_hash::FxHashMap<u32, u32>,
+    /// The probes by the hash of their description (`desc_hash`): one
+    /// more than the place of the newest with that hash; older ones
+    /// follow in `same_hash`.
     by_desc: rustc_hash::FxHashMap<u64, u32>,
-    /// For each probe (by id - 1), the next probe whose description has
-    /// the same hash, or 0.
+    /// For each probe (by place), one more than the place of the next
+    /// probe whose description has the same hash, or 0.
     same_hash: Vec<u32>,
+    /// The first id no range holds.
+    next_base: u32,
+    /// The next id for a probe made on demand, and the end of their
+    /// range (0: not yet kept).
+    dyn_next: u32,
+    dyn_end: u32,
 }
+
+/// How many ids are kept for probes made on demand: more than
+/// DTrace's pid provider makes by default (fasttrap's 250,000); past
+/// them, such probes take ids after every range.
+pub const DYNAMIC_IDS: u32 = 1 << 18;
 
 /// FNV-1a over the four parts of a description, each ended by a NUL
 /// (no part holds one), so that different splits hash apart.
@@ -147,14 +172,42 @@ fn desc_hash(parts: [&str; 4]) -> u64 {
 
 impl ProbeTable {
     pub fn get(&self, id: u32) -> Option<&Probe> {
-        self.list.get(id.checked_sub(1)? as usize)
+        self.list.get(*self.at.get(&id)? as usize)
     }
 
-    /// The id of the probe described so, if there is one.
-    fn find(&self, parts: [&str; 4], h: u64) -> Option<u32> {
-        let mut id = self.by_desc.get(&h).copied().unwrap_or(0);
-        while id != 0 {
-            let d = &self.get(id)?.desc;
+    /// Keeps `span` ids from the first no range holds; returns the
+    /// first (ids start at 1).
+    fn keep(&mut self, span: u32) -> u32 {
+        let base = self.next_base.max(1);
+        self.next_base = base.saturating_add(span);
+        base
+    }
+
+    /// Keeps the range of ids for probes made on demand, if it is not
+    /// kept yet.
+    pub fn keep_dynamic(&mut self) {
+        if self.dyn_end == 0 {
+            self.dyn_next = self.keep(DYNAMIC_IDS);
+            self.dyn_end = self.dyn_next + DYNAMIC_IDS;
+        }
+    }
+
+    /// The id for the next probe made on demand.
+    fn dynamic_id(&mut self) -> u32 {
+        self.keep_dynamic();
+        if self.dyn_next < self.dyn_end {
+            self.dyn_next += 1;
+            self.dyn_next - 1
+        } else {
+            self.keep(1)
+        }
+    }
+
+    /// The place in `list` of the probe described so, if there is one.
+    fn find(&self, parts: [&str; 4], h: u64) -> Option<usize> {
+        let mut at = self.by_desc.get(&h).copied().unwrap_or(0);
+        while at != 0 {
+            let d = &self.list.get(at as usize - 1)?.desc;
             if [
                 d.provider.as_str(),
                 d.module.as_str(),
@@ -162,9 +215,9 @@ impl ProbeTable {
                 d.name.as_str(),
             ] == parts
             {
-                return Some(id);
+                return Some(at as usize - 1);
             }
-            id = self.same_hash.get(id as usize - 1).copied().unwrap_or(0);
+            at = self.same_hash.get(at as usize - 1).copied().unwrap_or(0);
         }
         None
     }
@@ -187,6 +240,9 @@ pub struct ProbeSink<'a> {
     table: &'a mut ProbeTable,
     provider: usize,
     name: String,
+    /// The provider's range of ids: the first, and how many.
+    base: u32,
+    span: u32,
 }
 
 impl ProbeSink<'_> {
@@ -196,13 +252,33 @@ impl ProbeSink<'_> {
         self.table.list.reserve(more);
         self.table.same_hash.reserve(more);
         self.table.by_desc.reserve(more);
+        self.table.at.reserve(more);
     }
 
     /// Adds probe `local` of this provider as `name:module:function:probe`,
-    /// returning its id (a probe already there keeps its id).
+    /// made on demand (its id the next free one), returning its id (a
+    /// probe already there keeps its id).
     pub fn add(&mut self, module: &str, function: &str, name: &str, local: u32) -> u32 {
         let provider = std::mem::take(&mut self.name);
         let id = self.add_as(&provider, module, function, name, local);
+        self.name = provider;
+        id
+    }
+
+    /// As `add`, for a probe of the provider's fixed set: its id is the
+    /// `slot`th of the provider's range (`Provider::id_span`); one past
+    /// the range is made as on demand.
+    pub fn add_at(
+        &mut self,
+        slot: u32,
+        module: &str,
+        function: &str,
+        name: &str,
+        local: u32,
+    ) -> u32 {
+        let provider = std::mem::take(&mut self.name);
+        let id = (slot < self.span).then(|| self.base + slot);
+        let id = self.insert(&provider, module, function, name, local, id);
         self.name = provider;
         id
     }
@@ -217,20 +293,37 @@ impl ProbeSink<'_> {
         name: &str,
         local: u32,
     ) -> u32 {
+        self.insert(provider, module, function, name, local, None)
+    }
+
+    fn insert(
+        &mut self,
+        provider: &str,
+        module: &str,
+        function: &str,
+        name: &str,
+        local: u32,
+        id: Option<u32>,
+    ) -> u32 {
         let parts = [provider, module, function, name];
         let h = desc_hash(parts);
-        if let Some(id) = self.table.find(parts, h) {
-            return id;
+        if let Some(at) = self.table.find(parts, h) {
+            return self.table.list[at].id;
         }
-        let id = self.table.list.len() as u32 + 1;
+        let id = match id {
+            Some(id) if !self.table.at.contains_key(&id) => id,
+            _ => self.table.dynamic_id(),
+        };
+        let at = self.table.list.len() as u32;
         self.table.list.push(Probe {
             id,
             desc: ProbeDesc::new(provider, module, function, name),
             provider: self.provider,
             local,
         });
+        self.table.at.insert(id, at);
         // The newest first in its chain.
-        let next = self.table.by_desc.insert(h, id).unwrap_or(0);
+        let next = self.table.by_desc.insert(h, at + 1).unwrap_or(0);
         self.table.same_hash.push(next);
         id
     }
@@ -283,6 +376,15 @@ pub trait Provider: Send {
     /// whose providers say theirs); by default the provider's.
     fn probe_attributes(&self, _local: u32) -> Attributes {
         self.attributes()
+    }
+
+    /// How many ids its fixed set of probes needs (asked once, when it
+    /// is registered): probes added with `ProbeSink::add_at` take the
+    /// ids of that range by their place in the set, so that a probe has
+    /// the same id whichever probes were made before it. 0 (the
+    /// default) for a provider whose probes are all made on demand.
+    fn id_span(&mut self) -> u32 {
+        0
     }
 
     /// Adds the probes it has from the start.
@@ -369,8 +471,27 @@ impl DescError {
 /// The registry: every provider, and the table of their probes.
 pub struct Probes {
     providers: Vec<Box<dyn Provider>>,
+    /// Each provider's range of ids (first, how many).
+    ranges: Vec<(u32, u32)>,
     table: ProbeTable,
     tracefs: Option<PathBuf>,
+}
+
+/// Where provider `i` (of `ranges`) adds its probes.
+fn sink<'a>(
+    table: &'a mut ProbeTable,
+    ranges: &[(u32, u32)],
+    i: usize,
+    name: &str,
+) -> ProbeSink<'a> {
+    let (base, span) = ranges.get(i).copied().unwrap_or((0, 0));
+    ProbeSink {
+        table,
+        provider: i,
+        name: name.to_string(),
+        base,
+        span,
+    }
 }
 
 impl ProbeContext for Probes {
@@ -383,6 +504,7 @@ impl Probes {
     fn empty() -> Probes {
         Probes {
             providers: Vec::new(),
+            ranges: Vec::new(),
             table: ProbeTable::default(),
             tracefs: None,
         }
@@ -402,12 +524,23 @@ impl Probes {
     /// probe shows.
     pub fn provide_all(&mut self) {
         for (i, p) in self.providers.iter_mut().enumerate() {
-            let mut sink = ProbeSink {
-                table: &mut self.table,
-                provider: i,
-                name: p.name().to_string(),
-            };
-            p.provide_all(&mut sink);
+            p.provide_all(&mut sink(&mut self.table, &self.ranges, i, p.name()));
+        }
+    }
+
+    /// Makes the probe with id `id`, if it is one of a provider's fixed
+    /// set (`dtrace -i ID` of a probe no description has made yet).
+    pub fn provide_id(&mut self, id: u32) {
+        if self.table.get(id).is_some() {
+            return;
+        }
+        let owner = self
+            .ranges
+            .iter()
+            .position(|&(base, span)| id >= base && id - base < span);
+        if let Some(i) = owner {
+            let p = &mut self.providers[i];
+            p.provide_all(&mut sink(&mut self.table, &self.ranges, i, p.name()));
         }
     }
 
@@ -431,12 +564,11 @@ impl Probes {
 
     /// Registers a provider and lets it add its probes.
     pub fn register(&mut self, mut p: Box<dyn Provider>) {
-        let mut sink = ProbeSink {
-            table: &mut self.table,
-            provider: self.providers.len(),
-            name: p.name().to_string(),
-        };
-        p.provide(&mut sink);
+        let span = p.id_span();
+        let base = if span > 0 { self.table.keep(span) } else { 0 };
+        self.ranges.push((base, span));
+        let i = self.providers.len();
+        p.provide(&mut sink(&mut self.table, &self.ranges, i, p.name()));
         self.providers.push(p);
     }
 
@@ -460,11 +592,10 @@ impl Probes {
 
     /// Discovers the probes of every provider on this system.
     pub fn discover() -> Probes {
+        // The order gives the ranges of ids: the providers with fixed
+        // sets of probes, the small ones first; the ids of probes made
+        // on demand; fbt's, the largest; the providers made on demand.
         let mut p = Probes::builtin();
-        p.register(Box::new(fbt::Fbt::discover()));
-        p.register(Box::new(pid::Pid::default()));
-        p.register(Box::new(usdt::Usdt::default()));
-        p.register(Box::new(plockstat::Plockstat::default()));
         // Raw tracepoints need no tracefs.
         for (file, text) in table::TABLES {
             // The shipped tables parse (a unit test says so).
@@ -484,6 +615,11 @@ impl Probes {
                 p.register(Box::new(sdt::Sdt::unavailable(why)));
             }
         }
+        p.table.keep_dynamic();
+        p.register(Box::new(fbt::Fbt::discover()));
+        p.register(Box::new(pid::Pid::default()));
+        p.register(Box::new(usdt::Usdt::default()));
+        p.register(Box::new(plockstat::Plockstat::default()));
         p
     }
 
@@ -491,8 +627,11 @@ impl Probes {
         self.table.get(id)
     }
 
+    /// Every probe made, by id.
     pub fn iter(&self) -> impl Iterator<Item = &Probe> {
-        self.table.list.iter()
+        let mut all: Vec<&Probe> = self.table.list.iter().collect();
+        all.sort_unstable_by_key(|p| p.id);
+        all.into_iter()
     }
 
     pub fn table(&self) -> &ProbeTable {
@@ -529,19 +668,17 @@ impl Probes {
         let canonical = self.providers.iter_mut().find_map(|p| p.canonical(pat));
         let pat = canonical.as_ref().unwrap_or(pat);
         for (i, p) in self.providers.iter_mut().enumerate() {
-            let mut sink = ProbeSink {
-                table: &mut self.table,
-                provider: i,
-                name: p.name().to_string(),
-            };
-            p.provide_named(&mut sink, pat);
+            p.provide_named(&mut sink(&mut self.table, &self.ranges, i, p.name()), pat);
         }
-        self.table
+        let mut ids: Vec<u32> = self
+            .table
             .list
             .iter()
             .filter(|p| pat.matches(&p.desc))
             .map(|p| p.id)
-            .collect()
+            .collect();
+        ids.sort_unstable();
+        ids
     }
 
     /// Argument descriptions of a probe (none if they cannot be told).
@@ -765,11 +902,7 @@ mod tests {
     #[test]
     fn probes_are_found_by_their_whole_description() {
         let mut table = ProbeTable::default();
-        let mut sink = ProbeSink {
-            table: &mut table,
-            provider: 0,
-            name: "p".into(),
-        };
+        let mut sink = sink(&mut table, &[], 0, "p");
         let a = sink.add("m", "ab", "c", 0);
         // The same parts split otherwise are another probe.
         let b = sink.add("m", "a", "bc", 1);
@@ -792,6 +925,40 @@ mod tests {
 
     fn desc(text: &str) -> ProbeDesc {
         ProbeDesc::parse(text).expect("valid description")
+    }
+
+    #[test]
+    fn a_probe_has_one_id_whatever_was_made_before_it() {
+        let calls = [("read", 0), ("write", 1), ("openat", 257), ("close", 3)];
+        let id_of = |p: &mut Probes, d: &str| p.lookup(&desc(d)).first().copied();
+        // Asked alone, after other calls and a tick, or listed with all.
+        let mut alone = Probes::with_syscalls(&calls);
+        let openat = id_of(&mut alone, "syscall::openat:return");
+        let mut after = Probes::with_syscalls(&calls);
+        id_of(&mut after, "tick-2s");
+        id_of(&mut after, "syscall::close:entry");
+        assert_eq!(id_of(&mut after, "syscall::openat:return"), openat);
+        let mut all = Probes::with_syscalls(&calls);
+        all.provide_all();
+        assert_eq!(id_of(&mut all, "syscall::openat:return"), openat);
+        // BEGIN, END and ERROR are 1, 2 and 3; a call's ids follow its
+        // number; a probe made on demand comes after every fixed one.
+        assert_eq!(id_of(&mut all, "dtrace:::ERROR"), Some(3));
+        let read = id_of(&mut all, "syscall::read:entry").unwrap();
+        assert_eq!(id_of(&mut all, "syscall::write:entry"), Some(read + 2));
+        assert_eq!(openat, Some(read + 7));
+        let tick = id_of(&mut all, "tick-2s").unwrap();
+        assert!(tick > openat.unwrap());
+        // An id of a fixed set is found by asking for it.
+        let mut fresh = Probes::with_syscalls(&calls);
+        fresh.provide_id(read + 1);
+        assert_eq!(
+            fresh.get(read + 1).map(|p| p.desc.to_string()).as_deref(),
+            Some("syscall:vmlinux:read:return")
+        );
+        // Listing is by id.
+        let ids: Vec<u32> = all.iter().map(|p| p.id).collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

@@ -26,12 +26,25 @@ pub struct Profile {
 }
 
 impl Profile {
-    fn add(&mut self, sink: &mut ProbeSink<'_>, name: &str, tick: bool, period_ns: u64) {
+    /// Adds a probe: one of the default set at its `slot` of the
+    /// provider's ids, another (`None`) as made on demand.
+    fn add(
+        &mut self,
+        sink: &mut ProbeSink<'_>,
+        name: &str,
+        tick: bool,
+        period_ns: u64,
+        slot: Option<u32>,
+    ) {
         if sink.has("", "", name) {
             return;
         }
         self.probes.push((tick, period_ns, name.to_string()));
-        sink.add("", "", name, self.probes.len() as u32 - 1);
+        let local = self.probes.len() as u32 - 1;
+        match slot {
+            Some(slot) => sink.add_at(slot, "", "", name, local),
+            None => sink.add("", "", name, local),
+        };
     }
 }
 
@@ -47,12 +60,19 @@ impl Provider for Profile {
         }
     }
 
+    /// The default probes (`profile-97` .. `tick-5000`).
+    fn id_span(&mut self) -> u32 {
+        (DEFAULT_PROFILE.len() + DEFAULT_TICK.len()) as u32
+    }
+
     fn provide(&mut self, sink: &mut ProbeSink<'_>) {
-        for &hz in DEFAULT_PROFILE {
-            self.add(sink, &format!("profile-{}", hz), false, 1_000_000_000 / hz);
-        }
-        for &hz in DEFAULT_TICK {
-            self.add(sink, &format!("tick-{}", hz), true, 1_000_000_000 / hz);
+        let defaults = DEFAULT_PROFILE
+            .iter()
+            .map(|hz| (false, hz))
+            .chain(DEFAULT_TICK.iter().map(|hz| (true, hz)));
+        for (slot, (tick, &hz)) in defaults.enumerate() {
+            let name = format!("{}-{}", if tick { "tick" } else { "profile" }, hz);
+            self.add(sink, &name, tick, 1_000_000_000 / hz, Some(slot as u32));
         }
     }
 
@@ -63,7 +83,7 @@ impl Provider for Profile {
             return;
         }
         if let Some((tick, period_ns)) = parse_name(&pat.name) {
-            self.add(sink, &pat.name, tick, period_ns);
+            self.add(sink, &pat.name, tick, period_ns, None);
         }
     }
 

@@ -202,6 +202,12 @@ impl Provider for Sdt {
         }
     }
 
+    /// A tracepoint's id is its place in the kernel's list, read here.
+    fn id_span(&mut self) -> u32 {
+        self.read_events();
+        self.events.len() as u32
+    }
+
     fn provide(&mut self, _sink: &mut ProbeSink<'_>) {}
 
     /// A description that could name a tracepoint (its provider field
@@ -219,7 +225,7 @@ impl Provider for Sdt {
                 && field_matches(&desc.name, event)
             {
                 self.made[i] = true;
-                sink.add(group, "", event, i as u32);
+                sink.add_at(i as u32, group, "", event, i as u32);
             }
         }
     }

@@ -68,6 +68,12 @@ pub struct Syscall {
     made: HashSet<String>,
     /// Every call the kernel knows has its probes.
     listed: bool,
+    /// Each call's place in number order (unknown numbers last, by
+    /// name): its probes' ids are the `2 * place`th and the next of the
+    /// provider's range.
+    order: HashMap<String, u32>,
+    /// The kernel's syscall tracepoints, once listed.
+    events: Option<Vec<String>>,
     root: Option<PathBuf>,
     unavailable: Option<String>,
 }
@@ -97,7 +103,11 @@ impl Syscall {
         let Some(root) = self.root.clone() else {
             return;
         };
-        let Ok(events) = dtrace_sys::tracefs::events(&root, "syscalls") else {
+        let Some(events) = self
+            .events
+            .take()
+            .or_else(|| dtrace_sys::tracefs::events(&root, "syscalls").ok())
+        else {
             return;
         };
         let nrs = numbers();
@@ -130,7 +140,11 @@ impl Syscall {
                 nr,
             });
             let probe = if ret { "return" } else { "entry" };
-            sink.add(MODULE, name, probe, self.probes.len() as u32 - 1);
+            let local = self.probes.len() as u32 - 1;
+            match self.order.get(name) {
+                Some(&i) => sink.add_at(2 * i + u32::from(ret), MODULE, name, probe, local),
+                None => sink.add(MODULE, name, probe, local),
+            };
         }
     }
 
@@ -144,6 +158,10 @@ impl Syscall {
             .iter()
             .map(|&(n, nr)| (n.to_string(), true, Some(nr)))
             .collect();
+        s.calls.sort_by_key(|c| c.2);
+        s.order = (s.calls.iter().enumerate())
+            .map(|(i, c)| (c.0.clone(), i as u32))
+            .collect();
         s
     }
 
@@ -154,6 +172,8 @@ impl Syscall {
             probes: Vec::new(),
             made: HashSet::new(),
             listed: true,
+            order: HashMap::new(),
+            events: None,
             root: None,
             unavailable: Some(why),
         }
@@ -163,6 +183,26 @@ impl Syscall {
 impl Provider for Syscall {
     fn name(&self) -> &str {
         "syscall"
+    }
+
+    /// Two ids a call, in number order: the kernel's calls are listed
+    /// here (one directory), their probes made on demand.
+    fn id_span(&mut self) -> u32 {
+        if let Some(root) = &self.root {
+            let events = dtrace_sys::tracefs::events(root, "syscalls").unwrap_or_default();
+            let nrs = numbers();
+            let mut names: Vec<(Option<u32>, &str)> = events
+                .iter()
+                .filter_map(|e| e.strip_prefix("sys_enter_"))
+                .map(|n| (nrs.get(n).copied(), n))
+                .collect();
+            names.sort_by(|a, b| (a.0.is_none(), a.0, a.1).cmp(&(b.0.is_none(), b.0, b.1)));
+            self.order = (names.iter().enumerate())
+                .map(|(i, (_, n))| (n.to_string(), i as u32))
+                .collect();
+            self.events = Some(events);
+        }
+        2 * self.order.len() as u32
     }
 
     fn provide(&mut self, sink: &mut ProbeSink<'_>) {

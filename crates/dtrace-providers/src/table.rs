@@ -758,6 +758,11 @@ impl Provider for TableProvider {
         self.attrs
     }
 
+    /// A probe's id is its declaration's place in the file.
+    fn id_span(&mut self) -> u32 {
+        self.probes.len() as u32
+    }
+
     /// Nothing at first: see `provide_named`.
     fn provide(&mut self, _sink: &mut ProbeSink<'_>) {}
 
@@ -780,7 +785,7 @@ impl Provider for TableProvider {
         for (_, choice) in self.choices() {
             if let Ok(i) = choice {
                 let p = &self.probes[i];
-                sink.add("vmlinux", "", &p.name, i as u32);
+                sink.add_at(i as u32, "vmlinux", "", &p.name, i as u32);
             }
         }
     }

@@ -242,7 +242,7 @@ fn compile_error(spec: &Spec, e: &Error, errtags: bool) -> Vec<u8> {
 
 /// Turns `-i id [body]` into the description of probe `id`; the error
 /// is the message (bytes: the body need not be UTF-8).
-pub(crate) fn resolve_id(dt: &Dtrace, spec: &Spec) -> Result<Spec, Vec<u8>> {
+pub(crate) fn resolve_id(dt: &mut Dtrace, spec: &Spec) -> Result<Spec, Vec<u8>> {
     let Spec::Id(text) = spec else {
         return Ok(spec.clone());
     };
@@ -259,14 +259,14 @@ pub(crate) fn resolve_id(dt: &Dtrace, spec: &Spec) -> Result<Spec, Vec<u8>> {
         ));
     }
     let id = String::from_utf8_lossy(&text[..digits]);
-    let probe = id
-        .parse::<u32>()
-        .ok()
-        .and_then(|id| dt.probe(id))
-        .ok_or_else(|| {
-            let tail = format!(": probe ID {} does not exist", id);
-            [b"invalid probe specifier ", text, tail.as_bytes()].concat()
-        })?;
+    let number = id.parse::<u32>().ok();
+    if let Some(n) = number {
+        dt.provide_id(n);
+    }
+    let probe = number.and_then(|id| dt.probe(id)).ok_or_else(|| {
+        let tail = format!(": probe ID {} does not exist", id);
+        [b"invalid probe specifier ", text, tail.as_bytes()].concat()
+    })?;
     let mut desc = probe.to_string().into_bytes();
     desc.extend_from_slice(&text[digits..]);
     Ok(Spec::Desc(
@@ -348,7 +348,7 @@ fn run(cmd: Cmd) -> u8 {
     let errtags = dt.options().errtags;
     let mut specs = Vec::new();
     for spec in &cmd.specs {
-        match resolve_id(&dt, spec) {
+        match resolve_id(&mut dt, spec) {
             Ok(s) => specs.push(s),
             Err(msg) => {
                 eprint_bytes(&[&msg]);

@@ -500,6 +500,33 @@ fn listing() {
         out.contains(" sched_process_exit\n") && !out.contains("sys_enter_"),
         "syscall tracepoints are the syscall provider's"
     );
+
+    // A probe has one ID in every run, whatever else a run made first:
+    // listed alone, after a probe made on demand, among every probe.
+    let id_of = |args: &[&str], probe: &str| -> Option<String> {
+        let o = run(args);
+        let out = text(&o.stdout);
+        let row = out.lines().find(|l| l.ends_with(probe))?;
+        row.split_whitespace().next().map(str::to_string)
+    };
+    let openat = " openat entry";
+    let alone = id_of(&["-l", "-n", "syscall::openat:entry"], openat).expect("listed");
+    assert_eq!(
+        id_of(&["-l", "-n", "tick-3s", "-n", "syscall::openat:entry"], openat),
+        Some(alone.clone())
+    );
+    assert_eq!(id_of(&["-l"], openat), Some(alone.clone()));
+    let tick = id_of(&["-l", "-n", "tick-3s"], " tick-3s").expect("listed");
+    assert_ne!(tick, alone);
+    assert_eq!(id_of(&["-l", "-P", "dtrace"], " BEGIN").as_deref(), Some("1"));
+    // -i of that ID names the probe, to list and to enable.
+    assert_eq!(id_of(&["-l", "-i", &alone], openat), Some(alone.clone()));
+    let o = run(&["-i", &alone, "-n", "BEGIN { exit(0); }"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stderr),
+        "dtrace: description 'syscall:vmlinux:openat:entry' matched 1 probe\ndtrace: description 'BEGIN ' matched 1 probe\n"
+    );
 }
 
 fn output_file_and_compile_only() {

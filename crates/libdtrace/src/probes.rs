@@ -165,6 +165,23 @@ impl Dtrace {
         self.probes.provide_all();
     }
 
+    /// Makes the probe with ID `id` if a provider's fixed set has it and
+    /// no description has made it yet: a probe's ID is the same in every
+    /// run within a boot, so `dtrace -i ID` names what `dtrace -l`
+    /// listed.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), libdtrace::Error> {
+    /// let mut dt = libdtrace::Dtrace::open()?;
+    /// dt.provide_id(1);
+    /// assert_eq!(dt.probe(1).unwrap().to_string(), "dtrace:::BEGIN");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn provide_id(&mut self, id: u32) {
+        self.probes.provide_id(id);
+    }
+
     /// Leaves the probe table's memory to the process's exit (a consumer
     /// that has listed every fbt probe and is about to exit saves the
     /// time of freeing them one by one). The handle knows no probes
