@@ -77,6 +77,9 @@ pub(crate) struct Generator<'a> {
     /// The stash map of each hook that keeps one, by the hook's name.
     pub(crate) stash_maps: Vec<(String, MapId)>,
     pub(crate) array_keys: Vec<(Vec<KeyField>, u32)>,
+    /// For each associative array whose keys are larger than the
+    /// kernel's hash key limit, the map of its keys by hash.
+    pub(crate) array_interned: Vec<Option<MapId>>,
     pub(crate) aggs: Vec<AggLayout>,
     pub(crate) globals: VarSlots,
     pub(crate) locals: VarSlots,
@@ -206,6 +209,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         array_maps: Vec::new(),
         stash_maps: Vec::new(),
         array_keys: Vec::new(),
+        array_interned: Vec::new(),
         aggs: Vec::new(),
         globals: VarSlots::default(),
         locals: VarSlots::default(),
@@ -471,30 +475,45 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         });
         g.thread_maps.push(id);
     }
+    // An array whose keys are larger than the kernel's hash key limit
+    // (two strings at the default strsize) is keyed by the hash of the
+    // key, the key itself kept in a map of its own under that hash.
     for (i, a) in inp.syms.arrays.iter().enumerate() {
         let str_caps: Vec<u32> = a.keys.iter().map(|_| strsize).collect();
         let (fields, ksize) = layout::tuple_layout(&a.keys, &str_caps, types);
-        if ksize > MAX_KEY {
-            return Err(key_too_large(
-                &format!("associative array {}[ ]", a.name),
-                ksize,
-                &fields,
-            ));
-        }
         let vs = layout::stored_size(&a.value, strsize, types);
+        let entries = dyn_entries(vs, ksize);
+        let interned = (ksize > MAX_KEY).then(|| {
+            g.add_map(MapSpec {
+                no_prealloc: grow_maps,
+                ..map(
+                    &format!("dt_arrkeys_{}", i),
+                    MapRole::ArrayKeys(i),
+                    MapKind::Hash,
+                    INTERNED_ELEM_KEY,
+                    ksize,
+                    entries,
+                )
+            })
+        });
         let id = g.add_map(MapSpec {
             no_prealloc: grow_maps,
             ..map(
                 &format!("dt_arr_{}", i),
                 MapRole::Array(i),
                 MapKind::Hash,
-                ksize,
+                if interned.is_some() {
+                    INTERNED_ELEM_KEY
+                } else {
+                    ksize
+                },
                 vs,
-                dyn_entries(vs, ksize),
+                entries,
             )
         });
         g.array_maps.push(id);
         g.array_keys.push((fields, ksize));
+        g.array_interned.push(interned);
     }
 
     // Stashes: what a hook keeps for each thread (and key) until the
@@ -987,25 +1006,6 @@ pub(crate) fn normalize(a: &mut Asm, r: Reg, t: &Type) {
     ));
 }
 
-/// A key larger than the kernel's hash key limit, naming what makes it
-/// so: each element and its size, and `strsize` only when strings are
-/// among them (a stack's frames are not made smaller by it).
-fn key_too_large(what: &str, size: u32, fields: &[crate::plan::KeyField]) -> GenError {
-    let parts: Vec<String> = fields
-        .iter()
-        .map(|f| format!("{} of {} bytes", f.ty, f.size))
-        .collect();
-    let strings = fields.iter().any(|f| f.ty.is_string());
-    GenError(format!(
-        "{} key of {} bytes exceeds the limit of {} bytes: {}{}",
-        what,
-        size,
-        MAX_KEY,
-        parts.join(", "),
-        if strings {
-            " (a lower strsize makes strings smaller)"
-        } else {
-            ""
-        }
-    ))
-}
+/// The key of an associative array element whose key is interned: the
+/// key's hash, then a word saying how it stands (see `expr::vars`).
+pub(crate) const INTERNED_ELEM_KEY: u32 = 16;

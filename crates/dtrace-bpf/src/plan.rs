@@ -327,6 +327,10 @@ pub enum MapRole {
     RingBuf,
     ThreadVar(usize),
     Array(usize),
+    /// The keys of associative array `n` when they are too large for
+    /// the kernel's hash key: each key's bytes by its hash (see
+    /// `expr::vars`'s `intern_elem_key`).
+    ArrayKeys(usize),
     Aggregation(AggId),
     /// The tuples of aggregation `n`, by hash ([`InternedKeys`]).
     AggregationKeys(AggId),

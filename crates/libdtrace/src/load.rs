@@ -258,7 +258,9 @@ fn fits_buffer(dt: &Dtrace, gen: &Generated) -> Result<(), Error> {
             MapRole::AggregationSlots => (dt.opts.aggsize, 8 + m.value_size),
             // (Thread-locals are not held to it: DTrace keeps them in
             // no less than one chunk whatever the size.)
-            MapRole::Array(_) => (dt.opts.dynvarsize, m.key_size + m.value_size),
+            MapRole::Array(_) | MapRole::ArrayKeys(_) => {
+                (dt.opts.dynvarsize, m.key_size + m.value_size)
+            }
             _ => continue,
         };
         if space < u64::from(entry) {

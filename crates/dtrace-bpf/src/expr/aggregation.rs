@@ -79,19 +79,7 @@ impl ProgGen<'_, '_> {
     /// be added, or whose hash another tuple holds, goes to `fail`.
     fn intern_tuple(&mut self, tb: u32, ik: InternedKeys, hash_at: u32, fail: Label) {
         let words = ik.tuple_size / 8;
-        // FNV-1a over words, each step folded (x ^= x >> 29) so that the
-        // high bits reach the low ones.
-        crate::codegen::load_imm(&mut self.a, R0, 0xcbf2_9ce4_8422_2325_u64 as i64);
-        crate::codegen::load_imm(&mut self.a, R2, 0x0000_0100_0000_01b3);
-        for w in 0..words {
-            self.ldx_at(R1, R9, tb + 8 * w, Size::DW);
-            self.a.emit(alu64_reg(Alu::Xor, R0, R1));
-            self.a.emit(alu64_reg(Alu::Mul, R0, R2));
-            self.a.emit(mov64_reg(R3, R0));
-            self.a.emit(alu64_imm(Alu::Rsh, R3, 29));
-            self.a.emit(alu64_reg(Alu::Xor, R0, R3));
-        }
-        self.stx_at(R9, hash_at, R0, Size::DW);
+        self.hash_words(tb, words, hash_at);
         let found = self.a.new_label();
         self.a.ld_map_fd(R1, ik.map);
         self.ptr(R2, R9, hash_at);

@@ -47,7 +47,7 @@ impl ProgGen<'_, '_> {
     /// Looks associative array `arr`'s element at `keys` up: r0 its
     /// value's address, or NULL if it has none.
     pub(crate) fn lookup_elem(&mut self, arr: ArrayId, keys: &[CExpr]) -> R<()> {
-        let kb = self.array_key(arr, keys)?;
+        let kb = self.array_key(arr, keys, false)?;
         let map = self.g.array_maps[arr];
         self.a.ld_map_fd(R1, map);
         self.ptr(R2, R9, kb);
@@ -353,9 +353,93 @@ impl ProgGen<'_, '_> {
     }
 
     /// Builds an associative array's key in scratch; returns its offset.
-    pub(crate) fn array_key(&mut self, arr: ArrayId, keys: &[CExpr]) -> R<u32> {
+    /// `store`: for an element about to be written (or deleted), whose
+    /// key, if interned, is added to the array's keys.
+    pub(crate) fn array_key(&mut self, arr: ArrayId, keys: &[CExpr], store: bool) -> R<u32> {
         let (fields, size) = self.g.array_keys[arr].clone();
-        self.build_key(&fields, size, keys)
+        let Some(keys_map) = self.g.array_interned[arr] else {
+            return self.build_key(&fields, size, keys);
+        };
+        let tb = self.build_key(&fields, size, keys)?;
+        let kb = self.alloc_buf(crate::codegen::INTERNED_ELEM_KEY);
+        self.intern_elem_key(tb, size, keys_map, kb, store);
+        Ok(kb)
+    }
+
+    /// The key of an element of an array whose keys are interned: at
+    /// `kb` the hash of the key's `size` bytes at scratch `tb`, then a
+    /// word: 0 where the array's keys map holds the key under that hash
+    /// (added there if `store`), or where it holds none (a read of an
+    /// element that is not there); 1 for a read whose hash another key
+    /// holds, a key no element has, so the element reads as absent; 2
+    /// for a store whose hash another key holds or that the full keys
+    /// map cannot take, a dynamic variable drop, the store going to an
+    /// element no read looks up.
+    fn intern_elem_key(
+        &mut self,
+        tb: u32,
+        size: u32,
+        keys_map: crate::asm::MapId,
+        kb: u32,
+        store: bool,
+    ) {
+        let words = size / 8;
+        self.hash_words(tb, words, kb);
+        self.st_imm_at(R9, kb + 8, 0);
+        let found = self.a.new_label();
+        let collided = self.a.new_label();
+        let done = self.a.new_label();
+        self.a.ld_map_fd(R1, keys_map);
+        self.ptr(R2, R9, kb);
+        self.a.emit(call(Helper::MapLookupElem));
+        self.a.jmp_imm_to(Cond::Ne, R0, 0, found);
+        if !store {
+            self.a.ja_to(done);
+        } else {
+            // BPF_NOEXIST: of two CPUs adding the same hash at once, the
+            // second compares with the first's key.
+            self.a.ld_map_fd(R1, keys_map);
+            self.ptr(R2, R9, kb);
+            self.ptr(R3, R9, tb);
+            self.a.emit(mov64_imm(R4, 1));
+            self.a.emit(call(Helper::MapUpdateElem));
+            self.a.ld_map_fd(R1, keys_map);
+            self.ptr(R2, R9, kb);
+            self.a.emit(call(Helper::MapLookupElem));
+            self.a.jmp_imm_to(Cond::Eq, R0, 0, collided);
+        }
+        self.a.bind(found);
+        for w in 0..words {
+            self.a.emit(ldx(Size::DW, R1, R0, (8 * w) as i16));
+            self.ldx_at(R2, R9, tb + 8 * w, Size::DW);
+            self.a.jmp_reg_to(Cond::Ne, R1, R2, collided);
+        }
+        self.a.ja_to(done);
+        self.a.bind(collided);
+        if store {
+            self.st_imm_at(R9, kb + 8, 2);
+            self.count_drop(drops::DYNAMIC);
+        } else {
+            self.st_imm_at(R9, kb + 8, 1);
+        }
+        self.a.bind(done);
+    }
+
+    /// Writes at `at` the 64-bit hash of `words` words at scratch `tb`:
+    /// FNV-1a over words, each step folded (x ^= x >> 29) so that the
+    /// high bits reach the low ones.
+    pub(crate) fn hash_words(&mut self, tb: u32, words: u32, at: u32) {
+        crate::codegen::load_imm(&mut self.a, R0, 0xcbf2_9ce4_8422_2325_u64 as i64);
+        crate::codegen::load_imm(&mut self.a, R2, 0x0000_0100_0000_01b3);
+        for w in 0..words {
+            self.ldx_at(R1, R9, tb + 8 * w, Size::DW);
+            self.a.emit(alu64_reg(Alu::Xor, R0, R1));
+            self.a.emit(alu64_reg(Alu::Mul, R0, R2));
+            self.a.emit(mov64_reg(R3, R0));
+            self.a.emit(alu64_imm(Alu::Rsh, R3, 29));
+            self.a.emit(alu64_reg(Alu::Xor, R0, R3));
+        }
+        self.stx_at(R9, at, R0, Size::DW);
     }
 
     /// Builds a tuple key in scratch. Bytes a string does not fill are
@@ -412,7 +496,7 @@ impl ProgGen<'_, '_> {
             LValue::Mem { .. } => Err(GenError(
                 "internal error: a store to memory reached a variable's path".into(),
             )),
-            LValue::Elem(arr, keys) => Ok(Some(self.array_key(*arr, keys)?)),
+            LValue::Elem(arr, keys) => Ok(Some(self.array_key(*arr, keys, true)?)),
             LValue::Var(_) => Ok(None),
             LValue::Field { base, .. } => self.lvalue_key(base),
         }
@@ -517,6 +601,17 @@ impl ProgGen<'_, '_> {
             LValue::Elem(arr, _) => {
                 let map = self.g.array_maps[*arr];
                 self.dyn_store(map, key, t);
+                // A deleted element's interned key goes with it (a key
+                // another key's hash held, with the word 2, is not there).
+                if let (Some(keys_map), Some(k)) = (self.g.array_interned[*arr], key) {
+                    let kept = self.a.new_label();
+                    self.load_temp(t, R1);
+                    self.a.jmp_imm_to(Cond::Ne, R1, 0, kept);
+                    self.a.ld_map_fd(R1, keys_map);
+                    self.ptr(R2, R9, k);
+                    self.a.emit(call(Helper::MapDeleteElem));
+                    self.a.bind(kept);
+                }
             }
             LValue::Field {
                 base,

@@ -1,0 +1,3 @@
+openat /etc/hostname /etc/hostname 1
+1
+
