@@ -248,6 +248,9 @@ pub enum CKind {
     Builtin(Builtin),
     /// `argN` / `args[N]`.
     Arg(u8),
+    /// An index into an array of N elements held in D's own storage (a
+    /// variable's): its value if below N, else an invalid address fault.
+    Within(Box<CExpr>, u32),
     Var(VarRef),
     Elem(ArrayId, Vec<CExpr>),
     Unary(UnaryOp, Box<CExpr>),
@@ -621,6 +624,7 @@ impl CKind {
             | CKind::Copyinstr(..)
             | CKind::KernelString(_)
             | CKind::Strlen(_)
+            | CKind::Within(..)
             | CKind::Deref(_)
             | CKind::PerCpuAddr(_)
             | CKind::Build(_) => false,
@@ -685,6 +689,7 @@ impl CExpr {
             | CKind::Cleanpath(a)
             | CKind::KernelString(a)
             | CKind::Strlen(a)
+            | CKind::Within(a, _)
             | CKind::UserAddr(a)
             | CKind::Deref(a) => f(a),
             CKind::Arith(_, a, b)

@@ -256,6 +256,19 @@ impl ProgGen<'_, '_> {
                 self.a.bind(l_end);
                 Ok(t)
             }
+            CKind::Within(i, n) => {
+                let t = self.eval_int(i)?;
+                self.load_temp(t, R1);
+                let ok = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Lt, R1, *n as i32, ok);
+                let act = self.cur_action;
+                self.fault(fault::BADADDR, Some(R1), act);
+                self.a.bind(ok);
+                // Stored from the register the comparison bounded, so
+                // that the verifier knows the bound where it is read.
+                self.store_temp(t, R1);
+                Ok(t)
+            }
             CKind::Cast(a) => {
                 let t = self.eval_int(a)?;
                 self.load_temp(t, R1);

@@ -187,11 +187,22 @@ impl Checker<'_> {
                         Ok(mk(CKind::Cast(Box::new(v)), to))
                     }
                     (Type::Void, _) => Ok(mk(v.kind, Type::Void)),
-                    _ => Err(err(
-                        Tag::D_CAST_INVAL,
-                        line,
-                        format!("invalid cast expression: \"{}\" to \"{}\"", v.ty, to),
-                    )),
+                    _ => {
+                        // Translated data is named by what it is, as
+                        // DTrace names its dynamic types.
+                        let from = match &inner.kind {
+                            ExprKind::Xlate(t, _) if self.type_name(t, line)?.is_ptr() => {
+                                "pointer to translated data".to_string()
+                            }
+                            ExprKind::Xlate(..) => "translated data".to_string(),
+                            _ => v.ty.to_string(),
+                        };
+                        Err(err(
+                            Tag::D_CAST_INVAL,
+                            line,
+                            format!("invalid cast expression: \"{}\" to \"{}\"", from, to),
+                        ))
+                    }
                 }
             }
             ExprKind::SizeofType(t) => {

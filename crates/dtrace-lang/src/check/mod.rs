@@ -829,7 +829,7 @@ impl<'a> Checker<'a> {
     }
 
     /// The value of an integer constant expression, if it is one.
-    fn const_int(&mut self, e: &Expr) -> Option<i64> {
+    pub(super) fn const_int(&mut self, e: &Expr) -> Option<i64> {
         let c = self.expr(e).ok()?;
         match c.kind {
             CKind::Int(v) => Some(v),

@@ -178,6 +178,7 @@ impl Checker<'_> {
                 }
             }
             ExprKind::Index(base, idx) if !self.is_array_name(base) => {
+                let declared = self.translated_member_type(base)?;
                 let b = match self.object(base)? {
                     // An array object: its elements follow its address.
                     Ok(o) if matches!(o.ty.resolved(), Type::Array(..)) && o.bits.is_none() => {
@@ -189,6 +190,27 @@ impl Checker<'_> {
                     Ok(o) => self.load(o, line)?,
                     Err(v) => v,
                 };
+                // A constant index past an array's end is refused (arrays
+                // of 0 or 1 elements are often the open end of a
+                // structure, and are not checked).
+                let array = declared.as_ref().unwrap_or(&b.ty).resolved();
+                if let (Type::Array(_, n), [i]) = (array, &idx[..]) {
+                    let n = *n;
+                    if n > 1 {
+                        if let Some(v) = self.const_int(i) {
+                            if v as u64 >= u64::from(n) {
+                                return Err(err(
+                                    Tag::D_ARR_BOUNDS,
+                                    line,
+                                    format!(
+                                        "index outside array bounds: {}, max is {}",
+                                        v as u64, n
+                                    ),
+                                ));
+                            }
+                        }
+                    }
+                }
                 // A string is an array of char (DTrace's `string` type):
                 // `s[i]` is the char at its address plus i.
                 let b = if b.ty.is_string() {
@@ -514,6 +536,22 @@ impl Checker<'_> {
                 "operator [ ] requires an index of integral type",
             ));
         }
+        // An array in a variable's storage is checked at run time: an
+        // index past its end is an invalid address, as DTrace finds it,
+        // never a read or write beyond the variable.
+        let i = match base.ty.resolved() {
+            Type::Array(_, n)
+                if *n > 0 && in_d_storage(&base) && !matches!(i.kind, CKind::Int(_)) =>
+            {
+                let ty = i.ty.clone();
+                CExpr {
+                    kind: CKind::Within(Box::new(i), *n),
+                    ty,
+                    line,
+                }
+            }
+            _ => i,
+        };
         let size = self.elem_size(elem, line)?;
         Ok(self.ptr_add(base, i, size, elem.clone(), false, line))
     }
@@ -539,5 +577,15 @@ impl Checker<'_> {
             ty,
             line,
         })
+    }
+}
+
+/// True if `e` is an address in D's own storage: a variable's, an
+/// associative array element's, or an offset into one.
+fn in_d_storage(e: &CExpr) -> bool {
+    match &e.kind {
+        CKind::Var(_) | CKind::Elem(..) => true,
+        CKind::Arith(_, a, _) | CKind::Cast(a) => in_d_storage(a),
+        _ => false,
     }
 }

@@ -510,6 +510,29 @@ impl Checker<'_> {
 
     /// `t->m` or `t.m` of a translation: the member's expression with the
     /// translator's parameter bound to the translated value.
+    /// The type a translated member is declared with in its output
+    /// struct (`char [16]` for `curlwpsinfo->pr_name`, whose value is a
+    /// string), if `e` is one.
+    pub(super) fn translated_member_type(
+        &mut self,
+        e: &Expr,
+    ) -> Result<Option<Type>, CompileError> {
+        let (base, m) = match &e.kind {
+            ExprKind::Member(b, m) | ExprKind::Arrow(b, m) => (b, m),
+            _ => return Ok(None),
+        };
+        if !self.is_translated(e)? {
+            return Ok(None);
+        }
+        let Type::Translated { to, .. } = self.expr(base)?.ty else {
+            return Ok(None);
+        };
+        let Type::Record(r) = to.resolved().clone() else {
+            return Ok(None);
+        };
+        Ok(self.syms.types.member(&r, m).map(|f| f.ty))
+    }
+
     pub(super) fn translated_member(&mut self, e: &Expr) -> Result<CExpr, CompileError> {
         let line = e.line;
         let (base, m, arrow) = match &e.kind {

@@ -121,7 +121,10 @@ impl Parser<'_> {
                 let ty = self.type_name()?;
                 self.expect(")")?;
                 let e = self.nested(|p| p.cast())?;
-                return Ok(Expr::new(ExprKind::Cast(ty, Box::new(e)), open.line));
+                // DTrace makes the node once its operand is whole, at
+                // the token after it (the line its errors name).
+                let line = self.peek()?.line;
+                return Ok(Expr::new(ExprKind::Cast(ty, Box::new(e)), line));
             }
             self.rewind_to(&open);
         }
