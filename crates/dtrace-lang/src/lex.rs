@@ -234,6 +234,18 @@ impl<'a> Lexer<'a> {
         Ok(self.peek() == Some(b'#'))
     }
 
+    /// True if, after white space, the input is at a `#` that begins its
+    /// line (only blanks before it): a control line wherever it stands,
+    /// as DTrace's lexer reads one, even inside a declaration.
+    pub fn at_line_directive(&mut self) -> Result<bool, CompileError> {
+        if !self.at_directive()? {
+            return Ok(false);
+        }
+        let before = &self.src[..self.pos];
+        let start = before.iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
+        Ok(before[start..].iter().all(|&c| c == b' ' || c == b'\t'))
+    }
+
     /// Reads a `#...` line (the caller checked `at_directive`), returning its
     /// text without the `#` and the line it was on. Backslash-newline
     /// continues the directive.

@@ -115,7 +115,24 @@ pub fn compile_with(
         macros: env.pspec_values(),
         type_names: Some(type_name_hook(syms)),
     };
-    let (prog, used) = parse::parse_program_with_macros(src, &opts)?;
+    let (prog, used) = match parse::parse_program_or_prefix(src, &opts) {
+        Ok(parsed) => parsed,
+        Err((e, prefix)) => {
+            // DTrace checks declarations as it parses them: an error in
+            // one before the parse failed is the one it reports.
+            if !prefix.is_empty() {
+                let decls = ast::Program { items: prefix };
+                let mut trial = syms.clone();
+                let mut n = *next_clause;
+                if let Err(de) = check::check_with(&decls, &[], &mut trial, env, &mut n, probes) {
+                    if de.line.is_some() && de.line <= e.line {
+                        return Err(de);
+                    }
+                }
+            }
+            return Err(e);
+        }
+    };
     if prog.items.is_empty() && !env.empty {
         // A script's error is at the line after its last, where the
         // lexer stopped; a program given by -n has no lines.

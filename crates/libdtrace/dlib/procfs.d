@@ -65,7 +65,7 @@ typedef struct lwpsinfo {
 	char	pr_stype;	/* synchronization object type: SOBJ_NONE */
 	char	pr_state;	/* SSLEEP, SRUN, SZOMB, SSTOP, SIDL, SONPROC */
 	char	pr_sname;	/* the state as a letter: S R Z T I O */
-	int	pr_nice;	/* nice value, -20..19 */
+	int	pr_nice;	/* not translated, as in DTrace */
 	short	pr_syscall;	/* system call number, 0 if in none */
 	int	pr_pri;		/* kernel priority, lower is more urgent */
 	char	pr_clname[8];	/* scheduling policy: OTHER, FIFO, RR ... */
@@ -187,7 +187,6 @@ translator lwpsinfo_t < struct task_struct *T > {
 	    T->__state & 0x800 ? 'I' :
 	    T->__state != 0 ? 'S' :
 	    T->on_cpu ? 'O' : 'R';
-	pr_nice = T->static_prio - 120;
 	pr_syscall = T->flags & 0x00200000 ? 0 :
 	    ((struct pt_regs *)((uintptr_t)T->stack + 16384 -
 	    sizeof(struct pt_regs)))->orig_ax == -1 ? 0 :

@@ -10,8 +10,7 @@ syscall::getpid:entry
 {
 	printf("%d %c %d\n", curlwpsinfo->pr_state == SONPROC, curlwpsinfo->pr_sname,
 	    curlwpsinfo->pr_syscall);
-	printf("%s %d %d %d %d\n", curlwpsinfo->pr_clname, curlwpsinfo->pr_nice,
-	    curlwpsinfo->pr_pri, curlwpsinfo->pr_bindpro, curlwpsinfo->pr_bindpset);
+	printf("%s %d %d %d\n", curlwpsinfo->pr_clname, curlwpsinfo->pr_pri, curlwpsinfo->pr_bindpro, curlwpsinfo->pr_bindpset);
 	printf("%d %d %d\n", curlwpsinfo->pr_stype, curlwpsinfo->pr_wchan,
 	    curlwpsinfo->pr_flag & (PR_STOPPED | PR_ISSYS | PR_IDLE));
 	printf("%d %d\n", curlwpsinfo->pr_lwpid == tid, curlwpsinfo->pr_onpro == cpu);

@@ -74,6 +74,8 @@ pub struct Parser<'a> {
     /// What `#pragma` lines inside a clause's body said (options apply
     /// to the whole program, as in DTrace): added after the clause.
     body_items: Vec<Item>,
+    /// Where the control lines read by `token` began.
+    directives_read: std::collections::HashSet<usize>,
     /// Macro names expanded inside probe descriptions.
     used_macros: Vec<String>,
     /// Names the program has declared with `typedef` so far.
@@ -97,6 +99,17 @@ pub fn parse_program_with_macros(
     src: &(impl AsRef<[u8]> + ?Sized),
     opts: &ParseOptions,
 ) -> Result<(Program, Vec<String>), CompileError> {
+    parse_program_or_prefix(src, opts).map_err(|(e, _)| e)
+}
+
+/// As `parse_program_with_macros`; an error comes with the declarations
+/// and definitions parsed whole before it (DTrace checks those as it
+/// parses them, so an error of theirs comes before a later syntax
+/// error).
+pub fn parse_program_or_prefix(
+    src: &(impl AsRef<[u8]> + ?Sized),
+    opts: &ParseOptions,
+) -> Result<(Program, Vec<String>), (CompileError, Vec<Item>)> {
     let mut p = Parser {
         lex: Lexer::new(strip_shebang(src.as_ref())),
         peeked: None,
@@ -109,16 +122,23 @@ pub fn parse_program_with_macros(
         assoc_names: Vec::new(),
         nodes: 0,
         body_items: Vec::new(),
+        directives_read: std::collections::HashSet::new(),
     };
-    let prog = match p.program() {
+    let mut items = Vec::new();
+    let prog = match p.program(&mut items) {
         Ok(prog) => prog,
-        Err(e) if e.tag == Tag::D_SYNTAX => {
-            let at = e.line.unwrap_or(u32::MAX);
-            return Err(unbalanced(strip_shebang(src.as_ref()), at).unwrap_or(e));
+        Err(e) => {
+            let e = match e.line {
+                Some(at) if e.tag == Tag::D_SYNTAX => {
+                    unbalanced(strip_shebang(src.as_ref()), at).unwrap_or(e)
+                }
+                _ => e,
+            };
+            items.retain(|i| !matches!(i, Item::Clause(_)));
+            return Err((e, items));
         }
-        Err(e) => return Err(e),
     };
-    check_depth(&prog)?;
+    check_depth(&prog).map_err(|e| (e, Vec::new()))?;
     Ok((prog, p.used_macros))
 }
 
@@ -199,6 +219,7 @@ pub fn parse_type_name(text: &str, opts: &ParseOptions) -> Result<TypeName, Comp
         assoc_names: Vec::new(),
         nodes: 0,
         body_items: Vec::new(),
+        directives_read: std::collections::HashSet::new(),
     };
     let t = p.type_name()?;
     let next = p.next()?;
@@ -454,7 +475,7 @@ impl<'a> Parser<'a> {
 
     fn peek(&mut self) -> Result<&Token, CompileError> {
         if self.peeked.is_none() {
-            self.peeked = Some(self.lex.next_token()?);
+            self.peeked = Some(self.token()?);
         }
         Ok(self.peeked.as_ref().expect("just filled"))
     }
@@ -462,8 +483,24 @@ impl<'a> Parser<'a> {
     fn next(&mut self) -> Result<Token, CompileError> {
         match self.peeked.take() {
             Some(t) => Ok(t),
-            None => self.lex.next_token(),
+            None => self.token(),
         }
+    }
+
+    /// The next token. A control line on the way (`#pragma` in the
+    /// middle of a declaration) is read as DTrace's lexer reads it,
+    /// where it stands: once, however often the parser backs up over it.
+    fn token(&mut self) -> Result<Token, CompileError> {
+        while self.lex.at_line_directive()? {
+            let pos = self.lex.pos();
+            let (text, line) = self.lex.directive_line()?;
+            if self.directives_read.insert(pos) {
+                if let Some(item) = self.directive(&text, line)? {
+                    self.body_items.push(item);
+                }
+            }
+        }
+        self.lex.next_token()
     }
 
     fn peek_is(&mut self, p: &str) -> Result<bool, CompileError> {
@@ -496,8 +533,9 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn program(&mut self) -> Result<Program, CompileError> {
-        let mut items = Vec::new();
+    /// The program's items, into `items` as they are parsed (what was
+    /// parsed before an error stays there).
+    fn program(&mut self, items: &mut Vec<Item>) -> Result<Program, CompileError> {
         loop {
             debug_assert!(self.peeked.is_none());
             if self.lex.at_directive()? {
@@ -516,6 +554,7 @@ impl<'a> Parser<'a> {
                 Tok::Ident(id) if is_decl_start(id) || self.outer_type_name(id, pos, line)? => {
                     self.lex.reset(pos, line);
                     items.extend(self.declaration()?);
+                    items.append(&mut self.body_items);
                 }
                 _ => {
                     self.lex.reset(pos, line);
@@ -524,7 +563,9 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        Ok(Program { items })
+        Ok(Program {
+            items: std::mem::take(items),
+        })
     }
 
     /// At the outer level, an identifier that names a type starts a
