@@ -575,7 +575,25 @@ impl Parser<'_> {
                 }
             });
         }
-        self.next()?;
+        // DTrace defines the type when it reads the `{`: one this
+        // program defined already is redeclared there.
+        let open = self.next()?;
+        let keyword = if is_enum {
+            "enum"
+        } else if union {
+            "union"
+        } else {
+            "struct"
+        };
+        if let Some(n) = &name {
+            if module.is_none() && !self.defined_tags.insert(format!("{} {}", keyword, n)) {
+                return Err(CompileError::new(
+                    Tag::D_DECL_TYPERED,
+                    open.line,
+                    format!("type redeclared: {} {}", keyword, n),
+                ));
+            }
+        }
         if is_enum {
             let mut values = Vec::new();
             loop {

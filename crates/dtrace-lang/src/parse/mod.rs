@@ -76,6 +76,9 @@ pub struct Parser<'a> {
     body_items: Vec<Item>,
     /// Where the control lines read by `token` began.
     directives_read: std::collections::HashSet<usize>,
+    /// The struct, union and enum tags this program defines (`struct
+    /// foo`), as their definitions begin.
+    defined_tags: HashSet<String>,
     /// Macro names expanded inside probe descriptions.
     used_macros: Vec<String>,
     /// Names the program has declared with `typedef` so far.
@@ -123,6 +126,7 @@ pub fn parse_program_or_prefix(
         nodes: 0,
         body_items: Vec::new(),
         directives_read: std::collections::HashSet::new(),
+        defined_tags: HashSet::new(),
     };
     let mut items = Vec::new();
     let prog = match p.program(&mut items) {
@@ -220,6 +224,7 @@ pub fn parse_type_name(text: &str, opts: &ParseOptions) -> Result<TypeName, Comp
         nodes: 0,
         body_items: Vec::new(),
         directives_read: std::collections::HashSet::new(),
+        defined_tags: HashSet::new(),
     };
     let t = p.type_name()?;
     let next = p.next()?;
