@@ -199,14 +199,31 @@ impl Checker<'_> {
         self.inet(2, args, crate::ir::InetMode::Ntop, line)
     }
 
-    /// `inet_ntoa6(addr)`: the IPv6 address at `addr` as text (an
-    /// IPv4-mapped one as its dotted quad).
+    /// `inet_ntoa6(addr [, strict])`: the IPv6 address at `addr` as
+    /// text (an IPv4-mapped or -compatible one as its dotted quad; with
+    /// a nonzero `strict`, an integer constant, as `inet_ntop` writes it:
+    /// DTrace for Linux's second argument).
     pub(super) fn subr_inet_ntoa6(
         &mut self,
-        args: Vec<CExpr>,
+        mut args: Vec<CExpr>,
         line: u32,
     ) -> Result<CExpr, CompileError> {
-        self.inet(10, args, crate::ir::InetMode::Ntoa6, line)
+        let mut mode = crate::ir::InetMode::Ntoa6;
+        if args.len() > 1 {
+            let strict = args.remove(1);
+            match strict.kind {
+                CKind::Int(0) => {}
+                CKind::Int(_) => mode = crate::ir::InetMode::Ntop,
+                _ => {
+                    return Err(err(
+                        Tag::D_PROTO_ARG,
+                        strict.line,
+                        "inet_ntoa6( ) argument #2 must be an integer constant",
+                    ))
+                }
+            }
+        }
+        self.inet(10, args, mode, line)
     }
 
     /// `inet_ntop(af, addr)`: the address at `addr`, of family `af`
