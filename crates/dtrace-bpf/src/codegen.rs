@@ -352,7 +352,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         .any(crate::subr::memory::uses_scratch_memory)
     {
         g.alloca_at = Some(g.temp_base);
-        g.temp_base += crate::subr::memory::REGION_SIZE;
+        g.temp_base += crate::subr::memory::region_size(opts.scratchsize);
     }
     let mut strtok = false;
     for c in inp.clauses {
@@ -794,7 +794,8 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     let scratch_size = layout::round8(g.temp_base + g.temp_max).max(scratch::FIXED_END);
     if scratch_size > MAX_SCRATCH {
         return Err(GenError(
-            "clauses need more scratch space than is available (lower strsize)".into(),
+            "clauses need more scratch space than is available (lower strsize or scratchsize)"
+                .into(),
         ));
     }
     g.maps[g.m_scratch.0 as usize].value_size = scratch_size;

@@ -656,6 +656,9 @@ pub struct SpecMaps {
 #[derive(Clone, Debug)]
 pub struct GenOptions {
     pub strsize: u32,
+    /// The bytes a clause may allocate (`scratchsize`, rounded up to
+    /// 8: `dtrace_lang::types::round_scratch`).
+    pub scratchsize: u32,
     pub bufsize: u64,
     pub aggsize: u64,
     pub dynvarsize: u64,
@@ -780,6 +783,7 @@ impl Default for GenOptions {
     fn default() -> Self {
         GenOptions {
             strsize: 256,
+            scratchsize: 16 << 10,
             bufsize: 4 << 20,
             aggsize: 4 << 20,
             dynvarsize: 1 << 20,

@@ -242,7 +242,10 @@ impl<'a> Lexer<'a> {
             return Ok(false);
         }
         let before = &self.src[..self.pos];
-        let start = before.iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
+        let start = before
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |i| i + 1);
         Ok(before[start..].iter().all(|&c| c == b' ' || c == b'\t'))
     }
 

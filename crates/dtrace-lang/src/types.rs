@@ -810,6 +810,15 @@ pub struct TypeTable {
     /// The most frames any stack records (the `maxframes` option): a
     /// larger count, given or by default, is cut to it.
     pub maxframes: u32,
+    /// The bytes a clause may allocate (`scratchsize`, rounded:
+    /// `round_scratch`): a constant size above it is refused.
+    pub scratchsize: u32,
+}
+
+/// The `scratchsize` option's bytes as a clause may allocate them:
+/// rounded up to a multiple of 8.
+pub fn round_scratch(size: u32) -> u32 {
+    size.div_ceil(8) * 8
 }
 
 impl Default for TypeTable {
@@ -828,6 +837,7 @@ impl Default for TypeTable {
             ustackframes: DEFAULT_USTACKFRAMES,
             jstackframes: DEFAULT_JSTACKFRAMES,
             maxframes: DEFAULT_MAXFRAMES,
+            scratchsize: 16 << 10,
         }
     }
 }

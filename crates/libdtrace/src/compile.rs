@@ -89,6 +89,7 @@ impl Dtrace {
             "ustackframes",
             "jstackframes",
             "maxframes",
+            "scratchsize",
         ]) {
             if let Some(v) = dtrace_lang::pragma_value(&text, name) {
                 let _ = self.setopt(name, Some(&v));
@@ -100,6 +101,7 @@ impl Dtrace {
         syms.types.ustackframes = self.opts.ustackframes;
         syms.types.jstackframes = self.opts.jstackframes;
         syms.types.maxframes = self.opts.maxframes;
+        syms.types.scratchsize = dtrace_lang::types::round_scratch(self.opts.scratchsize);
         let mut next = self.next_clause;
         // Clauses are checked in the context of their probes (`args[]`).
         // A description matching nothing is left to the check below

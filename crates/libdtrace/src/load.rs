@@ -126,6 +126,7 @@ pub(crate) fn generate(
         // Sizes the kernel has made smaller (`bufresize=auto`) rule.
         // strsize and nspec are within their ranges (options.rs).
         strsize: dt.opts.strsize,
+        scratchsize: dtrace_lang::types::round_scratch(dt.opts.scratchsize),
         bufsize: dt.opts.bufsize.max(4096),
         aggsize: dt.opts.aggsize.max(4096),
         dynvarsize: dt.opts.dynvarsize.max(4096),

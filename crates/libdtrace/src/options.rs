@@ -354,6 +354,8 @@ options! {
         "(Solaris) resize buffers quietly";
     rawbytes: bool = Bool, 0, ANY, Anytime, Honoured,
         "trace bytes as a hex dump always";
+    scratchsize: u32 = Size, 16 << 10, (8, 256 << 10), BeforeGo, Honoured,
+        "bytes each clause may allocate (alloca(), copyin()): DTrace for Linux's option";
     specsize: u32 = Size, 4 << 20, (64, MAX_SPECSIZE), BeforeGo, Honoured,
         "size of each speculation's buffer";
     stackframes: u32 = Count, 20, (1, MAX_FRAMES), BeforeGo, Honoured,

@@ -4,7 +4,7 @@
 //! A clause that uses any of them has a region of the per-CPU scratch
 //! element: a word holding how much is allocated (reset when each clause
 //! begins, so allocations last for the clause, as in DTrace), then the
-//! space itself, [`ALLOCA_SIZE`] bytes, followed by as many again that
+//! space itself, `scratchsize` bytes (the option), followed by as many again that
 //! are never handed out, so that a copy that starts anywhere in the space
 //! and is at most its size long is provably inside the map value.
 //!
@@ -26,10 +26,11 @@ use crate::program::ProgGen;
 
 type R<T> = Result<T, GenError>;
 
-/// The bytes a clause may allocate.
-pub(crate) const ALLOCA_SIZE: u32 = 16 << 10;
-/// The region: the allocated-size word, the space, and its guard.
-pub(crate) const REGION_SIZE: u32 = 8 + 2 * ALLOCA_SIZE;
+/// The region of `scratchsize` bytes: the allocated-size word, the
+/// space, and its guard.
+pub(crate) fn region_size(scratchsize: u32) -> u32 {
+    8 + 2 * scratchsize
+}
 
 /// True if the clause allocates scratch memory or stores through a
 /// pointer.
@@ -71,22 +72,25 @@ impl ProgGen<'_, '_> {
         self.a.emit(alu64_imm(Alu::Add, reg, off as i32));
     }
 
-    /// Allocates R1 bytes (a value below [`ALLOCA_SIZE`], else "out of
+    /// Allocates R1 bytes (a value below `scratchsize`, else "out of
     /// scratch space"): R1 is left the offset of the allocation in the
-    /// space (8-byte aligned, below `ALLOCA_SIZE`), R2 its size.
+    /// space (8-byte aligned, below `scratchsize`), R2 its size.
     fn allocate(&mut self, at: u32) {
         let full = self.a.new_label();
         let room = self.a.new_label();
-        self.a.jmp_imm_to(Cond::Gt, R1, ALLOCA_SIZE as i32, full);
+        self.a
+            .jmp_imm_to(Cond::Gt, R1, self.g.inp.opts.scratchsize as i32, full);
         self.a.emit(mov64_reg(R2, R1));
         self.ldx_at(R1, R9, at, Size::DW);
-        self.a.jmp_imm_to(Cond::Gt, R1, ALLOCA_SIZE as i32, full);
+        self.a
+            .jmp_imm_to(Cond::Gt, R1, self.g.inp.opts.scratchsize as i32, full);
         // The new top: the size rounded up to 8.
         self.a.emit(mov64_reg(R3, R2));
         self.a.emit(alu64_imm(Alu::Add, R3, 7));
         self.a.emit(alu64_imm(Alu::And, R3, -8));
         self.a.emit(alu64_reg(Alu::Add, R3, R1));
-        self.a.jmp_imm_to(Cond::Gt, R3, ALLOCA_SIZE as i32, full);
+        self.a
+            .jmp_imm_to(Cond::Gt, R3, self.g.inp.opts.scratchsize as i32, full);
         self.stx_at(R9, at, R3, Size::DW);
         self.a.ja_to(room);
         self.a.bind(full);
@@ -144,17 +148,19 @@ impl ProgGen<'_, '_> {
 
     /// R1 (an address, kept in `addr` for the fault) becomes a pointer
     /// into the allocated space if `R2` bytes there (R2 at most
-    /// `ALLOCA_SIZE`) were allocated by this clause; otherwise an invalid
+    /// `scratchsize`) were allocated by this clause; otherwise an invalid
     /// address. R2 is kept.
     fn region_pointer(&mut self, at: u32, addr: Temp) {
         let bad = self.a.new_label();
         let ok = self.a.new_label();
-        self.a.jmp_imm_to(Cond::Gt, R2, ALLOCA_SIZE as i32, bad);
+        self.a
+            .jmp_imm_to(Cond::Gt, R2, self.g.inp.opts.scratchsize as i32, bad);
         self.a.emit(mov64_reg(R4, R2));
         self.scratch_address(R3, at + 8);
         self.a.emit(alu64_reg(Alu::Sub, R1, R3));
         // Offset within what is allocated: offset + size <= top.
-        self.a.jmp_imm_to(Cond::Gt, R1, ALLOCA_SIZE as i32, bad);
+        self.a
+            .jmp_imm_to(Cond::Gt, R1, self.g.inp.opts.scratchsize as i32, bad);
         self.ldx_at(R3, R9, at, Size::DW);
         self.a.emit(alu64_reg(Alu::Add, R4, R1));
         self.a.jmp_reg_to(Cond::Gt, R4, R3, bad);

@@ -122,11 +122,26 @@ impl Checker<'_> {
         line: u32,
     ) -> Result<CExpr, CompileError> {
         let n = args.remove(0);
+        self.scratch_fits(&n, line)?;
         Ok(CExpr {
             kind: CKind::Alloca(Box::new(n)),
             ty: Type::ptr(Type::Void),
             line,
         })
+    }
+
+    /// A constant size a clause cannot allocate (more than
+    /// `scratchsize`) is refused, as DTrace for Linux refuses it.
+    fn scratch_fits(&self, size: &CExpr, line: u32) -> Result<(), CompileError> {
+        let max = self.syms.types.scratchsize;
+        match size.kind {
+            CKind::Int(n) if n as u64 > u64::from(max) => Err(err(
+                Tag::D_ALLOCA_SIZE,
+                line,
+                format!("alloca({}) size larger than scratchsize {}", n as u64, max),
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// `copyin(addr, size)`: user memory copied into scratch space.
@@ -137,6 +152,7 @@ impl Checker<'_> {
     ) -> Result<CExpr, CompileError> {
         let n = args.remove(1);
         let a = args.remove(0);
+        self.scratch_fits(&n, line)?;
         Ok(CExpr {
             kind: CKind::Copyin(Box::new(a), Box::new(n)),
             ty: Type::ptr(Type::Void),
