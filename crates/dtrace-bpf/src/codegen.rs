@@ -164,7 +164,8 @@ impl<'a> Generator<'a> {
 /// Builds everything: maps, programs, layouts.
 pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     let opts = inp.opts;
-    let strsize = opts.strsize.max(2);
+    // A string holds `strsize` characters, then its NUL.
+    let strsize = opts.strsize.max(1) + 1;
     let mut caps = Caps {
         strsize,
         provider: 8,
@@ -183,6 +184,15 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     for v in ["dtrace", "ERROR"] {
         caps.provider = caps.provider.max(v.len() as u32 + 1);
         caps.name = caps.name.max(v.len() as u32 + 1);
+    }
+    // Strings all: `strsize` characters at most.
+    for c in [
+        &mut caps.provider,
+        &mut caps.module,
+        &mut caps.function,
+        &mut caps.name,
+    ] {
+        *c = (*c).min(strsize);
     }
 
     let mut g = Generator {

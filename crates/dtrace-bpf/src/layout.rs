@@ -14,6 +14,8 @@ use crate::plan::{
 /// come from the expression itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Caps {
+    /// A string's buffer: `strsize` characters and a NUL, as DTrace
+    /// records a string of up to `strsize` characters.
     pub strsize: u32,
     pub provider: u32,
     pub module: u32,
@@ -35,7 +37,7 @@ fn const_str_len(s: &[u8]) -> u32 {
 /// The buffer size a string expression needs.
 pub fn str_cap(e: &CExpr, caps: &Caps) -> u32 {
     match &e.kind {
-        CKind::Str(s) => (const_str_len(s) + 1).min(caps.strsize.max(const_str_len(s) + 1)),
+        CKind::Str(s) => (const_str_len(s) + 1).min(caps.strsize),
         CKind::Builtin(Builtin::Execname) => COMM_LEN,
         CKind::Builtin(Builtin::Probeprov) => caps.provider,
         CKind::Builtin(Builtin::Probemod) => caps.module,
@@ -207,7 +209,12 @@ impl LayoutBuilder<'_> {
                 value: *v,
                 ty: e.ty.clone(),
             },
-            CKind::Str(s) => Value::ConstStr(s[..const_str_len(s) as usize].to_vec()),
+            // A constant is a string as any other: `strsize` characters
+            // at most.
+            CKind::Str(s) => {
+                let len = const_str_len(s).min(self.caps.strsize.saturating_sub(1));
+                Value::ConstStr(s[..len as usize].to_vec())
+            }
             _ if e.ty.is_string() => {
                 let size = str_cap(e, self.caps);
                 let v = Value::Str {

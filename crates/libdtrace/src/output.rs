@@ -24,8 +24,11 @@ pub struct RenderCx {
     pub quiet: bool,
     /// The `stackindent` option.
     pub indent: usize,
-    /// The `rawbytes` option: traced bytes always as a hex dump.
+    /// The `rawbytes` option: traced bytes always as a hex dump (a
+    /// string too: its `strsize` characters and NUL, zero-filled).
     pub rawbytes: bool,
+    /// The `strsize` option.
+    pub strsize: u32,
     /// The `flowindent` option.
     pub flowindent: bool,
     /// `$target`'s process (0 for none), in which `%A` finds symbols.
@@ -107,6 +110,15 @@ impl Output for Text {
     fn value(&mut self, buf: &mut Vec<u8>, v: Arg<'_>, cx: RenderCx) {
         match v {
             Arg::Bytes(b) => format::trace_bytes(buf, b, cx.quiet, cx.rawbytes, 33),
+            // A string's record, as DTrace dumps it: `strsize` bytes
+            // and the NUL, zero past the string's end.
+            Arg::Str(s) if cx.rawbytes => {
+                let size = cx.strsize as usize + 1;
+                let s = format::cstr(s);
+                let mut b = s[..s.len().min(size - 1)].to_vec();
+                b.resize(size, 0);
+                format::trace_bytes(buf, &b, cx.quiet, true, 33)
+            }
             v => trace_text(buf, v, cx.quiet),
         }
     }
@@ -595,6 +607,7 @@ mod tests {
                 quiet: true,
                 indent: 14,
                 rawbytes: false,
+                strsize: 256,
                 flowindent: false,
                 target: 0,
             },

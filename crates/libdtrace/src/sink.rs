@@ -230,6 +230,7 @@ pub(crate) fn render_cx(
         quiet: opts.quiet,
         indent: opts.stackindent,
         rawbytes: opts.rawbytes,
+        strsize: opts.strsize,
         flowindent: opts.flowindent,
         target: target_pid(macros),
     };

@@ -2,10 +2,15 @@
 #pragma D option strsize=8
 
 /*
- * A joined string longer than strsize allows (here 7 characters and
- * the NUL) is DTrace's "out of scratch space" error, not a truncation;
- * tracing goes on. One that just fits is joined.
+ * A joined string longer than strsize allows (here 8 characters) is
+ * DTrace's "out of scratch space" error, not a truncation; tracing
+ * goes on. One that just fits is joined.
  */
+BEGIN
+{
+	printf("%s\n", strjoin(execname, "abc"));
+}
+
 BEGIN
 {
 	printf("%s\n", strjoin(execname, "ab"));

@@ -1,3 +1,4 @@
+dtraceab
 adtrace
 
 -- @@stderr --

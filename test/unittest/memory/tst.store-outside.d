@@ -23,7 +23,8 @@ BEGIN
 
 BEGIN
 {
-	x = alloca(1 << 20);
+	n = 1 << 20;
+	x = alloca(n);
 }
 
 ERROR

@@ -390,7 +390,7 @@ impl ProgGen<'_, '_> {
         len: &CExpr,
         string: bool,
     ) -> Result<(), GenError> {
-        let cap = self.g.inp.opts.strsize.max(COPYOUT_MIN);
+        let cap = self.g.caps.strsize.max(COPYOUT_MIN);
         let buf = self.alloc_buf(cap);
         let skip = self.a.new_label();
         let tn = self.eval_int(len)?;
