@@ -541,6 +541,19 @@ pub fn usual_arith(a: IntType, b: IntType) -> IntType {
     }
 }
 
+/// The type DTrace gives the result of an arithmetic operation on two
+/// integers (dt_type_promote): no promotion to `int`; the operand of
+/// higher rank, its bits plus one if unsigned (an `unsigned char` and a
+/// `char` add as an `unsigned char`, as DTrace records them).
+pub fn dtrace_promote(a: IntType, b: IntType) -> IntType {
+    let rank = |t: IntType| 8 * u32::from(t.size) + u32::from(!t.signed);
+    if rank(b) > rank(a) {
+        b
+    } else {
+        a
+    }
+}
+
 /// Integer promotion: anything narrower than `int` becomes `int`.
 pub fn promote(t: IntType) -> IntType {
     if t.size < 4 {

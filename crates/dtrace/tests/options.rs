@@ -639,6 +639,30 @@ const DEMOS: &[(&str, Demo)] = &[
             &one,
         )
     }),
+    ("scratchsize", || {
+        // What a clause may allocate: 64 bytes fit 64, not 65 (a
+        // run-time size is out of scratch space, a constant one refused).
+        let prog = "BEGIN { n = 64; a = alloca(n); } BEGIN { n = 65; a = alloca(n); } \
+                    BEGIN { exit(0); } ERROR { printf(\"fault %d\\n\", arg4); }";
+        let o = dtrace(&["-q", "-x", "scratchsize=64", "-n", prog]);
+        check(
+            text(&o.stdout) == "fault 5\n\n" && text(&o.stderr).contains("out of scratch space"),
+            "scratchsize=64: not 64 bytes",
+            &o,
+        )?;
+        let o = dtrace(&[
+            "-q",
+            "-x",
+            "scratchsize=64",
+            "-n",
+            "BEGIN { a = alloca(65); }",
+        ]);
+        check(
+            text(&o.stderr).contains("alloca(65) size larger than scratchsize 64"),
+            "a constant size over it is not refused",
+            &o,
+        )
+    }),
     ("specsize", || {
         let prog = "BEGIN { a = speculation(); } BEGIN { speculate(a); printf(\"%s%s%s%s%s\\n\", execname, execname, execname, execname, execname); } \
                     BEGIN { commit(a); } BEGIN { exit(0); }";
@@ -770,7 +794,8 @@ const DEMOS: &[(&str, Demo)] = &[
             "-n",
             "BEGIN { x = \"abcdefgh\"; trace(x); exit(0); }",
         ]);
-        check(text(&o.stdout) == "abcd\n", "not cut", &o)
+        // A string holds strsize characters.
+        check(text(&o.stdout) == "abcde\n", "not cut", &o)
     }),
     ("switchrate", || {
         // Records are submitted without waking the consumer, which reads

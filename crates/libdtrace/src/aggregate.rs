@@ -359,11 +359,11 @@ pub fn sort(entries: &mut [AggEntry], o: SortOpts) {
     };
     entries.sort_by(|a, b| {
         let ord = if o.by_key {
-            key_cmp(a, b).then_with(|| a.value.scalar().cmp(&b.value.scalar()))
+            key_cmp(a, b).then_with(|| a.value.sort_key().cmp(&b.value.sort_key()))
         } else {
             a.value
-                .scalar()
-                .cmp(&b.value.scalar())
+                .sort_key()
+                .cmp(&b.value.sort_key())
                 .then_with(|| key_cmp(a, b))
         };
         if o.reverse {
@@ -392,15 +392,15 @@ fn bar_line(
     label: &str,
     count: i64,
     shown: i64,
-    total: i64,
+    total: f64,
     positives: bool,
     negatives: bool,
 ) {
     let len = |v: i64, scale: i64| -> usize {
-        if total == 0 {
+        if total == 0.0 {
             0
         } else {
-            ((v.unsigned_abs() as f64 * scale as f64 / total as f64) + 0.5) as usize
+            ((v.unsigned_abs() as f64 * scale as f64 / total) + 0.5) as usize
         }
     };
     if !negatives {
@@ -460,7 +460,8 @@ pub fn print_distribution(out: &mut Vec<u8>, d: &Distribution, normal: u64) {
         _ => (d.empty_rows.0, d.empty_rows.1.min(b.len() - 1)),
     };
     let rows = &b[lo..=hi];
-    let total: i64 = rows.iter().map(|x| x.count.saturating_abs()).sum();
+    // As DTrace adds them: long doubles, never overflowing.
+    let total: f64 = rows.iter().map(|x| (x.count as f64).abs()).sum();
     let positives = rows.iter().any(|x| x.count > 0);
     let negatives = rows.iter().any(|x| x.count < 0);
     let n = normal.max(1) as i64;

@@ -352,7 +352,10 @@ fn value_arg<'a>(v: &'a Value, data: &'a [u8], indent: usize) -> Arg<'a> {
         Value::ConstInt { value, ty } => match ty.special() {
             Some(Special::Sym) => Arg::Sym(*value as u64),
             Some(Special::Mod) => Arg::Mod(*value as u64),
-            _ => Arg::Int(*value, format::int_type_of(ty)),
+            _ => {
+                let it = format::int_type_of(ty);
+                Arg::Int(format::normalize(*value, it), it)
+            }
         },
         Value::Str { offset, size } => {
             let o = *offset as usize;

@@ -944,7 +944,7 @@ impl Running {
         let mut snap = self.snapshot(id)?;
         let keep = n.unwrap_or(0);
         snap.sort_by(|a, b| {
-            let o = b.value.scalar().cmp(&a.value.scalar());
+            let o = b.value.sort_key().cmp(&a.value.sort_key());
             if keep < 0 {
                 o.reverse()
             } else {

@@ -265,6 +265,35 @@ impl AggValue {
         }
     }
 
+    /// What DTrace sorts by, exactly: a distribution by the sum of its
+    /// buckets' values times their counts, which DTrace adds as long
+    /// doubles (dt_aggregate_quantizedsum), and then by its count at
+    /// zero; any other by its scalar.
+    ///
+    /// ```
+    /// # use dtrace_bpf::aggs::AggValue;
+    /// assert!(AggValue::Count(2).sort_key() > AggValue::Count(1).sort_key());
+    /// ```
+    pub fn sort_key(&self) -> (i128, i128) {
+        match self {
+            AggValue::Dist(d) => {
+                let sum = d
+                    .buckets
+                    .iter()
+                    .map(|b| i128::from(b.bound.value()) * i128::from(b.count))
+                    .sum();
+                let zero = d
+                    .buckets
+                    .iter()
+                    .filter(|b| b.bound.value() == 0)
+                    .map(|b| i128::from(b.count))
+                    .sum();
+                (sum, zero)
+            }
+            v => (i128::from(v.scalar()), 0),
+        }
+    }
+
     /// The value printed, divided by `normalize()`'s factor as DTrace
     /// divides it (a distribution's counts are divided row by row).
     pub fn normalized(&self, normal: u64) -> i64 {

@@ -88,7 +88,7 @@ impl Checker<'_> {
                     }
                     // Floats and structs of one type: either value.
                     (x, y) if (x.is_float() || x.is_by_ref()) && x.compatible(y) => a.ty.clone(),
-                    (x, y) if x.is_scalar() && y.is_scalar() => int_ty(usual_arith(
+                    (x, y) if x.is_scalar() && y.is_scalar() => int_ty(types::dtrace_promote(
                         x.as_int().unwrap_or(types::INT),
                         y.as_int().unwrap_or(types::INT),
                     )),
@@ -402,7 +402,8 @@ impl Checker<'_> {
                         format!("operator {} requires an operand of {} type", sym, what),
                     ));
                 };
-                let ty = int_ty(types::promote(it));
+                // DTrace gives the result the operand's type.
+                let ty = int_ty(it);
                 match op {
                     UnOp::Plus => Ok(CExpr { ty, ..v }),
                     UnOp::Neg => Ok(fold(mk(CKind::Unary(UnaryOp::Neg, Box::new(v)), ty))),
@@ -531,8 +532,10 @@ impl Checker<'_> {
                         ),
                     )),
                     (x, y) if x.is_scalar() && y.is_scalar() => {
-                        let t =
-                            usual_arith(x.as_int().expect("scalar"), y.as_int().expect("scalar"));
+                        let t = types::dtrace_promote(
+                            x.as_int().expect("scalar"),
+                            y.as_int().expect("scalar"),
+                        );
                         Ok(fold(mk(
                             CKind::Cmp(cop, Box::new(l), Box::new(r), t.signed),
                             int_ty(types::INT),
@@ -680,10 +683,13 @@ impl Checker<'_> {
                         ),
                     ));
                 };
+                // As DTrace types them: a shift has its left operand's
+                // type, the others the operand of higher rank's, with no
+                // promotion to int (dt_node_promote, dt_type_promote).
                 let ty = if matches!(op, BinOp::Shl | BinOp::Shr) {
-                    types::promote(x)
+                    x
                 } else {
-                    usual_arith(x, y)
+                    types::dtrace_promote(x, y)
                 };
                 let e = mk(CKind::Arith(aop, Box::new(l), Box::new(r)), int_ty(ty));
                 if matches!(aop, ArithOp::Div | ArithOp::Mod) {

@@ -137,9 +137,16 @@ pub(super) fn fold(e: CExpr) -> CExpr {
         },
         _ => None,
     };
+    // DTrace keeps a folded constant's 64 bits whatever its type
+    // (dt_node_op2): `(1 << 63) - 1` is an int holding 2^63 - 1, cut to
+    // the type only where it is stored or recorded.
+    let keep = matches!(
+        e.kind,
+        CKind::Arith(..) | CKind::Unary(UnaryOp::Neg | UnaryOp::BitNot, _)
+    );
     match v {
         Some(v) => CExpr {
-            kind: CKind::Int(convert_const(v, it)),
+            kind: CKind::Int(if keep { v } else { convert_const(v, it) }),
             ty: e.ty,
             line: e.line,
         },

@@ -44,7 +44,7 @@ use crate::error::{CompileError, Tag};
 use crate::ir::*;
 use crate::pdesc::ProbeDesc;
 use crate::printf::{ConvKind, Count, Format, FormatError};
-use crate::types::{self, usual_arith, IntType, TagKind, Type, TypeTable};
+use crate::types::{self, IntType, TagKind, Type, TypeTable};
 
 /// Program-wide symbol tables. They live in the consumer handle, so every
 /// program compiled by one handle shares variables and aggregations.
