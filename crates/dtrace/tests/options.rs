@@ -594,7 +594,9 @@ const DEMOS: &[(&str, Demo)] = &[
         let strict = dtrace(&["-C", "-x", "stdc=c", "-qn", prog]);
         check(text(&strict.stdout) == "1\n", "not strict", &strict)?;
         let o = dtrace(&["-C", "-qn", prog]);
-        check(text(&o.stdout) == "0\n", "strict by default", &o)
+        check(text(&o.stdout) == "1\n", "not strict by default", &o)?;
+        let o = dtrace(&["-C", "-x", "stdc=s", "-qn", prog]);
+        check(text(&o.stdout) == "0\n", "K&R is strict", &o)
     }),
     ("errtags", || {
         let o = dtrace(&["-x", "errtags", "-n", "BEGIN { x = ; }"]);

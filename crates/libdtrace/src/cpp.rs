@@ -37,25 +37,32 @@ const D_VERSION: &str = "0x0100d000";
 /// The arguments cpp is run with, before the program (read from standard
 /// input).
 pub fn arguments(opts: &Options, args: &[CppArg]) -> Vec<String> {
+    // As DTrace for Linux runs it: the system's names, D's, and not
+    // GCC's (`-U__GNUC__`), so that a system header (`<endian.h>`)
+    // leaves out the inline functions it has for GCC alone.
     let mut v: Vec<String> = [
         "-D__linux",
+        "-D__Linux",
         "-D__unix",
+        "-D__SVR4",
         "-D__x86_64",
+        "-D__amd64",
         "-D__SUNW_D=1",
         "-D__SUNW_D_64",
+        "-U__GNUC__",
     ]
     .iter()
     .map(|s| s.to_string())
     .collect();
     v.push(format!("-D__SUNW_D_VERSION={}", D_VERSION));
-    // -X: a (the default) and t are ISO C with extensions, c is strictly
-    // conforming ISO C (GNU cpp then defines __STRICT_ANSI__), s is K&R
-    // C, GNU cpp's traditional mode. (GNU cpp will not have __STDC__
-    // redefined without a warning, so it keeps its own.)
+    // -X: a (the default), c and t are ISO C, GNU cpp's -std=c99 (which
+    // defines __STRICT_ANSI__, so that system headers leave out what is
+    // GCC's alone), as DTrace for Linux runs it; s is K&R C, GNU cpp's
+    // traditional mode. (GNU cpp will not have __STDC__ redefined
+    // without a warning, so it keeps its own.)
     match opts.stdc {
-        Stdc::C => v.push("-std=c17".into()),
         Stdc::S => v.push("-traditional-cpp".into()),
-        Stdc::A | Stdc::T => {}
+        Stdc::A | Stdc::C | Stdc::T => v.push("-std=c99".into()),
     }
     for a in args {
         v.push(match a {
@@ -179,7 +186,7 @@ mod tests {
     #[test]
     fn arguments_follow_the_options_in_order() {
         let mut o = Options::default();
-        o.set("stdc", Some("c")).unwrap();
+        o.set("stdc", Some("s")).unwrap();
         o.set("cpphdrs", None).unwrap();
         let a = arguments(
             &o,
@@ -189,11 +196,12 @@ mod tests {
                 CppArg::Include("/tmp".into()),
             ],
         );
-        let tail: Vec<&str> = a.iter().map(String::as_str).skip(6).collect();
+        assert!(a.contains(&"-U__GNUC__".to_string()));
+        let tail: Vec<&str> = a.iter().map(String::as_str).skip(10).collect();
         assert_eq!(
             tail,
             [
-                "-std=c17",
+                "-traditional-cpp",
                 "-DVAL=5",
                 "-U__linux",
                 "-I/tmp",

@@ -971,12 +971,34 @@ impl ProgGen<'_, '_> {
         let null = self.a.new_label();
         let finish = self.a.new_label();
         if !again {
-            // A new string: kept, from its start.
-            self.search_operand(s, saved, cap, st + LEN)?;
+            // A new string: kept, from its start. A string that is NULL
+            // when it runs (a search that found nothing) asks for the
+            // next token of the kept one, as a NULL written so does.
+            let (p, c) = self.eval_str(s)?;
+            let kept = self.a.new_label();
+            self.load_temp(p, R3);
+            self.free(p);
+            self.a.jmp_imm_to(Cond::Eq, R3, 0, kept);
+            self.ptr(R1, R9, saved);
+            self.a.emit(mov64_imm(R2, c.min(cap).max(1) as i32));
+            self.a.emit(call(Helper::ProbeReadKernelStr));
+            let read = self.a.new_label();
+            self.a.jmp_imm_to(Cond::Sgt, R0, 0, read);
+            self.st_imm_byte(saved);
+            self.a.bind(read);
             self.st_imm_at(R9, pos, 0);
+            self.a.bind(kept);
         }
+        // With no string kept (none given in this firing, or its tokens
+        // all taken), DTrace reads the NULL it keeps then: an invalid
+        // address.
         self.ldx_at(R1, R9, pos, Size::DW);
-        self.a.jmp_imm_to(Cond::Slt, R1, 0, null);
+        let going = self.a.new_label();
+        self.a.jmp_imm_to(Cond::Sge, R1, 0, going);
+        self.a.emit(mov64_imm(R1, 0));
+        let act = self.cur_action;
+        self.fault(crate::plan::fault::BADADDR, Some(R1), act);
+        self.a.bind(going);
         // The delimiters as a 256-bit map.
         for w in 0..4 {
             self.st_imm_at(R9, map + 8 * w, 0);

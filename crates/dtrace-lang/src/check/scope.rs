@@ -662,6 +662,19 @@ impl Checker<'_> {
         }
         let (target, ty) = self.lvalue(lhs, Some(&v.ty), line, &sym)?;
         assignable_whole(&ty, &sym, line)?;
+        // An array given to a pointer is its first element's address, as
+        // in C (DTrace's pointer compatibility takes an array so).
+        let v = match (ty.resolved(), v.ty.resolved().clone()) {
+            (Type::Ptr(to), Type::Array(elem, _)) if to.compatible(&elem) || to.is_void() => {
+                let line = v.line;
+                CExpr {
+                    kind: CKind::Cast(Box::new(v)),
+                    ty: Type::ptr(*elem),
+                    line,
+                }
+            }
+            _ => v,
+        };
         // DTrace's rule for scalars is its argument compatibility: an
         // integer is not a pointer (but for the constant 0), pointers
         // point to the same type or one is `void *`.

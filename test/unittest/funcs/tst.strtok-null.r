@@ -1,0 +1,7 @@
+a
+b
+[]
+fault 1 at 0
+
+-- @@stderr --
+dtrace: error on enabled probe ID 3 (ID 1: dtrace:::BEGIN): invalid address (0x0) in action #1
