@@ -641,6 +641,21 @@ const DEMOS: &[(&str, Demo)] = &[
             &one,
         )
     }),
+    ("version", || {
+        // This compiler's version is taken; one D never had is refused
+        // in DTrace's words, and so is an earlier one (no reduction).
+        let o = dtrace(&["-q", "-x", "version=1.13", "-n", "BEGIN { exit(0); }"]);
+        check(o.status.code() == Some(0), "1.13 refused", &o)?;
+        let o = dtrace(&["-q", "-x", "version=99.1", "-n", "BEGIN { exit(0); }"]);
+        check(
+            text(&o.stderr)
+                == "dtrace: failed to set -x version: Requested version is not supported by compiler\n",
+            "99.1 not refused so",
+            &o,
+        )?;
+        let o = dtrace(&["-q", "-x", "version=1.5", "-n", "BEGIN { exit(0); }"]);
+        check(o.status.code() == Some(1), "1.5 taken", &o)
+    }),
     ("scratchsize", || {
         // What a clause may allocate: 64 bytes fit 64, not 65 (a
         // run-time size is out of scratch space, a constant one refused).

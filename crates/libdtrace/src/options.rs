@@ -106,6 +106,43 @@ pub const MAX_NSPEC: i64 = 1 << 20;
 /// The largest speculation buffer the code generator addresses.
 pub const MAX_SPECSIZE: i64 = 1 << 28;
 
+/// The D language versions DTrace defines, as `major.minor[.micro]`.
+const D_VERSIONS: &[&str] = &[
+    "1.0", "1.1", "1.2", "1.2.1", "1.2.2", "1.3", "1.4", "1.4.1", "1.5", "1.6", "1.6.1", "1.6.2",
+    "1.6.3", "1.7", "1.7.1", "1.8", "1.8.1", "1.9", "1.9.1", "1.10", "1.11", "1.12", "1.12.1",
+    "1.13",
+];
+
+/// The `version` option's value: a version (DTrace's encoding limits: a
+/// major below 256, minor and micro below 4096) that D defines, and this
+/// compiler's own (1.13): its identifiers carry no versions to reduce
+/// the language to an earlier one.
+fn check_version(v: &str) -> Result<(), OptionError> {
+    let parts: Vec<&str> = v.split('.').collect();
+    let limits = [255u32, 4095, 4095];
+    let ok = (2..=3).contains(&parts.len())
+        && parts.iter().zip(limits).all(|(p, max)| {
+            !p.is_empty()
+                && p.bytes().all(|c| c.is_ascii_digit())
+                && p.parse::<u32>().is_ok_and(|n| n <= max)
+        });
+    if !ok {
+        return Err(OptionError::VersionInvalid);
+    }
+    let nums: Vec<u32> = parts.iter().filter_map(|p| p.parse().ok()).collect();
+    let same = |d: &str| {
+        let dn: Vec<u32> = d.split('.').filter_map(|p| p.parse().ok()).collect();
+        dn[..2] == nums[..2] && dn.get(2).copied().unwrap_or(0) == nums.get(2).copied().unwrap_or(0)
+    };
+    match D_VERSIONS.iter().find(|d| same(d)) {
+        None => Err(OptionError::VersionUndefined),
+        Some(&"1.13") => Ok(()),
+        Some(_) => Err(OptionError::Unsupported(
+            "only D 1.13, this compiler's version, is supported: its identifiers carry no versions to reduce the language to an earlier one",
+        )),
+    }
+}
+
 /// How a field of [`Values`] is made from an option's raw value (its
 /// unit as [`Options::get`] gives it) and, for a text option, its text.
 trait FromRaw {
@@ -380,6 +417,8 @@ options! {
         "default frames of ustack()";
     verbose: bool = Bool, 0, ANY, BeforeGo, Refused("printing the compiler's intermediate code is not supported"),
         "(Solaris) verbose compile messages";
+    version: Option<String> = Text, 0, ANY, BeforeGo, Honoured,
+        "the D language version programs are written for (this compiler's: 1.13)";
     zdefs: bool = Bool, 0, ANY, BeforeGo, Honoured,
         "allow descriptions that match no probe (-Z)";
 }
@@ -429,6 +468,7 @@ fn all() -> impl Iterator<Item = OptionInfo> {
             OptKind::Count => Some("1"),
             OptKind::Bool => None,
             OptKind::Enum(words) => words.get(1).copied(),
+            OptKind::Text if o.name == "version" => Some("1.13"),
             OptKind::Text => Some("/nonexistent"),
         },
         about: o.about,
@@ -478,6 +518,10 @@ pub enum OptionError {
     /// A size or count outside the range the option takes: the least and
     /// the most, and whether it is a size.
     OutOfRange(i64, i64, bool),
+    /// `version`: not a version (`M.m[.u]`, each part in range).
+    VersionInvalid,
+    /// `version`: no D version has that number.
+    VersionUndefined,
 }
 
 impl fmt::Display for OptionError {
@@ -491,6 +535,12 @@ impl fmt::Display for OptionError {
             // DTrace's words, byte for byte (scripts and its test suite
             // read them); the range is in the option's row and dtrace(1).
             OptionError::OutOfRange(..) => f.write_str("Invalid value for specified option"),
+            OptionError::VersionInvalid => {
+                f.write_str("Version is not properly formatted or is too large")
+            }
+            OptionError::VersionUndefined => {
+                f.write_str("Requested version is not supported by compiler")
+            }
         }
     }
 }
@@ -662,6 +712,9 @@ impl Options {
     pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<(), OptionError> {
         let i = index(name).ok_or(OptionError::UnknownName)?;
         let def = &OPTIONS[i];
+        if name == "version" {
+            check_version(value.ok_or(OptionError::BadValue)?)?;
+        }
         let v = match (def.kind, value) {
             (OptKind::Bool, None) => 1,
             (OptKind::Bool, Some(v)) => match v {
