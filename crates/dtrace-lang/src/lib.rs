@@ -111,6 +111,7 @@ pub fn compile_with(
         env
     };
     let opts = parse::ParseOptions {
+        pspec: env.pspec || pragma_sets(src, "pspec"),
         is_file: source == Source::File,
         macros: env.pspec_values(),
         type_names: Some(type_name_hook(syms)),

@@ -641,6 +641,18 @@ const DEMOS: &[(&str, Demo)] = &[
             &one,
         )
     }),
+    ("pspec", || {
+        // `int*x` declares a variable, or with pspec describes probes
+        // (`syscall::*x` would be one): none match here.
+        let o = dtrace(&["-q", "-n", "int*x; BEGIN { x = 0; exit(0); }"]);
+        check(o.status.code() == Some(0), "not a declaration", &o)?;
+        let o = dtrace(&["-q", "-x", "pspec", "-n", "int*x { exit(0); }"]);
+        check(
+            text(&o.stderr).contains("probe description :::int*x does not match any probes"),
+            "a declaration still",
+            &o,
+        )
+    }),
     ("version", || {
         // This compiler's version is taken; one D never had is refused
         // in DTrace's words, and so is an earlier one (no reduction).

@@ -1078,6 +1078,7 @@ impl Dtrace {
                 ],
                 defaultargs: false,
                 empty: false,
+                pspec: false,
             },
             running: None,
             stopped: false,
@@ -1151,6 +1152,9 @@ impl Dtrace {
         }
         if name == "empty" {
             self.macros.empty = self.opts.empty;
+        }
+        if name == "pspec" {
+            self.macros.pspec = self.opts.pspec;
         }
         if Probes::TUNABLES.contains(&name) {
             self.probes.tune(name, self.opts.get(name).unwrap_or(0));

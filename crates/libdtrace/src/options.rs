@@ -385,6 +385,8 @@ options! {
         "number of speculations";
     oformat: OFormat = Enum(OFormat::WORDS), 0, ANY, BeforeGo, Honoured,
         "output format: text or json";
+    pspec: bool = Bool, 0, ANY, BeforeGo, Honoured,
+        "interpret ambiguous specifiers (a declaration or a probe description) as probe descriptions";
     quiet: bool = Bool, 0, ANY, Anytime, Honoured,
         "print only what is traced explicitly (-q)";
     quietresize: bool = Bool, 0, ANY, BeforeGo, Refused("buffers are never resized"),

@@ -185,6 +185,7 @@ impl Checker<'_> {
     /// one; an integer's translation to another integer type is that type.
     fn translated_arg_type(&mut self, native: &Type, xlate: &str) -> Option<Type> {
         let opts = ParseOptions {
+            pspec: false,
             type_names: Some(Arc::new(|_: &str| true)),
             ..Default::default()
         };
@@ -206,6 +207,7 @@ impl Checker<'_> {
     /// spelt as a pointer and `int64_t` otherwise.
     fn native_arg_type(&mut self, native: &str) -> Type {
         let opts = ParseOptions {
+            pspec: false,
             type_names: Some(Arc::new(|_: &str| true)),
             ..Default::default()
         };

@@ -142,6 +142,9 @@ pub struct MacroEnv {
     /// The `empty` option: a program with nothing in it compiles (to no
     /// clauses) rather than failing with D_EMPTY.
     pub empty: bool,
+    /// The `pspec` option: ambiguous text at the outer level is a probe
+    /// description, not a declaration.
+    pub pspec: bool,
 }
 
 impl MacroEnv {

@@ -44,6 +44,9 @@ pub struct ParseOptions {
     /// D's typedef-name ambiguity (`(foo_t)x` is a cast only if `foo_t`
     /// names a type) needs them while parsing.
     pub type_names: Option<TypeNameHook>,
+    /// The `pspec` option: at the outer level, what could be a
+    /// declaration is a probe description (`int*x` describes probes).
+    pub pspec: bool,
 }
 
 impl fmt::Debug for ParseOptions {
@@ -556,7 +559,10 @@ impl<'a> Parser<'a> {
             match &t.tok {
                 Tok::Eof => break,
                 Tok::Punct(";") => continue,
-                Tok::Ident(id) if is_decl_start(id) || self.outer_type_name(id, pos, line)? => {
+                Tok::Ident(id)
+                    if !self.opts.pspec
+                        && (is_decl_start(id) || self.outer_type_name(id, pos, line)?) =>
+                {
                     self.lex.reset(pos, line);
                     items.extend(self.declaration()?);
                     items.append(&mut self.body_items);

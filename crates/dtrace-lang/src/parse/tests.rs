@@ -10,6 +10,7 @@ fn parse_file(s: &str) -> Result<Program, CompileError> {
     parse_program(
         s,
         &ParseOptions {
+            pspec: false,
             is_file: true,
             ..Default::default()
         },
@@ -120,6 +121,7 @@ fn reads_pragmas_declarations_and_shebang() {
 #[test]
 fn expands_macros_in_probe_descriptions() {
     let opts = ParseOptions {
+        pspec: false,
         macros: vec![("target".into(), "42".into())],
         ..Default::default()
     };
@@ -212,6 +214,7 @@ fn err_of(src: &str) -> CompileError {
 
 fn with_hook(names: &'static [&'static str]) -> ParseOptions {
     ParseOptions {
+        pspec: false,
         type_names: Some(Arc::new(move |w: &str| names.contains(&w))),
         ..Default::default()
     }
@@ -765,6 +768,7 @@ fn deep_declarators_and_structs() {
 #[test]
 fn standalone_type_names() {
     let any = ParseOptions {
+        pspec: false,
         type_names: Some(Arc::new(|_: &str| true)),
         ..Default::default()
     };
