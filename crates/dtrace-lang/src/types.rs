@@ -579,6 +579,9 @@ impl Type {
             Type::String => join("string", name),
             Type::Void => join("void", name),
             Type::Dyn => join("dynamic variable", name),
+            // ustack() and jstack() are of DTrace's type `stack`, as
+            // stack() is (the name here tells how they print).
+            Type::Named(n, _) if &**n == "ustack" => join("stack", name),
             Type::Named(n, _) => join(n, name),
             Type::Record(r) | Type::Enum(r, _) => join(&r.name, name),
             Type::Translated { to, ptr, .. } => {
