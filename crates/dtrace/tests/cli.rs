@@ -86,8 +86,20 @@ fn start(args: &[&str]) -> (Child, BufReader<std::process::ChildStderr>) {
         "unexpected first line: {:?}",
         line
     );
+    // Tracing has begun once dtrace's programs are in the kernel and it
+    // catches SIGINT and SIGTERM (it installs its handlers after saying
+    // what matched, and may make kernel objects before).
+    let catches = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{}/status", pid))
+            .ok()
+            .and_then(|s| {
+                let l = s.lines().find(|l| l.starts_with("SigCgt:"))?;
+                u64::from_str_radix(l.split_whitespace().nth(1)?, 16).ok()
+            })
+            .is_some_and(|m| m & (1 << 1) != 0 && m & (1 << 14) != 0)
+    };
     let t = Instant::now();
-    while ours().0 <= before.0 && t.elapsed() < Duration::from_secs(10) {
+    while (ours().0 <= before.0 || !catches(child.id())) && t.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(20));
     }
     (child, err)
