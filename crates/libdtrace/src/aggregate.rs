@@ -298,12 +298,17 @@ pub fn snapshot(
 fn cmp_key(a: &[KeyValue], b: &[KeyValue]) -> Ordering {
     for (x, y) in a.iter().zip(b) {
         let o = match (x, y) {
+            // As DTrace compares them (dt_aggregate_keycmp): the key's
+            // bytes as an unsigned integer of its size, so that -1 sorts
+            // after 1.
             (KeyValue::Int(p, t), KeyValue::Int(q, _)) => {
-                if t.signed {
-                    p.cmp(q)
-                } else {
-                    (*p as u64).cmp(&(*q as u64))
-                }
+                let mask = match t.size {
+                    1 => 0xff,
+                    2 => 0xffff,
+                    4 => 0xffff_ffff,
+                    _ => u64::MAX,
+                };
+                (*p as u64 & mask).cmp(&(*q as u64 & mask))
             }
             (KeyValue::Str(p), KeyValue::Str(q)) => p.cmp(q),
             (KeyValue::Stack(p), KeyValue::Stack(q)) => {
@@ -501,10 +506,10 @@ fn key_default(out: &mut Vec<u8>, k: &KeyValue, indent: usize) {
                 (8, false) => format!(" {:>16}", *v as u64),
                 (4, true) => format!(" {:>8}", *v as i32),
                 (4, false) => format!(" {:>8}", *v as u32),
-                (2, true) => format!(" {:>5}", *v as i16),
-                (2, false) => format!(" {:>5}", *v as u16),
-                (_, true) => format!(" {:>3}", *v as i8),
-                (_, false) => format!(" {:>3}", *v as u8),
+                // As DTrace prints a key (dt_print_datum): 8- and
+                // 16-bit values as the unsigned bytes they are.
+                (2, _) => format!(" {:>5}", *v as u16),
+                (_, _) => format!(" {:>3}", *v as u8),
             };
             out.extend_from_slice(s.as_bytes());
         }

@@ -82,10 +82,16 @@ impl Dtrace {
         };
         let gen: &Generated = &r.gen;
         // Aggregations follow one another with no separator, in the
-        // order of their definitions, as dtrace_aggregate_print() does.
+        // order of their definitions, as dtrace_aggregate_print() does
+        // (aggsortrev reverses that order too: DTrace sorts by the
+        // aggregation first).
         let mut text = Vec::new();
         let cx = self.render_cx();
-        for id in 0..gen.aggs.len() {
+        let mut ids: Vec<usize> = (0..gen.aggs.len()).collect();
+        if self.opts.aggsortrev {
+            ids.reverse();
+        }
+        for id in ids {
             if self.aggs.printed.contains(&id) {
                 continue;
             }
