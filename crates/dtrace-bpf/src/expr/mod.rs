@@ -364,7 +364,6 @@ impl ProgGen<'_, '_> {
         } else {
             ty.scalar_size().max(1)
         };
-        self.scratch_load_check(tp, size);
         self.ptr(R1, R9, scratch::TMP);
         self.a.emit(mov64_imm(R2, size as i32));
         self.load_temp(tp, R3);

@@ -99,34 +99,6 @@ impl ProgGen<'_, '_> {
         self.a.bind(room);
     }
 
-    /// A load of `size` bytes at the address in `addr`, where the clause
-    /// has scratch memory: an address in its region must be in what the
-    /// clause allocated (as DTrace checks a load from scratch, never the
-    /// bytes before, past the top, or what an earlier clause allocated);
-    /// any other is an invalid address. Elsewhere the load is a kernel
-    /// read as any other.
-    pub(crate) fn scratch_load_check(&mut self, addr: Temp, size: u32) {
-        let Some(at) = self.g.alloca_at else {
-            return;
-        };
-        let span = region_size(self.g.inp.opts.scratchsize);
-        let fine = self.a.new_label();
-        let bad = self.a.new_label();
-        self.load_temp(addr, R1);
-        self.scratch_address(R3, at);
-        self.a.emit(alu64_reg(Alu::Sub, R1, R3));
-        self.a.jmp_imm_to(Cond::Ge, R1, span as i32, fine);
-        self.a.jmp_imm_to(Cond::Lt, R1, 8, bad);
-        self.a.emit(alu64_imm(Alu::Add, R1, size as i32 - 8));
-        self.ldx_at(R2, R9, at, Size::DW);
-        self.a.jmp_reg_to(Cond::Le, R1, R2, fine);
-        self.a.bind(bad);
-        self.load_temp(addr, R1);
-        let act = self.cur_action;
-        self.fault(fault::BADADDR, Some(R1), act);
-        self.a.bind(fine);
-    }
-
     /// alloca(size): zeroed scratch space.
     pub(crate) fn alloca(&mut self, size: &CExpr) -> R<Temp> {
         let at = self.region("alloca( )")?;
