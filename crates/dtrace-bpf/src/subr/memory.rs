@@ -185,9 +185,16 @@ impl ProgGen<'_, '_> {
         user: bool,
     ) -> R<()> {
         let at = self.region(if user { "copyinto( )" } else { "bcopy( )" })?;
+        // The arguments in the order they are written: copyinto(addr,
+        // size, dest), bcopy(src, dest, size).
         let ts = self.eval_int(src)?;
-        let tn = self.eval_int(size)?;
-        let td = self.eval_int(dest)?;
+        let (tn, td) = if user {
+            let tn = self.eval_int(size)?;
+            (tn, self.eval_int(dest)?)
+        } else {
+            let td = self.eval_int(dest)?;
+            (self.eval_int(size)?, td)
+        };
         self.load_temp(td, R1);
         self.load_temp(tn, R2);
         self.region_pointer(at, td);
