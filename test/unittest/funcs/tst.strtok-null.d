@@ -4,7 +4,8 @@
  * strtok()'s string may be NULL when it runs (a search that found
  * nothing): it then asks for the next token of the string kept in this
  * firing, as a NULL written so does; past its last token there is
- * none (NULL), and with none kept, it is DTrace's invalid address.
+ * none (NULL, and recording NULL reads address 0), and with none kept,
+ * it is DTrace's invalid address.
  */
 BEGIN
 {

@@ -520,6 +520,17 @@ impl ProgGen<'_, '_> {
             }
             _ => {
                 let (p, c) = self.eval_str(e)?;
+                // Recording a string that is NULL (a search that found
+                // nothing, strtok() past the last token) reads address
+                // 0, as DTrace's recording does: an invalid address.
+                if matches!(dst, Dst::Record(_)) {
+                    let ok = self.a.new_label();
+                    self.load_temp(p, R1);
+                    self.a.jmp_imm_to(Cond::Ne, R1, 0, ok);
+                    let act = self.cur_action;
+                    self.fault(fault::BADADDR, Some(R1), act);
+                    self.a.bind(ok);
+                }
                 self.copy_kernel_str(dst, cap, p, c);
                 Ok(())
             }
