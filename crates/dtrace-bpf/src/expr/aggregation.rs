@@ -80,25 +80,49 @@ impl ProgGen<'_, '_> {
     fn intern_tuple(&mut self, tb: u32, ik: InternedKeys, hash_at: u32, fail: Label) {
         let words = ik.tuple_size / 8;
         self.hash_words(tb, words, hash_at);
+        self.find_interned(ik.map, hash_at, tb, words, None, fail);
+    }
+
+    /// Looks the key at scratch `key_at` up in the interned map `map`
+    /// and compares what it holds with the `words` words at scratch
+    /// `tb`, falling through when they are equal and going to `differs`
+    /// when not. A key the map lacks goes to `absent` if given, else it
+    /// is added with the tuple (BPF_NOEXIST: of two CPUs adding one hash
+    /// at once, the second compares with the first's tuple); a tuple the
+    /// full map cannot take goes to `differs`.
+    pub(crate) fn find_interned(
+        &mut self,
+        map: crate::asm::MapId,
+        key_at: u32,
+        tb: u32,
+        words: u32,
+        absent: Option<Label>,
+        differs: Label,
+    ) {
         let found = self.a.new_label();
-        self.a.ld_map_fd(R1, ik.map);
-        self.ptr(R2, R9, hash_at);
+        self.a.ld_map_fd(R1, map);
+        self.ptr(R2, R9, key_at);
         self.a.emit(call(Helper::MapLookupElem));
         self.a.jmp_imm_to(Cond::Ne, R0, 0, found);
-        self.a.ld_map_fd(R1, ik.map);
-        self.ptr(R2, R9, hash_at);
-        self.ptr(R3, R9, tb);
-        self.a.emit(mov64_imm(R4, 1));
-        self.a.emit(call(Helper::MapUpdateElem));
-        self.a.ld_map_fd(R1, ik.map);
-        self.ptr(R2, R9, hash_at);
-        self.a.emit(call(Helper::MapLookupElem));
-        self.a.jmp_imm_to(Cond::Eq, R0, 0, fail);
+        match absent {
+            Some(l) => self.a.ja_to(l),
+            None => {
+                self.a.ld_map_fd(R1, map);
+                self.ptr(R2, R9, key_at);
+                self.ptr(R3, R9, tb);
+                self.a.emit(mov64_imm(R4, 1));
+                self.a.emit(call(Helper::MapUpdateElem));
+                self.a.ld_map_fd(R1, map);
+                self.ptr(R2, R9, key_at);
+                self.a.emit(call(Helper::MapLookupElem));
+                self.a.jmp_imm_to(Cond::Eq, R0, 0, differs);
+            }
+        }
         self.a.bind(found);
         for w in 0..words {
             self.a.emit(ldx(Size::DW, R1, R0, (8 * w) as i16));
             self.ldx_at(R2, R9, tb + 8 * w, Size::DW);
-            self.a.jmp_reg_to(Cond::Ne, R1, R2, fail);
+            self.a.jmp_reg_to(Cond::Ne, R1, R2, differs);
         }
     }
 }

@@ -386,34 +386,9 @@ impl ProgGen<'_, '_> {
         let words = size / 8;
         self.hash_words(tb, words, kb);
         self.st_imm_at(R9, kb + 8, 0);
-        let found = self.a.new_label();
         let collided = self.a.new_label();
         let done = self.a.new_label();
-        self.a.ld_map_fd(R1, keys_map);
-        self.ptr(R2, R9, kb);
-        self.a.emit(call(Helper::MapLookupElem));
-        self.a.jmp_imm_to(Cond::Ne, R0, 0, found);
-        if !store {
-            self.a.ja_to(done);
-        } else {
-            // BPF_NOEXIST: of two CPUs adding the same hash at once, the
-            // second compares with the first's key.
-            self.a.ld_map_fd(R1, keys_map);
-            self.ptr(R2, R9, kb);
-            self.ptr(R3, R9, tb);
-            self.a.emit(mov64_imm(R4, 1));
-            self.a.emit(call(Helper::MapUpdateElem));
-            self.a.ld_map_fd(R1, keys_map);
-            self.ptr(R2, R9, kb);
-            self.a.emit(call(Helper::MapLookupElem));
-            self.a.jmp_imm_to(Cond::Eq, R0, 0, collided);
-        }
-        self.a.bind(found);
-        for w in 0..words {
-            self.a.emit(ldx(Size::DW, R1, R0, (8 * w) as i16));
-            self.ldx_at(R2, R9, tb + 8 * w, Size::DW);
-            self.a.jmp_reg_to(Cond::Ne, R1, R2, collided);
-        }
+        self.find_interned(keys_map, kb, tb, words, (!store).then_some(done), collided);
         self.a.ja_to(done);
         self.a.bind(collided);
         if store {
