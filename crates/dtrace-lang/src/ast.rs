@@ -72,6 +72,7 @@ pub enum Item {
     /// the program defines (which it must).
     IdentAttributes {
         name: String,
+        attr: crate::attr::Attr,
         line: u32,
     },
 }

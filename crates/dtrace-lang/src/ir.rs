@@ -504,6 +504,10 @@ pub struct CClause {
     /// just the probe.
     pub default_action: bool,
     pub line: u32,
+    /// The lowest stability attributes of its probe descriptions, and
+    /// of its statements and predicate (`dtrace -v`).
+    pub desc_attr: crate::attr::Attr,
+    pub stmt_attr: crate::attr::Attr,
 }
 
 impl CClause {

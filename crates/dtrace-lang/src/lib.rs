@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod ast;
+pub mod attr;
 pub mod check;
 pub mod error;
 pub mod ir;

@@ -33,8 +33,8 @@ use dtrace_lang::pdesc::ProbeDesc;
 use dtrace_sys::perf::{PERF_TYPE_HARDWARE_ID, PERF_TYPE_HW_CACHE_ID, PERF_TYPE_SOFTWARE_ID};
 
 use crate::{
-    single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink, ProbeTable,
-    Provider,
+    attrs, single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink,
+    ProbeTable, Provider,
 };
 
 /// The smallest overflow count a probe may have, unless the
@@ -331,8 +331,15 @@ impl Provider for Cpc {
 
     fn attributes(&self) -> Attributes {
         Attributes {
-            probe: ("Evolving", "Evolving", "CPU"),
-            args: ("Evolving", "Evolving", "Common"),
+            provider: attrs::EVOLVING,
+            module: attrs::UNSTABLE_UNKNOWN,
+            function: attrs::PRIVATE,
+            name: dtrace_lang::attr::Attr::new(
+                dtrace_lang::attr::Stability::Evolving,
+                dtrace_lang::attr::Stability::Evolving,
+                dtrace_lang::attr::DepClass::Cpu,
+            ),
+            args: attrs::EVOLVING,
         }
     }
 

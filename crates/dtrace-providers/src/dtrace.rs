@@ -9,8 +9,8 @@ use std::io;
 use dtrace_bpf::plan::{ArgContext, Phase, ProgKind};
 
 use crate::{
-    single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink, ProbeTable,
-    Provider,
+    attrs, single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink,
+    ProbeTable, Provider,
 };
 
 const BEGIN: u32 = 0;
@@ -26,8 +26,11 @@ impl Provider for Dtrace {
 
     fn attributes(&self) -> Attributes {
         Attributes {
-            probe: ("Stable", "Stable", "Common"),
-            args: ("Stable", "Stable", "Common"),
+            provider: attrs::STABLE,
+            module: attrs::PRIVATE,
+            function: attrs::PRIVATE,
+            name: attrs::STABLE,
+            args: attrs::STABLE,
         }
     }
 

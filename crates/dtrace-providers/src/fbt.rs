@@ -58,8 +58,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::attach::{KprobeEvent, KprobeMulti, KprobeSite};
 use crate::{
-    single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink, ProbeTable,
-    Provider,
+    attrs, single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink,
+    ProbeTable, Provider,
 };
 
 /// The most arguments a probe's program reads from its context (DTrace's
@@ -539,8 +539,11 @@ impl Provider for Fbt {
 
     fn attributes(&self) -> Attributes {
         Attributes {
-            probe: ("Evolving", "Evolving", "Common"),
-            args: ("Private", "Private", "ISA"),
+            provider: attrs::EVOLVING,
+            module: attrs::PRIVATE,
+            function: attrs::PRIVATE_ISA,
+            name: attrs::EVOLVING,
+            args: attrs::PRIVATE_ISA,
         }
     }
 

@@ -102,22 +102,45 @@ impl ArgDesc {
     }
 }
 
-/// Stability attributes, as `dtrace -lv` prints them: identifier names,
-/// data semantics, dependency class, of the probe description and of the
-/// arguments.
+/// A provider's stability attributes, part by part (DTrace's
+/// `dtrace_pattr_t`): its name, its probes' modules, functions and
+/// names, and their arguments. `dtrace -lv` shows a probe's description
+/// attributes (the lowest of the parts it names) and its arguments'.
 ///
 /// ```
-/// # use dtrace_providers::Attributes;
-/// let a = Attributes { probe: ("Stable", "Stable", "Common"), args: ("Evolving", "Evolving", "ISA") };
-/// let (names, data, class) = a.probe;
-/// println!("Identifier Names: {}\nData Semantics: {}\nDependency Class: {}", names, data, class);
+/// # use dtrace_providers::{Attributes, attrs};
+/// let a: Attributes = attrs::sdt_like(attrs::EVOLVING_ISA);
+/// assert_eq!(a.name.to_string(), "Evolving/Evolving/ISA");
+/// assert_eq!(a.module.to_string(), "Private/Private/Unknown");
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Attributes {
-    /// The probe description's: names, data, class.
-    pub probe: (&'static str, &'static str, &'static str),
-    /// The arguments': names, data, class.
-    pub args: (&'static str, &'static str, &'static str),
+pub use dtrace_lang::attr::ProviderAttr as Attributes;
+use dtrace_lang::attr::{Attr, DescAttr};
+
+/// Attribute triples providers use, and the usual shape of a provider's.
+pub mod attrs {
+    use dtrace_lang::attr::{Attr, DepClass, ProviderAttr, Stability};
+
+    pub const STABLE: Attr = Attr::STABLE;
+    pub const EVOLVING: Attr = Attr::EVOLVING;
+    pub const EVOLVING_ISA: Attr =
+        Attr::new(Stability::Evolving, Stability::Evolving, DepClass::Isa);
+    pub const UNSTABLE_UNKNOWN: Attr =
+        Attr::new(Stability::Unstable, Stability::Unstable, DepClass::Unknown);
+    pub const PRIVATE: Attr = Attr::PRIVATE;
+    pub const PRIVATE_ISA: Attr = Attr::new(Stability::Private, Stability::Private, DepClass::Isa);
+
+    /// A provider whose modules and functions are the kernel's own
+    /// (Private/Private/Unknown, as DTrace's statically defined
+    /// providers say), its names and arguments `attr`.
+    pub const fn sdt_like(attr: Attr) -> ProviderAttr {
+        ProviderAttr {
+            provider: attr,
+            module: PRIVATE,
+            function: PRIVATE,
+            name: attr,
+            args: attr,
+        }
+    }
 }
 
 /// The probes of every provider, by id and by description.
@@ -366,10 +389,7 @@ pub trait Provider: Send {
 
     /// Stability of its probe descriptions and arguments.
     fn attributes(&self) -> Attributes {
-        Attributes {
-            probe: ("Evolving", "Evolving", "ISA"),
-            args: ("Evolving", "Evolving", "ISA"),
-        }
+        attrs::sdt_like(attrs::EVOLVING_ISA)
     }
 
     /// Stability of probe `local` (a provider whose probes differ: usdt,
@@ -721,6 +741,34 @@ impl Probes {
                 })
                 .collect(),
         )
+    }
+
+    /// The stability attributes of description `desc` as a clause sees
+    /// them (`dtrace_probe_info`): from the provider of the first probe
+    /// it matches, the lowest of the parts it names exactly; Unstable if
+    /// it matches nothing, names no provider exactly, or matches several
+    /// probes through a part the provider keeps stable (their arguments
+    /// may differ): then None, as `dtrace_probe_info` fails.
+    pub fn desc_attributes(&mut self, desc: &ProbeDesc) -> Option<DescAttr> {
+        use dtrace_lang::attr::Stability;
+        use dtrace_lang::pdesc::has_glob;
+        let ids = self.lookup(desc);
+        let pap = ids.first().and_then(|&id| self.attributes(id))?;
+        let glob = |s: &str| s.is_empty() || has_glob(s);
+        let p_glob = glob(&desc.provider);
+        if ids.len() > 1
+            && ((pap.args.data < Stability::Evolving && p_glob)
+                || (pap.module.name >= Stability::Evolving && glob(&desc.module))
+                || (pap.function.name >= Stability::Evolving && glob(&desc.function))
+                || (pap.name.name >= Stability::Evolving && glob(&desc.name)))
+        {
+            return None;
+        }
+        Some(DescAttr {
+            desc: pap.describe(desc),
+            args: if p_glob { Attr::UNSTABLE } else { pap.args },
+            parts: pap,
+        })
     }
 
     /// What the probes a description matches declare of their arguments

@@ -32,7 +32,7 @@ use dtrace_lang::pdesc::{field_matches, has_glob, ProbeDesc};
 use crate::instructions::{self, Instructions};
 use crate::places::Groups;
 use crate::uobj::{process_of, Func, ProcessObjects};
-use crate::{ArgDesc, Attributes, DescError, Enabled, Planned, PlannedProgram, ProbeSink};
+use crate::{attrs, ArgDesc, Attributes, DescError, Enabled, Planned, PlannedProgram, ProbeSink};
 use crate::{ProbeTable, Provider};
 use dtrace_lang::error::Tag;
 
@@ -158,8 +158,11 @@ impl Provider for Pid {
 
     fn attributes(&self) -> Attributes {
         Attributes {
-            probe: ("Evolving", "Evolving", "ISA"),
-            args: ("Private", "Private", "Unknown"),
+            provider: attrs::EVOLVING_ISA,
+            module: attrs::PRIVATE,
+            function: attrs::PRIVATE,
+            name: attrs::EVOLVING_ISA,
+            args: attrs::PRIVATE,
         }
     }
 

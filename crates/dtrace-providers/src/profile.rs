@@ -8,8 +8,8 @@ use dtrace_bpf::plan::{ArgContext, Phase, ProgKind};
 use dtrace_lang::pdesc::ProbeDesc;
 
 use crate::{
-    single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink, ProbeTable,
-    Provider,
+    attrs, single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink,
+    ProbeTable, Provider,
 };
 
 const DEFAULT_PROFILE: &[u64] = &[97, 199, 499, 997, 1999, 4001, 4999];
@@ -55,8 +55,11 @@ impl Provider for Profile {
 
     fn attributes(&self) -> Attributes {
         Attributes {
-            probe: ("Evolving", "Evolving", "Common"),
-            args: ("Evolving", "Evolving", "Common"),
+            provider: attrs::EVOLVING,
+            module: attrs::UNSTABLE_UNKNOWN,
+            function: attrs::PRIVATE,
+            name: attrs::EVOLVING,
+            args: attrs::EVOLVING,
         }
     }
 

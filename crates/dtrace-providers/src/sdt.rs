@@ -18,8 +18,8 @@ use dtrace_bpf::plan::{ArgContext, Phase, ProgKind, TpArg, TpLoad};
 use dtrace_lang::pdesc::{field_matches, ProbeDesc};
 
 use crate::{
-    single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink, ProbeTable,
-    Provider,
+    attrs, single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink,
+    ProbeTable, Provider,
 };
 
 /// Groups not offered as sdt probes.
@@ -197,8 +197,11 @@ impl Provider for Sdt {
 
     fn attributes(&self) -> Attributes {
         Attributes {
-            probe: ("Evolving", "Evolving", "ISA"),
-            args: ("Private", "Private", "ISA"),
+            provider: attrs::EVOLVING_ISA,
+            module: attrs::PRIVATE,
+            function: attrs::PRIVATE,
+            name: attrs::PRIVATE_ISA,
+            args: attrs::PRIVATE_ISA,
         }
     }
 

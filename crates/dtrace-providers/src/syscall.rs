@@ -17,8 +17,8 @@ use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, ProgKind, ProgramPlan};
 use dtrace_lang::pdesc::{field_matches, has_glob, ProbeDesc};
 
 use crate::{
-    ArgDesc, Attach, Enabled, Planned, PlannedProgram, ProbeSink, ProbeTable, Provider,
-    SYSCALL_DISPATCH_THRESHOLD,
+    attrs, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink, ProbeTable,
+    Provider, SYSCALL_DISPATCH_THRESHOLD,
 };
 
 pub const MODULE: &str = "vmlinux";
@@ -183,6 +183,16 @@ impl Syscall {
 impl Provider for Syscall {
     fn name(&self) -> &str {
         "syscall"
+    }
+
+    fn attributes(&self) -> Attributes {
+        Attributes {
+            provider: attrs::EVOLVING,
+            module: attrs::PRIVATE,
+            function: attrs::PRIVATE_ISA,
+            name: attrs::EVOLVING,
+            args: attrs::PRIVATE_ISA,
+        }
     }
 
     /// Two ids a call, in number order: the kernel's calls are listed

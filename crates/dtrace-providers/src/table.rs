@@ -8,7 +8,7 @@
 //!
 //! ```text
 //! provider NAME
-//! attributes NAMES DATA CLASS NAMES DATA CLASS   (probes, then arguments)
+//! attributes PROVIDER MODULE FUNCTION NAME ARGS   (each Name/Data/Class)
 //! probe NAME HOOK [HOOK ...]                    (HOOK: a raw tracepoint)
 //! also HOOK [HOOK ...]                          (more of the same declaration)
 //! when @WORD [& MASK] | unless @WORD [& MASK]   (fires only if nonzero | zero)
@@ -86,11 +86,12 @@
 use std::io;
 
 use dtrace_bpf::plan::{After, ArgContext, Guard, Kept, Phase, ProgKind, RawWord, STASH_WORDS};
+use dtrace_lang::attr::{Attr, DepClass, Stability};
 use dtrace_lang::pdesc::{field_matches, ProbeDesc};
 
 use crate::{
-    single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink, ProbeTable,
-    Provider,
+    attrs, single, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink,
+    ProbeTable, Provider,
 };
 
 /// The providers described by data, built into the binary: every
@@ -225,13 +226,16 @@ pub struct TableProvider {
     provided: bool,
 }
 
-const STABILITY: &[&str] = &[
-    "Internal", "Private", "Obsolete", "External", "Unstable", "Evolving", "Stable", "Standard",
-];
-const CLASS: &[&str] = &["Unknown", "CPU", "Platform", "Group", "ISA", "Common"];
-
-fn word(list: &[&'static str], w: &str) -> Option<&'static str> {
-    list.iter().copied().find(|x| *x == w)
+/// `Name/Data/Class`, each word spelled out as DTrace prints it.
+fn triple(w: &str) -> Option<Attr> {
+    let mut p = w.split('/');
+    let (n, d, c) = (p.next()?, p.next()?, p.next()?);
+    Some(Attr::new(
+        Stability::from_name(n)?,
+        Stability::from_name(d)?,
+        DepClass::from_name(c)?,
+    ))
+    .filter(|_| p.next().is_none())
 }
 
 impl TableProvider {
@@ -239,10 +243,7 @@ impl TableProvider {
     pub fn parse(file: &str, text: &str) -> Result<TableProvider, String> {
         let mut p = TableProvider {
             name: String::new(),
-            attrs: Attributes {
-                probe: ("Evolving", "Evolving", "ISA"),
-                args: ("Evolving", "Evolving", "ISA"),
-            },
+            attrs: attrs::sdt_like(attrs::EVOLVING_ISA),
             probes: Vec::new(),
             provided: false,
         };
@@ -261,14 +262,20 @@ impl TableProvider {
                 "provider" if !rest.is_empty() => p.name = rest.to_string(),
                 "attributes" => {
                     let w: Vec<&str> = rest.split_whitespace().collect();
-                    let get = |i: usize, l: &[&'static str]| {
-                        w.get(i)
-                            .and_then(|x| word(l, x))
-                            .ok_or_else(|| bad("attributes: six stability and class words"))
+                    let get = |i: usize| {
+                        w.get(i).and_then(|x| triple(x)).ok_or_else(|| {
+                            bad("attributes: five Name/Data/Class triples (provider, module, function, name, args)")
+                        })
                     };
+                    if w.len() != 5 {
+                        return Err(bad("attributes: five Name/Data/Class triples (provider, module, function, name, args)"));
+                    }
                     p.attrs = Attributes {
-                        probe: (get(0, STABILITY)?, get(1, STABILITY)?, get(2, CLASS)?),
-                        args: (get(3, STABILITY)?, get(4, STABILITY)?, get(5, CLASS)?),
+                        provider: get(0)?,
+                        module: get(1)?,
+                        function: get(2)?,
+                        name: get(3)?,
+                        args: get(4)?,
                     };
                 }
                 "probe" | "also" => {
@@ -1312,11 +1319,14 @@ mod tests {
     fn lines_are_checked() {
         let p = TableProvider::parse(
             "t",
-            "provider t\nattributes Stable Stable Common Evolving Evolving ISA\n\
+            "provider t\nattributes Stable/Stable/Common Private/Private/Unknown Private/Private/Unknown \
+             Stable/Stable/Common Evolving/Evolving/ISA\n\
              probe fire some_hook\narg struct task_struct * @1 -> psinfo_t *\narg int @0\n",
         )
         .unwrap();
-        assert_eq!(p.attrs.probe, ("Stable", "Stable", "Common"));
+        assert_eq!(p.attrs.provider, Attr::STABLE);
+        assert_eq!(p.attrs.module, Attr::PRIVATE);
+        assert_eq!(p.attrs.args.to_string(), "Evolving/Evolving/ISA");
         let a = &p.probes[0].args;
         assert_eq!(a[0].0.native, "struct task_struct *");
         assert_eq!(a[0].0.xlate.as_deref(), Some("psinfo_t *"));

@@ -29,6 +29,7 @@ use dtrace_bpf::hook::{Hook, HookGen, HookRef};
 use dtrace_bpf::insn::*;
 use dtrace_bpf::layout::regs;
 use dtrace_bpf::plan::{ArgContext, DispatchKey, Phase, ProgKind, ProgramPlan};
+use dtrace_lang::attr::Attr;
 use dtrace_lang::pdesc::{field_matches, has_glob, ProbeDesc};
 
 use crate::places::Groups;
@@ -36,7 +37,7 @@ use crate::uobj::{
     objects_of, read_dtrace_notes, read_notes, symbol_address, unloaded_object, ArgType,
     DtraceNotes, Object, SdtNote,
 };
-use crate::{ArgDesc, Attributes, Enabled, Planned, PlannedProgram, ProbeSink};
+use crate::{attrs, ArgDesc, Attributes, Enabled, Planned, PlannedProgram, ProbeSink};
 use crate::{ProbeTable, Provider};
 
 /// One place of a probe: its offset in the file, its semaphore's (0 for
@@ -67,53 +68,12 @@ struct UsdtProbe {
 
 /// The usdt provider's own attributes, for probes whose provider says
 /// none.
-const DEFAULT_ATTRIBUTES: Attributes = Attributes {
-    probe: ("Evolving", "Evolving", "ISA"),
-    args: ("Evolving", "Evolving", "ISA"),
-};
-
-/// `Name/Data/Class` as the static names they are, if they are ones.
-fn attribute_triple(text: &str) -> Option<(&'static str, &'static str, &'static str)> {
-    use dtrace_lang::parse::{CLASSES, STABILITIES};
-    let mut parts = text.split('/');
-    let (n, d, c) = (parts.next()?, parts.next()?, parts.next()?);
-    Some((
-        STABILITIES.iter().find(|s| **s == n)?,
-        STABILITIES.iter().find(|s| **s == d)?,
-        CLASSES.iter().find(|s| **s == c)?,
-    ))
-}
-
-/// The attributes of a part a provider definition leaves unsaid
-/// (DTrace's `_dtrace_prvattr`).
-const UNSAID: (&str, &str, &str) = ("Private", "Private", "Unknown");
-
-type Triple = (&'static str, &'static str, &'static str);
-
-/// The lower of two attribute triples, element by element (`dt_attr_min`):
-/// stabilities and classes rank in the order DTrace lists them.
-fn attr_min(a: Triple, b: Triple) -> Triple {
-    use dtrace_lang::parse::{CLASSES, STABILITIES};
-    let rank = |list: &[&str], x: &str| list.iter().position(|s| *s == x).unwrap_or(0);
-    let lower = |list: &[&str], x: &'static str, y: &'static str| {
-        if rank(list, y) < rank(list, x) {
-            y
-        } else {
-            x
-        }
-    };
-    (
-        lower(&STABILITIES, a.0, b.0),
-        lower(&STABILITIES, a.1, b.1),
-        lower(&CLASSES, a.2, b.2),
-    )
-}
+const DEFAULT_ATTRIBUTES: Attributes = attrs::sdt_like(attrs::EVOLVING_ISA);
 
 /// A probe's attributes from its provider's `#pragma D attributes` (as
-/// a `dtrace -h` header records them), as `dtrace -lv` shows a whole
-/// description's: the lowest of the provider, module, function and name
-/// parts', a part the definition leaves unsaid counting as
-/// Private/Private/Unknown; the arguments' from `args`. A probe whose
+/// a `dtrace -h` header records them), part by part, a part the
+/// definition leaves unsaid (or says wrongly) counting as
+/// Private/Private/Unknown (DTrace's `_dtrace_prvattr`). A probe whose
 /// object recorded no attributes (a `sys/sdt.h` note) has the defaults.
 fn probe_attributes(parts: Option<&Vec<(String, String)>>) -> Attributes {
     let Some(parts) = parts else {
@@ -123,13 +83,14 @@ fn probe_attributes(parts: Option<&Vec<(String, String)>>) -> Attributes {
         parts
             .iter()
             .find(|p| p.0 == name)
-            .and_then(|p| attribute_triple(&p.1))
-            .unwrap_or(UNSAID)
+            .and_then(|p| Attr::parse(&p.1).filter(|_| p.1.split('/').count() == 3))
+            .unwrap_or(Attr::PRIVATE)
     };
     Attributes {
-        probe: ["module", "function", "name"]
-            .iter()
-            .fold(part("provider"), |a, p| attr_min(a, part(p))),
+        provider: part("provider"),
+        module: part("module"),
+        function: part("function"),
+        name: part("name"),
         args: part("args"),
     }
 }
@@ -833,17 +794,18 @@ mod tests {
             ("args".to_string(), triple("Private/Private/Unknown")),
         ];
         let a = probe_attributes(Some(&parts));
-        assert_eq!(a.probe, ("Evolving", "Evolving", "ISA"));
-        assert_eq!(a.args, ("Private", "Private", "Unknown"));
+        let full = ProbeDesc::parse("p1:m:f:n").unwrap();
+        assert_eq!(a.describe(&full).to_string(), "Evolving/Evolving/ISA");
+        assert_eq!(a.args, Attr::PRIVATE);
         // A part left unsaid is Private/Private/Unknown, as DTrace's.
         let provider_only = vec![("provider".to_string(), triple("Stable/Evolving/Common"))];
         let a = probe_attributes(Some(&provider_only));
-        assert_eq!(a.probe, UNSAID);
-        assert_eq!(a.args, UNSAID);
+        assert_eq!(a.describe(&full), Attr::PRIVATE);
+        assert_eq!(a.args, Attr::PRIVATE);
         // No attributes recorded at all: the provider's defaults.
         assert_eq!(probe_attributes(None), DEFAULT_ATTRIBUTES);
         let bad = vec![("name".to_string(), triple("Shiny/Evolving/Common"))];
-        assert_eq!(probe_attributes(Some(&bad)).probe, UNSAID);
+        assert_eq!(probe_attributes(Some(&bad)).name, Attr::PRIVATE);
     }
 
     #[test]

@@ -412,11 +412,6 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
             )));
         }
     }
-    if cmd.verbose && cmd.mode != Mode::List {
-        return Err(CliError::Fatal(
-            "-v (stability reports) is supported only with -l".into(),
-        ));
-    }
     Ok(cmd)
 }
 

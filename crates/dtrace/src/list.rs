@@ -22,6 +22,17 @@ fn field(out: &mut String, text: &str, width: usize) {
     out.push(' ');
 }
 
+/// One set of stability attributes, as dtrace(1M) reports them.
+pub fn attributes(out: &mut String, what: &str, a: libdtrace::Attr) {
+    out.push_str(&format!(
+        "\n\t{}\n\t\tIdentifier Names: {}\n\t\tData Semantics:   {}\n\t\tDependency Class: {}\n",
+        what,
+        a.name.name(),
+        a.data.name(),
+        a.class.name()
+    ));
+}
+
 /// One probe's line: `{:>5} {:>10} {:>17} {:>33} {}`, written in place
 /// (a fbt listing is 70,000 lines or more).
 fn row(out: &mut String, id: u32, d: &ProbeDesc) {
@@ -34,19 +45,13 @@ fn row(out: &mut String, id: u32, d: &ProbeDesc) {
     out.push('\n');
 }
 
-fn verbose(out: &mut String, dt: &Dtrace, id: u32) {
-    let attrs = dt.probe_attributes(id);
-    let stab = [
-        ("Probe Description Attributes", attrs.map(|a| a.probe)),
-        ("Argument Attributes", attrs.map(|a| a.args)),
-    ];
-    for (what, a) in stab {
-        let (names, data, class) = a.unwrap_or(("Evolving", "Evolving", "ISA"));
-        out.push_str(&format!("\n\t{}\n", what));
-        out.push_str(&format!(
-            "\t\tIdentifier Names: {}\n\t\tData Semantics:   {}\n\t\tDependency Class: {}\n",
-            names, data, class
-        ));
+/// The stability report of one probe (`dtrace -lv`): its description's
+/// attributes are the lowest of the parts it names (a part left empty,
+/// as BEGIN's module, does not count), then its arguments' and types.
+fn verbose(out: &mut String, dt: &Dtrace, id: u32, d: &ProbeDesc) {
+    if let Some(attrs) = dt.probe_attributes(id) {
+        attributes(out, "Probe Description Attributes", attrs.describe(d));
+        attributes(out, "Argument Attributes", attrs.args);
     }
     out.push_str("\n\tArgument Types\n");
     let args = dt.probe_args(id);
@@ -138,7 +143,7 @@ pub fn list(dt: &mut Dtrace, cmd: &Cmd) -> u8 {
         if let Some(d) = dt.probe(id) {
             row(&mut out, id, d);
             if cmd.verbose {
-                verbose(&mut out, dt, id);
+                verbose(&mut out, dt, id, d);
             }
         }
     }

@@ -203,6 +203,30 @@ fn open_output(cmd: &Cmd) -> Result<(output::Sink, String), u8> {
     opened
 }
 
+/// A program's stability report (`-v`): the lowest attributes of its
+/// probe descriptions and of its statements, as dtrace(1M) words it.
+fn stability_report(out: &mut String, spec: &Spec, info: &libdtrace::ProgramInfo) {
+    let (what, name) = match spec {
+        Spec::Script(path) => ("script", path.to_string_lossy().into_owned()),
+        Spec::Desc(_, text) | Spec::Id(text) => (
+            "description",
+            String::from_utf8_lossy(cli::crop_description(text.as_bytes())).into_owned(),
+        ),
+    };
+    out.push_str(&format!("\nStability attributes for {} {}:\n", what, name));
+    list::attributes(out, "Minimum Probe Description Attributes", info.desc_attr);
+    list::attributes(out, "Minimum Statement Attributes", info.stmt_attr);
+}
+
+/// Writes a report where the trace would go (standard output or `-o`).
+fn write_report(cmd: &Cmd, report: &str) -> Result<(), u8> {
+    use std::io::Write;
+    let (mut sink, name) = open_output(cmd)?;
+    sink.write_all(report.as_bytes())
+        .and_then(|()| sink.flush())
+        .map_err(|e| fatal(format!("failed to write to {}: {}", name, io_reason(&e))))
+}
+
 /// How many refused probe places dtrace names one by one.
 const MAX_NAMED_PLACES: usize = 20;
 
@@ -411,6 +435,33 @@ fn run(cmd: Cmd) -> u8 {
         return static_probes::write(&dt, &cmd);
     }
     if cmd.exit_after_compile {
+        // -v with -e: each program's stability report, and what each of
+        // its descriptions matches, as dtrace(1M) lists them.
+        if cmd.verbose {
+            let mut report = String::new();
+            for (spec, p) in &programs {
+                let info = dt.program_info(p);
+                stability_report(&mut report, spec, &info);
+                for (d, probe) in dt.statements(p) {
+                    report.push_str(&format!("\n{}\n", d));
+                    if let Some(probe) = probe {
+                        list::attributes(&mut report, "Probe Description Attributes", probe.attr);
+                        list::attributes(&mut report, "Argument Attributes", probe.args);
+                        report.push_str("\n\tArgument Types\n");
+                        for (i, t) in probe.arg_types.iter().enumerate() {
+                            report.push_str(&format!("\t\targs[{}]: {}\n", i, t));
+                        }
+                        if probe.arg_types.is_empty() {
+                            report.push_str("\t\tNone\n");
+                        }
+                        report.push('\n');
+                    }
+                }
+            }
+            if let Err(code) = write_report(&cmd, &report) {
+                return code;
+            }
+        }
         // -S with -e: the programs are shown, nothing is enabled.
         if cmd.show_programs {
             for (_, p) in &programs {
@@ -425,10 +476,17 @@ fn run(cmd: Cmd) -> u8 {
 
     let quiet = dt.options().quiet;
     let mut total = 0;
+    // -v: each program's stability report, written once the output is
+    // open (it goes where the trace goes).
+    let mut report = String::new();
     for (spec, p) in &programs {
         match dt.exec(p) {
             Ok(info) => {
                 total += info.matches;
+                if cmd.verbose {
+                    stability_report(&mut report, spec, &info);
+                    report.push('\n');
+                }
                 if !quiet {
                     let n = info.matches;
                     let what = match spec {
@@ -469,6 +527,16 @@ fn run(cmd: Cmd) -> u8 {
         Ok(o) => o,
         Err(code) => return code,
     };
+    if !report.is_empty() {
+        use std::io::Write;
+        if let Err(e) = sink.write_all(report.as_bytes()) {
+            return fatal(format!(
+                "failed to write to {}: {}",
+                out_name,
+                io_reason(&e)
+            ));
+        }
+    }
     let signals = match libdtrace::signals::StopSignals::install() {
         Ok(s) => s,
         Err(e) => return fatal(format!("failed to install signal handlers: {}", e)),

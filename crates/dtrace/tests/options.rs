@@ -641,6 +641,48 @@ const DEMOS: &[(&str, Demo)] = &[
             &one,
         )
     }),
+    ("amin", || {
+        // A program relying on nothing below the minimum runs; BEGIN
+        // without its provider is Unstable, `curthread`'s data Private.
+        let amin = "amin=Evolving/Evolving/Common";
+        let o = dtrace(&[
+            "-q",
+            "-x",
+            amin,
+            "-n",
+            "dtrace:::BEGIN { trace(ntohl(1)); exit(0); }",
+        ]);
+        check(o.status.code() == Some(0), "Evolving refused", &o)?;
+        let o = dtrace(&["-q", "-x", amin, "-n", "BEGIN { exit(0); }"]);
+        check(
+            text(&o.stderr).contains(
+                "attributes for clause (Unstable/Unstable/Common) are less than predefined minimum",
+            ),
+            "an Unstable description taken",
+            &o,
+        )?;
+        let o = dtrace(&[
+            "-q",
+            "-x",
+            amin,
+            "-n",
+            "dtrace:::BEGIN { trace(curthread->pid); exit(0); }",
+        ]);
+        check(
+            text(&o.stderr).contains(
+                "attributes for scalar curthread (Stable/Private/Common) are less than predefined minimum",
+            ),
+            "curthread taken",
+            &o,
+        )?;
+        let o = dtrace(&["-q", "-x", "amin=Solid", "-n", "BEGIN { exit(0); }"]);
+        check(
+            text(&o.stderr)
+                == "dtrace: failed to set -x amin: Invalid value for specified option\n",
+            "a bad minimum taken",
+            &o,
+        )
+    }),
     ("pspec", || {
         // `int*x` declares a variable, or with pspec describes probes
         // (`syscall::*x` would be one): none match here.

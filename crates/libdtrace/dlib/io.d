@@ -147,3 +147,4 @@ translator fileinfo_t < struct file *F > {
 inline fileinfo_t fds[int fd] = xlate<fileinfo_t>(
     fd >= 0 && fd < curthread->files->fdt->max_fds ?
     curthread->files->fdt->fd[fd] : NULL);
+#pragma D attributes Stable/Stable/Common fds

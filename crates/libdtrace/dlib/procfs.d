@@ -204,7 +204,9 @@ translator lwpsinfo_t < struct task_struct *T > {
 };
 
 inline psinfo_t *curpsinfo = xlate<psinfo_t *>(curthread);
+#pragma D attributes Stable/Stable/Common curpsinfo
 inline lwpsinfo_t *curlwpsinfo = xlate<lwpsinfo_t *>(curthread);
+#pragma D attributes Stable/Stable/Common curlwpsinfo
 
 /*
  * How a child ended, as waitid(2) reports it in si_code: proc:::exit's

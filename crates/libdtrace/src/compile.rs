@@ -359,7 +359,6 @@ impl Dtrace {
                 "programs cannot be enabled once tracing has started".into(),
             ));
         }
-        let mut n = 0;
         for i in 0..prog.clause_count {
             let clause = prog.first_clause + i;
             for &probe in &prog.matches[i] {
@@ -370,10 +369,35 @@ impl Dtrace {
                     clause,
                     epid,
                 });
-                n += 1;
             }
         }
+        Ok(self.program_info(prog))
+    }
+
+    /// What a program would enable and record, without enabling it
+    /// (`dtrace_program_info`, as `dtrace -e` reports it): the counts
+    /// [`exec`](Self::exec) reports and the program's lowest stability
+    /// attributes.
+    ///
+    /// ```
+    /// let mut dt = libdtrace::Dtrace::offline();
+    /// let p = dt.compile("BEGIN { trace(curthread); }", libdtrace::ProgramSource::File)?;
+    /// let info = dt.program_info(&p);
+    /// assert_eq!(info.stmt_attr.to_string(), "Stable/Private/Common");
+    /// # Ok::<(), libdtrace::Error>(())
+    /// ```
+    pub fn program_info(&self, prog: &Program) -> ProgramInfo {
+        let n = prog.matches.iter().map(Vec::len).sum();
         let (mut aggs, mut records, mut speculations) = (HashSet::new(), 0, 0);
+        // A program of declarations alone relies on D's defaults.
+        let (mut desc_attr, mut stmt_attr) = if prog.clause_count == 0 {
+            (
+                dtrace_lang::attr::Attr::STABLE,
+                dtrace_lang::attr::Attr::STABLE,
+            )
+        } else {
+            (dtrace_lang::attr::Attr::MAX, dtrace_lang::attr::Attr::MAX)
+        };
         for c in self
             .clauses
             .iter()
@@ -383,6 +407,8 @@ impl Dtrace {
             if c.default_action {
                 records += 1;
             }
+            desc_attr = desc_attr.min(c.desc_attr);
+            stmt_attr = stmt_attr.min(c.stmt_attr);
             dtrace_lang::ir::visit_stmts(&c.stmts, &mut |s| match s {
                 CStmt::AggUpdate { agg, .. } => {
                     aggs.insert(*agg);
@@ -393,12 +419,46 @@ impl Dtrace {
                 _ => {}
             });
         }
-        Ok(ProgramInfo {
+        ProgramInfo {
             matches: n,
             aggregations: aggs.len(),
             records,
             speculations,
-        })
+            desc_attr,
+            stmt_attr,
+        }
+    }
+
+    /// Each probe description of each clause of a program, with what
+    /// the probes it matches say of their stability and arguments (as
+    /// `dtrace -ev` lists them; None where DTrace's `dtrace_probe_info`
+    /// finds no one probe to describe).
+    pub fn statements(&mut self, prog: &Program) -> Vec<(ProbeDesc, Option<StatementProbe>)> {
+        let mut out = Vec::new();
+        let descs: Vec<ProbeDesc> = self
+            .clauses
+            .iter()
+            .skip(prog.first_clause)
+            .take(prog.clause_count)
+            .flat_map(|c| c.probes.iter().map(|(d, _, _)| d.clone()))
+            .collect();
+        for d in descs {
+            let info = self.probes.desc_attributes(&d).map(|a| {
+                let first = self.probes.lookup(&d).first().copied();
+                StatementProbe {
+                    attr: a.desc,
+                    args: a.args,
+                    arg_types: first
+                        .map(|id| self.probes.args(id))
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|a| a.shown().to_string())
+                        .collect(),
+                }
+            });
+            out.push((d, info));
+        }
+        out
     }
 
     /// The BPF programs [`go`](Self::go) would load for the probes
@@ -478,6 +538,29 @@ impl dtrace_lang::ProbeContext for ClauseProbes<'_> {
             return dtrace_lang::ArgTypes::Unknown;
         }
         self.probes.desc_arg_types(desc)
+    }
+
+    /// A description that matches nothing is refused after the clause is
+    /// checked (D_PDESC_ZERO), unless zdefs: its attributes are then
+    /// left out of the minimum so that error is the one reported.
+    fn desc_attributes(&mut self, desc: &ProbeDesc) -> dtrace_lang::attr::DescAttr {
+        use dtrace_lang::attr::{Attr, DescAttr, ProviderAttr};
+        if !self.zdefs && self.probes.lookup(desc).is_empty() {
+            return DescAttr {
+                desc: Attr::MAX,
+                args: Attr::MAX,
+                parts: ProviderAttr {
+                    provider: Attr::MAX,
+                    module: Attr::MAX,
+                    function: Attr::MAX,
+                    name: Attr::MAX,
+                    args: Attr::MAX,
+                },
+            };
+        }
+        self.probes
+            .desc_attributes(desc)
+            .unwrap_or(DescAttr::UNSTABLE)
     }
 }
 

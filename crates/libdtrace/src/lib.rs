@@ -81,6 +81,7 @@ use dtrace_providers::{Enabling, Probes};
 
 pub use aggregate::{AggEntry, AggValue, Bound, Bucket, Distribution, KeyValue, Row};
 pub use consume::{ErrorData, Flow, ProbeData, RecDesc, RecKind};
+pub use dtrace_lang::attr::Attr;
 pub use dtrace_lang::pdesc::ProbeDesc;
 pub use dtrace_lang::types::IntType;
 pub use dtrace_lang::CompileError;
@@ -422,6 +423,25 @@ pub struct ProgramInfo {
     pub records: usize,
     /// The `speculate()`s of the program (`dpi_speculations`).
     pub speculations: usize,
+    /// The lowest stability attributes of its probe descriptions
+    /// (`dpi_descattr`).
+    pub desc_attr: Attr,
+    /// The lowest stability attributes of its statements and predicates
+    /// (`dpi_stmtattr`).
+    pub stmt_attr: Attr,
+}
+
+/// What a probe description of a program says of the probes it matches
+/// (`dtrace_probeinfo_t`): its stability attributes, its arguments', and
+/// their types.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatementProbe {
+    /// The description's attributes.
+    pub attr: Attr,
+    /// Its arguments' attributes.
+    pub args: Attr,
+    /// The first matching probe's argument types, as `-lv` shows them.
+    pub arg_types: Vec<String>,
 }
 
 /// What tracing has come to (`dtrace_status`).
@@ -1077,6 +1097,7 @@ impl Dtrace {
                     ("sid".into(), i64::from(dtrace_sys::getsid())),
                 ],
                 defaultargs: false,
+                amin: None,
                 empty: false,
                 pspec: false,
             },
@@ -1155,6 +1176,9 @@ impl Dtrace {
         }
         if name == "pspec" {
             self.macros.pspec = self.opts.pspec;
+        }
+        if name == "amin" {
+            self.macros.amin = value.and_then(dtrace_lang::attr::Attr::parse);
         }
         if Probes::TUNABLES.contains(&name) {
             self.probes.tune(name, self.opts.get(name).unwrap_or(0));

@@ -327,6 +327,8 @@ options! {
         "which aggregation of a printa() sorts the others";
     aggsortrev: bool = Bool, 0, ANY, Anytime, Honoured,
         "sort aggregations in reverse";
+    amin: Option<String> = Text, 0, ANY, BeforeGo, Honoured,
+        "the lowest stability attributes (Name/Data/Class) a program may rely on";
     argref: bool = Bool, 0, ANY, BeforeGo, Refused("argument references are always checked"),
         "(Solaris) refer to arguments by reference";
     bufpolicy: BufPolicy = Enum(BufPolicy::WORDS), 0, ANY, BeforeGo, Honoured,
@@ -471,6 +473,7 @@ fn all() -> impl Iterator<Item = OptionInfo> {
             OptKind::Bool => None,
             OptKind::Enum(words) => words.get(1).copied(),
             OptKind::Text if o.name == "version" => Some("1.13"),
+            OptKind::Text if o.name == "amin" => Some("Evolving/Evolving/Common"),
             OptKind::Text => Some("/nonexistent"),
         },
         about: o.about,
@@ -716,6 +719,9 @@ impl Options {
         let def = &OPTIONS[i];
         if name == "version" {
             check_version(value.ok_or(OptionError::BadValue)?)?;
+        }
+        if name == "amin" && value.and_then(dtrace_lang::attr::Attr::parse).is_none() {
+            return Err(OptionError::BadValue);
         }
         let v = match (def.kind, value) {
             (OptKind::Bool, None) => 1,

@@ -54,14 +54,15 @@ impl Dtrace {
         self.probes.args(id)
     }
 
-    /// The stability attributes of probe `id` and of its arguments
-    /// (`dtrace -lv`), as its provider declares them.
+    /// The stability attributes of probe `id`'s provider, part by part
+    /// (`dtrace -lv` shows the lowest of the parts a description names,
+    /// `Attributes::describe`), as its provider declares them.
     ///
     /// ```no_run
     /// # fn main() -> Result<(), libdtrace::Error> {
     /// let dt = libdtrace::Dtrace::open()?;
     /// let attrs = dt.probe_attributes(1).expect("BEGIN has attributes");
-    /// assert_eq!(attrs.probe.0, "Stable");
+    /// assert_eq!(attrs.name, libdtrace::Attr::STABLE);
     /// # Ok(())
     /// # }
     /// ```

@@ -96,6 +96,13 @@ pub enum ArgTypes {
 /// description declare.
 pub trait ProbeContext {
     fn arg_types(&mut self, desc: &ProbeDesc) -> ArgTypes;
+
+    /// The stability attributes of the description, its arguments and
+    /// its provider's parts (see `attr::DescAttr`); without a probe
+    /// table nothing is known, which DTrace calls Unstable.
+    fn desc_attributes(&mut self, _desc: &ProbeDesc) -> crate::attr::DescAttr {
+        crate::attr::DescAttr::UNSTABLE
+    }
 }
 
 /// No probe information: every description's arguments are `Unknown`.
@@ -226,6 +233,7 @@ impl Checker<'_> {
     /// `args[idx]`, checked as DTrace's `dt_idcook_args` does.
     pub(super) fn args_index(&mut self, idx: &[Expr], line: u32) -> Result<CExpr, CompileError> {
         let n = self.args_number(idx, line)?;
+        self.use_attr(self.args_attr(), || "associative array args".into(), line)?;
         let ArgInfo { ty, via, user } = self.args_type(n, line)?;
         let raw = CExpr {
             kind: CKind::Arg(n as u8),
@@ -299,7 +307,8 @@ impl Checker<'_> {
             ty: inl.params[0].0.clone(),
             line,
         };
-        self.expand_inline_fn(&inl, vec![a], line)
+        // (Counted as `args[]`.)
+        self.attr_quietly(|c| c.expand_inline_fn(&inl, vec![a], line))
     }
 
     /// `stringof(args[N])` where argument N is an address in the traced

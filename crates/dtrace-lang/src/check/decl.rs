@@ -374,7 +374,10 @@ impl Checker<'_> {
                 format!("identifier redeclared: {}", name),
             ));
         }
-        let v = self.expr(value)?;
+        // Its attributes are its value's (unless a pragma says).
+        let (v, attr) = self.attr_scope(|c| c.expr(value));
+        let v = v?;
+        self.keep_inline_attr(name, attr);
         // An inline may name a translation: its type is the translated one.
         if let Type::Translated { to, ptr, .. } = &v.ty {
             let want = if *ptr {
@@ -428,6 +431,7 @@ impl Checker<'_> {
         line: u32,
     ) -> Result<CExpr, CompileError> {
         let mut ty = self.type_name(t, line)?;
+        self.use_type(&ty, line)?;
         let mut off: u64 = 0;
         for m in path {
             let Type::Record(r) = ty.resolved().clone() else {

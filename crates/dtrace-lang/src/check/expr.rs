@@ -152,6 +152,7 @@ impl Checker<'_> {
             },
             ExprKind::Cast(t, inner) => {
                 let to = self.type_name(t, line)?;
+                self.use_type(&to, line)?;
                 // An array converts as its address (a char array is not
                 // read as a string first).
                 // A translated member is computed by its translator.
@@ -207,6 +208,7 @@ impl Checker<'_> {
             }
             ExprKind::SizeofType(t) => {
                 let ty = self.type_name(t, line)?;
+                self.use_type(&ty, line)?;
                 let sz = self.size_or_err(&ty, line)?;
                 Ok(mk(CKind::Int(sz as i64), int_ty(types::SIZE_T)))
             }

@@ -17,6 +17,7 @@ use std::collections::BTreeSet;
 
 mod actions;
 mod args;
+mod attrs;
 mod decl;
 mod dpath;
 mod expr;
@@ -66,6 +67,9 @@ pub struct Symbols {
     /// Kernel variables declared `extern`: named without a backquote,
     /// of the declared type.
     pub externs: Vec<VarInfo>,
+    /// The stability attributes of inlines, where they are below D's
+    /// default: their value's when defined.
+    pub inline_attrs: Vec<(String, crate::attr::Attr)>,
 }
 
 /// How many variables, arrays and aggregations there were at a point
@@ -145,6 +149,9 @@ pub struct MacroEnv {
     /// The `pspec` option: ambiguous text at the outer level is a probe
     /// description, not a declaration.
     pub pspec: bool,
+    /// The `amin` option: the lowest stability attributes the program
+    /// may rely on (D_ATTR_MIN below them).
+    pub amin: Option<crate::attr::Attr>,
 }
 
 impl MacroEnv {
@@ -235,6 +242,22 @@ pub struct Checker<'a> {
     /// generation, after every type rule of the statement has had its
     /// say, so it is reported when the statement is done ([`Self::settle`]).
     deferred: Option<CompileError>,
+    /// The lowest stability attributes of what the clause (or the inline
+    /// or translator) being checked has used so far (see `attrs`).
+    attr: crate::attr::Attr,
+    /// Above 0 while a translator's member or an inline's value is
+    /// checked again where it is used: its uses were counted already.
+    attr_quiet: u32,
+    /// The attributes of the clause's descriptions and their providers.
+    clause_attrs: Option<crate::attr::DescAttr>,
+    /// `#pragma D attributes A/B/C name` of the program: by name.
+    pragma_attrs: Vec<(String, crate::attr::Attr)>,
+    /// The `amin` option where the checker is: a pragma sets it for
+    /// the declarations and inlines after it, as DTrace reads them...
+    amin_here: Option<crate::attr::Attr>,
+    /// ...and its last value for every clause, which DTrace checks once
+    /// the whole program is read.
+    amin_clauses: Option<crate::attr::Attr>,
 }
 
 fn err(tag: Tag, line: u32, msg: impl Into<String>) -> CompileError {
@@ -264,6 +287,12 @@ impl<'a> Checker<'a> {
             probes,
             clause_args: args::ClauseArgs::Outside,
             deferred: None,
+            attr: crate::attr::Attr::STABLE,
+            attr_quiet: 0,
+            clause_attrs: None,
+            pragma_attrs: Vec::new(),
+            amin_here: env.amin,
+            amin_clauses: env.amin,
         }
     }
 
@@ -293,9 +322,31 @@ impl<'a> Checker<'a> {
             }
         }
         let mut out = Checked::default();
+        // An identifier's attributes are what its pragma says, wherever
+        // the pragma is.
+        for item in &prog.items {
+            match item {
+                ast::Item::IdentAttributes { name, attr, .. } => {
+                    self.pragma_attrs.retain(|(n, _)| n != name);
+                    self.pragma_attrs.push((name.clone(), *attr));
+                }
+                ast::Item::Option { name, value, .. } if name == "amin" => {
+                    // (A bad value is refused with the other pragmas.)
+                    if let Some(a) = value.as_deref().and_then(crate::attr::Attr::parse) {
+                        self.amin_clauses = Some(a);
+                    }
+                }
+                _ => {}
+            }
+        }
         for item in &prog.items {
             match item {
                 ast::Item::Option { name, value, line } => {
+                    if name == "amin" {
+                        if let Some(a) = value.as_deref().and_then(crate::attr::Attr::parse) {
+                            self.amin_here = Some(a);
+                        }
+                    }
                     out.options.push((name.clone(), value.clone(), *line))
                 }
                 ast::Item::DependsOn { kind, name, line } => {
@@ -338,7 +389,7 @@ impl<'a> Checker<'a> {
         }
         // An identifier's attributes name one the program defines.
         for item in &prog.items {
-            if let ast::Item::IdentAttributes { name, line } = item {
+            if let ast::Item::IdentAttributes { name, line, .. } = item {
                 let known = Symbols::find(&self.syms.globals, name).is_some()
                     || Symbols::find(&self.syms.externs, name).is_some()
                     || self.syms.inlines.iter().any(|(n, _, _)| n == name)
@@ -650,10 +701,16 @@ impl<'a> Checker<'a> {
             })?;
             probes.push((d, p.text.clone(), p.line));
         }
-        self.enter_clause_args(probes.iter().map(|(d, _, _)| d.clone()).collect());
+        let descs: Vec<ProbeDesc> = probes.iter().map(|(d, _, _)| d.clone()).collect();
+        let desc_attr = self.enter_clause_attrs(&descs, c.end_line)?;
+        self.enter_clause_args(descs);
         let out = self.clause_body(c, probes);
         self.leave_clause_args();
-        out
+        self.clause_attrs = None;
+        let mut out = out?;
+        out.desc_attr = desc_attr;
+        out.stmt_attr = std::mem::replace(&mut self.attr, crate::attr::Attr::STABLE);
+        Ok(out)
     }
 
     fn clause_body(
@@ -677,6 +734,7 @@ impl<'a> Checker<'a> {
             {
                 self.syms.rewind(&mark);
                 self.deferred = None;
+                self.attr = crate::attr::Attr::STABLE;
                 self.action = 0;
                 self.speculated = false;
                 let predicate = self.predicate(c)?;
@@ -694,6 +752,8 @@ impl<'a> Checker<'a> {
             stmts,
             default_action,
             line: c.line,
+            desc_attr: crate::attr::Attr::MAX,
+            stmt_attr: crate::attr::Attr::MAX,
         })
     }
 
@@ -705,7 +765,11 @@ impl<'a> Checker<'a> {
         // An unknown name is found where it is read, on its own line; the
         // rest once the predicate is whole, after its closing slash.
         let at_end = |mut e: CompileError| {
-            if e.line.is_some() && c.pred_end_line > 0 && e.tag != Tag::D_IDENT_UNDEF {
+            // (What DTrace reports of a node itself keeps its line.)
+            if e.line.is_some()
+                && c.pred_end_line > 0
+                && !matches!(e.tag, Tag::D_IDENT_UNDEF | Tag::D_ATTR_MIN)
+            {
                 e.line = Some(c.pred_end_line);
             }
             e

@@ -304,6 +304,12 @@ impl Checker<'_> {
                 ),
             ));
         };
+        // A kernel symbol's attributes are Private/Private/Unknown.
+        self.use_attr(
+            crate::attr::Attr::PRIVATE,
+            || format!("symbol {}", full),
+            line,
+        )?;
         // A per-CPU variable is this CPU's copy, whose address the
         // kernel gives the program when it runs.
         let kind = match sym.per_cpu {

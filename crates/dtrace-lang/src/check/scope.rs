@@ -90,9 +90,17 @@ impl Checker<'_> {
                 Some(t) => Type::ptr(t),
                 None => Type::ptr(Type::Void),
             };
+            self.use_attr(
+                self.ident_attr(name).unwrap_or(crate::attr::Attr::STABLE),
+                || "scalar curthread".into(),
+                line,
+            )?;
             return Ok(mk(CKind::Builtin(Builtin::Curthread), ty));
         }
         if let Some((b, ty)) = builtin(name) {
+            if let Some(a) = self.ident_attr(name) {
+                self.use_attr(a, || format!("scalar {}", name), line)?;
+            }
             return Ok(mk(CKind::Builtin(b), ty));
         }
         match name {
@@ -133,7 +141,11 @@ impl Checker<'_> {
             return Ok(mk(CKind::Int(v), ty));
         }
         if let Some((_, _, v)) = self.syms.inlines.iter().find(|(n, _, _)| n == name) {
-            return Ok(CExpr { line, ..v.clone() });
+            let v = CExpr { line, ..v.clone() };
+            if let Some(a) = self.ident_attr(name) {
+                self.use_attr(a, || format!("scalar {}", name), line)?;
+            }
+            return Ok(v);
         }
         if let Some(n) = name.strip_prefix("arg") {
             if let Ok(i) = n.parse::<u8>() {
@@ -143,6 +155,9 @@ impl Checker<'_> {
             }
         }
         if let Some(i) = Symbols::find(&self.syms.globals, name) {
+            if let Some(a) = self.ident_attr(name) {
+                self.use_attr(a, || format!("scalar {}", name), line)?;
+            }
             return Ok(mk(
                 CKind::Var(VarRef::Global(i)),
                 self.syms.globals[i].ty.clone(),
@@ -832,7 +847,23 @@ impl Checker<'_> {
         }
     }
 
+    /// A function called in an expression: its arguments, then the
+    /// function itself count for the attributes (as DTrace cooks them).
     pub(super) fn call(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        line: u32,
+    ) -> Result<CExpr, CompileError> {
+        let out = self.call_checked(name, args, line)?;
+        if funcs::lookup(name).is_some() {
+            let a = super::attrs::func_attr(name);
+            self.use_attr(a, || format!("function {}( )", name), line)?;
+        }
+        Ok(out)
+    }
+
+    fn call_checked(
         &mut self,
         name: &str,
         args: &[Expr],

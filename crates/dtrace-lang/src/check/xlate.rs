@@ -24,6 +24,9 @@ pub struct Translator {
     pub param: String,
     /// Member name, its expression as written, line.
     pub members: Vec<(String, Expr, u32)>,
+    /// The lowest stability attributes of its members' expressions: a
+    /// translation's.
+    pub attr: crate::attr::Attr,
 }
 
 /// An inline with parameters, as D's library declares `fds[]`: checked
@@ -100,9 +103,31 @@ impl Checker<'_> {
             ty: from_ty.clone(),
             line,
         };
+        let (checked, attr) = self
+            .attr_scope(|c| c.translator_members(&r, &to_ty, param, &stand_in, members, end_line));
+        checked?;
+        self.syms.translators.push(Translator {
+            to: to_ty,
+            from: from_ty,
+            param: param.to_string(),
+            members: members.to_vec(),
+            attr,
+        });
+        Ok(())
+    }
+
+    fn translator_members(
+        &mut self,
+        r: &crate::types::TagRef,
+        to_ty: &Type,
+        param: &str,
+        stand_in: &CExpr,
+        members: &[(String, Expr, u32)],
+        end_line: u32,
+    ) -> Result<(), CompileError> {
         for (m, e, _) in members {
             // Found as DTrace checks the whole declaration: at its end.
-            let Some(f) = self.syms.types.member(&r, m) else {
+            let Some(f) = self.syms.types.member(r, m) else {
                 return Err(err(
                     Tag::D_XLATE_MEMB,
                     end_line,
@@ -116,12 +141,6 @@ impl Checker<'_> {
             // Found as DTrace checks the whole declaration: at its end.
             self.member_value(&f.ty, v, m, end_line)?;
         }
-        self.syms.translators.push(Translator {
-            to: to_ty,
-            from: from_ty,
-            param: param.to_string(),
-            members: members.to_vec(),
-        });
         Ok(())
     }
 
@@ -223,7 +242,9 @@ impl Checker<'_> {
                 line,
             })
             .collect();
-        self.expand_inline_fn(&f, stand_ins, line)?;
+        let (checked, attr) = self.attr_scope(|c| c.expand_inline_fn(&f, stand_ins, line));
+        checked?;
+        self.keep_inline_attr(name, attr);
         self.syms.inline_fns.push(f);
         Ok(())
     }
@@ -328,7 +349,11 @@ impl Checker<'_> {
                 line,
             });
         }
-        self.expand_inline_fn(&f, args, line)
+        let v = self.attr_quietly(|c| c.expand_inline_fn(&f, args, line))?;
+        if let Some(a) = self.ident_attr(name) {
+            self.use_attr(a, || format!("associative array {}", name), line)?;
+        }
+        Ok(v)
     }
 
     /// The type of `xlate<want>(v)` for a value of type `from`, if a
@@ -376,6 +401,9 @@ impl Checker<'_> {
             ));
         };
         let from = self.syms.translators[id].from.clone();
+        let attr = self.syms.translators[id].attr;
+        self.use_type(&want, line)?;
+        self.use_attr(attr, || "operator xlate".into(), line)?;
         Ok(CExpr {
             ty: Type::Translated {
                 to: Box::new(target),
@@ -495,7 +523,7 @@ impl Checker<'_> {
                 ));
             }
             self.xlate_scope.push((x.param.clone(), input.clone()));
-            let out = self.expr(me);
+            let out = self.attr_quietly(|c| c.expr(me));
             self.xlate_scope.pop();
             let out = self.member_value(&f.ty, out?, m, *mline)?;
             let size = self.syms.types.size_of(&f.ty).unwrap_or(0) as u32;
@@ -583,7 +611,7 @@ impl Checker<'_> {
             ..v
         };
         self.xlate_scope.push((x.param.clone(), input));
-        let out = self.expr(me);
+        let out = self.attr_quietly(|c| c.expr(me));
         self.xlate_scope.pop();
         let out = out?;
         let out = self.member_value(&f.ty, out, m, line)?;

@@ -276,20 +276,18 @@ fn too_deep(line: u32) -> CompileError {
 }
 
 /// The stability names and dependency classes of DTrace, in order.
-pub const STABILITIES: [&str; 8] = [
-    "Internal", "Private", "Obsolete", "External", "Unstable", "Evolving", "Stable", "Standard",
-];
-pub const CLASSES: [&str; 6] = ["Unknown", "CPU", "Platform", "Group", "ISA", "Common"];
+pub use crate::attr::{CLASS_NAMES as CLASSES, STABILITY_NAMES as STABILITIES};
 
-/// `Name/Data/Class` (`Evolving/Evolving/Common`), each a known name.
+/// `Name/Data/Class` (`Evolving/Evolving/Common`) as DTrace reads it
+/// (`dtrace_str2attr`: words in any case, parts left out the highest),
+/// spelled out.
 fn parse_attributes(spec: &str) -> Option<(String, String, String)> {
-    let mut parts = spec.split('/');
-    let (n, d, c) = (parts.next()?, parts.next()?, parts.next()?);
-    (parts.next().is_none()
-        && STABILITIES.contains(&n)
-        && STABILITIES.contains(&d)
-        && CLASSES.contains(&c))
-    .then(|| (n.to_string(), d.to_string(), c.to_string()))
+    let a = crate::attr::Attr::parse(spec)?;
+    Some((
+        a.name.name().to_string(),
+        a.data.name().to_string(),
+        a.class.name().to_string(),
+    ))
 }
 
 fn deeper_than_max(line: u32) -> CompileError {
@@ -770,10 +768,10 @@ impl<'a> Parser<'a> {
                             line,
                         }))
                     }
-                    // Of an identifier (stability reports are not kept
-                    // for identifiers, but it must be one).
-                    [_, name] => Ok(Some(Item::IdentAttributes {
+                    // Of an identifier the program defines.
+                    [spec, name] => Ok(Some(Item::IdentAttributes {
                         name: name.trim_end_matches(';').to_string(),
+                        attr: crate::attr::Attr::parse(spec).unwrap_or(crate::attr::Attr::MAX),
                         line,
                     })),
                     _ => Err(CompileError::new(

@@ -41,7 +41,7 @@ use program::{plock_cookie, PlockHook, PlockProgram};
 
 use crate::places::Groups;
 use crate::uobj::{process_of, ProcessObjects};
-use crate::{ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink};
+use crate::{attrs, ArgDesc, Attach, Attributes, Enabled, Planned, PlannedProgram, ProbeSink};
 use crate::{ProbeTable, Provider};
 
 /// The lock functions and what fires at each: (function, hook, the
@@ -187,10 +187,7 @@ impl Provider for Plockstat {
     }
 
     fn attributes(&self) -> Attributes {
-        Attributes {
-            probe: ("Evolving", "Evolving", "ISA"),
-            args: ("Evolving", "Evolving", "ISA"),
-        }
+        attrs::sdt_like(attrs::EVOLVING_ISA)
     }
 
     fn provide(&mut self, _sink: &mut ProbeSink<'_>) {}
