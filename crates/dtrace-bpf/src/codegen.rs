@@ -303,7 +303,8 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     g.walltime_at = 0;
     g.rodata.extend_from_slice(&[0u8; 8]);
     // The zero block is also what a by-reference thread-local or
-    // associative array element reads as before it is assigned.
+    // associative array element reads as before it is assigned: a
+    // string's as a whole string (a comparison reads all of it).
     let types = &inp.syms.types;
     for v in inp.syms.all_vars() {
         if v.ty.is_by_ref() {
@@ -325,13 +326,13 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
             inp.syms
                 .threads
                 .iter()
-                .map(|v| layout::stored_size(&v.ty, 8, types)),
+                .map(|v| layout::stored_size(&v.ty, strsize, types)),
         )
         .chain(
             inp.syms
                 .arrays
                 .iter()
-                .map(|a| layout::stored_size(&a.value, 8, types)),
+                .map(|a| layout::stored_size(&a.value, strsize, types)),
         )
         .max()
         .unwrap_or(8)

@@ -645,12 +645,58 @@ impl ProgGen<'_, '_> {
             self.free(py);
             self.free(px);
             let n = cx.min(cy);
-            let top = self.a.new_label();
+            // Eight bytes at a time while both words are equal and hold
+            // no NUL (one branch a word, so that the verifier, which
+            // walks every way a comparison can end, keeps few of them
+            // pending however many comparisons a clause makes); the word
+            // where they differ or end, and the bytes past the last whole
+            // word, one by one.
+            let n8 = n & !7;
+            let words = self.a.new_label();
+            let word_end = self.a.new_label();
+            let bytes = self.a.new_label();
             let diff = self.a.new_label();
             let equal = self.a.new_label();
             let done = self.a.new_label();
             self.a.emit(mov64_imm(R3, 0));
-            self.a.bind(top);
+            self.a.bind(words);
+            self.a.jmp_imm_to(Cond::Ge, R3, n8 as i32, bytes);
+            self.a.emit(mov64_reg(R4, R1));
+            self.a.emit(alu64_reg(Alu::Add, R4, R3));
+            self.a.emit(ldx(Size::DW, R4, R4, 0));
+            self.a.emit(mov64_reg(R5, R2));
+            self.a.emit(alu64_reg(Alu::Add, R5, R3));
+            self.a.emit(ldx(Size::DW, R5, R5, 0));
+            // r5: the bits that differ; r0: a NUL byte's high bit, from
+            // (w - 0x01..01) & !w & 0x80..80.
+            self.a.emit(alu64_reg(Alu::Xor, R5, R4));
+            load_imm(&mut self.a, R0, 0x0101_0101_0101_0101);
+            self.a.emit(alu64_reg(Alu::Sub, R0, R4));
+            self.a.emit(neg64(R0));
+            self.a.emit(alu64_imm(Alu::Xor, R4, -1));
+            self.a.emit(alu64_reg(Alu::And, R0, R4));
+            load_imm(&mut self.a, R4, 0x8080_8080_8080_8080u64 as i64);
+            self.a.emit(alu64_reg(Alu::And, R0, R4));
+            self.a.emit(alu64_reg(Alu::Or, R0, R5));
+            self.a.jmp_imm_to(Cond::Ne, R0, 0, word_end);
+            self.a.emit(alu64_imm(Alu::Add, R3, 8));
+            self.a.ja_to(words);
+            // The word where the strings differ or end: its bytes.
+            self.a.bind(word_end);
+            for i in 0..8i16 {
+                self.a.emit(mov64_reg(R4, R1));
+                self.a.emit(alu64_reg(Alu::Add, R4, R3));
+                self.a.emit(ldx(Size::B, R4, R4, i));
+                self.a.emit(mov64_reg(R5, R2));
+                self.a.emit(alu64_reg(Alu::Add, R5, R3));
+                self.a.emit(ldx(Size::B, R5, R5, i));
+                self.a.jmp_reg_to(Cond::Ne, R4, R5, diff);
+                self.a.jmp_imm_to(Cond::Eq, R4, 0, equal);
+            }
+            self.a.emit(alu64_imm(Alu::Add, R3, 8));
+            self.a.ja_to(words);
+            // The bytes past the last whole word.
+            self.a.bind(bytes);
             self.a.jmp_imm_to(Cond::Ge, R3, n as i32, equal);
             self.a.emit(mov64_reg(R4, R1));
             self.a.emit(alu64_reg(Alu::Add, R4, R3));
@@ -661,7 +707,7 @@ impl ProgGen<'_, '_> {
             self.a.jmp_reg_to(Cond::Ne, R4, R5, diff);
             self.a.jmp_imm_to(Cond::Eq, R4, 0, equal);
             self.a.emit(alu64_imm(Alu::Add, R3, 1));
-            self.a.ja_to(top);
+            self.a.ja_to(bytes);
             self.a.bind(diff);
             self.a.emit(mov64_reg(R0, R4));
             self.a.emit(alu64_reg(Alu::Sub, R0, R5));
