@@ -3,6 +3,7 @@
  * subroutine's NULL: a global or clause-local one compares equal to NULL
  * (its bytes read as the empty string), a thread-local one or an
  * associative array's element is deleted. The empty string is not NULL.
+ * (Recording a NULL string is an invalid address: tst.null-record.d.)
  */
 #pragma D option quiet
 
@@ -12,8 +13,8 @@ BEGIN
 	this->l = "abc"; this->l = NULL;
 	self->t = "abc"; self->t = NULL;
 	a[1] = "abc"; a[1] = NULL;
-	printf("constant: %d %d %d %d [%s]\n", g == NULL, this->l == NULL,
-	    self->t == NULL, a[1] == NULL, g);
+	printf("constant: %d %d %d %d\n", g == NULL, this->l == NULL,
+	    self->t == NULL, a[1] == NULL);
 
 	g = strchr("abc", 'z');
 	this->l = strstr("abc", "z");

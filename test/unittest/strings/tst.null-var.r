@@ -1,4 +1,4 @@
-constant: 1 1 1 1 []
+constant: 1 1 1 1
 subroutine: 1 1 1 1
 copied: 1 1
 empty: 0 0 0 0

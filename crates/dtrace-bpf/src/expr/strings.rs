@@ -519,10 +519,16 @@ impl ProgGen<'_, '_> {
                 Ok(())
             }
             _ => {
-                let (p, c) = self.eval_str(e)?;
                 // Recording a string that is NULL (a search that found
-                // nothing, strtok() past the last token) reads address
-                // 0, as DTrace's recording does: an invalid address.
+                // nothing, strtok() past the last token, a variable given
+                // NULL, a thread-local or associative array element that
+                // has no value) reads address 0, as DTrace's recording
+                // does: an invalid address.
+                let (p, c) = if matches!(dst, Dst::Record(_)) {
+                    self.str_or_null(e)?
+                } else {
+                    self.eval_str(e)?
+                };
                 if matches!(dst, Dst::Record(_)) {
                     let ok = self.a.new_label();
                     self.load_temp(p, R1);
