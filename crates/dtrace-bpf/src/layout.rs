@@ -291,6 +291,7 @@ impl LayoutBuilder<'_> {
                     args,
                     action,
                     kind,
+                    ..
                 } => {
                     let f = self.flag(cond);
                     let vals = args.iter().map(|a| self.value(a)).collect();
@@ -314,6 +315,7 @@ impl LayoutBuilder<'_> {
                     format,
                     aggs,
                     action,
+                    ..
                 } => {
                     let f = self.flag(cond);
                     self.push(

@@ -397,6 +397,8 @@ pub enum CStmt {
         args: Vec<CExpr>,
         action: ActionIndex,
         kind: PrintfKind,
+        /// The line of the statement (for messages about its place).
+        line: u32,
     },
     Exit(CExpr, ActionIndex),
     /// raise(sig), and stop() as raise(SIGSTOP): a signal to the current
@@ -430,6 +432,8 @@ pub enum CStmt {
         format: Option<Format>,
         aggs: Vec<AggId>,
         action: ActionIndex,
+        /// The line of the statement (for messages about its place).
+        line: u32,
     },
     Clear(AggId, ActionIndex),
     Trunc(AggId, Option<CExpr>, ActionIndex),

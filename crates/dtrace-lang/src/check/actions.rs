@@ -187,6 +187,7 @@ impl Checker<'_> {
             args: cargs,
             action,
             kind,
+            line,
         })
     }
 
@@ -394,6 +395,7 @@ impl Checker<'_> {
             format,
             aggs,
             action,
+            line,
         })
     }
 

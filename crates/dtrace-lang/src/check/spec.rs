@@ -155,7 +155,9 @@ pub(super) fn check_clause(stmts: &[CStmt], clause_line: u32) -> Result<(), Comp
 
 /// The line a statement is on (its first expression's).
 fn s_line(s: &CStmt) -> u32 {
-    if let CStmt::AggUpdate { line, .. } = s {
+    if let CStmt::AggUpdate { line, .. } | CStmt::Printf { line, .. } | CStmt::Printa { line, .. } =
+        s
+    {
         return *line;
     }
     let mut line = 0;
