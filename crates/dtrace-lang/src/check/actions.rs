@@ -71,8 +71,22 @@ impl Checker<'_> {
                 _ => {
                     let c = self.expr(e)?;
                     let a = self.next_action(1);
-                    // stack() and ustack() as statements record the stack.
-                    if matches!(c.kind, CKind::Stack { .. } | CKind::UStack { .. }) {
+                    // stack() and ustack() as statements record the
+                    // stack; sym(), func(), mod() and their user-level
+                    // kin, actions too in DTrace, record and print their
+                    // address as trace() prints their value.
+                    let names_address = matches!(
+                        c.ty.special(),
+                        Some(
+                            types::Special::Sym
+                                | types::Special::Mod
+                                | types::Special::USym
+                                | types::Special::UMod
+                                | types::Special::UAddr
+                        )
+                    );
+                    if names_address || matches!(c.kind, CKind::Stack { .. } | CKind::UStack { .. })
+                    {
                         return Ok(CStmt::Trace(c, a));
                     }
                     Ok(CStmt::Eval(c, a))

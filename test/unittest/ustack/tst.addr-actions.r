@@ -1,0 +1,2 @@
+  pidfuncs`dtt_greet                                  pidfuncs`dtt_greet                                  pidfuncs`dtt_greet                                  pidfuncs                                          |
+
