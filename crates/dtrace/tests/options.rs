@@ -683,6 +683,19 @@ const DEMOS: &[(&str, Demo)] = &[
             &o,
         )
     }),
+    ("argref", || {
+        // A script argument the program does not reference is an error
+        // (the last one: DTrace checks that one), unless argref.
+        let prog = "BEGIN { exit(0); }";
+        let o = dtrace(&["-q", "-n", prog, "extra"]);
+        check(
+            text(&o.stderr).contains("extraneous argument 'extra' ($1 is not referenced)"),
+            "an unreferenced argument taken",
+            &o,
+        )?;
+        let o = dtrace(&["-q", "-x", "argref", "-n", prog, "extra"]);
+        check(o.status.code() == Some(0), "argref: refused still", &o)
+    }),
     ("pspec", || {
         // `int*x` declares a variable, or with pspec describes probes
         // (`syscall::*x` would be one): none match here.

@@ -1097,6 +1097,7 @@ impl Dtrace {
                     ("sid".into(), i64::from(dtrace_sys::getsid())),
                 ],
                 defaultargs: false,
+                argref: false,
                 amin: None,
                 empty: false,
                 pspec: false,
@@ -1176,6 +1177,9 @@ impl Dtrace {
         }
         if name == "pspec" {
             self.macros.pspec = self.opts.pspec;
+        }
+        if name == "argref" {
+            self.macros.argref = self.opts.argref;
         }
         if name == "amin" {
             self.macros.amin = value.and_then(dtrace_lang::attr::Attr::parse);

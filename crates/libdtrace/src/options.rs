@@ -329,8 +329,8 @@ options! {
         "sort aggregations in reverse";
     amin: Option<String> = Text, 0, ANY, BeforeGo, Honoured,
         "the lowest stability attributes (Name/Data/Class) a program may rely on";
-    argref: bool = Bool, 0, ANY, BeforeGo, Refused("argument references are always checked"),
-        "(Solaris) refer to arguments by reference";
+    argref: bool = Bool, 0, ANY, BeforeGo, Honoured,
+        "a script argument past the last one the program references is not an error";
     bufpolicy: BufPolicy = Enum(BufPolicy::WORDS), 0, ANY, BeforeGo, Honoured,
         "principal buffer policy: switch, fill or ring";
     bufresize: BufResize = Enum(BufResize::WORDS), 0, ANY, BeforeGo, Honoured,

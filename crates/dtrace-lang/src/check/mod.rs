@@ -149,6 +149,9 @@ pub struct MacroEnv {
     /// The `pspec` option: ambiguous text at the outer level is a probe
     /// description, not a declaration.
     pub pspec: bool,
+    /// The `argref` option: the last script argument need not be
+    /// referenced.
+    pub argref: bool,
     /// The `amin` option: the lowest stability attributes the program
     /// may rely on (D_ATTR_MIN below them).
     pub amin: Option<crate::attr::Attr>,
@@ -424,19 +427,19 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        if !self.env.defaultargs {
-            for (i, a) in self.env.args.iter().enumerate().skip(1) {
-                if !self.referenced.contains(&i) {
-                    return Err(CompileError::no_line(
-                        Tag::D_MACRO_UNUSED,
-                        format!(
-                            "extraneous argument '{}' (${} is not referenced)",
-                            crate::lex::quote_bytes(a),
-                            i
-                        ),
-                    ));
-                }
-            }
+        // As DTrace checks it: the last argument must be referenced (an
+        // earlier one need not be), unless argref or defaultargs says.
+        let last = self.env.args.len().saturating_sub(1);
+        if last > 0 && !self.env.defaultargs && !self.env.argref && !self.referenced.contains(&last)
+        {
+            return Err(CompileError::no_line(
+                Tag::D_MACRO_UNUSED,
+                format!(
+                    "extraneous argument '{}' (${} is not referenced)",
+                    crate::lex::quote_bytes(&self.env.args[last]),
+                    last
+                ),
+            ));
         }
         Ok(out)
     }
