@@ -736,17 +736,48 @@ impl ProgGen<'_, '_> {
     pub(crate) fn strlen(&mut self, s: &CExpr) -> R<Temp> {
         let (p, c) = self.eval_str(s)?;
         self.load_temp(p, R1);
-        let top = self.a.new_label();
+        // Eight bytes at a time while a word holds no NUL (one branch a
+        // word, as in `strcmp`), then the bytes of the word that does and
+        // those past the last whole word one by one.
+        let c8 = c & !7;
+        let words = self.a.new_label();
+        let word_end = self.a.new_label();
+        let bytes = self.a.new_label();
         let done = self.a.new_label();
         self.a.emit(mov64_imm(R3, 0));
-        self.a.bind(top);
+        self.a.bind(words);
+        self.a.jmp_imm_to(Cond::Ge, R3, c8 as i32, bytes);
+        self.a.emit(mov64_reg(R4, R1));
+        self.a.emit(alu64_reg(Alu::Add, R4, R3));
+        self.a.emit(ldx(Size::DW, R4, R4, 0));
+        // (w - 0x01..01) & !w & 0x80..80: nonzero if a byte is NUL.
+        load_imm(&mut self.a, R0, 0x0101_0101_0101_0101);
+        self.a.emit(alu64_reg(Alu::Sub, R0, R4));
+        self.a.emit(neg64(R0));
+        self.a.emit(alu64_imm(Alu::Xor, R4, -1));
+        self.a.emit(alu64_reg(Alu::And, R0, R4));
+        load_imm(&mut self.a, R4, 0x8080_8080_8080_8080u64 as i64);
+        self.a.emit(alu64_reg(Alu::And, R0, R4));
+        self.a.jmp_imm_to(Cond::Ne, R0, 0, word_end);
+        self.a.emit(alu64_imm(Alu::Add, R3, 8));
+        self.a.ja_to(words);
+        self.a.bind(word_end);
+        for _ in 0..8 {
+            self.a.emit(mov64_reg(R4, R1));
+            self.a.emit(alu64_reg(Alu::Add, R4, R3));
+            self.a.emit(ldx(Size::B, R4, R4, 0));
+            self.a.jmp_imm_to(Cond::Eq, R4, 0, done);
+            self.a.emit(alu64_imm(Alu::Add, R3, 1));
+        }
+        self.a.ja_to(words);
+        self.a.bind(bytes);
         self.a.jmp_imm_to(Cond::Ge, R3, c as i32, done);
         self.a.emit(mov64_reg(R4, R1));
         self.a.emit(alu64_reg(Alu::Add, R4, R3));
         self.a.emit(ldx(Size::B, R4, R4, 0));
         self.a.jmp_imm_to(Cond::Eq, R4, 0, done);
         self.a.emit(alu64_imm(Alu::Add, R3, 1));
-        self.a.ja_to(top);
+        self.a.ja_to(bytes);
         self.a.bind(done);
         self.store_temp(p, R3);
         Ok(p)

@@ -359,7 +359,10 @@ impl Checker<'_> {
         let size_t = int_ty(IntType::new(8, false, "size_t"));
         let ([s], _) = funcs::take(args, line)?;
         if let CKind::Str(ref b) = s.kind {
+            // A constant holds no more than strsize characters, as any
+            // string.
             let n = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+            let n = n.min(self.syms.types.strsize as usize);
             return Ok(mk(CKind::Int(n as i64), size_t));
         }
         // A `char *` or `char []` is the string at that address.
