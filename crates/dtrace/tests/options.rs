@@ -709,10 +709,42 @@ const DEMOS: &[(&str, Demo)] = &[
         )
     }),
     ("version", || {
-        // This compiler's version is taken; one D never had is refused
-        // in DTrace's words, and so is an earlier one (no reduction).
-        let o = dtrace(&["-q", "-x", "version=1.13", "-n", "BEGIN { exit(0); }"]);
+        // A program written for an earlier D has only that D's built-in
+        // identifiers: strstr() came with 1.1, so under 1.0 its name is
+        // free for a variable. A version D never had is refused in
+        // DTrace's words, and so is a later one after an earlier.
+        let o = dtrace(&[
+            "-q",
+            "-x",
+            "version=1.13",
+            "-n",
+            "BEGIN { trace(strstr(\"ab\", \"b\")); exit(0); }",
+        ]);
         check(o.status.code() == Some(0), "1.13 refused", &o)?;
+        let o = dtrace(&[
+            "-q",
+            "-x",
+            "version=1.0",
+            "-n",
+            "BEGIN { trace(strstr(\"ab\", \"b\")); exit(0); }",
+        ]);
+        check(
+            text(&o.stderr).contains("failed to resolve strstr: Unknown function name"),
+            "1.0 has strstr()",
+            &o,
+        )?;
+        let o = dtrace(&[
+            "-q",
+            "-x",
+            "version=1.0",
+            "-n",
+            "int strstr; BEGIN { strstr = 2; trace(strstr); exit(0); }",
+        ]);
+        check(
+            text(&o.stdout).starts_with('2'),
+            "1.0: strstr not a variable",
+            &o,
+        )?;
         let o = dtrace(&["-q", "-x", "version=99.1", "-n", "BEGIN { exit(0); }"]);
         check(
             text(&o.stderr)
@@ -720,8 +752,21 @@ const DEMOS: &[(&str, Demo)] = &[
             "99.1 not refused so",
             &o,
         )?;
-        let o = dtrace(&["-q", "-x", "version=1.5", "-n", "BEGIN { exit(0); }"]);
-        check(o.status.code() == Some(1), "1.5 taken", &o)
+        let o = dtrace(&[
+            "-q",
+            "-x",
+            "version=1.0",
+            "-x",
+            "version=1.5",
+            "-n",
+            "BEGIN { exit(0); }",
+        ]);
+        check(
+            text(&o.stderr)
+                == "dtrace: failed to set -x version: Requested version conflicts with earlier setting\n",
+            "a later version after an earlier taken",
+            &o,
+        )
     }),
     ("scratchsize", || {
         // What a clause may allocate: 64 bytes fit 64, not 65 (a

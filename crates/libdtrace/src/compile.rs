@@ -90,6 +90,8 @@ impl Dtrace {
             "jstackframes",
             "maxframes",
             "scratchsize",
+            // and the D version the program is written for
+            "version",
         ]) {
             if let Some(v) = dtrace_lang::pragma_value(&text, name) {
                 let _ = self.setopt(name, Some(&v));

@@ -88,8 +88,8 @@ pub use dtrace_lang::CompileError;
 pub use dtrace_providers::{ArgDesc, Attributes};
 pub use format::Arg;
 pub use options::{
-    size_text, BufPolicy, BufResize, Change, LinkMode, OFormat, Opt, OptionError, OptionInfo,
-    Options, Stdc, Support, Values,
+    size_text, version_number, BufPolicy, BufResize, Change, LinkMode, OFormat, Opt, OptionError,
+    OptionInfo, Options, Stdc, Support, Values,
 };
 pub use proc::{ProcError, ProcEvent, ProcExit};
 pub use session::Session;
@@ -1098,6 +1098,7 @@ impl Dtrace {
                 ],
                 defaultargs: false,
                 argref: false,
+                version: None,
                 amin: None,
                 empty: false,
                 pspec: false,
@@ -1177,6 +1178,9 @@ impl Dtrace {
         }
         if name == "pspec" {
             self.macros.pspec = self.opts.pspec;
+        }
+        if name == "version" {
+            self.macros.version = value.and_then(|v| options::version_number(v).ok());
         }
         if name == "argref" {
             self.macros.argref = self.opts.argref;

@@ -114,10 +114,16 @@ const D_VERSIONS: &[&str] = &[
 ];
 
 /// The `version` option's value: a version (DTrace's encoding limits: a
-/// major below 256, minor and micro below 4096) that D defines, and this
-/// compiler's own (1.13): its identifiers carry no versions to reduce
-/// the language to an earlier one.
-fn check_version(v: &str) -> Result<(), OptionError> {
+/// major below 256, minor and micro below 4096) that D defines, as
+/// `dtrace_lang::check::version` numbers it. A program checked for an
+/// earlier version than this compiler's (1.13) has only the built-in
+/// identifiers that version had.
+///
+/// ```
+/// assert_eq!(libdtrace::version_number("1.1"), Ok(dtrace_lang::check::version(1, 1, 0)));
+/// assert!(libdtrace::version_number("1.99").is_err());
+/// ```
+pub fn version_number(v: &str) -> Result<u32, OptionError> {
     let parts: Vec<&str> = v.split('.').collect();
     let limits = [255u32, 4095, 4095];
     let ok = (2..=3).contains(&parts.len())
@@ -130,16 +136,15 @@ fn check_version(v: &str) -> Result<(), OptionError> {
         return Err(OptionError::VersionInvalid);
     }
     let nums: Vec<u32> = parts.iter().filter_map(|p| p.parse().ok()).collect();
-    let same = |d: &str| {
+    let n = dtrace_lang::check::version(nums[0], nums[1], nums.get(2).copied().unwrap_or(0));
+    let defined = D_VERSIONS.iter().any(|d| {
         let dn: Vec<u32> = d.split('.').filter_map(|p| p.parse().ok()).collect();
-        dn[..2] == nums[..2] && dn.get(2).copied().unwrap_or(0) == nums.get(2).copied().unwrap_or(0)
-    };
-    match D_VERSIONS.iter().find(|d| same(d)) {
-        None => Err(OptionError::VersionUndefined),
-        Some(&"1.13") => Ok(()),
-        Some(_) => Err(OptionError::Unsupported(
-            "only D 1.13, this compiler's version, is supported: its identifiers carry no versions to reduce the language to an earlier one",
-        )),
+        dtrace_lang::check::version(dn[0], dn[1], dn.get(2).copied().unwrap_or(0)) == n
+    });
+    if defined {
+        Ok(n)
+    } else {
+        Err(OptionError::VersionUndefined)
     }
 }
 
@@ -422,7 +427,7 @@ options! {
     verbose: bool = Bool, 0, ANY, BeforeGo, Refused("printing the compiler's intermediate code is not supported"),
         "(Solaris) verbose compile messages";
     version: Option<String> = Text, 0, ANY, BeforeGo, Honoured,
-        "the D language version programs are written for (this compiler's: 1.13)";
+        "the D language version programs are written for (this compiler's: 1.13; an earlier one hides later identifiers)";
     zdefs: bool = Bool, 0, ANY, BeforeGo, Honoured,
         "allow descriptions that match no probe (-Z)";
 }
@@ -527,6 +532,9 @@ pub enum OptionError {
     VersionInvalid,
     /// `version`: no D version has that number.
     VersionUndefined,
+    /// `version`: later than a version set before (a reduction is one
+    /// way).
+    VersionReduced,
 }
 
 impl fmt::Display for OptionError {
@@ -545,6 +553,9 @@ impl fmt::Display for OptionError {
             }
             OptionError::VersionUndefined => {
                 f.write_str("Requested version is not supported by compiler")
+            }
+            OptionError::VersionReduced => {
+                f.write_str("Requested version conflicts with earlier setting")
             }
         }
     }
@@ -718,7 +729,16 @@ impl Options {
         let i = index(name).ok_or(OptionError::UnknownName)?;
         let def = &OPTIONS[i];
         if name == "version" {
-            check_version(value.ok_or(OptionError::BadValue)?)?;
+            // A reduction is one way: no later version after an earlier.
+            let n = version_number(value.ok_or(OptionError::BadValue)?)?;
+            let current = self
+                .version
+                .as_deref()
+                .and_then(|v| version_number(v).ok())
+                .unwrap_or(dtrace_lang::check::LATEST_VERSION);
+            if n > current {
+                return Err(OptionError::VersionReduced);
+            }
         }
         if name == "amin" && value.and_then(dtrace_lang::attr::Attr::parse).is_none() {
             return Err(OptionError::BadValue);

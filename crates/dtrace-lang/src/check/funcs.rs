@@ -657,7 +657,63 @@ pub(super) fn take<const N: usize>(
 }
 
 pub(super) fn lookup(name: &str) -> Option<&'static FuncDef> {
-    FUNCS.iter().find(|f| f.name == name)
+    FUNCS.iter().find(|f| f.name == name && visible(name))
+}
+
+/// A D version as DTrace numbers it: major, minor and micro in 8, 12 and
+/// 12 bits.
+pub const fn version(major: u32, minor: u32, micro: u32) -> u32 {
+    (major << 24) | (minor << 12) | micro
+}
+
+/// This compiler's D version.
+pub const LATEST_VERSION: u32 = version(1, 13, 0);
+
+/// The D version a built-in function or variable came with, as DTrace
+/// records it (most with D 1.0).
+pub fn introduced(name: &str) -> u32 {
+    match name {
+        "freopen" | "index" | "rindex" | "strchr" | "strrchr" | "strstr" | "strtok" | "substr"
+        | "memref" => version(1, 1, 0),
+        "func" | "mod" | "sym" | "setopt" | "uaddr" | "ucaller" | "ufunc" | "umod"
+        | "ustackdepth" | "usym" => version(1, 2, 0),
+        "htonl" | "htonll" | "htons" | "ntohl" | "ntohll" | "ntohs" => version(1, 3, 0),
+        "inet_ntoa" | "inet_ntoa6" | "inet_ntop" | "link_ntop" => version(1, 5, 0),
+        "stddev" => version(1, 6, 0),
+        "cpu" => version(1, 6, 3),
+        "llquantize" => version(1, 7, 0),
+        "tolower" | "toupper" => version(1, 8, 0),
+        "print" => version(1, 9, 0),
+        "getf" => version(1, 10, 0),
+        "json" | "strtoll" => version(1, 11, 0),
+        _ => version(1, 0, 0),
+    }
+}
+
+thread_local! {
+    /// The D version the program being checked is written for (the
+    /// `version` option): identifiers that came later are not there.
+    static VERSION: std::cell::Cell<u32> = const { std::cell::Cell::new(LATEST_VERSION) };
+}
+
+/// True if built-in `name` exists in the D version being checked.
+pub(super) fn visible(name: &str) -> bool {
+    introduced(name) <= VERSION.with(|v| v.get())
+}
+
+/// The D version checking runs with until it is dropped.
+pub(super) struct VersionScope(u32);
+
+impl VersionScope {
+    pub(super) fn enter(v: u32) -> VersionScope {
+        VersionScope(VERSION.with(|c| c.replace(v)))
+    }
+}
+
+impl Drop for VersionScope {
+    fn drop(&mut self) {
+        VERSION.with(|c| c.set(self.0));
+    }
 }
 
 impl FuncDef {

@@ -39,6 +39,7 @@ pub use fold::{cmp_holds, convert_const, parse_c_integer};
 use fold::{fold, int_const_type};
 
 pub use args::{ArgTypes, NoProbes, ProbeArg, ProbeContext};
+pub use funcs::{introduced, version, LATEST_VERSION};
 
 use crate::ast::{self, BinOp, Expr, ExprKind, Stmt, UnOp};
 use crate::error::{CompileError, Tag};
@@ -152,6 +153,10 @@ pub struct MacroEnv {
     /// The `argref` option: the last script argument need not be
     /// referenced.
     pub argref: bool,
+    /// The `version` option, as `funcs::version` numbers it: the
+    /// built-in identifiers of later versions are not there (None: this
+    /// compiler's own).
+    pub version: Option<u32>,
     /// The `amin` option: the lowest stability attributes the program
     /// may rely on (D_ATTR_MIN below them).
     pub amin: Option<crate::attr::Attr>,
@@ -325,6 +330,8 @@ impl<'a> Checker<'a> {
             }
         }
         let mut out = Checked::default();
+        let _version =
+            funcs::VersionScope::enter(self.env.version.unwrap_or(funcs::LATEST_VERSION));
         // An identifier's attributes are what its pragma says, wherever
         // the pragma is.
         for item in &prog.items {
@@ -562,6 +569,28 @@ impl<'a> Checker<'a> {
                 d.line,
                 format!("variables of type {} are not yet supported: {}", ty, d.name),
             ));
+        }
+        // A global of a built-in identifier's name must be what the
+        // built-in is (a scalar of its type), as DTrace checks it against
+        // the identifier it would name.
+        if d.scope == ast::DeclScope::Global {
+            if let Some((kind, previous)) = builtin_ident(&d.name) {
+                let current = if d.keys.is_some() {
+                    "associative array"
+                } else {
+                    "scalar"
+                };
+                if kind != current || previous != ty.to_string() {
+                    return Err(err(
+                        Tag::D_DECL_IDRED,
+                        d.line,
+                        format!(
+                            "identifier redeclared: {}\n\t current: {} {}\n\tprevious: {} {}",
+                            d.name, current, ty, kind, previous
+                        ),
+                    ));
+                }
+            }
         }
         if ty.is_by_ref() {
             // Structs and unions (and arrays) are stored whole: they need
@@ -934,8 +963,32 @@ pub fn is_builtin_name(name: &str) -> bool {
 }
 
 /// Built-in variables and their types.
+/// A built-in identifier of the D version being checked, as DTrace's
+/// messages describe it: its kind (`scalar`, `function`, `tracing
+/// function`, `aggregating function`) and its type (a function's
+/// result's).
+fn builtin_ident(name: &str) -> Option<(&'static str, String)> {
+    if let Some((_, ty)) = builtin(name) {
+        return Some(("scalar", ty.to_string()));
+    }
+    if matches!(name, "zonename" | "cwd" | "root") {
+        return Some(("scalar", "string".into()));
+    }
+    let f = funcs::lookup(name)?;
+    let kind = match f.role {
+        funcs::Role::Subroutine => "function",
+        funcs::Role::Action => "tracing function",
+        funcs::Role::Aggregating => "aggregating function",
+    };
+    let result = f.proto.split('(').next().unwrap_or("").trim();
+    Some((kind, result.to_string()))
+}
+
 fn builtin(name: &str) -> Option<(Builtin, Type)> {
     use Builtin::*;
+    if !funcs::visible(name) {
+        return None;
+    }
     let s = Type::String;
     Some(match name {
         "pid" => (Pid, int_ty(types::PID_T)),
