@@ -247,6 +247,19 @@ impl DescAttr {
         args: Attr::UNSTABLE,
         parts: ProviderAttr::UNSTABLE,
     };
+
+    /// The highest in every part: what lowers nothing.
+    pub const MAX: DescAttr = DescAttr {
+        desc: Attr::MAX,
+        args: Attr::MAX,
+        parts: ProviderAttr {
+            provider: Attr::MAX,
+            module: Attr::MAX,
+            function: Attr::MAX,
+            name: Attr::MAX,
+            args: Attr::MAX,
+        },
+    };
 }
 
 #[cfg(test)]

@@ -538,13 +538,7 @@ impl Provider for Fbt {
     }
 
     fn attributes(&self) -> Attributes {
-        Attributes {
-            provider: attrs::EVOLVING,
-            module: attrs::PRIVATE,
-            function: attrs::PRIVATE_ISA,
-            name: attrs::EVOLVING,
-            args: attrs::PRIVATE_ISA,
-        }
+        attrs::KERNEL_FUNCTIONS
     }
 
     /// Two ids a function (entry, return), by the function's place in

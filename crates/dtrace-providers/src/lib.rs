@@ -116,6 +116,18 @@ impl ArgDesc {
 pub use dtrace_lang::attr::ProviderAttr as Attributes;
 use dtrace_lang::attr::{Attr, DescAttr};
 
+/// What `Probes::desc_attributes` finds of a description.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DescInfo {
+    /// It matches no probe.
+    NoProbe,
+    /// It matches several probes through a part their provider keeps
+    /// stable: no one probe describes them (DTrace's EDT_UNSTABLE).
+    Unstable,
+    /// Its attributes, and the first probe it matches.
+    Known(DescAttr, u32),
+}
+
 /// Attribute triples providers use, and the usual shape of a provider's.
 pub mod attrs {
     use dtrace_lang::attr::{Attr, DepClass, ProviderAttr, Stability};
@@ -128,6 +140,17 @@ pub mod attrs {
         Attr::new(Stability::Unstable, Stability::Unstable, DepClass::Unknown);
     pub const PRIVATE: Attr = Attr::PRIVATE;
     pub const PRIVATE_ISA: Attr = Attr::new(Stability::Private, Stability::Private, DepClass::Isa);
+
+    /// A provider whose probes are the kernel's functions (fbt) or its
+    /// system calls: Evolving names, Private modules, functions and
+    /// arguments of the instruction set, as DTrace's fbt and syscall say.
+    pub const KERNEL_FUNCTIONS: ProviderAttr = ProviderAttr {
+        provider: EVOLVING,
+        module: PRIVATE,
+        function: PRIVATE_ISA,
+        name: EVOLVING,
+        args: PRIVATE_ISA,
+    };
 
     /// A provider whose modules and functions are the kernel's own
     /// (Private/Private/Unknown, as DTrace's statically defined
@@ -682,14 +705,8 @@ impl Probes {
     /// The ids of the probes a description matches, creating on-demand
     /// probes (profile-N, tick-N) it names exactly.
     pub fn lookup(&mut self, pat: &ProbeDesc) -> Vec<u32> {
-        // A description in another name for the same probes (pid's
-        // executable by its file name) is matched as its provider names
-        // them.
-        let canonical = self.providers.iter_mut().find_map(|p| p.canonical(pat));
+        let canonical = self.provide_for(pat);
         let pat = canonical.as_ref().unwrap_or(pat);
-        for (i, p) in self.providers.iter_mut().enumerate() {
-            p.provide_named(&mut sink(&mut self.table, &self.ranges, i, p.name()), pat);
-        }
         let mut ids: Vec<u32> = self
             .table
             .list
@@ -699,6 +716,30 @@ impl Probes {
             .collect();
         ids.sort_unstable();
         ids
+    }
+
+    /// Makes the probes `pat` may name (providers that make theirs on
+    /// demand), and returns the description to match them with: a
+    /// description in another name for the same probes (pid's executable
+    /// by its file name) is matched as its provider names them.
+    fn provide_for(&mut self, pat: &ProbeDesc) -> Option<ProbeDesc> {
+        let canonical = self.providers.iter_mut().find_map(|p| p.canonical(pat));
+        let named = canonical.as_ref().unwrap_or(pat);
+        for (i, p) in self.providers.iter_mut().enumerate() {
+            p.provide_named(&mut sink(&mut self.table, &self.ranges, i, p.name()), named);
+        }
+        canonical
+    }
+
+    /// The first probe `pat` matches, in the order probes were made, and
+    /// whether another matches too: all `dtrace_probe_info` needs, found
+    /// without walking every probe of a glob.
+    fn first_match(&mut self, pat: &ProbeDesc) -> (Option<u32>, bool) {
+        let canonical = self.provide_for(pat);
+        let pat = canonical.as_ref().unwrap_or(pat);
+        let mut matching = self.table.list.iter().filter(|p| pat.matches(&p.desc));
+        let first = matching.next().map(|p| p.id);
+        (first, matching.next().is_some())
     }
 
     /// Argument descriptions of a probe (none if they cannot be told).
@@ -748,27 +789,34 @@ impl Probes {
     /// it matches, the lowest of the parts it names exactly; Unstable if
     /// it matches nothing, names no provider exactly, or matches several
     /// probes through a part the provider keeps stable (their arguments
-    /// may differ): then None, as `dtrace_probe_info` fails.
-    pub fn desc_attributes(&mut self, desc: &ProbeDesc) -> Option<DescAttr> {
+    /// may differ): then `Unstable`, as `dtrace_probe_info` fails. With
+    /// it, the first probe matched (whose arguments `dtrace -ev` shows).
+    pub fn desc_attributes(&mut self, desc: &ProbeDesc) -> DescInfo {
         use dtrace_lang::attr::Stability;
         use dtrace_lang::pdesc::has_glob;
-        let ids = self.lookup(desc);
-        let pap = ids.first().and_then(|&id| self.attributes(id))?;
+        let (first, more) = self.first_match(desc);
+        let Some(id) = first else {
+            return DescInfo::NoProbe;
+        };
+        let Some(pap) = self.attributes(id) else {
+            return DescInfo::NoProbe;
+        };
         let glob = |s: &str| s.is_empty() || has_glob(s);
         let p_glob = glob(&desc.provider);
-        if ids.len() > 1
+        if more
             && ((pap.args.data < Stability::Evolving && p_glob)
                 || (pap.module.name >= Stability::Evolving && glob(&desc.module))
                 || (pap.function.name >= Stability::Evolving && glob(&desc.function))
                 || (pap.name.name >= Stability::Evolving && glob(&desc.name)))
         {
-            return None;
+            return DescInfo::Unstable;
         }
-        Some(DescAttr {
+        let attr = DescAttr {
             desc: pap.describe(desc),
             args: if p_glob { Attr::UNSTABLE } else { pap.args },
             parts: pap,
-        })
+        };
+        DescInfo::Known(attr, id)
     }
 
     /// What the probes a description matches declare of their arguments

@@ -186,13 +186,7 @@ impl Provider for Syscall {
     }
 
     fn attributes(&self) -> Attributes {
-        Attributes {
-            provider: attrs::EVOLVING,
-            module: attrs::PRIVATE,
-            function: attrs::PRIVATE_ISA,
-            name: attrs::EVOLVING,
-            args: attrs::PRIVATE_ISA,
-        }
+        attrs::KERNEL_FUNCTIONS
     }
 
     /// Two ids a call, in number order: the kernel's calls are listed

@@ -3,6 +3,7 @@
 //! `exec`, which records what a program enables.
 
 use super::*;
+use dtrace_providers::DescInfo;
 
 impl Dtrace {
     /// Compiles a program. Probe descriptions must match at least one probe
@@ -445,19 +446,19 @@ impl Dtrace {
             .flat_map(|c| c.probes.iter().map(|(d, _, _)| d.clone()))
             .collect();
         for d in descs {
-            let info = self.probes.desc_attributes(&d).map(|a| {
-                let first = self.probes.lookup(&d).first().copied();
-                StatementProbe {
+            let info = match self.probes.desc_attributes(&d) {
+                DescInfo::Known(a, first) => Some(StatementProbe {
                     attr: a.desc,
                     args: a.args,
-                    arg_types: first
-                        .map(|id| self.probes.args(id))
-                        .unwrap_or_default()
+                    arg_types: self
+                        .probes
+                        .args(first)
                         .iter()
                         .map(|a| a.shown().to_string())
                         .collect(),
-                }
-            });
+                }),
+                DescInfo::NoProbe | DescInfo::Unstable => None,
+            };
             out.push((d, info));
         }
         out
@@ -546,23 +547,12 @@ impl dtrace_lang::ProbeContext for ClauseProbes<'_> {
     /// checked (D_PDESC_ZERO), unless zdefs: its attributes are then
     /// left out of the minimum so that error is the one reported.
     fn desc_attributes(&mut self, desc: &ProbeDesc) -> dtrace_lang::attr::DescAttr {
-        use dtrace_lang::attr::{Attr, DescAttr, ProviderAttr};
-        if !self.zdefs && self.probes.lookup(desc).is_empty() {
-            return DescAttr {
-                desc: Attr::MAX,
-                args: Attr::MAX,
-                parts: ProviderAttr {
-                    provider: Attr::MAX,
-                    module: Attr::MAX,
-                    function: Attr::MAX,
-                    name: Attr::MAX,
-                    args: Attr::MAX,
-                },
-            };
+        use dtrace_lang::attr::DescAttr;
+        match self.probes.desc_attributes(desc) {
+            DescInfo::Known(a, _) => a,
+            DescInfo::NoProbe if !self.zdefs => DescAttr::MAX,
+            DescInfo::NoProbe | DescInfo::Unstable => DescAttr::UNSTABLE,
         }
-        self.probes
-            .desc_attributes(desc)
-            .unwrap_or(DescAttr::UNSTABLE)
     }
 }
 

@@ -571,6 +571,27 @@ impl ProgGen<'_, '_> {
         }
     }
 
+    /// `dst` = the `size` bytes at `base` + r3 + `off`: the string loops'
+    /// indexed read.
+    fn load_indexed(&mut self, dst: Reg, base: Reg, size: Size, off: i16) {
+        self.a.emit(mov64_reg(dst, base));
+        self.a.emit(alu64_reg(Alu::Add, dst, R3));
+        self.a.emit(ldx(size, dst, dst, off));
+    }
+
+    /// `out` = nonzero if a byte of the word in `w` is NUL (the high bit
+    /// of each such byte, from (w - 0x01..01) & !w & 0x80..80); `w` is
+    /// clobbered.
+    fn nul_bytes(&mut self, w: Reg, out: Reg) {
+        load_imm(&mut self.a, out, 0x0101_0101_0101_0101);
+        self.a.emit(alu64_reg(Alu::Sub, out, w));
+        self.a.emit(neg64(out));
+        self.a.emit(alu64_imm(Alu::Xor, w, -1));
+        self.a.emit(alu64_reg(Alu::And, out, w));
+        load_imm(&mut self.a, w, 0x8080_8080_8080_8080u64 as i64);
+        self.a.emit(alu64_reg(Alu::And, out, w));
+    }
+
     /// Compares two strings; leaves 1 or 0 in r0 for `op`.
     pub(crate) fn strcmp(&mut self, a: &CExpr, b: &CExpr, op: CmpOp) -> R<()> {
         let (x, y, op) = match (&a.kind, &b.kind) {
@@ -667,22 +688,11 @@ impl ProgGen<'_, '_> {
             self.a.emit(mov64_imm(R3, 0));
             self.a.bind(words);
             self.a.jmp_imm_to(Cond::Ge, R3, n8 as i32, bytes);
-            self.a.emit(mov64_reg(R4, R1));
-            self.a.emit(alu64_reg(Alu::Add, R4, R3));
-            self.a.emit(ldx(Size::DW, R4, R4, 0));
-            self.a.emit(mov64_reg(R5, R2));
-            self.a.emit(alu64_reg(Alu::Add, R5, R3));
-            self.a.emit(ldx(Size::DW, R5, R5, 0));
-            // r5: the bits that differ; r0: a NUL byte's high bit, from
-            // (w - 0x01..01) & !w & 0x80..80.
+            self.load_indexed(R4, R1, Size::DW, 0);
+            self.load_indexed(R5, R2, Size::DW, 0);
+            // r5: the bits that differ; r0: the NUL bytes of x's word.
             self.a.emit(alu64_reg(Alu::Xor, R5, R4));
-            load_imm(&mut self.a, R0, 0x0101_0101_0101_0101);
-            self.a.emit(alu64_reg(Alu::Sub, R0, R4));
-            self.a.emit(neg64(R0));
-            self.a.emit(alu64_imm(Alu::Xor, R4, -1));
-            self.a.emit(alu64_reg(Alu::And, R0, R4));
-            load_imm(&mut self.a, R4, 0x8080_8080_8080_8080u64 as i64);
-            self.a.emit(alu64_reg(Alu::And, R0, R4));
+            self.nul_bytes(R4, R0);
             self.a.emit(alu64_reg(Alu::Or, R0, R5));
             self.a.jmp_imm_to(Cond::Ne, R0, 0, word_end);
             self.a.emit(alu64_imm(Alu::Add, R3, 8));
@@ -690,12 +700,8 @@ impl ProgGen<'_, '_> {
             // The word where the strings differ or end: its bytes.
             self.a.bind(word_end);
             for i in 0..8i16 {
-                self.a.emit(mov64_reg(R4, R1));
-                self.a.emit(alu64_reg(Alu::Add, R4, R3));
-                self.a.emit(ldx(Size::B, R4, R4, i));
-                self.a.emit(mov64_reg(R5, R2));
-                self.a.emit(alu64_reg(Alu::Add, R5, R3));
-                self.a.emit(ldx(Size::B, R5, R5, i));
+                self.load_indexed(R4, R1, Size::B, i);
+                self.load_indexed(R5, R2, Size::B, i);
                 self.a.jmp_reg_to(Cond::Ne, R4, R5, diff);
                 self.a.jmp_imm_to(Cond::Eq, R4, 0, equal);
             }
@@ -704,12 +710,8 @@ impl ProgGen<'_, '_> {
             // The bytes past the last whole word.
             self.a.bind(bytes);
             self.a.jmp_imm_to(Cond::Ge, R3, n as i32, equal);
-            self.a.emit(mov64_reg(R4, R1));
-            self.a.emit(alu64_reg(Alu::Add, R4, R3));
-            self.a.emit(ldx(Size::B, R4, R4, 0));
-            self.a.emit(mov64_reg(R5, R2));
-            self.a.emit(alu64_reg(Alu::Add, R5, R3));
-            self.a.emit(ldx(Size::B, R5, R5, 0));
+            self.load_indexed(R4, R1, Size::B, 0);
+            self.load_indexed(R5, R2, Size::B, 0);
             self.a.jmp_reg_to(Cond::Ne, R4, R5, diff);
             self.a.jmp_imm_to(Cond::Eq, R4, 0, equal);
             self.a.emit(alu64_imm(Alu::Add, R3, 1));
@@ -747,34 +749,21 @@ impl ProgGen<'_, '_> {
         self.a.emit(mov64_imm(R3, 0));
         self.a.bind(words);
         self.a.jmp_imm_to(Cond::Ge, R3, c8 as i32, bytes);
-        self.a.emit(mov64_reg(R4, R1));
-        self.a.emit(alu64_reg(Alu::Add, R4, R3));
-        self.a.emit(ldx(Size::DW, R4, R4, 0));
-        // (w - 0x01..01) & !w & 0x80..80: nonzero if a byte is NUL.
-        load_imm(&mut self.a, R0, 0x0101_0101_0101_0101);
-        self.a.emit(alu64_reg(Alu::Sub, R0, R4));
-        self.a.emit(neg64(R0));
-        self.a.emit(alu64_imm(Alu::Xor, R4, -1));
-        self.a.emit(alu64_reg(Alu::And, R0, R4));
-        load_imm(&mut self.a, R4, 0x8080_8080_8080_8080u64 as i64);
-        self.a.emit(alu64_reg(Alu::And, R0, R4));
+        self.load_indexed(R4, R1, Size::DW, 0);
+        self.nul_bytes(R4, R0);
         self.a.jmp_imm_to(Cond::Ne, R0, 0, word_end);
         self.a.emit(alu64_imm(Alu::Add, R3, 8));
         self.a.ja_to(words);
         self.a.bind(word_end);
         for _ in 0..8 {
-            self.a.emit(mov64_reg(R4, R1));
-            self.a.emit(alu64_reg(Alu::Add, R4, R3));
-            self.a.emit(ldx(Size::B, R4, R4, 0));
+            self.load_indexed(R4, R1, Size::B, 0);
             self.a.jmp_imm_to(Cond::Eq, R4, 0, done);
             self.a.emit(alu64_imm(Alu::Add, R3, 1));
         }
         self.a.ja_to(words);
         self.a.bind(bytes);
         self.a.jmp_imm_to(Cond::Ge, R3, c as i32, done);
-        self.a.emit(mov64_reg(R4, R1));
-        self.a.emit(alu64_reg(Alu::Add, R4, R3));
-        self.a.emit(ldx(Size::B, R4, R4, 0));
+        self.load_indexed(R4, R1, Size::B, 0);
         self.a.jmp_imm_to(Cond::Eq, R4, 0, done);
         self.a.emit(alu64_imm(Alu::Add, R3, 1));
         self.a.ja_to(bytes);
