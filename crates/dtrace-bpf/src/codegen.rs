@@ -582,8 +582,20 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     // strsize) is interned: the key is the id and the tuple's hash.
     let mut tuples = Vec::new();
     let mut interned_sizes = Vec::new();
+    let streamed: Vec<bool> = inp
+        .syms
+        .aggs
+        .iter()
+        .map(|a| dtrace_lang::ir::streamed_agg(&a.keys))
+        .collect();
     for (i, a) in inp.syms.aggs.iter().enumerate() {
         let (mut keys, ksize) = layout::tuple_layout(&a.keys, &agg_caps[i], types);
+        if streamed[i] {
+            // Kept by the consumer: the key types only.
+            interned_sizes.push(None);
+            tuples.push((keys, 0));
+            continue;
+        }
         if ksize + 8 > MAX_KEY {
             interned_sizes.push(Some(ksize));
             tuples.push((keys, 16));
@@ -623,7 +635,7 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     };
     let mut classes: Vec<(u32, u32, Option<MapId>)> = Vec::new();
     for (i, a) in inp.syms.aggs.iter().enumerate() {
-        if a.keys.is_empty() {
+        if a.keys.is_empty() || streamed[i] {
             continue;
         }
         let class = crate::aggs::size_class(a.func);
@@ -681,6 +693,21 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
                 value_size: widest,
                 slot: Some(slot as u32),
                 interned: None,
+                streamed: false,
+            });
+            continue;
+        }
+        if streamed[i] {
+            g.aggs.push(AggLayout {
+                map: MapId(u32::MAX),
+                id: i as u64,
+                func: a.func,
+                keys,
+                key_size: 0,
+                value_size: crate::aggs::value_size(a.func),
+                slot: None,
+                interned: None,
+                streamed: true,
             });
             continue;
         }
@@ -698,13 +725,15 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
             value_size: c.0,
             slot: None,
             interned,
+            streamed: false,
         });
     }
 
+    let funcs: Vec<AggFunc> = inp.syms.aggs.iter().map(|a| a.func).collect();
     g.clause_layouts = inp
         .clauses
         .iter()
-        .map(|c| layout::clause_layout(c, &caps, types))
+        .map(|c| layout::clause_layout(c, &caps, types, &funcs))
         .collect();
     // What END's clauses may record, each with the ring buffer's 8-byte
     // header, rounded as it rounds.

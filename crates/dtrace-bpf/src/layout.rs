@@ -161,13 +161,21 @@ pub fn tuple_layout(types: &[Type], str_caps: &[u32], table: &TypeTable) -> (Vec
 }
 
 /// The record a clause writes, in statement order.
-pub fn clause_layout(c: &CClause, caps: &Caps, types: &TypeTable) -> ClauseLayout {
+/// `funcs` are the aggregations' functions, by id (a streamed
+/// aggregation's update is part of the record).
+pub fn clause_layout(
+    c: &CClause,
+    caps: &Caps,
+    types: &TypeTable,
+    funcs: &[AggFunc],
+) -> ClauseLayout {
     if !c.records() {
         return ClauseLayout::default();
     }
     let mut b = LayoutBuilder {
         caps,
         types,
+        funcs,
         off: RECORD_HEADER,
         actions: Vec::new(),
         started: !c.speculative(),
@@ -182,6 +190,7 @@ pub fn clause_layout(c: &CClause, caps: &Caps, types: &TypeTable) -> ClauseLayou
 struct LayoutBuilder<'a> {
     caps: &'a Caps,
     types: &'a TypeTable,
+    funcs: &'a [AggFunc],
     off: u32,
     actions: Vec<RecordedAction>,
     /// Whether the record has begun: from the start, or in a speculative
@@ -267,10 +276,31 @@ impl LayoutBuilder<'_> {
     fn stmts(&mut self, stmts: &[CStmt], cond: bool) {
         for s in stmts {
             match s {
-                // Aggregations are not part of the record (as in DTrace,
-                // whose enabled probe descriptions leave them out), nor
-                // are commit() and discard(), which cannot share a
-                // clause with one.
+                // A streamed aggregation's update is a record: its keys
+                // and its words.
+                CStmt::AggUpdate {
+                    agg, keys, action, ..
+                } if s.records() => {
+                    let f = self.flag(cond);
+                    let keys = keys.iter().map(|k| self.value(k)).collect();
+                    let words = self.off;
+                    let func = self.funcs.get(*agg).copied().unwrap_or(AggFunc::Count);
+                    self.off += crate::aggs::value_size(func);
+                    self.push(
+                        ActionLayout::AggUpdate {
+                            agg: *agg,
+                            keys,
+                            words,
+                        },
+                        cond,
+                        *action,
+                        f,
+                    );
+                }
+                // Other aggregations are not part of the record (as in
+                // DTrace, whose enabled probe descriptions leave them
+                // out), nor are commit() and discard(), which cannot
+                // share a clause with one.
                 CStmt::AggUpdate { .. } | CStmt::Commit(..) | CStmt::Discard(..) => {}
                 CStmt::Speculate(..) => self.started = true,
                 CStmt::Eval(_, a) => self.statement(StmtKind::Expr, cond, *a),
@@ -410,7 +440,7 @@ mod tests {
         let c = &clauses(
             "BEGIN { x = 1; trace(x); printf(\"%s %d\\n\", execname, 42); trace(\"k\"); }",
         )[0];
-        let l = clause_layout(c, &caps(), &TypeTable::default());
+        let l = clause_layout(c, &caps(), &TypeTable::default(), &[]);
         assert_eq!(l.size, RECORD_HEADER + 8 + 16);
         // The assignment is a record of size 0, as DTrace's.
         assert_eq!(l.actions.len(), 4);
@@ -447,10 +477,13 @@ mod tests {
     #[test]
     fn clauses_without_output_have_no_record() {
         let c = &clauses("BEGIN { @a = count(); x = 2; }")[0];
-        assert_eq!(clause_layout(c, &caps(), &TypeTable::default()).size, 0);
+        assert_eq!(
+            clause_layout(c, &caps(), &TypeTable::default(), &[]).size,
+            0
+        );
         let c = &clauses("BEGIN { }")[0];
         assert_eq!(
-            clause_layout(c, &caps(), &TypeTable::default()).size,
+            clause_layout(c, &caps(), &TypeTable::default(), &[]).size,
             RECORD_HEADER
         );
     }
@@ -458,11 +491,11 @@ mod tests {
     #[test]
     fn statements_under_an_if_carry_a_flag_and_speculate_starts_the_record() {
         let c = &clauses("BEGIN { if (1) { x = 1; } trace(2); }")[0];
-        let l = clause_layout(c, &caps(), &TypeTable::default());
+        let l = clause_layout(c, &caps(), &TypeTable::default(), &[]);
         assert_eq!(l.actions[0].action, ActionLayout::Statement(StmtKind::Expr));
         assert_eq!(l.actions[0].ran_flag, Some(RECORD_HEADER));
         let c = &clauses("BEGIN { x = 1; speculate(x); y = 2; trace(y); }")[0];
-        let l = clause_layout(c, &caps(), &TypeTable::default());
+        let l = clause_layout(c, &caps(), &TypeTable::default(), &[]);
         // `x = 1` runs before the record exists: it is not part of it.
         assert_eq!(l.actions.len(), 2);
         assert_eq!(l.actions[0].action, ActionLayout::Statement(StmtKind::Expr));
@@ -472,7 +505,7 @@ mod tests {
     #[test]
     fn conditional_actions_carry_a_flag() {
         let c = &clauses("BEGIN { if (1) { trace(pid); } }")[0];
-        let l = clause_layout(c, &caps(), &TypeTable::default());
+        let l = clause_layout(c, &caps(), &TypeTable::default(), &[]);
         assert_eq!(l.actions[0].ran_flag, Some(RECORD_HEADER));
         assert_eq!(l.size, RECORD_HEADER + 16);
     }

@@ -460,6 +460,15 @@ pub enum ActionLayout {
     Print(Value),
     /// tracemem(): the bytes, and how many of them to show.
     Tracemem(Value, Option<Value>),
+    /// An update of a streamed aggregation (`AggLayout::streamed`): its
+    /// keys as recorded, then at `words` the aggregating function's
+    /// words as this one update leaves them from zero, for the consumer
+    /// to fold into its own copy.
+    AggUpdate {
+        agg: AggId,
+        keys: Vec<Value>,
+        words: u32,
+    },
     /// A statement that records nothing (a record of size 0, as
     /// DTrace's DIFEXPR record for an assignment): the consumer's record
     /// callback sees it, the output does not.
@@ -529,6 +538,10 @@ pub struct AggLayout {
     /// another map, by its hash (see [`InternedKeys`]). `keys`' offsets
     /// are then counted from the tuple's start.
     pub interned: Option<InternedKeys>,
+    /// Kept by the consumer, not in a map (`map` is not used): a key is a
+    /// user stack, which only the consumer can unwind, so each update is
+    /// a record (`ActionLayout::AggUpdate`); `keys` gives the key types.
+    pub streamed: bool,
 }
 
 /// Where the tuples of an aggregation too large for a hash key are kept:

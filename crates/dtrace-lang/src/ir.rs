@@ -234,8 +234,9 @@ pub enum CKind {
     Stack {
         frames: u32,
     },
-    /// `ustack(n)`: the process ID and the user stack's frames with
-    /// their objects' build IDs (see `Special::UStack`), by reference.
+    /// `ustack(n)`: a snapshot of the user stack, unwound by the
+    /// consumer to `frames` frames at most (see `Special::UStack`), by
+    /// reference.
     UStack {
         frames: u32,
     },
@@ -467,13 +468,23 @@ pub enum CStmt {
     },
 }
 
+/// Whether an aggregation with these key types is streamed: kept by the
+/// consumer, each update a record, because a key is a user stack that
+/// only the consumer can unwind (`ustack()`, `jstack()`).
+pub fn streamed_agg(keys: &[Type]) -> bool {
+    keys.iter()
+        .any(|k| matches!(k.special(), Some(crate::types::Special::UStack(_))))
+}
+
 impl CStmt {
     /// True if the statement leaves something in the principal buffer for
     /// the consumer (so the clause must emit a record).
     pub fn records(&self) -> bool {
         match self {
+            CStmt::AggUpdate { keys, .. } => keys
+                .iter()
+                .any(|k| streamed_agg(std::slice::from_ref(&k.ty))),
             CStmt::Eval(..)
-            | CStmt::AggUpdate { .. }
             | CStmt::Raise(..)
             | CStmt::Chill(..)
             | CStmt::Copyout { .. }

@@ -272,8 +272,8 @@ pub enum Special {
     Sym,
     /// `mod()`: the module.
     Mod,
-    /// `ustack()`: the process ID, then this many frames of a word each
-    /// (see `USTACK_IP`), 0 past the last.
+    /// `ustack()` and `jstack()`: a snapshot of the user stack this many
+    /// words long (see [`ustack_snapshot`]), unwound by the consumer.
     UStack(u32),
     /// `usym()` and `ufunc()`: the process ID and a user address, then
     /// the probe's own user address as a `ustack()` frame and as a
@@ -287,17 +287,51 @@ pub enum Special {
     UAddr,
 }
 
-/// A `ustack()` frame is a word: with this bit, the address (the kernel
-/// could not tell the object); without it, the low 31 bits of the first
-/// 4 bytes of the object's build ID (native order) in the high half and
-/// the offset in the object's file in the low half, so that the frame is
-/// named after the process is gone.
+/// A `ustack()` frame, as the consumer keeps it once unwound, is a
+/// word: with this bit, the address (its object is not known); without
+/// it, the low 30 bits of the first 4 bytes of the object's build ID
+/// (native order) in bits 32-61 and the offset in the object's file in
+/// the low half, so that the frame is named after the process is gone.
+/// Either way `USTACK_FP` says how the frame was found.
 pub const USTACK_IP: u64 = 1 << 63;
 
-/// The most frames `ustack()` records without a count: what fits an
-/// aggregation key (512 bytes, less the aggregation's and the process's
-/// words).
-pub const USTACK_DEFAULT_MAX: u32 = 60;
+/// A `ustack()` frame found by its caller's frame pointer, where the
+/// object has no call frame information for the address (the rest of a
+/// frame word as above, with 30 bits of the build ID).
+pub const USTACK_FP: u64 = 1 << 62;
+
+/// What `ustack()` records: the user registers an unwinder needs and a
+/// copy of the top of the user stack, which the consumer unwinds with
+/// the objects' call frame information (`.eh_frame`, `.debug_frame`),
+/// or their frame pointers where there is none.
+///
+/// The words: the process ID; [`TAG`](ustack_snapshot::TAG) with the
+/// frames asked for in its low 16 bits; the bytes of stack copied; the
+/// instruction pointer, the stack pointer and the frame pointer; then
+/// the stack's bytes from the stack pointer up (`ustackbytes` of them
+/// at most, fewer where the stack ends).
+pub mod ustack_snapshot {
+    /// Tells a snapshot from unwound frames (a frame word never has
+    /// these bits: an address marked `USTACK_IP` is below 2^47).
+    pub const TAG: u64 = 0xda5c << 48;
+    pub const PID: usize = 0;
+    pub const HEAD: usize = 8;
+    pub const LEN: usize = 16;
+    pub const IP: usize = 24;
+    pub const SP: usize = 32;
+    pub const BP: usize = 40;
+    /// Where the stack's bytes begin.
+    pub const BYTES: usize = 48;
+
+    /// The words of a snapshot of `bytes` stack bytes.
+    pub fn words(bytes: u32) -> u32 {
+        (BYTES as u32 + bytes).div_ceil(8)
+    }
+}
+
+/// `ustackbytes`' default: perf's for DWARF unwinding (`--call-graph
+/// dwarf`), deep enough for the stacks of most programs' main threads.
+pub const DEFAULT_USTACKBYTES: u32 = 8192;
 
 impl Special {
     pub fn type_of(self) -> Type {
@@ -310,7 +344,7 @@ impl Special {
             Special::Mod => Type::Named(Arc::from("_modaddr"), Box::new(Type::Int(UINTPTR_T))),
             Special::UStack(n) => Type::Named(
                 Arc::from("ustack"),
-                Box::new(Type::Array(Box::new(Type::Int(UINT64)), 1 + n)),
+                Box::new(Type::Array(Box::new(Type::Int(UINT64)), n)),
             ),
             Special::USym | Special::UMod | Special::UAddr => {
                 let name = match self {
@@ -337,7 +371,7 @@ impl Type {
             ("stack", Type::Array(_, n)) => Some(Special::Stack(*n)),
             ("_symaddr", Type::Int(_)) => Some(Special::Sym),
             ("_modaddr", Type::Int(_)) => Some(Special::Mod),
-            ("ustack", Type::Array(_, n)) => Some(Special::UStack(n.saturating_sub(1))),
+            ("ustack", Type::Array(_, n)) => Some(Special::UStack(*n)),
             ("_usymaddr", Type::Array(..)) => Some(Special::USym),
             ("_umodaddr", Type::Array(..)) => Some(Special::UMod),
             ("_uaddr", Type::Array(..)) => Some(Special::UAddr),
@@ -823,6 +857,8 @@ pub struct TypeTable {
     /// (`jstackframes`).
     pub ustackframes: u32,
     pub jstackframes: u32,
+    /// The bytes of user stack `ustack()` copies (`ustackbytes`).
+    pub ustackbytes: u32,
     /// The most frames any stack records (the `maxframes` option): a
     /// larger count, given or by default, is cut to it.
     pub maxframes: u32,
@@ -852,6 +888,7 @@ impl Default for TypeTable {
             stackframes: DEFAULT_STACKFRAMES,
             ustackframes: DEFAULT_USTACKFRAMES,
             jstackframes: DEFAULT_JSTACKFRAMES,
+            ustackbytes: DEFAULT_USTACKBYTES,
             maxframes: DEFAULT_MAXFRAMES,
             scratchsize: 16 << 10,
         }

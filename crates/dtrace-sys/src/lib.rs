@@ -11,6 +11,7 @@ pub mod cpus;
 pub mod features;
 pub mod ksyms;
 mod mapped;
+pub mod mmaps;
 pub mod perf;
 pub mod poll;
 pub mod process;

@@ -845,6 +845,22 @@ const DEMOS: &[(&str, Demo)] = &[
         let frames = text(&o.stdout).lines().filter(|l| l.contains('`')).count();
         check(frames == 2, "not two frames", &o)
     }),
+    ("ustackbytes", || {
+        // With a word of stack copied the unwinder has the instruction
+        // pointer alone (inner's return address is further up): one
+        // frame; by default the stack reaches main.
+        let exe = frames_fixture()?;
+        let prog = "BEGIN { n = 0; } frames$target:::here /n++ == 0/ { ustack(); }";
+        let none = dtrace(&["-q", "-x", "ustackbytes=8", "-n", prog, "-c", &exe]);
+        let all = dtrace(&["-q", "-n", prog, "-c", &exe]);
+        let _ = std::fs::remove_file(&exe);
+        let frames = text(&none.stdout)
+            .lines()
+            .filter(|l| l.contains('`'))
+            .count();
+        check(frames == 1, "not one frame", &none)?;
+        check(text(&all.stdout).contains("`main+"), "no main", &all)
+    }),
     ("jstackframes", || {
         let exe = frames_fixture()?;
         let prog = "BEGIN { n = 0; } frames$target:::here /n++ == 0/ { jstack(); }";

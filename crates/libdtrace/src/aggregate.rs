@@ -131,40 +131,38 @@ pub fn decode_key(layout: &AggLayout, raw: &[u8]) -> Vec<KeyValue> {
         .map(|f| {
             let start = (f.offset as usize).min(raw.len());
             let end = ((f.offset + f.size) as usize).min(raw.len());
-            (f, &raw[start..end])
-        })
-        .map(|(f, bytes)| match &f.ty {
-            Type::String => KeyValue::Str(cstr(bytes).to_vec()),
-            t if t.special().is_some() => match t.special() {
-                Some(Special::Stack(_)) => KeyValue::Stack(bytes.to_vec()),
-                Some(Special::UStack(_)) => KeyValue::UStack(bytes.to_vec()),
-                // A user symbol, module or address, by its text: keys
-                // in one function are one row (usym), as in DTrace.
-                Some(Special::USym) => {
-                    KeyValue::Mod(crate::usym::pair_text(bytes, crate::usym::UserHow::Sym))
-                }
-                Some(Special::UMod) => {
-                    KeyValue::Mod(crate::usym::pair_text(bytes, crate::usym::UserHow::Mod))
-                }
-                Some(Special::UAddr) => {
-                    KeyValue::Mod(crate::usym::pair_text(bytes, crate::usym::UserHow::Addr))
-                }
-                Some(Special::Sym) => {
-                    KeyValue::Sym(crate::ksym::sym_start(
-                        read_i64(raw, f.offset as usize) as u64
-                    ))
-                }
-                _ => KeyValue::Mod(crate::ksym::mod_text(
-                    read_i64(raw, f.offset as usize) as u64
-                )),
-            },
-            t if t.is_by_ref() => KeyValue::Bytes(bytes.to_vec()),
-            t => {
-                let it = format::int_type_of(t);
-                KeyValue::Int(format::normalize(read_i64(raw, f.offset as usize), it), it)
-            }
+            decode_field(&f.ty, &raw[start..end])
         })
         .collect()
+}
+
+/// Decodes one element of a key, of type `ty`, from its bytes.
+pub fn decode_field(ty: &Type, bytes: &[u8]) -> KeyValue {
+    match ty {
+        Type::String => KeyValue::Str(cstr(bytes).to_vec()),
+        t if t.special().is_some() => match t.special() {
+            Some(Special::Stack(_)) => KeyValue::Stack(bytes.to_vec()),
+            Some(Special::UStack(_)) => KeyValue::UStack(bytes.to_vec()),
+            // A user symbol, module or address, by its text: keys
+            // in one function are one row (usym), as in DTrace.
+            Some(Special::USym) => {
+                KeyValue::Mod(crate::usym::pair_text(bytes, crate::usym::UserHow::Sym))
+            }
+            Some(Special::UMod) => {
+                KeyValue::Mod(crate::usym::pair_text(bytes, crate::usym::UserHow::Mod))
+            }
+            Some(Special::UAddr) => {
+                KeyValue::Mod(crate::usym::pair_text(bytes, crate::usym::UserHow::Addr))
+            }
+            Some(Special::Sym) => KeyValue::Sym(crate::ksym::sym_start(read_i64(bytes, 0) as u64)),
+            _ => KeyValue::Mod(crate::ksym::mod_text(read_i64(bytes, 0) as u64)),
+        },
+        t if t.is_by_ref() => KeyValue::Bytes(bytes.to_vec()),
+        t => {
+            let it = format::int_type_of(t);
+            KeyValue::Int(format::normalize(read_i64(bytes, 0), it), it)
+        }
+    }
 }
 
 /// Merges one key's per-CPU values.

@@ -381,6 +381,45 @@ fn value_arg<'a>(v: &'a Value, data: &'a [u8], indent: usize) -> Arg<'a> {
     }
 }
 
+/// Folds a streamed aggregation's update into the consumer's rows
+/// (`streamed.rs`): its keys decoded as the aggregation's key types,
+/// a user stack unwound to its frames.
+fn fold_streamed(p: &mut Parts, rec: &[u8], agg: usize, keys: &[Value], words: u32, cpu: usize) {
+    let Some(running) = p.running.as_ref() else {
+        return;
+    };
+    let layout = &running.gen.aggs[agg];
+    let key: Vec<aggregate::KeyValue> = keys
+        .iter()
+        .zip(&layout.keys)
+        .map(|(v, f)| match v {
+            Value::ConstInt { value, .. } => aggregate::decode_field(&f.ty, &value.to_ne_bytes()),
+            Value::ConstStr(s) => aggregate::KeyValue::Str(s.clone()),
+            Value::Int { offset, .. } => {
+                aggregate::decode_field(&f.ty, rec.get(*offset as usize..).unwrap_or(&[]))
+            }
+            Value::Str { offset, size } | Value::Bytes { offset, size, .. } => {
+                let o = *offset as usize;
+                let b = rec.get(o..o + *size as usize).unwrap_or(&[]);
+                match f.ty.special() {
+                    Some(Special::UStack(_)) => {
+                        aggregate::KeyValue::UStack(crate::unwind::unwind(b))
+                    }
+                    _ => aggregate::decode_field(&f.ty, b),
+                }
+            }
+        })
+        .collect();
+    let size = dtrace_bpf::aggs::value_size(layout.func) as usize;
+    let w = rec
+        .get(words as usize..words as usize + size)
+        .unwrap_or(&[]);
+    running
+        .streamed
+        .borrow_mut()
+        .fold(layout, key, w, cpu, p.opts.aggsize);
+}
+
 /// trace()'s view of a value: a float's bits as an integer, a
 /// by-reference value's bytes.
 fn trace_arg<'a>(v: &'a Value, data: &'a [u8], indent: usize) -> Arg<'a> {
@@ -527,6 +566,7 @@ pub(crate) fn consume_all(
     out: &mut dyn Write,
     consumer: &mut dyn Consumer,
 ) -> Result<(), Error> {
+    crate::usym::drain_mappings();
     // The ring policy's chunks, once tracing has stopped: CPU by CPU,
     // oldest first; then the ring buffers (END's records among them).
     if p.stopped && !r.ring_drained {
@@ -837,6 +877,24 @@ fn consume_one(
     };
     let info = epid_info(p, r, epid, desc.probe, desc.clause);
     let layout = &*info.layout;
+    // Streamed aggregations' updates are folded first; a record of
+    // nothing else is not shown (an aggregation is no record in DTrace).
+    let (mut folded, mut others) = (false, false);
+    for a in &layout.actions {
+        match &a.action {
+            ActionLayout::AggUpdate { agg, keys, words } => {
+                folded = true;
+                let ran = a.ran_flag.is_none_or(|f| rd_u64(rec, f as usize) != 0);
+                if ran {
+                    fold_streamed(p, rec, *agg, keys, *words, cpu as usize);
+                }
+            }
+            _ => others = true,
+        }
+    }
+    if folded && !others {
+        return Ok(Consume::Next);
+    }
     let cx = p.render_cx();
     let indent = cx.indent;
     // The records' values go into one arena, and the records into one
@@ -893,6 +951,9 @@ fn consume_one(
             ActionLayout::Setopt(n, _) => (RecKind::Setopt, value_extent(n)),
             ActionLayout::Print(v) => (RecKind::Print, value_extent(v)),
             ActionLayout::Tracemem(v, _) => (RecKind::Tracemem, value_extent(v)),
+            // An aggregation's update is no record in DTrace: a
+            // statement's, of no size.
+            ActionLayout::AggUpdate { .. } => (RecKind::Statement, (0, 0)),
             ActionLayout::Statement(k) => (
                 match k {
                     StmtKind::Expr => RecKind::Statement,
@@ -1087,6 +1148,9 @@ fn present(
                 continue;
             }
         }
+        if let ActionLayout::AggUpdate { .. } = &a.action {
+            continue;
+        }
         match consumer.record(out, &pd, Some(&records[i])) {
             Consume::Abort => return Ok(Consume::Abort),
             Consume::Next => continue,
@@ -1143,6 +1207,8 @@ fn present(
                     }
                 }
             }
+            // Folded above.
+            ActionLayout::AggUpdate { .. } => continue,
             ActionLayout::Ftruncate => {
                 p.sink.flush_output(out)?;
                 p.sink.truncate_output();

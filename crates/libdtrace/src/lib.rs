@@ -67,6 +67,8 @@ mod proc;
 mod session;
 pub mod signals;
 mod sink;
+mod streamed;
+mod unwind;
 mod usym;
 
 use std::collections::HashSet;

@@ -45,6 +45,8 @@ pub(crate) struct Running {
     pub(crate) rings: Vec<RingBuf>,
     poller: Poller,
     watched: std::cell::RefCell<Vec<i32>>,
+    /// The streamed aggregations' rows (`streamed.rs`).
+    pub(crate) streamed: std::cell::RefCell<crate::streamed::Tables>,
 }
 
 impl Drop for Running {
@@ -55,6 +57,7 @@ impl Drop for Running {
     /// and the waits overlap. (Uprobe events do not overlap: the kernel
     /// closes them one at a time, about 80 ms each here.)
     fn drop(&mut self) {
+        crate::usym::unwatch_mappings();
         let links = std::mem::take(&mut self._links);
         if links.len() < 2 {
             return;
@@ -166,7 +169,11 @@ pub(crate) fn generate(
             ) {
                 needs_btf = true;
             }
-            uregs |= matches!(e.kind, CKind::Builtin(Builtin::Uregs));
+            // ustack() starts from the user registers too.
+            uregs |= matches!(
+                e.kind,
+                CKind::Builtin(Builtin::Uregs) | CKind::UStack { .. }
+            );
         });
     }
     if uregs && btf && matches!(opts.kernel.user_regs, UserRegs::Unknown(_)) {
@@ -800,6 +807,18 @@ pub(crate) fn start_with(
     for r in &rings {
         poller.add_edge(r.fd().as_raw_fd(), 0)?;
     }
+    // User stacks are unwound from the objects' places, which the kernel
+    // reports as they are mapped (a command may be gone before its
+    // records are read).
+    let mut ustack = false;
+    for c in &dt.clauses {
+        dtrace_bpf::codegen::visit_clause_exprs(c, &mut |e| {
+            ustack |= matches!(e.kind, CKind::UStack { .. });
+        });
+    }
+    if ustack {
+        crate::usym::watch_mappings();
+    }
     Ok(Running {
         gen,
         maps,
@@ -810,6 +829,7 @@ pub(crate) fn start_with(
         rings,
         poller,
         watched: std::cell::RefCell::new(Vec::new()),
+        streamed: Default::default(),
     })
 }
 
@@ -895,7 +915,14 @@ impl Running {
         let map = &self.maps[self.gen.drops_map.0 as usize];
         let mut vals = map.percpu_values()?;
         map.lookup_percpu(&0u32.to_ne_bytes(), &mut vals)?;
-        Ok(vals.iter().map(drop_counts).collect())
+        let mut counts: Vec<[u64; DROP_KINDS]> = vals.iter().map(drop_counts).collect();
+        // The consumer's own: streamed aggregations' updates it dropped.
+        for (cpu, n) in self.streamed.borrow().drops.iter().enumerate() {
+            if let Some(c) = counts.get_mut(cpu) {
+                c[dtrace_bpf::plan::drops::AGGREGATION as usize / 8] += n;
+            }
+        }
+        Ok(counts)
     }
 
     fn agg(&self, id: usize) -> &Map {
@@ -906,6 +933,12 @@ impl Running {
     /// CPU's value too (the `aggpercpu` option).
     pub(crate) fn snapshot_with(&self, id: usize, percpu: bool) -> Result<Vec<AggEntry>, Error> {
         let layout = &self.gen.aggs[id];
+        if layout.streamed {
+            return Ok(self
+                .streamed
+                .borrow()
+                .snapshot(layout, percpu, self.rings.len()));
+        }
         Ok(aggregate::snapshot(
             self.agg(id),
             layout,
@@ -925,6 +958,10 @@ impl Running {
 
     /// clear(): zeroes every value of aggregation `id`, keeping its keys.
     pub(crate) fn clear_agg(&self, id: usize) -> Result<(), Error> {
+        if self.gen.aggs[id].streamed {
+            self.streamed.borrow_mut().clear(id);
+            return Ok(());
+        }
         let map = self.agg(id);
         if let Some(slot) = self.gen.aggs[id].slot {
             return Ok(aggregate::clear_slot(map, slot, true)?);
@@ -951,6 +988,17 @@ impl Running {
                 o
             }
         });
+        if self.gen.aggs[id].streamed {
+            let gone: Vec<Vec<aggregate::KeyValue>> = snap
+                .into_iter()
+                .skip(keep.unsigned_abs() as usize)
+                .map(|e| e.key)
+                .collect();
+            self.streamed
+                .borrow_mut()
+                .remove(id, &gone, &self.gen.aggs[id]);
+            return Ok(());
+        }
         for e in snap.iter().skip(keep.unsigned_abs() as usize) {
             if let Some(slot) = self.gen.aggs[id].slot {
                 aggregate::clear_slot(self.agg(id), slot, false)?;

@@ -422,6 +422,8 @@ options! {
         "undefine a preprocessor symbol (-U)";
     unodefs: bool = Bool, 0, ANY, BeforeGo, Refused("undefined kernel symbols are not permitted"),
         "(Solaris) allow undefined USDT probes";
+    ustackbytes: u32 = Size, 8192, (8, 256 << 10), BeforeGo, Honoured,
+        "bytes of user stack ustack() and jstack() copy for the consumer to unwind";
     ustackframes: u32 = Count, 100, (1, MAX_FRAMES), BeforeGo, Honoured,
         "default frames of ustack()";
     verbose: bool = Bool, 0, ANY, BeforeGo, Refused("printing the compiler's intermediate code is not supported"),

@@ -437,15 +437,26 @@ fn arg_json(out: &mut Vec<u8>, v: Arg<'_>) {
     }
 }
 
+/// A user stack: its frames, and how each was found (`"pc"`, `"cfi"`,
+/// `"fp"`: the instruction pointer, by call frame information, by the
+/// frame pointer), in a second array of the same length.
 fn ustack_json(out: &mut Vec<u8>, b: &[u8]) {
-    out.push(b'[');
-    for (i, f) in crate::usym::ustack_frames(b).iter().enumerate() {
+    let frames = crate::usym::ustack_frames_how(b);
+    out.extend_from_slice(b"{\"frames\":[");
+    for (i, (f, _)) in frames.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
         json_str(out, f.as_bytes());
     }
-    out.push(b']');
+    out.extend_from_slice(b"],\"unwound\":[");
+    for (i, (_, how)) in frames.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        json_str(out, how.name().as_bytes());
+    }
+    out.extend_from_slice(b"]}");
 }
 
 fn key_json(out: &mut Vec<u8>, k: &KeyValue) {

@@ -28,7 +28,9 @@ use std::sync::{Mutex, OnceLock};
 
 use blazesym::symbolize::source::{Elf, Source};
 use blazesym::symbolize::{Input, Symbolized, Symbolizer};
-use dtrace_lang::types::USTACK_IP;
+use dtrace_lang::types::{USTACK_FP, USTACK_IP};
+
+pub use crate::unwind::How;
 
 thread_local! {
     /// One symbolizer, whose caches of parsed objects outlive a call.
@@ -37,30 +39,82 @@ thread_local! {
 
 /// A file-backed mapping of a process: `[lo, hi)` maps `path` from
 /// file offset `offset`.
-#[derive(Clone, Debug)]
-struct Mapping {
-    lo: u64,
-    hi: u64,
-    offset: u64,
-    path: PathBuf,
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Mapping {
+    pub(crate) lo: u64,
+    pub(crate) hi: u64,
+    pub(crate) offset: u64,
+    pub(crate) path: PathBuf,
 }
 
 /// What this process knows of traced processes' objects.
 #[derive(Default)]
 struct Known {
-    /// Objects by build ID: the low 31 bits of its first 4 bytes
-    /// (native order), as a `ustack()` frame carries it.
+    /// Objects by build ID: the low 30 bits of its first 4 bytes
+    /// (native order), as a `ustack()` frame carries it, and the other
+    /// way.
     by_build_id: HashMap<u32, PathBuf>,
+    key_of: HashMap<PathBuf, u32>,
     /// Files whose build ID has been read.
     read: HashSet<PathBuf>,
     /// Each process's mappings, as last read, and when.
     maps: HashMap<u32, Vec<Mapping>>,
     read_at: HashMap<u32, std::time::Instant>,
+    /// Each process's mappings' generation: a new one each time they
+    /// are read and found changed.
+    generation: HashMap<u32, u64>,
+    next_generation: u64,
     /// Commands created held before their exec: their executables, until
     /// their objects are learnt (when a frame's object is first not
     /// known, not before: reading them costs the start-up of every `-c`).
     held: HashMap<u32, PathBuf>,
 }
+
+/// The kernel's reports of executable mappings, while a program that
+/// records user stacks runs (`dtrace_sys::mmaps`).
+fn reports() -> &'static Mutex<Option<dtrace_sys::mmaps::MmapReports>> {
+    static REPORTS: OnceLock<Mutex<Option<dtrace_sys::mmaps::MmapReports>>> = OnceLock::new();
+    REPORTS.get_or_init(Mutex::default)
+}
+
+/// Starts reading the kernel's reports of code mapped by any process,
+/// so that a process's objects are known when its stacks are unwound,
+/// even once it is gone. Without them (no perf events), mappings are
+/// read from `/proc` while processes live, as before.
+pub(crate) fn watch_mappings() {
+    let cpus = dtrace_sys::cpus::online_cpus().unwrap_or_default();
+    let r = dtrace_sys::mmaps::MmapReports::open(&cpus, 64).ok();
+    *reports().lock().unwrap_or_else(|e| e.into_inner()) = r;
+}
+
+/// Stops reading them (tracing has ended), learning what they hold.
+pub(crate) fn unwatch_mappings() {
+    drain_mappings();
+    *reports().lock().unwrap_or_else(|e| e.into_inner()) = None;
+}
+
+/// Learns the mappings reported since the last call.
+pub(crate) fn drain_mappings() {
+    let mut r = reports().lock().unwrap_or_else(|e| e.into_inner());
+    let Some(r) = r.as_mut() else { return };
+    with_known(|k| {
+        r.drain(|e| match e {
+            dtrace_sys::mmaps::MmapEvent::Map {
+                pid,
+                addr,
+                len,
+                pgoff,
+                path,
+            } => k.mapped(pid, addr, len, pgoff, path),
+            dtrace_sys::mmaps::MmapEvent::Exec { pid } => k.execed(pid),
+            dtrace_sys::mmaps::MmapEvent::Lost(_) => {}
+        })
+    });
+}
+
+/// Processes whose mappings are kept at most; beyond, those of processes
+/// that are gone are forgotten.
+const KEPT_PROCESSES: usize = 8192;
 
 fn known() -> &'static Mutex<Known> {
     static KNOWN: OnceLock<Mutex<Known>> = OnceLock::new();
@@ -79,6 +133,59 @@ fn base_name(path: &Path) -> String {
 }
 
 impl Known {
+    /// A new generation for `pid`'s mappings.
+    fn changed(&mut self, pid: u32) {
+        self.next_generation += 1;
+        self.generation.insert(pid, self.next_generation);
+    }
+
+    /// `pid` mapped code of `path` at `[addr, addr + len)` from file
+    /// offset `pgoff` (reported by the kernel). A process not known yet
+    /// has its other mappings read first, if it lives.
+    fn mapped(&mut self, pid: u32, addr: u64, len: u64, pgoff: u64, path: &[u8]) {
+        use std::os::unix::ffi::OsStrExt;
+        if !path.starts_with(b"/") || path.ends_with(b" (deleted)") {
+            return;
+        }
+        if !self.maps.contains_key(&pid) {
+            self.forget_gone();
+            if self.read_process(pid) {
+                return;
+            }
+        }
+        let (lo, hi) = (addr, addr.saturating_add(len));
+        let maps = self.maps.entry(pid).or_default();
+        maps.retain(|m| m.hi <= lo || m.lo >= hi);
+        maps.push(Mapping {
+            lo,
+            hi,
+            offset: pgoff,
+            path: PathBuf::from(std::ffi::OsStr::from_bytes(path)),
+        });
+        self.changed(pid);
+    }
+
+    /// `pid` executed a program: its mappings are the ones reported
+    /// from now on.
+    fn execed(&mut self, pid: u32) {
+        self.forget_gone();
+        self.maps.insert(pid, Vec::new());
+        self.read_at.insert(pid, std::time::Instant::now());
+        self.changed(pid);
+    }
+
+    /// Past `KEPT_PROCESSES`, forgets the processes that are gone.
+    fn forget_gone(&mut self) {
+        if self.maps.len() < KEPT_PROCESSES {
+            return;
+        }
+        self.maps
+            .retain(|pid, _| Path::new(&format!("/proc/{}", pid)).exists());
+        let maps = &self.maps;
+        self.read_at.retain(|pid, _| maps.contains_key(pid));
+        self.generation.retain(|pid, _| maps.contains_key(pid));
+    }
+
     fn learn_object(&mut self, path: &Path) {
         if !self.read.insert(path.to_path_buf()) {
             return;
@@ -86,6 +193,7 @@ impl Known {
         if let Ok(Some(id)) = blazesym::helper::read_elf_build_id(path) {
             self.by_build_id
                 .insert(build_id_key(&id), path.to_path_buf());
+            self.key_of.insert(path.to_path_buf(), build_id_key(&id));
         }
     }
 
@@ -98,6 +206,9 @@ impl Known {
         let maps: Vec<Mapping> = lines.iter().filter_map(file_code).collect();
         if maps.is_empty() {
             return false;
+        }
+        if self.maps.get(&pid) != Some(&maps) {
+            self.changed(pid);
         }
         self.maps.insert(pid, maps);
         self.read_at.insert(pid, std::time::Instant::now());
@@ -143,7 +254,70 @@ fn build_id_key(id: &[u8]) -> u32 {
     let mut first = [0u8; 4];
     let n = id.len().min(4);
     first[..n].copy_from_slice(&id[..n]);
-    u32::from_ne_bytes(first) & 0x7fff_ffff
+    u32::from_ne_bytes(first) & BUILD_ID_KEY
+}
+
+/// The bits of a build ID a frame word keeps.
+const BUILD_ID_KEY: u32 = 0x3fff_ffff;
+
+/// A process's mappings of code (read now if never read) and their
+/// generation, for the unwinder.
+pub(crate) fn process_maps(pid: u32) -> Option<(u64, Vec<Mapping>)> {
+    with_known(|k| {
+        if !k.maps.contains_key(&pid) {
+            k.read_process(pid);
+        }
+        let maps = k.maps.get(&pid)?.clone();
+        Some((k.generation.get(&pid).copied().unwrap_or(0), maps))
+    })
+}
+
+/// A frame at `addr` in `pid` as a word (`types::USTACK_IP`): its
+/// object's build ID and the offset in its file, or the marked address
+/// where the object is not known or has no build ID.
+pub(crate) fn frame_word(pid: u32, addr: u64) -> u64 {
+    with_known(|k| {
+        let (path, off) = k.place(pid, addr)?;
+        k.learn_object(&path);
+        let key = *k.key_of.get(&path)?;
+        (off <= u64::from(u32::MAX)).then(|| u64::from(key) << 32 | off)
+    })
+    .unwrap_or(USTACK_IP | addr)
+}
+
+/// The separate debug file of the object at `path`, if one is
+/// installed: by build ID (`/usr/lib/debug/.build-id/xx/yyyy.debug`),
+/// else by its `.gnu_debuglink` name beside it, in its `.debug`
+/// directory, or under `/usr/lib/debug` at its own directory, as gdb
+/// looks.
+pub(crate) fn debug_file(path: &Path) -> Option<PathBuf> {
+    use object::Object;
+    let bytes = std::fs::read(path).ok()?;
+    let file = object::File::parse(&*bytes).ok()?;
+    if let Ok(Some(id)) = file.build_id() {
+        if id.len() > 1 {
+            let hex: String = id.iter().map(|b| format!("{:02x}", b)).collect();
+            let p = PathBuf::from(format!(
+                "/usr/lib/debug/.build-id/{}/{}.debug",
+                &hex[..2],
+                &hex[2..]
+            ));
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    let (name, _crc) = file.gnu_debuglink().ok()??;
+    let name = std::str::from_utf8(name).ok()?;
+    let dir = path.parent()?;
+    let global = Path::new("/usr/lib/debug").join(dir.strip_prefix("/").unwrap_or(dir));
+    [
+        dir.join(name),
+        dir.join(".debug").join(name),
+        global.join(name),
+    ]
+    .into_iter()
+    .find(|p| p.is_file() && p != path)
 }
 
 /// A mapping of code from a file that is still there under its name
@@ -206,18 +380,63 @@ pub fn refresh_process(pid: u32) {
 }
 
 /// The function holding `offset` in the file: its name and the offset
-/// into it.
+/// into it. From the object's own symbols (`.symtab`, `.dynsym`, or
+/// the `.symtab` of its MiniDebugInfo, `.gnu_debugdata`), else from its
+/// separate debug file's (`debug_file`), by address.
 fn symbol_at(path: &Path, offset: u64) -> Option<(String, u64)> {
+    let found = symbolize(path, Input::FileOffset(offset));
+    if found.is_some() {
+        return found;
+    }
+    let (debug, svma) = debug_place(path, offset)?;
+    symbolize(&debug, Input::VirtOffset(svma))
+}
+
+fn symbolize(path: &Path, input: Input<u64>) -> Option<(String, u64)> {
     let src = Source::Elf(Elf {
         debug_syms: false,
         ..Elf::new(path)
     });
     SYMBOLIZER.with(|s| {
         let s = s.borrow();
-        match s.symbolize_single(&src, Input::FileOffset(offset)) {
+        match s.symbolize_single(&src, input) {
             Ok(Symbolized::Sym(sym)) => Some((sym.name.to_string(), sym.offset as u64)),
             _ => None,
         }
+    })
+}
+
+/// An object's separate debug file and its `PT_LOAD` segments (file
+/// offset, address, size in the file), by the object's path.
+type DebugPlace = Option<(PathBuf, Vec<(u64, u64, u64)>)>;
+
+/// The debug file of the object at `path` and the address there of
+/// byte `offset` of the object's file.
+fn debug_place(path: &Path, offset: u64) -> Option<(PathBuf, u64)> {
+    thread_local! {
+        static DEBUG: RefCell<HashMap<PathBuf, DebugPlace>> = RefCell::new(HashMap::new());
+    }
+    DEBUG.with(|d| {
+        let mut d = d.borrow_mut();
+        let place = d.entry(path.to_path_buf()).or_insert_with(|| {
+            use object::{Object, ObjectSegment};
+            let debug = debug_file(path)?;
+            let bytes = std::fs::read(path).ok()?;
+            let file = object::File::parse(&*bytes).ok()?;
+            let segs = file
+                .segments()
+                .map(|s| {
+                    let (off, size) = s.file_range();
+                    (off, s.address(), size)
+                })
+                .collect();
+            Some((debug, segs))
+        });
+        let (debug, segs) = place.as_ref()?;
+        let &(off, addr, _) = segs
+            .iter()
+            .find(|&&(off, _, size)| off <= offset && offset < off + size)?;
+        Some((debug.clone(), addr + (offset - off)))
     })
 }
 
@@ -296,7 +515,7 @@ pub fn pair_text(bytes: &[u8], how: UserHow) -> String {
         return object_text(&path, off, how);
     }
     if frame != 0 && frame & USTACK_IP == 0 && ip != 0 {
-        let (id, ip_off) = ((frame >> 32) as u32, frame & 0xffff_ffff);
+        let (id, ip_off) = ((frame >> 32) as u32 & BUILD_ID_KEY, frame & 0xffff_ffff);
         let mut path = with_known(|k| k.by_build_id.get(&id).cloned());
         if path.is_none() {
             learn_held();
@@ -314,20 +533,37 @@ pub fn pair_text(bytes: &[u8], how: UserHow) -> String {
 }
 
 /// The frames of a recorded `ustack()` as text, innermost first: each
-/// by its object's build ID and offset where the kernel could read the
-/// build ID, else by its address in the process.
+/// by its object's build ID and offset where it is known, else by its
+/// address in the process. A snapshot is unwound first.
 pub fn ustack_frames(bytes: &[u8]) -> Vec<String> {
+    ustack_frames_how(bytes)
+        .into_iter()
+        .map(|(f, _)| f)
+        .collect()
+}
+
+/// As `ustack_frames`, with how each frame was found.
+pub fn ustack_frames_how(bytes: &[u8]) -> Vec<(String, How)> {
+    if crate::unwind::is_snapshot(bytes) {
+        return ustack_frames_how(&crate::unwind::unwind(bytes));
+    }
     let mut words = bytes
         .chunks_exact(8)
         .map(|w| u64::from_ne_bytes(w.try_into().expect("8 bytes")));
     let pid = words.next().unwrap_or(0) as i64;
     let mut out = Vec::new();
-    for w in words.take_while(|&w| w != 0) {
+    for (i, w) in words.take_while(|&w| w != 0).enumerate() {
+        let how = match i {
+            0 => How::Pc,
+            _ if w & USTACK_FP != 0 => How::FramePointer,
+            _ => How::Cfi,
+        };
+        let w = w & !USTACK_FP;
         if w & USTACK_IP != 0 {
-            out.push(user_text(pid, w & !USTACK_IP, UserHow::Addr));
+            out.push((user_text(pid, w & !USTACK_IP, UserHow::Addr), how));
             continue;
         }
-        let (id, offset) = ((w >> 32) as u32, w & 0xffff_ffff);
+        let (id, offset) = ((w >> 32) as u32 & BUILD_ID_KEY, w & 0xffff_ffff);
         let mut path = with_known(|k| k.by_build_id.get(&id).cloned());
         if path.is_none() {
             // An object not seen yet: the process's, if it lives, or a
@@ -341,10 +577,11 @@ pub fn ustack_frames(bytes: &[u8]) -> Vec<String> {
                 path = with_known(|k| k.by_build_id.get(&id).cloned());
             }
         }
-        out.push(match path {
+        let text = match path {
             Some(p) => object_text(&p, offset, UserHow::Addr),
             None => format!("0x{:x}", offset),
-        });
+        };
+        out.push((text, how));
     }
     out
 }

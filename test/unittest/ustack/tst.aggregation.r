@@ -3,5 +3,6 @@
               frames`inner
               frames`outer
               frames`main
+              frames`_start
                 3
 

@@ -128,6 +128,41 @@ impl ProgGen<'_, '_> {
 }
 
 impl ProgGen<'_, '_> {
+    /// A streamed aggregation's update (`AggLayout::streamed`): its keys
+    /// recorded, and the function's words updated from zero in the
+    /// record, for the consumer to fold into its copy.
+    pub(crate) fn agg_update_streamed(
+        &mut self,
+        act: &RecordedAction,
+        keys: &[CExpr],
+        value: Option<&CExpr>,
+        incr: Option<&CExpr>,
+    ) -> R<()> {
+        let ActionLayout::AggUpdate {
+            agg,
+            keys: vals,
+            words,
+        } = &act.action
+        else {
+            return Err(GenError("internal error: record layout out of step".into()));
+        };
+        for (v, k) in vals.iter().zip(keys) {
+            self.record_value(v, k)?;
+        }
+        let func = self.g.aggs[*agg].func;
+        let ops = crate::aggs::ops(func);
+        for w in 0..ops.words() as u32 {
+            self.st_imm_at(R8, words + 8 * w, 0);
+        }
+        let (tv, ti) = self.agg_operands(value, incr)?;
+        let done = self.a.new_label();
+        self.ptr(R0, R8, *words);
+        ops.update(self, tv, ti, done);
+        self.a.bind(done);
+        self.free_operands(tv, ti);
+        Ok(())
+    }
+
     /// An aggregating function's value and increment, evaluated.
     pub(crate) fn agg_operands(
         &mut self,

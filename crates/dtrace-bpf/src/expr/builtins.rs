@@ -212,9 +212,101 @@ impl ProgGen<'_, '_> {
         }
     }
 
+    /// Writes a snapshot of the user stack (`types::ustack_snapshot`,
+    /// `words` words) in scratch and returns its offset: the process ID,
+    /// the tag with `frames`, the user registers the unwinder starts
+    /// from, and the stack's bytes from the stack pointer up, read a page
+    /// at a time until `ustackbytes` are copied or a page cannot be read
+    /// (the end of the stack's mapping, or a page not present). A thread
+    /// with no user context (a kernel thread) copies nothing and has no
+    /// registers: no frames.
+    pub(crate) fn user_stack_snapshot(&mut self, frames: u32, words: u32) -> R<u32> {
+        use dtrace_lang::types::ustack_snapshot as us;
+        const PAGE: u32 = 4096;
+        let bytes = (words * 8).saturating_sub(us::BYTES as u32);
+        // A read of up to a page may start anywhere below the end.
+        let buf = self.alloc_buf(words * 8 + PAGE);
+        let chunk_at = self.alloc_buf(8);
+        let done = self.a.new_label();
+        self.a.emit(call(Helper::GetCurrentPidTgid));
+        self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
+        self.stx_at(R9, buf + us::PID as u32, R0, Size::DW);
+        load_imm(
+            &mut self.a,
+            R1,
+            (us::TAG | u64::from(frames.min(0xffff))) as i64,
+        );
+        self.stx_at(R9, buf + us::HEAD as u32, R1, Size::DW);
+        for w in [us::LEN, us::IP, us::SP, us::BP] {
+            self.st_imm_at(R9, buf + w as u32, 0);
+        }
+        // The registers, read whole into where the bytes go (a failed
+        // read leaves zeros: no frames).
+        self.user_regs()?;
+        self.a.emit(mov64_reg(R3, R0));
+        self.ptr(R1, R9, buf + us::BYTES as u32);
+        self.a.emit(mov64_imm(R2, 168));
+        self.a.emit(call(Helper::ProbeReadKernel));
+        for (from, to) in [
+            (crate::layout::regs::IP_FULL, us::IP),
+            (crate::layout::regs::SP_FULL, us::SP),
+            (32, us::BP),
+        ] {
+            self.ldx_at(R1, R9, buf + us::BYTES as u32 + from, Size::DW);
+            self.stx_at(R9, buf + to as u32, R1, Size::DW);
+        }
+        // A user address, or nothing.
+        self.ldx_at(R1, R9, buf + us::IP as u32, Size::DW);
+        load_imm(&mut self.a, R2, 1 << 47);
+        let user = self.a.new_label();
+        self.a.jmp_reg_to(Cond::Lt, R1, R2, user);
+        for w in [us::IP, us::SP, us::BP] {
+            self.st_imm_at(R9, buf + w as u32, 0);
+        }
+        self.a.ja_to(done);
+        self.a.bind(user);
+        // Page by page: the first to the end of the stack pointer's page.
+        for _ in 0..bytes / PAGE + 2 {
+            self.ldx_at(R1, R9, buf + us::LEN as u32, Size::DW);
+            self.a.jmp_imm_to(Cond::Gt, R1, bytes as i32, done);
+            self.a.emit(mov64_imm(R2, bytes as i32));
+            self.a.emit(alu64_reg(Alu::Sub, R2, R1));
+            self.a.jmp_imm_to(Cond::Eq, R2, 0, done);
+            self.ldx_at(R3, R9, buf + us::SP as u32, Size::DW);
+            self.a.emit(alu64_reg(Alu::Add, R3, R1));
+            self.a.emit(mov64_reg(R4, R3));
+            self.a.emit(alu64_imm(Alu::And, R4, (PAGE - 1) as i32));
+            self.a.emit(mov64_imm(R5, PAGE as i32));
+            self.a.emit(alu64_reg(Alu::Sub, R5, R4));
+            let fits = self.a.new_label();
+            self.a.jmp_reg_to(Cond::Le, R5, R2, fits);
+            self.a.emit(mov64_reg(R5, R2));
+            self.a.bind(fits);
+            // Never more than a page (so, but a verifier before 5.13
+            // does not learn it from the comparison of two registers).
+            let page = self.a.new_label();
+            self.a.jmp_imm_to(Cond::Le, R5, PAGE as i32, page);
+            self.a.emit(mov64_imm(R5, PAGE as i32));
+            self.a.bind(page);
+            self.stx_at(R9, chunk_at, R5, Size::DW);
+            self.a.emit(mov64_reg(R2, R5));
+            self.a.emit(mov64_reg(R4, R1));
+            self.ptr(R1, R9, buf + us::BYTES as u32);
+            self.a.emit(alu64_reg(Alu::Add, R1, R4));
+            self.a.emit(call(Helper::ProbeReadUser));
+            self.a.jmp_imm_to(Cond::Ne, R0, 0, done);
+            self.ldx_at(R1, R9, buf + us::LEN as u32, Size::DW);
+            self.ldx_at(R2, R9, chunk_at, Size::DW);
+            self.a.emit(alu64_reg(Alu::Add, R1, R2));
+            self.stx_at(R9, buf + us::LEN as u32, R1, Size::DW);
+        }
+        self.a.bind(done);
+        Ok(buf)
+    }
+
     /// r0 = the address of the current thread's user registers
     /// (`struct pt_regs`), which `uregs[]` reads.
-    fn user_regs(&mut self) -> Result<(), GenError> {
+    pub(crate) fn user_regs(&mut self) -> Result<(), GenError> {
         if matches!(self.plan.context, ArgContext::Uprobe { .. }) {
             // A uprobe's context is the thread's user registers.
             self.a
@@ -240,7 +332,7 @@ impl ProgGen<'_, '_> {
                 self.a.bind(zero);
             }
             UserRegs::Unknown(why) => {
-                return Err(GenError(format!("uregs[] needs {}", why)));
+                return Err(GenError(format!("uregs[] and ustack() need {}", why)));
             }
         }
         Ok(())

@@ -79,56 +79,15 @@ impl ProgGen<'_, '_> {
                 self.ptr(R1, R9, buf);
                 Ok(self.int_result(R1))
             }
-            // The process ID, then the user stack's frames, each a word
-            // (`types::USTACK_IP`): the kernel gives each frame's build
-            // ID and file offset, or its address, in 32 bytes, which are
-            // packed into words here. By reference.
+            // A snapshot of the user stack for the consumer to unwind
+            // (`types::ustack_snapshot`), by reference.
             CKind::UStack { frames } => {
-                let n = *frames;
-                let out = self.alloc_buf(8 + 8 * n);
-                let raw = self.alloc_buf(32 * n);
-                self.a.emit(call(Helper::GetCurrentPidTgid));
-                self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
-                self.stx_at(R9, out, R0, Size::DW);
-                self.a
-                    .emit(ldx(Size::DW, R1, FP, crate::codegen::stack::CTX));
-                self.ptr(R2, R9, raw);
-                self.a.emit(mov64_imm(R3, (32 * n) as i32));
-                self.a
-                    .emit(mov64_imm(R4, BPF_F_USER_STACK | BPF_F_USER_BUILD_ID));
-                self.a.emit(call(Helper::GetStack));
-                let entry = matches!(self.plan.context, ArgContext::Uprobe { entry: true, .. });
-                if entry && n > 1 {
-                    // At a function's entry the caller is the return
-                    // address on top of the stack, which the kernel's
-                    // walk of saved frame pointers skips: it is the
-                    // second frame (an address: its object is not told).
-                    self.pack_user_frame(raw, out + 8);
-                    let slot = out + 16;
-                    self.st_imm_at(R9, slot, 0);
-                    self.ptr(R1, R9, slot);
-                    self.a.emit(mov64_imm(R2, 8));
-                    self.a
-                        .emit(ldx(Size::DW, R3, FP, crate::codegen::stack::CTX));
-                    self.a
-                        .emit(ldx(Size::DW, R3, R3, crate::layout::regs::SP_FULL as i16));
-                    self.a.emit(call(Helper::ProbeReadUser));
-                    let none = self.a.new_label();
-                    self.ldx_at(R0, R9, slot, Size::DW);
-                    self.a.jmp_imm_to(Cond::Eq, R0, 0, none);
-                    load_imm(&mut self.a, R2, dtrace_lang::types::USTACK_IP as i64);
-                    self.a.emit(alu64_reg(Alu::Or, R0, R2));
-                    self.stx_at(R9, slot, R0, Size::DW);
-                    self.a.bind(none);
-                    for i in 1..n - 1 {
-                        self.pack_user_frame(raw + 32 * i, out + 16 + 8 * i);
-                    }
-                } else {
-                    for i in 0..n {
-                        self.pack_user_frame(raw + 32 * i, out + 8 + 8 * i);
-                    }
-                }
-                self.ptr(R1, R9, out);
+                let words = match e.ty.special() {
+                    Some(dtrace_lang::types::Special::UStack(w)) => w,
+                    _ => return Err(GenError("ustack() without its snapshot type".into())),
+                };
+                let buf = self.user_stack_snapshot(*frames, words)?;
+                self.ptr(R1, R9, buf);
                 Ok(self.int_result(R1))
             }
             // The process ID and the address, then the probe's own user

@@ -164,7 +164,13 @@ impl ProgGen<'_, '_> {
                 ..
             } => {
                 self.cur_action = *action;
-                self.agg_update(*agg, keys, value.as_ref(), incr.as_ref())?;
+                if self.g.aggs[*agg].streamed {
+                    let act = self.next_layout()?;
+                    self.agg_update_streamed(&act, keys, value.as_ref(), incr.as_ref())?;
+                    self.mark_ran(&act);
+                } else {
+                    self.agg_update(*agg, keys, value.as_ref(), incr.as_ref())?;
+                }
             }
             CStmt::Raise(sig, action) => {
                 self.cur_action = *action;

@@ -794,10 +794,11 @@ impl Checker<'_> {
                     ));
                 }
                 if a.keys.len() != key_types.len()
-                    || a.keys
-                        .iter()
-                        .zip(&key_types)
-                        .any(|(x, y)| x.is_string() != y.is_string())
+                    || a.keys.iter().zip(&key_types).any(|(x, y)| {
+                        x.is_string() != y.is_string()
+                            || crate::ir::streamed_agg(std::slice::from_ref(x))
+                                != crate::ir::streamed_agg(std::slice::from_ref(y))
+                    })
                 {
                     return Err(err(
                         Tag::D_AGG_MDIM,

@@ -46,10 +46,9 @@ impl Checker<'_> {
         })
     }
 
-    /// `ustack(n, strsize)`: the process ID and `n` user frames
-    /// (`ustackframes` by default, at most `USTACK_DEFAULT_MAX` so that
-    /// it fits an aggregation key) by their objects' build IDs, so they
-    /// are symbolized after the process is gone. `strsize` is the
+    /// `ustack(n, strsize)`: a snapshot of the user stack
+    /// (`types::ustack_snapshot`) that the consumer unwinds to `n` frames
+    /// at most (`ustackframes` by default). `strsize` is the
     /// room for the frames a ustack helper (a JVM's) names: there are
     /// none on Linux, so only 0 is taken.
     pub(super) fn subr_ustack(
@@ -58,12 +57,7 @@ impl Checker<'_> {
         line: u32,
     ) -> Result<CExpr, CompileError> {
         let n = self.syms.types.ustackframes;
-        self.user_stack(
-            args,
-            n.min(crate::types::USTACK_DEFAULT_MAX),
-            "ustack",
-            line,
-        )
+        self.user_stack(args, n, "ustack", line)
     }
 
     /// `jstack(n, strsize)`: `ustack()` with `jstackframes` frames by
@@ -75,12 +69,7 @@ impl Checker<'_> {
         line: u32,
     ) -> Result<CExpr, CompileError> {
         let n = self.syms.types.jstackframes;
-        self.user_stack(
-            args,
-            n.min(crate::types::USTACK_DEFAULT_MAX),
-            "jstack",
-            line,
-        )
+        self.user_stack(args, n, "jstack", line)
     }
 
     fn user_stack(
@@ -142,9 +131,10 @@ impl Checker<'_> {
         let frames = frames
             .min(self.syms.types.maxframes)
             .clamp(1, MAX_STACK_FRAMES);
+        let words = crate::types::ustack_snapshot::words(self.syms.types.ustackbytes);
         Ok(CExpr {
             kind: CKind::UStack { frames },
-            ty: Special::UStack(frames).type_of(),
+            ty: Special::UStack(words).type_of(),
             line,
         })
     }
