@@ -27,9 +27,18 @@
 //!    floor (a count on one uprobe_multi link with the probe's semaphore
 //!    raised), under dtrace and under bpftrace, each `@ = count()`, every
 //!    count checked.
+//! 7. `ustack()`: N/10 getpid calls on CPU 0 from this program (Rust,
+//!    built without frame pointers), each `@[ustack()] = count()`, under
+//!    dtrace (a copy of the stack, unwound by the consumer with the
+//!    objects' CFI), under bpftrace (`@[ustack]`, the kernel's frame
+//!    pointer walk), under perf's DWARF mode (`perf record --call-graph
+//!    dwarf`, the same copy unwound afterwards) and under the floor (an
+//!    empty program that counts): ns/call added, the ratio to the floor,
+//!    the share of stacks that reach `main`, and dtrace's consumer rate
+//!    (stacks unwound a second of its CPU time).
 //!
 //! Usage: `bench/run.sh [--calls N] [--rounds R] [--no-wide]
-//! [--baseline PATH] [--only probe-effect|startup|wide|stream|snapshot|usdt]
+//! [--baseline PATH] [--only probe-effect|startup|wide|stream|snapshot|usdt|ustack]
 //! [--shape TEXT]` (`--shape` keeps the probe-effect shapes whose label
 //! contains TEXT).
 
@@ -148,7 +157,7 @@ fn main() {
             "--shape" => cfg.shape = it.next().cloned(),
             other => {
                 eprintln!("dtrace-bench: unknown argument {}", other);
-                eprintln!("usage: dtrace-bench [--calls N] [--rounds R] [--no-wide] [--no-bpftrace] [--dtrace PATH] [--baseline PATH] [--only probe-effect|startup|wide|stream|snapshot|usdt] [--shape TEXT]");
+                eprintln!("usage: dtrace-bench [--calls N] [--rounds R] [--no-wide] [--no-bpftrace] [--dtrace PATH] [--baseline PATH] [--only probe-effect|startup|wide|stream|snapshot|usdt|ustack] [--shape TEXT]");
                 std::process::exit(2);
             }
         }
@@ -193,6 +202,210 @@ fn main() {
     if run("usdt") {
         usdt_effect(&cfg);
     }
+    if run("ustack") {
+        ustack_effect(&cfg);
+    }
+}
+
+/// A process's CPU time so far (user and system), from /proc.
+fn cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid)).ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime: fields 14 and 15, 11 and 12 after the name.
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
+/// The process's CPU time once it has stopped growing (the consumer has
+/// caught up with what the loop made).
+fn settled_cpu_time(pid: u32) -> Option<Duration> {
+    let mut last = cpu_time(pid)?;
+    for _ in 0..100 {
+        std::thread::sleep(Duration::from_millis(200));
+        let now = cpu_time(pid)?;
+        if now == last {
+            return Some(now);
+        }
+        last = now;
+    }
+    Some(last)
+}
+
+/// The stacks counted in a tracer's aggregation of stacks, and those of
+/// them whose frames reach `main`: dtrace's rows end in a line that is
+/// a number, bpftrace's in `]: N`.
+fn stack_rows(out: &str) -> (u64, u64) {
+    let (mut all, mut main) = (0, 0);
+    let mut reached = false;
+    for l in out.lines().map(str::trim) {
+        let n = l.strip_prefix("]: ").unwrap_or(l).parse::<u64>().ok();
+        match n {
+            Some(n) => {
+                all += n;
+                if reached {
+                    main += n;
+                }
+                reached = false;
+            }
+            None => reached |= l.contains("main"),
+        }
+    }
+    (all, main)
+}
+
+/// The probe effect of `ustack()` and the consumer's unwinding rate
+/// (part 7), the loop on CPU 0 and the tracers on the others.
+fn ustack_effect(cfg: &Config) {
+    let n = (cfg.calls / 10).max(1000);
+    println!(
+        "== ustack(): {} getpid calls on CPU 0, `@[ustack()] = count()`, ns/call added to the untraced call",
+        n
+    );
+    let online = dtrace_sys::cpus::online_cpus().unwrap_or_default();
+    let others = cpu_list(
+        &online
+            .iter()
+            .copied()
+            .filter(|&c| c != 0)
+            .collect::<Vec<_>>(),
+    );
+    let pin = (!others.is_empty()).then_some(others.as_str());
+    if let Some(list) = pin {
+        pin_self(list);
+    }
+    let perf = which("perf");
+    let time = || time_loop_on(n, &[0]).as_nanos() as f64 / n as f64;
+    let d = "syscall::getpid:entry /execname == \"dtrace-bench\"/ { @[ustack()] = count(); }";
+    let b =
+        "tracepoint:syscalls:sys_enter_getpid /comm == \"dtrace-bench\"/ { @[ustack] = count(); }";
+    let (mut floor, mut dt, mut bt, mut pf) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut dt_r, mut bt_r, mut pf_r) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut rate, mut dt_main, mut bt_main) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..cfg.rounds {
+        let none = time();
+        let f = floor::Floor::attach(floor::Kind::PredPid).ok().map(|f| {
+            let t = time();
+            drop(f);
+            t - none
+        });
+        let r = start_dtrace(cfg, &["-q", "-n", d], pin);
+        let t = time();
+        let before = settled_cpu_time(r.child.id());
+        let (out, err) = finish(r);
+        let (all, main) = stack_rows(&out);
+        let drops = reported_drops(&err);
+        let dtrace = if all + drops >= n {
+            if let Some(cpu) = before.filter(|c| !c.is_zero()) {
+                rate.push(all as f64 / cpu.as_secs_f64());
+            }
+            dt_main.push(100.0 * main as f64 / all.max(1) as f64);
+            if drops > 0 {
+                println!("  round {}: dtrace: {} drops", round + 1, drops);
+            }
+            Some(t - none)
+        } else {
+            println!(
+                "  round {}: dtrace counted {} of {} ({})",
+                round + 1,
+                all,
+                n,
+                err.trim()
+            );
+            None
+        };
+        let bpftrace = cfg.bpftrace.as_ref().and_then(|bin| {
+            let r = start_bpftrace(bin, &["-e", b], pin);
+            let t = time();
+            let (out, _) = finish(r);
+            let (all, main) = stack_rows(&out);
+            bt_main.push(100.0 * main as f64 / all.max(1) as f64);
+            (all >= n).then_some(t - none)
+        });
+        let perf_dwarf = perf.as_ref().and_then(|bin| {
+            let data =
+                std::env::temp_dir().join(format!("dtrace-bench-perf-{}.data", std::process::id()));
+            let child = pinned(bin, pin)
+                .args([
+                    "record",
+                    "-q",
+                    "-a",
+                    "-e",
+                    "syscalls:sys_enter_getpid",
+                    "--call-graph",
+                    "dwarf",
+                    "-o",
+                ])
+                .arg(&data)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .ok()?;
+            std::thread::sleep(Duration::from_millis(1500));
+            let t = time();
+            signal(&child, "INT");
+            child.wait_with_output().ok()?;
+            // (perf's exit status after SIGINT says nothing: its data
+            // file does.)
+            let ok = std::fs::metadata(&data).is_ok_and(|m| m.len() > 0);
+            let _ = std::fs::remove_file(&data);
+            ok.then_some(t - none)
+        });
+        if let Some(f) = f {
+            floor.push(f);
+            for (v, acc, ratio) in [
+                (dtrace, &mut dt, &mut dt_r),
+                (bpftrace, &mut bt, &mut bt_r),
+                (perf_dwarf, &mut pf, &mut pf_r),
+            ] {
+                if let Some(v) = v {
+                    acc.push(v);
+                    ratio.push(v / f);
+                }
+            }
+        }
+    }
+    println!(
+        "{:<28} {:>12} {:>12} {:>14}",
+        "tracer", "ns/call", "x floor", "reach main"
+    );
+    println!(
+        "{:<28} {:>+12.1} {:>12} {:>14}",
+        "floor (empty program)",
+        median(&mut floor),
+        "1.00x",
+        "-"
+    );
+    println!(
+        "{:<28} {:>+12.1} {:>11.2}x {:>13.1}%",
+        "dtrace @[ustack()]",
+        median(&mut dt),
+        median(&mut dt_r),
+        median(&mut dt_main)
+    );
+    if cfg.bpftrace.is_some() {
+        println!(
+            "{:<28} {:>+12.1} {:>11.2}x {:>13.1}%",
+            "bpftrace @[ustack]",
+            median(&mut bt),
+            median(&mut bt_r),
+            median(&mut bt_main)
+        );
+    }
+    if perf.is_some() {
+        println!(
+            "{:<28} {:>+12.1} {:>11.2}x {:>14}",
+            "perf record --call-graph dwarf",
+            median(&mut pf),
+            median(&mut pf_r),
+            "-"
+        );
+    }
+    println!(
+        "dtrace's consumer: {:.0} stacks unwound a CPU second",
+        median(&mut rate)
+    );
+    println!();
 }
 
 /// The firings counted in a tracer's output (`count N`, bpftrace's

@@ -239,6 +239,9 @@ pub enum CKind {
     /// reference.
     UStack {
         frames: u32,
+        /// `jstack()`: frames in code no object holds (a JIT's) are
+        /// named from the process's perf map.
+        jit: bool,
     },
     /// `usym()`, `ufunc()`, `umod()`, `uaddr()`: the process ID and the
     /// address, two words by reference (the type says how it prints).

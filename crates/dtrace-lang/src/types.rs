@@ -306,7 +306,7 @@ pub const USTACK_FP: u64 = 1 << 62;
 /// or their frame pointers where there is none.
 ///
 /// The words: the process ID; [`TAG`](ustack_snapshot::TAG) with the
-/// frames asked for in its low 16 bits; the bytes of stack copied; the
+/// frames asked for in its low 16 bits (and `JIT`); the bytes of stack copied; the
 /// instruction pointer, the stack pointer and the frame pointer; then
 /// the stack's bytes from the stack pointer up (`ustackbytes` of them
 /// at most, fewer where the stack ends).
@@ -314,6 +314,11 @@ pub mod ustack_snapshot {
     /// Tells a snapshot from unwound frames (a frame word never has
     /// these bits: an address marked `USTACK_IP` is below 2^47).
     pub const TAG: u64 = 0xda5c << 48;
+    /// In the tag's word: `jstack()`, whose frames in code no object
+    /// holds are named from the process's perf map.
+    pub const JIT: u64 = 1 << 16;
+    /// In the process ID's word of unwound frames: the same.
+    pub const JIT_PID: u64 = 1 << 63;
     pub const PID: usize = 0;
     pub const HEAD: usize = 8;
     pub const LEN: usize = 16;

@@ -1,7 +1,8 @@
 //! The kernel's reports of code being mapped, as perf has them: a dummy
 //! software event on each CPU for every process, with `mmap` and
-//! `comm_exec` set, whose ring buffer receives a `PERF_RECORD_MMAP` for
-//! each executable mapping made (the file, its place, its offset) and a
+//! `mmap2` and `comm_exec` set, whose ring buffer receives a
+//! `PERF_RECORD_MMAP2` for each executable mapping made (the file by its
+//! path, device and inode, its place, its offset) and a
 //! `PERF_RECORD_COMM` marked as an exec for each exec. A consumer that
 //! reads them knows where a process had its objects even after it is
 //! gone, which is what unwinding a user stack recorded in its last
@@ -18,12 +19,15 @@ use crate::perf;
 #[derive(Debug, PartialEq, Eq)]
 pub enum MmapEvent<'a> {
     /// Process `pid` mapped `len` bytes of `path` at `addr`, from file
-    /// offset `pgoff`, executable.
+    /// offset `pgoff`, executable; the file is inode `ino` of device
+    /// `dev` (as `stat` numbers them).
     Map {
         pid: u32,
         addr: u64,
         len: u64,
         pgoff: u64,
+        dev: u64,
+        ino: u64,
         path: &'a [u8],
     },
     /// Process `pid` executed a new program: its old mappings are gone.
@@ -32,7 +36,7 @@ pub enum MmapEvent<'a> {
     Lost(u64),
 }
 
-const PERF_RECORD_MMAP: u32 = 1;
+const PERF_RECORD_MMAP2: u32 = 10;
 const PERF_RECORD_LOST: u32 = 2;
 const PERF_RECORD_COMM: u32 = 3;
 const PERF_RECORD_MISC_COMM_EXEC: u16 = 1 << 13;
@@ -151,14 +155,21 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 /// A report's body (after its header) as an event.
 fn parse(kind: u32, misc: u16, body: &[u8]) -> Option<MmapEvent<'_>> {
     match kind {
-        PERF_RECORD_MMAP => {
-            let name = body.get(32..)?;
+        PERF_RECORD_MMAP2 => {
+            let name = body.get(64..)?;
             let end = name.iter().position(|&c| c == 0).unwrap_or(name.len());
+            let (maj, min) = (u64::from(u32_at(body, 32)), u64::from(u32_at(body, 36)));
             Some(MmapEvent::Map {
                 pid: u32_at(body, 0),
                 addr: u64_at(body, 8),
                 len: u64_at(body, 16),
                 pgoff: u64_at(body, 24),
+                // glibc's makedev().
+                dev: (maj & 0xfffff000) << 32
+                    | (maj & 0xfff) << 8
+                    | (min & 0xffffff00) << 12
+                    | (min & 0xff),
+                ino: u64_at(body, 40),
                 path: &name[..end],
             })
         }
@@ -200,20 +211,33 @@ mod tests {
     #[test]
     fn parses_reports() {
         let mut body = Vec::new();
+        // pid, tid; addr, len, pgoff; maj, min; ino, generation; prot,
+        // flags; the name.
         for w in [7u32, 8] {
             body.extend_from_slice(&w.to_ne_bytes());
         }
         for w in [0x1000u64, 0x2000, 0x3000] {
             body.extend_from_slice(&w.to_ne_bytes());
         }
+        for w in [254u32, 1] {
+            body.extend_from_slice(&w.to_ne_bytes());
+        }
+        for w in [1234u64, 0] {
+            body.extend_from_slice(&w.to_ne_bytes());
+        }
+        for w in [5u32, 2] {
+            body.extend_from_slice(&w.to_ne_bytes());
+        }
         body.extend_from_slice(b"/bin/true\0\0\0\0\0\0\0");
         assert_eq!(
-            parse(PERF_RECORD_MMAP, 0, &body),
+            parse(PERF_RECORD_MMAP2, 0, &body),
             Some(MmapEvent::Map {
                 pid: 7,
                 addr: 0x1000,
                 len: 0x2000,
                 pgoff: 0x3000,
+                dev: 0xfe01,
+                ino: 1234,
                 path: b"/bin/true"
             })
         );
@@ -222,7 +246,7 @@ mod tests {
             Some(MmapEvent::Exec { pid: 7 })
         );
         assert_eq!(parse(PERF_RECORD_COMM, 0, &body), None);
-        assert_eq!(parse(PERF_RECORD_MMAP, 0, &body[..8]), None);
+        assert_eq!(parse(PERF_RECORD_MMAP2, 0, &body[..8]), None);
     }
 
     #[test]
@@ -252,9 +276,16 @@ mod tests {
         }
         let me = std::process::id();
         let mut seen = false;
+        let ino = std::os::unix::fs::MetadataExt::ino(&f.metadata().unwrap());
         r.drain(|e| {
-            if let MmapEvent::Map { pid, path: p, .. } = e {
-                seen |= pid == me && p == path.as_os_str().as_encoded_bytes();
+            if let MmapEvent::Map {
+                pid,
+                path: p,
+                ino: i,
+                ..
+            } = e
+            {
+                seen |= pid == me && p == path.as_os_str().as_encoded_bytes() && i == ino;
             }
         });
         let _ = std::fs::remove_file(&path);

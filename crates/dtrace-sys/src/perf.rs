@@ -92,18 +92,19 @@ pub fn open_cpu_clock(cpu: u32, period_ns: u64) -> io::Result<OwnedFd> {
 }
 
 /// Opens a dummy software event on `cpu` for every process that reports
-/// executable mappings (`mmap`) and execs (`comm`, `comm_exec`) into its
+/// executable mappings (`mmap`, `mmap2`) and execs (`comm`, `comm_exec`) into its
 /// ring buffer (`mmaps.rs`), enabled at once.
 pub fn open_mmap_reports(cpu: u32) -> io::Result<OwnedFd> {
     const PERF_COUNT_SW_DUMMY: u64 = 9;
     const MMAP: u64 = 1 << 8;
     const COMM: u64 = 1 << 9;
+    const MMAP2: u64 = 1 << 23;
     const COMM_EXEC: u64 = 1 << 24;
     let mut attr = PerfEventAttr {
         type_: PERF_TYPE_SOFTWARE,
         config: PERF_COUNT_SW_DUMMY,
         sample_period: 1,
-        flags: MMAP | COMM | COMM_EXEC,
+        flags: MMAP | MMAP2 | COMM | COMM_EXEC,
         ..Default::default()
     };
     open(&mut attr, -1, cpu as i32)

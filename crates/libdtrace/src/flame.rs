@@ -4,7 +4,11 @@
 //! then the count) and drawn as an SVG by the `inferno` crate, so
 //! `profile-997 { @[stack()] = count(); }` becomes a picture without
 //! external scripts. Other keys of the row (an `execname`, say) become
-//! frames below the stack's root.
+//! frames below the stack's root. A row with a kernel and a user stack
+//! (`@[stack(), ustack()]`) is one path, as perf folds it: the user
+//! stack from its root, then the kernel stack, whose frames are marked
+//! `_[k]` (the mark flamegraph.pl's palettes colour kernel frames by;
+//! the SVG then has them orange, the user frames red).
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -24,13 +28,23 @@ pub fn folded(entries: &[AggEntry], normal: u64) -> Vec<String> {
         if n <= 0 {
             continue;
         }
+        let mixed = e.key.iter().any(|k| matches!(k, KeyValue::Stack(_)))
+            && e.key.iter().any(|k| matches!(k, KeyValue::UStack(_)));
         let mut frames: Vec<String> = Vec::new();
+        let mut kernel: Vec<String> = Vec::new();
         for k in &e.key {
             match k {
                 KeyValue::Stack(b) => {
-                    let mut f: Vec<String> = ksym::frames(b).map(ksym::sym_text).collect();
+                    let mut f: Vec<String> = ksym::frames(b)
+                        .map(ksym::sym_text)
+                        .map(|f| if mixed { f + "_[k]" } else { f })
+                        .collect();
                     f.reverse();
-                    frames.extend(f);
+                    if mixed {
+                        kernel.extend(f);
+                    } else {
+                        frames.extend(f);
+                    }
                 }
                 KeyValue::UStack(b) => {
                     // Functions without offsets, as for kernel frames.
@@ -51,6 +65,8 @@ pub fn folded(entries: &[AggEntry], normal: u64) -> Vec<String> {
                 KeyValue::Bytes(_) => {}
             }
         }
+        // The kernel was entered from the user stack's leaf.
+        frames.extend(kernel);
         if frames.is_empty() {
             frames.push("-".to_string());
         }
@@ -82,6 +98,17 @@ pub fn write_svg(file: File, title: &str, lines: &[String]) -> io::Result<()> {
     let mut opts = inferno::flamegraph::Options::default();
     opts.title = title.to_string();
     opts.count_name = "samples".to_string();
+    // Kernel frames marked in mixed stacks are orange, the others red
+    // (the palette of inferno's that knows the mark and nothing of
+    // `module`function` names).
+    if lines
+        .iter()
+        .any(|l| l.contains("_[k];") || l.contains("_[k] "))
+    {
+        opts.colors = inferno::flamegraph::color::Palette::Multi(
+            inferno::flamegraph::color::MultiPalette::Perl,
+        );
+    }
     let mut w = BufWriter::new(file);
     inferno::flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), &mut w)
         .map_err(|e| io::Error::other(e.to_string()))?;
@@ -116,5 +143,29 @@ mod tests {
         let text = std::fs::read_to_string(path).unwrap();
         std::fs::remove_file(path).ok();
         assert!(text.contains("<svg"));
+    }
+
+    #[test]
+    fn mixed_stacks_are_one_path_kernel_marked() {
+        let mut kstack = Vec::new();
+        for pc in [0x10u64, 0] {
+            kstack.extend_from_slice(&pc.to_ne_bytes());
+        }
+        // A user stack of one frame, by address (process 0: unnamed).
+        let mut ustack = Vec::new();
+        for w in [0u64, dtrace_lang::types::USTACK_IP | 0x4000, 0] {
+            ustack.extend_from_slice(&w.to_ne_bytes());
+        }
+        let e = AggEntry {
+            key: vec![KeyValue::Stack(kstack), KeyValue::UStack(ustack)],
+            raw_key: Vec::new(),
+            merged_keys: Vec::new(),
+            value: AggValue::Count(2),
+            percpu: None,
+        };
+        let lines = folded(&[e], 1);
+        assert_eq!(lines.len(), 1);
+        assert!(lines[0].starts_with("0x4000;"), "{}", lines[0]);
+        assert!(lines[0].ends_with("_[k] 2"), "{}", lines[0]);
     }
 }

@@ -344,7 +344,8 @@ fn frames(pid: u32, snap: &[u8]) -> Vec<(u64, How)> {
 }
 
 /// A snapshot unwound into the frame words aggregations key by: the
-/// process ID, then a word a frame (`types::USTACK_IP`), then a 0.
+/// process ID (with `JIT_PID` for `jstack()`), then a word a frame
+/// (`types::USTACK_IP`), then a 0.
 pub fn unwind(snap: &[u8]) -> Vec<u8> {
     let pid = word(snap, us::PID);
     let len = (word(snap, us::LEN) as usize).min(snap.len().saturating_sub(us::BYTES));
@@ -387,7 +388,12 @@ pub fn unwind(snap: &[u8]) -> Vec<u8> {
         }
     };
     let mut out = Vec::with_capacity(8 * (words.len() + 2));
-    out.extend_from_slice(&pid.to_ne_bytes());
+    let jit = if word(snap, us::HEAD) & us::JIT != 0 {
+        us::JIT_PID
+    } else {
+        0
+    };
+    out.extend_from_slice(&(pid | jit).to_ne_bytes());
     for w in words {
         out.extend_from_slice(&w.to_ne_bytes());
     }

@@ -28,7 +28,7 @@ use std::sync::{Mutex, OnceLock};
 
 use blazesym::symbolize::source::{Elf, Source};
 use blazesym::symbolize::{Input, Symbolized, Symbolizer};
-use dtrace_lang::types::{USTACK_FP, USTACK_IP};
+use dtrace_lang::types::{ustack_snapshot, USTACK_FP, USTACK_IP};
 
 pub use crate::unwind::How;
 
@@ -60,6 +60,11 @@ struct Known {
     /// Each process's mappings, as last read, and when.
     maps: HashMap<u32, Vec<Mapping>>,
     read_at: HashMap<u32, std::time::Instant>,
+    /// Files of other mount namespaces, kept open: by device and inode,
+    /// the file and the path of its descriptor.
+    foreign: HashMap<(u64, u64), (std::fs::File, PathBuf)>,
+    /// Module names of objects read by another path than their own.
+    display: HashMap<PathBuf, String>,
     /// Each process's mappings' generation: a new one each time they
     /// are read and found changed.
     generation: HashMap<u32, u64>,
@@ -104,8 +109,10 @@ pub(crate) fn drain_mappings() {
                 addr,
                 len,
                 pgoff,
+                dev,
+                ino,
                 path,
-            } => k.mapped(pid, addr, len, pgoff, path),
+            } => k.mapped(pid, addr, len, pgoff, (dev, ino), path),
             dtrace_sys::mmaps::MmapEvent::Exec { pid } => k.execed(pid),
             dtrace_sys::mmaps::MmapEvent::Lost(_) => {}
         })
@@ -142,9 +149,11 @@ impl Known {
     /// `pid` mapped code of `path` at `[addr, addr + len)` from file
     /// offset `pgoff` (reported by the kernel). A process not known yet
     /// has its other mappings read first, if it lives.
-    fn mapped(&mut self, pid: u32, addr: u64, len: u64, pgoff: u64, path: &[u8]) {
+    fn mapped(&mut self, pid: u32, addr: u64, len: u64, pgoff: u64, id: (u64, u64), path: &[u8]) {
         use std::os::unix::ffi::OsStrExt;
-        if !path.starts_with(b"/") || path.ends_with(b" (deleted)") {
+        // Files only: perf names anonymous code `//anon`, and the vDSO
+        // `[vdso]`.
+        if !path.starts_with(b"/") || path.starts_with(b"//") || path.ends_with(b" (deleted)") {
             return;
         }
         if !self.maps.contains_key(&pid) {
@@ -154,14 +163,17 @@ impl Known {
             }
         }
         let (lo, hi) = (addr, addr.saturating_add(len));
-        let maps = self.maps.entry(pid).or_default();
-        maps.retain(|m| m.hi <= lo || m.lo >= hi);
-        maps.push(Mapping {
+        let m = self.code_mapping(
+            pid,
             lo,
             hi,
-            offset: pgoff,
-            path: PathBuf::from(std::ffi::OsStr::from_bytes(path)),
-        });
+            pgoff,
+            std::ffi::OsStr::from_bytes(path),
+            Some(id),
+        );
+        let maps = self.maps.entry(pid).or_default();
+        maps.retain(|m| m.hi <= lo || m.lo >= hi);
+        maps.push(m);
         self.changed(pid);
     }
 
@@ -203,7 +215,11 @@ impl Known {
         let Ok(lines) = dtrace_sys::process::read_maps(pid) else {
             return false;
         };
-        let maps: Vec<Mapping> = lines.iter().filter_map(file_code).collect();
+        let maps: Vec<Mapping> = lines
+            .iter()
+            .filter(|m| m.is_file_code() && !m.deleted)
+            .map(|m| self.code_mapping(pid, m.lo, m.hi, m.offset, m.path.as_ref(), None))
+            .collect();
         if maps.is_empty() {
             return false;
         }
@@ -320,15 +336,90 @@ pub(crate) fn debug_file(path: &Path) -> Option<PathBuf> {
     .find(|p| p.is_file() && p != path)
 }
 
-/// A mapping of code from a file that is still there under its name
-/// (the objects are read by their paths).
-fn file_code(m: &dtrace_sys::process::Mapping) -> Option<Mapping> {
-    (m.is_file_code() && !m.deleted).then(|| Mapping {
-        lo: m.lo,
-        hi: m.hi,
-        offset: m.offset,
-        path: PathBuf::from(&m.path),
-    })
+/// Files of other mount namespaces kept open, at most (then they are
+/// read through `/proc/PID/root` while the process lives).
+const FOREIGN_FILES: usize = 4096;
+
+impl Known {
+    /// Whether `pid` sees the files dtrace sees: the same mount
+    /// namespace (a process in a container does not; a process may
+    /// enter another at any time, so this is asked each time). `None`
+    /// when it cannot be told (the process is gone).
+    fn same_files(&mut self, pid: u32) -> Option<bool> {
+        let ns = |p: &str| std::fs::read_link(format!("/proc/{}/ns/mnt", p)).ok();
+        Some(ns(&pid.to_string())? == ns("self")?)
+    }
+
+    /// `pid`'s mapping of code at `[lo, hi)` of the file it names `name`,
+    /// from file offset `offset`, with the path its file is read by. A
+    /// process of another mount namespace (a container) may name another
+    /// file by that path: its file is opened through
+    /// `/proc/PID/map_files/LO-HI` and kept open, one descriptor a file
+    /// (`/proc/self/fd/N` reads it, after the process is gone too), or
+    /// else read through `/proc/PID/root` (while it lives).
+    ///
+    /// `id`, the file's device and inode as the kernel reported them,
+    /// tells whether the path still names that file when the process is
+    /// gone (by the inode); a path that names another is not read (its
+    /// frames show as offsets, not as another file's functions).
+    fn code_mapping(
+        &mut self,
+        pid: u32,
+        lo: u64,
+        hi: u64,
+        offset: u64,
+        name: &std::ffi::OsStr,
+        id: Option<(u64, u64)>,
+    ) -> Mapping {
+        use std::os::unix::fs::MetadataExt;
+        let shown = Path::new(name);
+        let mut path = shown.to_path_buf();
+        let in_root = || {
+            Path::new(&format!("/proc/{}/root", pid)).join(shown.strip_prefix("/").unwrap_or(shown))
+        };
+        let same = match self.same_files(pid) {
+            Some(same) => same,
+            // By the inode alone: on an overlay file system (a
+            // container's root, a live system's) the file mapped is the
+            // layer's, on another device than the one `stat` tells.
+            None => id.is_none_or(|(_, ino)| std::fs::metadata(shown).is_ok_and(|m| m.ino() == ino)),
+        };
+        if !same {
+            path = self.foreign_file(pid, lo, hi).unwrap_or_else(in_root);
+            self.display.insert(path.clone(), base_name(shown));
+        }
+        Mapping {
+            lo,
+            hi,
+            offset,
+            path,
+        }
+    }
+
+    /// The file `pid` maps at `[lo, hi)`, opened and kept open: the path
+    /// of its descriptor.
+    fn foreign_file(&mut self, pid: u32, lo: u64, hi: u64) -> Option<PathBuf> {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::MetadataExt;
+        let f = std::fs::File::open(format!("/proc/{}/map_files/{:x}-{:x}", pid, lo, hi)).ok()?;
+        let md = f.metadata().ok()?;
+        let id = (md.dev(), md.ino());
+        if let Some((_, p)) = self.foreign.get(&id) {
+            return Some(p.clone());
+        }
+        if self.foreign.len() >= FOREIGN_FILES {
+            return None;
+        }
+        let p = PathBuf::from(format!("/proc/self/fd/{}", f.as_raw_fd()));
+        self.foreign.insert(id, (f, p.clone()));
+        Some(p)
+    }
+}
+
+/// The module name of an object read by `path`: the base name of the
+/// file as its process names it.
+fn module_name(path: &Path) -> String {
+    with_known(|k| k.display.get(path).cloned()).unwrap_or_else(|| base_name(path))
 }
 
 /// Notes a traced process: a command created held before its exec
@@ -465,7 +556,7 @@ pub enum UserHow {
 
 /// An offset in an object as `how` prints it.
 fn object_text(path: &Path, offset: u64, how: UserHow) -> String {
-    let module = base_name(path);
+    let module = module_name(path);
     if how == UserHow::Mod {
         return module;
     }
@@ -488,9 +579,98 @@ pub fn user_text(pid: i64, addr: u64, how: UserHow) -> String {
     }
 }
 
-/// `addr` in process `pid` (0: no process) as `%A` prints it.
+/// `addr` in process `pid` (0: no process) as `%A` prints it: in code
+/// no object holds, by the process's perf map if it has one.
 pub fn uaddr_text(pid: i64, addr: u64) -> String {
-    user_text(pid, addr, UserHow::Addr)
+    let text = user_text(pid, addr, UserHow::Addr);
+    if text.starts_with("0x") {
+        if let Some(t) = jit_text(pid, addr) {
+            return t;
+        }
+    }
+    text
+}
+
+/// A JIT's code at `addr` in `pid` as its perf map names it,
+/// `function+0xoff` (no object holds it), if the map does.
+fn jit_text(pid: i64, addr: u64) -> Option<String> {
+    let pid = u32::try_from(pid).ok().filter(|&p| p != 0)?;
+    let (name, off) = perf_map_symbol(pid, addr)?;
+    Some(if off == 0 {
+        name
+    } else {
+        format!("{}+0x{:x}", name, off)
+    })
+}
+
+/// What a perf map file held when it was read: its modification time
+/// and length, and its entries (start, end, name) sorted by start.
+type PerfMap = (Option<std::time::SystemTime>, u64, Vec<(u64, u64, String)>);
+
+/// The files a process's perf map may be: in its own mount namespace,
+/// named by its own process ID there (`/proc/PID/root/tmp/perf-NSPID.map`,
+/// while it lives), then `/tmp/perf-PID.map`.
+fn perf_map_paths(pid: u32) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(status) = std::fs::read_to_string(format!("/proc/{}/status", pid)) {
+        let nspid = status
+            .lines()
+            .find_map(|l| l.strip_prefix("NSpid:"))
+            .and_then(|l| l.split_whitespace().last())
+            .and_then(|p| p.parse::<u32>().ok())
+            .unwrap_or(pid);
+        out.push(PathBuf::from(format!(
+            "/proc/{}/root/tmp/perf-{}.map",
+            pid, nspid
+        )));
+    }
+    out.push(PathBuf::from(format!("/tmp/perf-{}.map", pid)));
+    out
+}
+
+/// Parses a perf map: a line per function, `START SIZE NAME` with START
+/// and SIZE in hexadecimal (an optional `0x`).
+fn parse_perf_map(text: &str) -> Vec<(u64, u64, String)> {
+    let hex = |s: &str| u64::from_str_radix(s.trim_start_matches("0x"), 16).ok();
+    let mut out: Vec<(u64, u64, String)> = text
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.splitn(3, ' ');
+            let start = hex(f.next()?)?;
+            let size = hex(f.next()?)?;
+            let name = f.next()?.trim_end().to_string();
+            Some((start, start.saturating_add(size), name))
+        })
+        .collect();
+    out.sort_by_key(|e| e.0);
+    out
+}
+
+/// The function of `pid`'s perf map holding `addr`: its name and the
+/// offset into it. The map is read again when its file changed (a JIT
+/// appends as it compiles).
+fn perf_map_symbol(pid: u32, addr: u64) -> Option<(String, u64)> {
+    thread_local! {
+        static MAPS: RefCell<HashMap<u32, PerfMap>> = RefCell::new(HashMap::new());
+    }
+    MAPS.with(|m| {
+        let mut m = m.borrow_mut();
+        let found = perf_map_paths(pid)
+            .into_iter()
+            .find_map(|p| std::fs::metadata(&p).ok().map(|md| (p, md)));
+        if let Some((path, md)) = found {
+            let stamp = (md.modified().ok(), md.len());
+            let stale = m.get(&pid).is_none_or(|e| (e.0, e.1) != stamp);
+            if stale {
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                m.insert(pid, (stamp.0, stamp.1, parse_perf_map(&text)));
+            }
+        }
+        let entries = &m.get(&pid)?.2;
+        let i = entries.partition_point(|e| e.0 <= addr);
+        let (start, end, name) = entries.get(i.checked_sub(1)?)?;
+        (addr < *end).then(|| (name.clone(), addr - start))
+    })
 }
 
 /// A recorded `usym()` value as `how` prints it: the process ID, the
@@ -550,7 +730,9 @@ pub fn ustack_frames_how(bytes: &[u8]) -> Vec<(String, How)> {
     let mut words = bytes
         .chunks_exact(8)
         .map(|w| u64::from_ne_bytes(w.try_into().expect("8 bytes")));
-    let pid = words.next().unwrap_or(0) as i64;
+    let head = words.next().unwrap_or(0);
+    let pid = (head & u64::from(u32::MAX)) as i64;
+    let jit = head & ustack_snapshot::JIT_PID != 0;
     let mut out = Vec::new();
     for (i, w) in words.take_while(|&w| w != 0).enumerate() {
         let how = match i {
@@ -560,7 +742,12 @@ pub fn ustack_frames_how(bytes: &[u8]) -> Vec<(String, How)> {
         };
         let w = w & !USTACK_FP;
         if w & USTACK_IP != 0 {
-            out.push((user_text(pid, w & !USTACK_IP, UserHow::Addr), how));
+            let addr = w & !USTACK_IP;
+            let text = match jit.then(|| jit_text(pid, addr)).flatten() {
+                Some(t) => t,
+                None => user_text(pid, addr, UserHow::Addr),
+            };
+            out.push((text, how));
             continue;
         }
         let (id, offset) = ((w >> 32) as u32 & BUILD_ID_KEY, w & 0xffff_ffff);
@@ -677,9 +864,27 @@ mod tests {
     }
 
     #[test]
+    fn perf_maps_parse() {
+        let m = parse_perf_map("7f0010 20 py::f:/x.py\n0x7f0000 10 LazyCompile:*g\nbad line\n");
+        assert_eq!(
+            m,
+            vec![
+                (0x7f0000, 0x7f0010, "LazyCompile:*g".to_string()),
+                (0x7f0010, 0x7f0030, "py::f:/x.py".to_string())
+            ]
+        );
+    }
+
+    #[test]
     fn file_code_mappings_are_kept() {
         use dtrace_sys::process::parse_maps_line as line;
-        let keep = |l: &str| line(l).as_ref().and_then(file_code);
+        let me = std::process::id();
+        let keep = |l: &str| {
+            let m = line(l)?;
+            (m.is_file_code() && !m.deleted).then(|| {
+                with_known(|k| k.code_mapping(me, m.lo, m.hi, m.offset, m.path.as_ref(), None))
+            })
+        };
         let m = keep("7f00-7f80 r-xp 00002000 fe:00 123    /usr/lib/x86_64-linux-gnu/libc.so.6")
             .unwrap();
         assert_eq!((m.lo, m.hi, m.offset), (0x7f00, 0x7f80, 0x2000));

@@ -214,13 +214,13 @@ impl ProgGen<'_, '_> {
 
     /// Writes a snapshot of the user stack (`types::ustack_snapshot`,
     /// `words` words) in scratch and returns its offset: the process ID,
-    /// the tag with `frames`, the user registers the unwinder starts
+    /// the tag with `frames` (and `JIT` for `jstack()`), the user registers the unwinder starts
     /// from, and the stack's bytes from the stack pointer up, read a page
     /// at a time until `ustackbytes` are copied or a page cannot be read
     /// (the end of the stack's mapping, or a page not present). A thread
     /// with no user context (a kernel thread) copies nothing and has no
     /// registers: no frames.
-    pub(crate) fn user_stack_snapshot(&mut self, frames: u32, words: u32) -> R<u32> {
+    pub(crate) fn user_stack_snapshot(&mut self, frames: u32, jit: bool, words: u32) -> R<u32> {
         use dtrace_lang::types::ustack_snapshot as us;
         const PAGE: u32 = 4096;
         let bytes = (words * 8).saturating_sub(us::BYTES as u32);
@@ -231,11 +231,8 @@ impl ProgGen<'_, '_> {
         self.a.emit(call(Helper::GetCurrentPidTgid));
         self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
         self.stx_at(R9, buf + us::PID as u32, R0, Size::DW);
-        load_imm(
-            &mut self.a,
-            R1,
-            (us::TAG | u64::from(frames.min(0xffff))) as i64,
-        );
+        let head = us::TAG | u64::from(frames.min(0xffff)) | if jit { us::JIT } else { 0 };
+        load_imm(&mut self.a, R1, head as i64);
         self.stx_at(R9, buf + us::HEAD as u32, R1, Size::DW);
         for w in [us::LEN, us::IP, us::SP, us::BP] {
             self.st_imm_at(R9, buf + w as u32, 0);
@@ -288,8 +285,10 @@ impl ProgGen<'_, '_> {
             self.a.jmp_imm_to(Cond::Le, R5, PAGE as i32, page);
             self.a.emit(mov64_imm(R5, PAGE as i32));
             self.a.bind(page);
-            self.stx_at(R9, chunk_at, R5, Size::DW);
-            self.a.emit(mov64_reg(R2, R5));
+            // (A store far into scratch goes through r5.)
+            self.a.emit(mov64_reg(R0, R5));
+            self.stx_at(R9, chunk_at, R0, Size::DW);
+            self.a.emit(mov64_reg(R2, R0));
             self.a.emit(mov64_reg(R4, R1));
             self.ptr(R1, R9, buf + us::BYTES as u32);
             self.a.emit(alu64_reg(Alu::Add, R1, R4));

@@ -81,12 +81,12 @@ impl ProgGen<'_, '_> {
             }
             // A snapshot of the user stack for the consumer to unwind
             // (`types::ustack_snapshot`), by reference.
-            CKind::UStack { frames } => {
+            CKind::UStack { frames, jit } => {
                 let words = match e.ty.special() {
                     Some(dtrace_lang::types::Special::UStack(w)) => w,
                     _ => return Err(GenError("ustack() without its snapshot type".into())),
                 };
-                let buf = self.user_stack_snapshot(*frames, words)?;
+                let buf = self.user_stack_snapshot(*frames, *jit, words)?;
                 self.ptr(R1, R9, buf);
                 Ok(self.int_result(R1))
             }

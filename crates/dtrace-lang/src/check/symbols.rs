@@ -133,7 +133,10 @@ impl Checker<'_> {
             .clamp(1, MAX_STACK_FRAMES);
         let words = crate::types::ustack_snapshot::words(self.syms.types.ustackbytes);
         Ok(CExpr {
-            kind: CKind::UStack { frames },
+            kind: CKind::UStack {
+                frames,
+                jit: name == "jstack",
+            },
             ty: Special::UStack(words).type_of(),
             line,
         })
