@@ -233,8 +233,8 @@ fn settled_cpu_time(pid: u32) -> Option<Duration> {
 }
 
 /// The stacks counted in a tracer's aggregation of stacks, and those of
-/// them whose frames reach `main`: dtrace's rows end in a line that is
-/// a number, bpftrace's in `]: N`.
+/// them whose frames reach `main` (or `_start`): dtrace's rows end in a
+/// line that is a number, bpftrace's in `]: N`.
 fn stack_rows(out: &str) -> (u64, u64) {
     let (mut all, mut main) = (0, 0);
     let mut reached = false;
@@ -248,7 +248,16 @@ fn stack_rows(out: &str) -> (u64, u64) {
                 }
                 reached = false;
             }
-            None => reached |= l.contains("main"),
+            // `main` itself (a Rust program's `dtrace_bench::main` is
+            // not it), or `_start`; bpftrace writes `main+44`.
+            None => {
+                let f = l.rsplit('`').next().unwrap_or(l);
+                reached |= f == "main"
+                    || f.starts_with("main+")
+                    || f.starts_with("_start")
+                    || l.starts_with("main+")
+                    || l.starts_with("_start")
+            }
         }
     }
     (all, main)

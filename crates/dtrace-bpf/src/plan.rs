@@ -510,6 +510,9 @@ pub struct ClauseLayout {
 pub const RECORD_HEADER: u32 = 8;
 /// The EPID of error records.
 pub const ERROR_EPID: u32 = u32::MAX;
+/// The EPID of a user stack's snapshot (`types::ustack_snapshot`): the
+/// header, then the snapshot, as long as the stack copied.
+pub const USTACK_EPID: u32 = u32::MAX - 2;
 /// Error record: header, then u32 faulting epid, u32 action, u64 fault,
 /// u64 address, i64 offset.
 pub const ERROR_RECORD_SIZE: u32 = RECORD_HEADER + 8 + 8 + 8 + 8;
@@ -669,6 +672,9 @@ pub struct SpecMaps {
 #[derive(Clone, Debug)]
 pub struct GenOptions {
     pub strsize: u32,
+    /// The bytes of user stack a `ustack()` snapshot copies at most
+    /// (`ustackbytes`).
+    pub ustackbytes: u32,
     /// The bytes a clause may allocate (`scratchsize`, rounded up to
     /// 8: `dtrace_lang::types::round_scratch`).
     pub scratchsize: u32,
@@ -790,12 +796,17 @@ pub struct TaskOffsets {
     pub cred_uid: Option<u32>,
     pub cred_gid: Option<u32>,
     pub sum_exec_runtime: Option<u32>,
+    /// `task_struct.mm` and `mm_struct.start_stack`: where the main
+    /// thread's stack began, which a user stack's copy need not pass.
+    pub mm: Option<u32>,
+    pub mm_start_stack: Option<u32>,
 }
 
 impl Default for GenOptions {
     fn default() -> Self {
         GenOptions {
             strsize: 256,
+            ustackbytes: dtrace_lang::types::DEFAULT_USTACKBYTES,
             scratchsize: 16 << 10,
             bufsize: 4 << 20,
             aggsize: 4 << 20,

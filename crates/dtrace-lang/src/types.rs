@@ -272,8 +272,9 @@ pub enum Special {
     Sym,
     /// `mod()`: the module.
     Mod,
-    /// `ustack()` and `jstack()`: a snapshot of the user stack this many
-    /// words long (see [`ustack_snapshot`]), unwound by the consumer.
+    /// `ustack()` and `jstack()`: a reference to a snapshot of the user
+    /// stack, this many words long (see [`ustack_snapshot`]), unwound by
+    /// the consumer.
     UStack(u32),
     /// `usym()` and `ufunc()`: the process ID and a user address, then
     /// the probe's own user address as a `ustack()` frame and as a
@@ -301,23 +302,34 @@ pub const USTACK_IP: u64 = 1 << 63;
 pub const USTACK_FP: u64 = 1 << 62;
 
 /// What `ustack()` records: the user registers an unwinder needs and a
-/// copy of the top of the user stack, which the consumer unwinds with
-/// the objects' call frame information (`.eh_frame`, `.debug_frame`),
-/// or their frame pointers where there is none.
+/// copy of the top of the user stack (a snapshot), which the consumer
+/// unwinds with the objects' call frame information (`.eh_frame`,
+/// `.debug_frame`), or their frame pointers where there is none.
 ///
-/// The words: the process ID; [`TAG`](ustack_snapshot::TAG) with the
-/// frames asked for in its low 16 bits (and `JIT`); the bytes of stack copied; the
-/// instruction pointer, the stack pointer and the frame pointer; then
-/// the stack's bytes from the stack pointer up (`ustackbytes` of them
-/// at most, fewer where the stack ends).
+/// A snapshot is a record of its own in the principal buffer (its EPID
+/// `dtrace_bpf::plan::USTACK_EPID`), as long as the stack copied, which
+/// the probe writes before its clause's record; the value `ustack()`
+/// gives, in the clause's record or an aggregation's key, is a
+/// reference to it ([`REF_WORDS`](ustack_snapshot::REF_WORDS) words: the
+/// process ID, the head, the CPU and the snapshot's ID).
+///
+/// A snapshot's words: the process ID; the head, [`TAG`](ustack_snapshot::TAG)
+/// with the frames asked for in its low 16 bits (and `JIT`); the bytes of
+/// stack copied; the instruction pointer, the stack pointer and the frame
+/// pointer; its ID (the time it was taken, unique on its CPU); then the
+/// stack's bytes from the stack pointer up (`ustackbytes` of them at
+/// most, fewer where the stack ends).
 pub mod ustack_snapshot {
-    /// Tells a snapshot from unwound frames (a frame word never has
-    /// these bits: an address marked `USTACK_IP` is below 2^47).
+    /// Tells a snapshot or a reference from unwound frames (a frame word
+    /// never has these bits: an address marked `USTACK_IP` is below
+    /// 2^47).
     pub const TAG: u64 = 0xda5c << 48;
-    /// In the tag's word: `jstack()`, whose frames in code no object
-    /// holds are named from the process's perf map.
+    /// In the head: `jstack()`, whose frames in code no object holds are
+    /// named from the process's perf map.
     pub const JIT: u64 = 1 << 16;
-    /// In the process ID's word of unwound frames: the same.
+    /// In the head: a reference to a snapshot, not the snapshot.
+    pub const REF: u64 = 1 << 17;
+    /// In the process ID's word of unwound frames: `JIT`'s meaning.
     pub const JIT_PID: u64 = 1 << 63;
     pub const PID: usize = 0;
     pub const HEAD: usize = 8;
@@ -325,8 +337,13 @@ pub mod ustack_snapshot {
     pub const IP: usize = 24;
     pub const SP: usize = 32;
     pub const BP: usize = 40;
+    pub const ID: usize = 48;
     /// Where the stack's bytes begin.
-    pub const BYTES: usize = 48;
+    pub const BYTES: usize = 56;
+    /// A reference's words, and where its CPU and ID are.
+    pub const REF_WORDS: u32 = 4;
+    pub const REF_CPU: usize = 16;
+    pub const REF_ID: usize = 24;
 
     /// The words of a snapshot of `bytes` stack bytes.
     pub fn words(bytes: u32) -> u32 {
@@ -862,8 +879,6 @@ pub struct TypeTable {
     /// (`jstackframes`).
     pub ustackframes: u32,
     pub jstackframes: u32,
-    /// The bytes of user stack `ustack()` copies (`ustackbytes`).
-    pub ustackbytes: u32,
     /// The most frames any stack records (the `maxframes` option): a
     /// larger count, given or by default, is cut to it.
     pub maxframes: u32,
@@ -893,7 +908,6 @@ impl Default for TypeTable {
             stackframes: DEFAULT_STACKFRAMES,
             ustackframes: DEFAULT_USTACKFRAMES,
             jstackframes: DEFAULT_JSTACKFRAMES,
-            ustackbytes: DEFAULT_USTACKBYTES,
             maxframes: DEFAULT_MAXFRAMES,
             scratchsize: 16 << 10,
         }

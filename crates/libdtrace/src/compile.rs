@@ -88,7 +88,6 @@ impl Dtrace {
             "strsize",
             "stackframes",
             "ustackframes",
-            "ustackbytes",
             "jstackframes",
             "maxframes",
             "scratchsize",
@@ -103,7 +102,6 @@ impl Dtrace {
         syms.types.strsize = self.opts.strsize;
         syms.types.stackframes = self.opts.stackframes;
         syms.types.ustackframes = self.opts.ustackframes;
-        syms.types.ustackbytes = self.opts.ustackbytes;
         syms.types.jstackframes = self.opts.jstackframes;
         syms.types.maxframes = self.opts.maxframes;
         syms.types.scratchsize = dtrace_lang::types::round_scratch(self.opts.scratchsize);

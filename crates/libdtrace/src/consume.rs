@@ -872,6 +872,10 @@ fn consume_one(
     if epid == dtrace_bpf::plan::spec::EPID {
         return handle_spec_record(p, r, rec, out, consumer);
     }
+    if epid == dtrace_bpf::plan::USTACK_EPID {
+        crate::unwind::keep_snapshot(cpu, rec.get(8..).unwrap_or(&[]));
+        return Ok(Consume::Next);
+    }
     let Some(desc) = p.epid(epid) else {
         return Ok(Consume::Next);
     };

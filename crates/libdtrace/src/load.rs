@@ -129,6 +129,7 @@ pub(crate) fn generate(
         // Sizes the kernel has made smaller (`bufresize=auto`) rule.
         // strsize and nspec are within their ranges (options.rs).
         strsize: dt.opts.strsize,
+        ustackbytes: dt.opts.ustackbytes,
         scratchsize: dtrace_lang::types::round_scratch(dt.opts.scratchsize),
         bufsize: dt.opts.bufsize.max(4096),
         aggsize: dt.opts.aggsize.max(4096),
@@ -169,11 +170,13 @@ pub(crate) fn generate(
             ) {
                 needs_btf = true;
             }
-            // ustack() starts from the user registers too.
+            // ustack() starts from the user registers too, and reads
+            // where the main thread's stack began.
             uregs |= matches!(
                 e.kind,
                 CKind::Builtin(Builtin::Uregs) | CKind::UStack { .. }
             );
+            needs_btf |= matches!(e.kind, CKind::UStack { .. });
         });
     }
     if uregs && btf && matches!(opts.kernel.user_regs, UserRegs::Unknown(_)) {
@@ -196,6 +199,8 @@ pub(crate) fn generate(
                 cred_uid: at("cred", "uid.val"),
                 cred_gid: at("cred", "gid.val"),
                 sum_exec_runtime: at("task_struct", "se.sum_exec_runtime"),
+                mm: at("task_struct", "mm"),
+                mm_start_stack: at("mm_struct", "start_stack"),
             };
         }
     }

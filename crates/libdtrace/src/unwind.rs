@@ -146,10 +146,7 @@ impl ObjectCfi {
 
     /// The address in the object of byte `offset` of its file.
     fn svma_of_offset(&self, offset: u64) -> Option<u64> {
-        self.segments
-            .iter()
-            .find(|&&(off, _, size)| off <= offset && offset < off + size)
-            .map(|&(off, addr, _)| addr + (offset - off))
+        svma_of_offset(&self.segments, offset)
     }
 
     fn module(&self, avma: Range<u64>, bias: u64) -> Module<Data> {
@@ -171,6 +168,20 @@ impl ObjectCfi {
             },
         )
     }
+}
+
+/// The address in an object of byte `offset` of its file (the start of
+/// a mapping: page-aligned), by its `PT_LOAD` segments (file offset,
+/// address, size in the file). A segment begins mid-page, so the page
+/// that holds its start may be mapped for it from below its offset (and
+/// may hold the end of the segment before, too): the segment is the last
+/// whose page-aligned start is at or below the offset.
+pub(crate) fn svma_of_offset(segments: &[(u64, u64, u64)], offset: u64) -> Option<u64> {
+    segments
+        .iter()
+        .filter(|&&(off, _, size)| off & !0xfff <= offset && offset < off + size)
+        .max_by_key(|s| s.0)
+        .map(|&(off, addr, _)| addr.wrapping_add(offset).wrapping_sub(off))
 }
 
 /// Adds the address range of every FDE in `section` to `out`.
@@ -214,6 +225,36 @@ struct State {
     cache: Option<CacheX86_64>,
     /// Unwound snapshots by their content's hash.
     seen: HashMap<u64, Vec<u64>>,
+    /// Snapshots read from the buffers, by CPU and ID, oldest first in
+    /// `order`, `kept` bytes in all.
+    snapshots: HashMap<(u32, u64), Vec<u8>>,
+    order: std::collections::VecDeque<(u32, u64)>,
+    kept: usize,
+}
+
+/// The bytes of snapshots kept for the records that refer to them (a
+/// record follows its snapshots at once, but a speculation's may be
+/// committed later, and the `ring` policy's are read at the end).
+const KEPT_BYTES: usize = 64 << 20;
+
+/// Keeps a snapshot read from CPU `cpu`'s buffer (the record after its
+/// header) for the records that refer to it.
+pub fn keep_snapshot(cpu: u32, snap: &[u8]) {
+    let id = word(snap, us::ID);
+    let mut st = state().lock().unwrap_or_else(|e| e.into_inner());
+    while st.kept + snap.len() > KEPT_BYTES {
+        let Some(old) = st.order.pop_front() else {
+            break;
+        };
+        if let Some(b) = st.snapshots.remove(&old) {
+            st.kept -= b.len();
+        }
+    }
+    st.kept += snap.len();
+    st.order.push_back((cpu, id));
+    if let Some(b) = st.snapshots.insert((cpu, id), snap.to_vec()) {
+        st.kept -= b.len();
+    }
 }
 
 /// Snapshots remembered by content at most (then forgotten at once).
@@ -280,7 +321,8 @@ impl State {
     }
 }
 
-/// Whether these bytes are a snapshot (not yet unwound frames).
+/// Whether these bytes are a snapshot or a reference to one (not yet
+/// unwound frames).
 pub fn is_snapshot(bytes: &[u8]) -> bool {
     word(bytes, us::HEAD) >> 48 == us::TAG >> 48
 }
@@ -343,14 +385,36 @@ fn frames(pid: u32, snap: &[u8]) -> Vec<(u64, How)> {
     out
 }
 
-/// A snapshot unwound into the frame words aggregations key by: the
-/// process ID (with `JIT_PID` for `jstack()`), then a word a frame
-/// (`types::USTACK_IP`), then a 0.
-pub fn unwind(snap: &[u8]) -> Vec<u8> {
+/// A snapshot, or a reference to one, unwound into the frame words
+/// aggregations key by: the process ID (with `JIT_PID` for `jstack()`),
+/// then a word a frame (`types::USTACK_IP`), then a 0. A reference to a
+/// snapshot not kept (dropped, or forgotten) has no frames.
+pub fn unwind(bytes: &[u8]) -> Vec<u8> {
+    if word(bytes, us::HEAD) & us::REF == 0 {
+        return unwind_snapshot(bytes);
+    }
+    let key = (word(bytes, us::REF_CPU) as u32, word(bytes, us::REF_ID));
+    let snap = {
+        let st = state().lock().unwrap_or_else(|e| e.into_inner());
+        st.snapshots.get(&key).cloned()
+    };
+    match snap {
+        Some(s) => unwind_snapshot(&s),
+        None => {
+            let mut out = word(bytes, us::PID).to_ne_bytes().to_vec();
+            out.extend_from_slice(&0u64.to_ne_bytes());
+            out
+        }
+    }
+}
+
+fn unwind_snapshot(snap: &[u8]) -> Vec<u8> {
     let pid = word(snap, us::PID);
     let len = (word(snap, us::LEN) as usize).min(snap.len().saturating_sub(us::BYTES));
+    // The content: the snapshot but its ID.
     let mut h = rustc_hash::FxHasher::default();
-    h.write(snap.get(..us::BYTES + len).unwrap_or(snap));
+    h.write(snap.get(..us::ID).unwrap_or(snap));
+    h.write(snap.get(us::BYTES..us::BYTES + len).unwrap_or(&[]));
     let key = h.finish();
     let cached = {
         let st = state().lock().unwrap_or_else(|e| e.into_inner());
@@ -399,4 +463,42 @@ pub fn unwind(snap: &[u8]) -> Vec<u8> {
     }
     out.extend_from_slice(&0u64.to_ne_bytes());
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mappings_place_their_segments() {
+        // A PIE's segments: read-only from 0, text from 0x2d3f0 at
+        // 0x2e3f0 (a page apart from its offset), data after.
+        let segs = [
+            (0, 0, 0x2d3f0),
+            (0x2d3f0, 0x2e3f0, 0x1000),
+            (0x2e400, 0x30400, 0x100),
+        ];
+        // The text's mapping starts at the page of its offset.
+        assert_eq!(svma_of_offset(&segs, 0x2d000), Some(0x2e000));
+        assert_eq!(svma_of_offset(&segs, 0), Some(0));
+        assert_eq!(svma_of_offset(&segs, 0x2e000), Some(0x30000));
+        assert_eq!(svma_of_offset(&segs, 0x90000), None);
+    }
+
+    #[test]
+    fn snapshots_and_references_are_told() {
+        let mut snap = vec![0u8; us::BYTES];
+        snap[us::HEAD..us::HEAD + 8].copy_from_slice(&(us::TAG | 5).to_ne_bytes());
+        assert!(is_snapshot(&snap));
+        // No registers: no frames.
+        assert_eq!(unwind(&snap), [0u8; 16].to_vec());
+        // A reference to a snapshot never kept: the process, no frames.
+        let mut r = vec![0u8; 32];
+        r[..8].copy_from_slice(&7u64.to_ne_bytes());
+        r[us::HEAD..us::HEAD + 8].copy_from_slice(&(us::TAG | us::REF | 5).to_ne_bytes());
+        let out = unwind(&r);
+        assert_eq!(&out[..8], &7u64.to_ne_bytes());
+        assert_eq!(out.len(), 16);
+        assert!(!is_snapshot(&[0u8; 16]));
+    }
 }

@@ -382,7 +382,9 @@ impl Known {
             // By the inode alone: on an overlay file system (a
             // container's root, a live system's) the file mapped is the
             // layer's, on another device than the one `stat` tells.
-            None => id.is_none_or(|(_, ino)| std::fs::metadata(shown).is_ok_and(|m| m.ino() == ino)),
+            None => {
+                id.is_none_or(|(_, ino)| std::fs::metadata(shown).is_ok_and(|m| m.ino() == ino))
+            }
         };
         if !same {
             path = self.foreign_file(pid, lo, hi).unwrap_or_else(in_root);
@@ -524,10 +526,8 @@ fn debug_place(path: &Path, offset: u64) -> Option<(PathBuf, u64)> {
             Some((debug, segs))
         });
         let (debug, segs) = place.as_ref()?;
-        let &(off, addr, _) = segs
-            .iter()
-            .find(|&&(off, _, size)| off <= offset && offset < off + size)?;
-        Some((debug.clone(), addr + (offset - off)))
+        let svma = crate::unwind::svma_of_offset(segs, offset & !0xfff)? + (offset & 0xfff);
+        Some((debug.clone(), svma))
     })
 }
 

@@ -212,28 +212,45 @@ impl ProgGen<'_, '_> {
         }
     }
 
-    /// Writes a snapshot of the user stack (`types::ustack_snapshot`,
-    /// `words` words) in scratch and returns its offset: the process ID,
-    /// the tag with `frames` (and `JIT` for `jstack()`), the user registers the unwinder starts
-    /// from, and the stack's bytes from the stack pointer up, read a page
-    /// at a time until `ustackbytes` are copied or a page cannot be read
-    /// (the end of the stack's mapping, or a page not present). A thread
-    /// with no user context (a kernel thread) copies nothing and has no
-    /// registers: no frames.
-    pub(crate) fn user_stack_snapshot(&mut self, frames: u32, jit: bool, words: u32) -> R<u32> {
+    /// Writes a snapshot of the user stack (`types::ustack_snapshot`) to
+    /// this CPU's principal buffer, a record of its own, and its
+    /// reference (4 words) at scratch offset `ref_at`. The snapshot is the
+    /// process ID, the head (the tag with `frames`, and `JIT` for
+    /// `jstack()`), the user registers the unwinder starts from, its ID,
+    /// and the stack's bytes from the stack pointer up, read a page at a
+    /// time until `ustackbytes` are copied or a page cannot be read (the
+    /// end of the stack's mapping, or a page not present); the record is
+    /// as long as what was copied. A thread with no user context (a
+    /// kernel thread) copies nothing and has no registers: no frames. A
+    /// snapshot the buffer has no room for is a drop (its reference then
+    /// finds nothing: no frames).
+    pub(crate) fn user_stack_snapshot(&mut self, frames: u32, jit: bool, ref_at: u32) -> R<()> {
         use dtrace_lang::types::ustack_snapshot as us;
         const PAGE: u32 = 4096;
-        let bytes = (words * 8).saturating_sub(us::BYTES as u32);
-        // A read of up to a page may start anywhere below the end.
-        let buf = self.alloc_buf(words * 8 + PAGE);
+        let bytes = self.g.inp.opts.ustackbytes;
+        // The record header, then the snapshot; a read of up to a page
+        // may start anywhere below the end.
+        let rec = self.alloc_buf(RECORD_HEADER + us::words(bytes) * 8 + PAGE);
+        let buf = rec + RECORD_HEADER;
         let chunk_at = self.alloc_buf(8);
+        let limit_at = self.alloc_buf(8);
         let done = self.a.new_label();
         self.a.emit(call(Helper::GetCurrentPidTgid));
         self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
         self.stx_at(R9, buf + us::PID as u32, R0, Size::DW);
+        self.stx_at(R9, ref_at + us::PID as u32, R0, Size::DW);
         let head = us::TAG | u64::from(frames.min(0xffff)) | if jit { us::JIT } else { 0 };
         load_imm(&mut self.a, R1, head as i64);
         self.stx_at(R9, buf + us::HEAD as u32, R1, Size::DW);
+        load_imm(&mut self.a, R1, (head | us::REF) as i64);
+        self.stx_at(R9, ref_at + us::HEAD as u32, R1, Size::DW);
+        self.st_imm_at(R9, rec, USTACK_EPID as i32);
+        self.a.emit(call(Helper::GetSmpProcessorId));
+        self.stx_at(R9, rec + 4, R0, Size::W);
+        self.stx_at(R9, ref_at + us::REF_CPU as u32, R0, Size::DW);
+        self.a.emit(call(Helper::KtimeGetNs));
+        self.stx_at(R9, buf + us::ID as u32, R0, Size::DW);
+        self.stx_at(R9, ref_at + us::REF_ID as u32, R0, Size::DW);
         for w in [us::LEN, us::IP, us::SP, us::BP] {
             self.st_imm_at(R9, buf + w as u32, 0);
         }
@@ -262,13 +279,36 @@ impl ProgGen<'_, '_> {
         }
         self.a.ja_to(done);
         self.a.bind(user);
+        // At most `ustackbytes`; on the main thread, not past where its
+        // stack began (above are its arguments and environment).
+        load_imm(&mut self.a, R1, i64::from(bytes));
+        self.stx_at(R9, limit_at, R1, Size::DW);
+        if let (Some(mm), Some(start)) =
+            (self.g.inp.opts.task.mm, self.g.inp.opts.task.mm_start_stack)
+        {
+            let whole = self.a.new_label();
+            self.a.emit(call(Helper::GetCurrentTask));
+            self.read_at_r0(mm, 8);
+            self.ldx_at(R0, R9, scratch::TMP, Size::DW);
+            self.a.jmp_imm_to(Cond::Eq, R0, 0, whole);
+            self.read_at_r0(start, 8);
+            self.ldx_at(R1, R9, scratch::TMP, Size::DW);
+            self.ldx_at(R2, R9, buf + us::SP as u32, Size::DW);
+            self.a.jmp_reg_to(Cond::Le, R1, R2, whole);
+            self.a.emit(alu64_reg(Alu::Sub, R1, R2));
+            // (A word past it, for the unwinder's last read.)
+            self.a.emit(alu64_imm(Alu::Add, R1, 8));
+            self.a.jmp_imm_to(Cond::Ge, R1, bytes as i32, whole);
+            self.stx_at(R9, limit_at, R1, Size::DW);
+            self.a.bind(whole);
+        }
         // Page by page: the first to the end of the stack pointer's page.
         for _ in 0..bytes / PAGE + 2 {
             self.ldx_at(R1, R9, buf + us::LEN as u32, Size::DW);
             self.a.jmp_imm_to(Cond::Gt, R1, bytes as i32, done);
-            self.a.emit(mov64_imm(R2, bytes as i32));
+            self.ldx_at(R2, R9, limit_at, Size::DW);
+            self.a.jmp_reg_to(Cond::Le, R2, R1, done);
             self.a.emit(alu64_reg(Alu::Sub, R2, R1));
-            self.a.jmp_imm_to(Cond::Eq, R2, 0, done);
             self.ldx_at(R3, R9, buf + us::SP as u32, Size::DW);
             self.a.emit(alu64_reg(Alu::Add, R3, R1));
             self.a.emit(mov64_reg(R4, R3));
@@ -300,7 +340,25 @@ impl ProgGen<'_, '_> {
             self.stx_at(R9, buf + us::LEN as u32, R1, Size::DW);
         }
         self.a.bind(done);
-        Ok(buf)
+        // The record: as long as what was copied.
+        let dropped = self.a.new_label();
+        let out = self.a.new_label();
+        self.principal_buffer(dropped);
+        self.ldx_at(R3, R9, buf + us::LEN as u32, Size::DW);
+        self.a.jmp_imm_to(Cond::Gt, R3, bytes as i32, dropped);
+        self.a.emit(alu64_imm(
+            Alu::Add,
+            R3,
+            (RECORD_HEADER + us::BYTES as u32) as i32,
+        ));
+        self.ptr(R2, R9, rec);
+        self.a.emit(mov64_imm(R4, self.submit_flags()));
+        self.a.emit(call(Helper::RingbufOutput));
+        self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
+        self.a.bind(dropped);
+        self.count_drop(drops::BUFFER);
+        self.a.bind(out);
+        Ok(())
     }
 
     /// r0 = the address of the current thread's user registers

@@ -79,15 +79,21 @@ impl ProgGen<'_, '_> {
                 self.ptr(R1, R9, buf);
                 Ok(self.int_result(R1))
             }
-            // A snapshot of the user stack for the consumer to unwind
-            // (`types::ustack_snapshot`), by reference.
+            // The reference to a snapshot of the user stack for the
+            // consumer to unwind (`types::ustack_snapshot`), by
+            // reference: the clause's, written before its record, or
+            // one written now (in a predicate).
             CKind::UStack { frames, jit } => {
-                let words = match e.ty.special() {
-                    Some(dtrace_lang::types::Special::UStack(w)) => w,
-                    _ => return Err(GenError("ustack() without its snapshot type".into())),
+                let me = e as *const CExpr;
+                let at = match self.ustack_refs.iter().find(|(p, _)| *p == me) {
+                    Some(&(_, at)) => at,
+                    None => {
+                        let at = self.alloc_buf(32);
+                        self.user_stack_snapshot(*frames, *jit, at)?;
+                        at
+                    }
                 };
-                let buf = self.user_stack_snapshot(*frames, *jit, words)?;
-                self.ptr(R1, R9, buf);
+                self.ptr(R1, R9, at);
                 Ok(self.int_result(R1))
             }
             // The process ID and the address, then the probe's own user

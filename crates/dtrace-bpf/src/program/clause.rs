@@ -59,6 +59,8 @@ impl ProgGen<'_, '_> {
         };
         let speculative = c.speculative();
         self.bump = 0;
+        self.bump_floor = 0;
+        self.ustack_refs.clear();
         // alloca() space lasts for the clause.
         if let Some(at) = self.g.alloca_at {
             self.st_imm_at(R9, at, 0);
@@ -71,6 +73,10 @@ impl ProgGen<'_, '_> {
             self.cx.in_predicate = false;
             self.a.jmp_imm_to(Cond::Eq, R0, 0, next);
         }
+        // The user stacks' snapshots, before the record (so that the
+        // consumer reads each before the record that refers to it).
+        let stmts = c.stmts.clone();
+        self.user_stacks_first(&stmts)?;
         // A speculative clause's record is placed by its speculate(); with
         // the ring policy, all but END's go to the ring's chunks.
         let ring = self.g.ring.is_some() && self.plan.phase != Phase::End && !in_error;
@@ -90,7 +96,6 @@ impl ProgGen<'_, '_> {
             self.a.emit(mov64_reg(R8, R0));
             self.record_header(&layout.actions);
         }
-        let stmts = c.stmts.clone();
         self.stmts(&stmts)?;
         if self.cx.recording {
             match self.cx.spec_slot {
@@ -130,6 +135,34 @@ impl ProgGen<'_, '_> {
             self.count_drop(drops::BUFFER);
         }
         self.a.ja_to(next);
+        Ok(())
+    }
+
+    /// Writes the snapshot of every `ustack()` and `jstack()` of the
+    /// statements (see `user_stack_snapshot`), each where its reference
+    /// stays for the clause; the statements then record the references.
+    /// A stack is taken when its clause begins (one under an `if` too).
+    fn user_stacks_first(&mut self, stmts: &[CStmt]) -> Result<(), GenError> {
+        let mut found: Vec<&CExpr> = Vec::new();
+        visit_stmts(stmts, &mut |s| {
+            s.for_each_expr(&mut |e| {
+                e.walk(&mut |x| {
+                    if matches!(x.kind, CKind::UStack { .. }) {
+                        found.push(x);
+                    }
+                })
+            })
+        });
+        let refs: Vec<u32> = found.iter().map(|_| self.alloc_buf(32)).collect();
+        self.bump_floor = self.bump;
+        for (e, r) in found.into_iter().zip(refs) {
+            let CKind::UStack { frames, jit } = e.kind else {
+                continue;
+            };
+            self.user_stack_snapshot(frames, jit, r)?;
+            self.bump = self.bump_floor;
+            self.ustack_refs.push((e as *const CExpr, r));
+        }
         Ok(())
     }
 

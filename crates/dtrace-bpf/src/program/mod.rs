@@ -93,6 +93,13 @@ pub(crate) struct ProgGen<'g, 'a> {
     pub(crate) plan: &'g ProgramPlan,
     pub(crate) frame: Frame,
     pub(crate) bump: u32,
+    /// Where a statement's scratch allocations start: past the clause's
+    /// own (the references to its user stack snapshots).
+    pub(crate) bump_floor: u32,
+    /// The clause's `ustack()` expressions whose snapshots were written
+    /// before its record, and the scratch offset of each one's reference
+    /// (by the expression's address in the statements being emitted).
+    pub(crate) ustack_refs: Vec<(*const CExpr, u32)>,
     pub(crate) cx: ClauseCx,
     pub(crate) dmap: Option<MapId>,
     pub(crate) dl: Option<DispatchLayout>,
@@ -139,6 +146,8 @@ pub(crate) fn build(
         plan,
         frame: Frame::new(),
         bump: 0,
+        bump_floor: 0,
+        ustack_refs: Vec::new(),
         cx: ClauseCx {
             epid: EpidSrc::Const(0),
             ident: IdentSrc::Const(ProbeIdentity {

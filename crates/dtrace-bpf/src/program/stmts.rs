@@ -35,7 +35,7 @@ impl ProgGen<'_, '_> {
 
     pub(crate) fn stmts(&mut self, stmts: &[CStmt]) -> Result<(), GenError> {
         for s in stmts {
-            self.bump = 0;
+            self.bump = self.bump_floor;
             self.stmt(s)?;
         }
         Ok(())

@@ -131,7 +131,7 @@ impl Checker<'_> {
         let frames = frames
             .min(self.syms.types.maxframes)
             .clamp(1, MAX_STACK_FRAMES);
-        let words = crate::types::ustack_snapshot::words(self.syms.types.ustackbytes);
+        let words = crate::types::ustack_snapshot::REF_WORDS;
         Ok(CExpr {
             kind: CKind::UStack {
                 frames,
