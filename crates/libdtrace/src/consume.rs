@@ -571,7 +571,28 @@ pub(crate) fn consume_all(
     // oldest first; then the ring buffers (END's records among them).
     if p.stopped && !r.ring_drained {
         r.ring_drained = true;
-        for rec in ring_records(p)? {
+        let chunks = ring_records(p)?;
+        // The user stacks the chunks' records refer to went to the ring
+        // buffers: those not read yet are kept first.
+        let mut later: Vec<Vec<u8>> = Vec::new();
+        if !chunks.is_empty() {
+            if let Some(run) = p.running.as_mut() {
+                for ring in run.rings.iter_mut() {
+                    ring.consume(|rec| {
+                        if rd_u32(rec, 0) == dtrace_bpf::plan::USTACK_EPID {
+                            crate::unwind::keep_snapshot(
+                                rd_u32(rec, 4),
+                                rec.get(8..).unwrap_or(&[]),
+                            );
+                        } else {
+                            later.push(rec.to_vec());
+                        }
+                        true
+                    });
+                }
+            }
+        }
+        for rec in chunks.into_iter().chain(later) {
             if consume_one(p, r, &rec, None, out, consumer, &mut Plain::Unknown)? == Consume::Abort
             {
                 return Err(Error::Aborted);

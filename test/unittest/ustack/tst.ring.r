@@ -1,0 +1,10 @@
+
+              frames`inner
+              frames`outer
+
+              frames`inner
+              frames`outer
+
+              frames`inner
+              frames`outer
+
