@@ -230,7 +230,15 @@ struct State {
     snapshots: HashMap<(u32, u64), Vec<u8>>,
     order: std::collections::VecDeque<(u32, u64)>,
     kept: usize,
+    /// Snapshots referred to, unwound (their bytes are then let go: a
+    /// record may be shown more than once, its stack unwound once), the
+    /// oldest first in `done_order`.
+    done: HashMap<(u32, u64), Vec<u8>>,
+    done_order: std::collections::VecDeque<(u32, u64)>,
 }
+
+/// Unwound references remembered at most.
+const DONE_MAX: usize = 1 << 16;
 
 /// The bytes of snapshots kept for the records that refer to them (a
 /// record follows its snapshots at once, but a speculation's may be
@@ -249,6 +257,17 @@ pub fn keep_snapshot(cpu: u32, snap: &[u8]) {
         if let Some(b) = st.snapshots.remove(&old) {
             st.kept -= b.len();
         }
+    }
+    // (Those unwound already have left `snapshots`, not `order`.)
+    if st.order.len() > 4 * DONE_MAX {
+        let live = &st.snapshots;
+        let order: std::collections::VecDeque<(u32, u64)> = st
+            .order
+            .iter()
+            .copied()
+            .filter(|k| live.contains_key(k))
+            .collect();
+        st.order = order;
     }
     st.kept += snap.len();
     st.order.push_back((cpu, id));
@@ -395,17 +414,31 @@ pub fn unwind(bytes: &[u8]) -> Vec<u8> {
     }
     let key = (word(bytes, us::REF_CPU) as u32, word(bytes, us::REF_ID));
     let snap = {
-        let st = state().lock().unwrap_or_else(|e| e.into_inner());
-        st.snapshots.get(&key).cloned()
+        let mut st = state().lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(d) = st.done.get(&key) {
+            return d.clone();
+        }
+        let s = st.snapshots.remove(&key);
+        if let Some(s) = &s {
+            st.kept -= s.len();
+        }
+        s
     };
-    match snap {
-        Some(s) => unwind_snapshot(&s),
-        None => {
-            let mut out = word(bytes, us::PID).to_ne_bytes().to_vec();
-            out.extend_from_slice(&0u64.to_ne_bytes());
-            out
+    let Some(s) = snap else {
+        let mut out = word(bytes, us::PID).to_ne_bytes().to_vec();
+        out.extend_from_slice(&0u64.to_ne_bytes());
+        return out;
+    };
+    let out = unwind_snapshot(&s);
+    let mut st = state().lock().unwrap_or_else(|e| e.into_inner());
+    if st.done_order.len() >= DONE_MAX {
+        if let Some(old) = st.done_order.pop_front() {
+            st.done.remove(&old);
         }
     }
+    st.done_order.push_back(key);
+    st.done.insert(key, out.clone());
+    out
 }
 
 fn unwind_snapshot(snap: &[u8]) -> Vec<u8> {
