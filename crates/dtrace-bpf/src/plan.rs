@@ -82,12 +82,8 @@ pub enum ArgContext {
     /// return probes are), arg0 is DTrace's offset of the return
     /// instruction in the function, the high half of the attachment's
     /// cookie (its low half is the dispatch key), and arg1 the return
-    /// value. With `entry`, every probe is at a function's first
-    /// instruction or where it returns, where the return address is on
-    /// top of the user stack (the function has not saved its caller's
-    /// frame pointer yet, or has restored it): `ustack()` puts it after
-    /// the first frame, or the caller would be missing.
-    Uprobe { ret: bool, pid: u32, entry: bool },
+    /// value.
+    Uprobe { ret: bool, pid: u32 },
     /// A probe at a kernel function's entry or return through a kprobe
     /// (many functions at once, or where fentry is refused): at entry
     /// arg0-arg5 are the x86-64 argument registers and arg6-arg9 the

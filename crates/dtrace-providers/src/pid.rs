@@ -331,20 +331,13 @@ impl Provider for Pid {
         }
         for mut g in groups.into_vec() {
             let ret = g.kind == At::Return;
-            // At a function's first instruction or where it returns, the
-            // return address is on top of the stack.
-            let entry = g.kind != At::Offset(0);
             // Plain uprobes at the return places, not uretprobes.
             let attach = g.attach(false);
             out.programs.push(PlannedProgram {
                 plan: ProgramPlan {
                     name: format!("dt_pid_{}", if ret { "return" } else { "entry" }),
                     kind: ProgKind::Uprobe,
-                    context: ArgContext::Uprobe {
-                        ret,
-                        pid: g.pid,
-                        entry,
-                    },
+                    context: ArgContext::Uprobe { ret, pid: g.pid },
                     phase: Phase::Normal,
                     probes: g.probes,
                     dispatch: Some(DispatchKey::Cookie),
