@@ -96,6 +96,11 @@ pub(crate) struct Generator<'a> {
     /// (0 until then): DTrace's `timestamp` is one value for the whole
     /// firing, every clause of it.
     pub(crate) time_at: Option<u32>,
+    /// Deferred clauses (`program/defer.rs`): their map, and the scratch
+    /// words where a program that runs them keeps the probe's ID and the
+    /// clauses' bits.
+    pub(crate) m_deferred: Option<MapId>,
+    pub(crate) deferred_at: Option<u32>,
     /// Where chill() keeps the start of its interval and the time chilled
     /// in it (two words), if a clause chills.
     pub(crate) chill_at: Option<u32>,
@@ -228,6 +233,8 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         alloca_at: None,
         strtok_at: None,
         time_at: None,
+        m_deferred: None,
+        deferred_at: None,
         chill_at: None,
         temp_max: 0,
         zero_at: 0,
@@ -390,6 +397,30 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
     if chills {
         g.chill_at = Some(g.temp_base);
         g.temp_base += 16;
+    }
+    // Deferral's map, where some entry clause reads user memory.
+    let defers = inp.plans.iter().any(|p| {
+        let hooked = matches!(&p.context, ArgContext::Hook(h)
+            if h.0.defers_user_faults() || h.0.runs_deferred());
+        hooked
+            && p.probes
+                .iter()
+                .flat_map(|e| &e.clauses)
+                .any(|&(ci, _)| inp.clauses.get(ci).is_some_and(reads_user))
+    });
+    if defers {
+        g.deferred_at = Some(g.temp_base);
+        g.temp_base += 16;
+        g.m_deferred = Some(g.add_map(MapSpec {
+            ..map(
+                "dt_deferred",
+                MapRole::Deferred,
+                MapKind::LruHash,
+                8,
+                crate::program::defer::VALUE_SIZE,
+                crate::program::defer::ENTRIES,
+            )
+        }));
     }
     let cpus = opts.ncpus.max(1);
     if opts.iter_num.is_none() {
@@ -1021,6 +1052,13 @@ impl Frame {
             next_slot: stack::SPILL,
         }
     }
+}
+
+/// Whether a clause reads user memory (`copyin()`, `copyinstr()`,
+/// `copyinto()`): such a clause at a system call's entry may be deferred
+/// to its return (`program::defer`).
+pub fn reads_user(c: &CClause) -> bool {
+    crate::program::defer::reads_user(c)
 }
 
 /// Emits `dst = imm` for any 64-bit constant.

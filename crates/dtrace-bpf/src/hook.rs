@@ -35,6 +35,22 @@ pub trait Hook: fmt::Debug + Send + Sync {
         None
     }
 
+    /// Whether a clause that reads user memory and faults at a user
+    /// address defers to a later hook instead of raising ERROR (a system
+    /// call's entry: the kernel touches the memory before the call
+    /// returns, where the program of a hook that `runs_deferred` runs
+    /// the clause again; see `program::defer`).
+    fn defers_user_faults(&self) -> bool {
+        false
+    }
+
+    /// Whether the program runs, with the arguments kept then, the
+    /// clauses a `defers_user_faults` program deferred for this thread
+    /// (it serves the same probes; no other clause runs).
+    fn runs_deferred(&self) -> bool {
+        false
+    }
+
     /// Whether the context defines `errno` (a system call's return).
     fn has_errno(&self) -> bool {
         false

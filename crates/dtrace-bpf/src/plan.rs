@@ -301,6 +301,9 @@ pub struct ProgramPlan {
 pub enum MapRole {
     /// The principal buffer (BPF ring buffer).
     Buffer,
+    /// Clauses deferred from a system call's entry to its return, by
+    /// thread (`hook::Hook::defers_user_faults`).
+    Deferred,
     /// Activity state and tick gates.
     State,
     /// The locks of emulated compare-and-exchange (kernels before 5.12).

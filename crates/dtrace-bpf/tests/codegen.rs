@@ -171,7 +171,13 @@ fn render(text: &str) -> Result<String, String> {
             });
         }
     }
-    let planned = plan(&probes, &enablings).map_err(|e| format!("plan: {}", e))?;
+    let mut planned = plan(&probes, &enablings).map_err(|e| format!("plan: {}", e))?;
+    planned.drop_idle_deferred(|ci| {
+        checked
+            .clauses
+            .get(ci)
+            .is_some_and(dtrace_bpf::codegen::reads_user)
+    });
     let plans: Vec<_> = planned.programs.iter().map(|p| p.plan.clone()).collect();
     let opts = GenOptions::default();
     let input = dtrace_bpf::Input {

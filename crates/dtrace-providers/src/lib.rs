@@ -888,6 +888,24 @@ pub struct Planned {
     pub error_clauses: Vec<(usize, u32)>,
 }
 
+impl Planned {
+    /// Drops the programs that run clauses deferred from a system call's
+    /// entry (`dtrace_bpf::program::defer`) when none of their clauses
+    /// can be deferred (`reads_user` says which clause reads user
+    /// memory).
+    pub fn drop_idle_deferred(&mut self, reads_user: impl Fn(usize) -> bool) {
+        self.programs.retain(|p| match &p.plan.context {
+            ArgContext::Hook(h) if h.0.runs_deferred() => p
+                .plan
+                .probes
+                .iter()
+                .flat_map(|e| &e.clauses)
+                .any(|&(ci, _)| reads_user(ci)),
+            _ => true,
+        });
+    }
+}
+
 /// Enablings of more syscalls than this share one raw tracepoint program
 /// that dispatches on the syscall number, instead of one tracepoint each.
 /// It is 0: the raw `sys_enter`/`sys_exit` hook with a test of the number

@@ -351,6 +351,25 @@ impl Syscall {
                     nargs: n.min(6) as u8,
                 }
             };
+            // Its clauses deferred to the return (kept only for clauses
+            // that read user memory), where the call has one.
+            let deferred =
+                (!ret && self.probes.iter().any(|p| p.ret && p.name == c.name)).then(|| {
+                    PlannedProgram {
+                        plan: ProgramPlan {
+                            name: format!("dt_{}_deferred", c.name),
+                            kind: ProgKind::Tracepoint,
+                            context: ArgContext::Hook(HookRef::new(SyscallHook::DeferredTp)),
+                            phase: Phase::Normal,
+                            probes: vec![enabling.clone()],
+                            dispatch: None,
+                            tick_gate: None,
+                            guard: None,
+                            cookie: None,
+                        },
+                        attach: Attach::tracepoint("syscalls", &format!("sys_exit_{}", c.name)),
+                    }
+                });
             out.push(PlannedProgram {
                 plan: ProgramPlan {
                     name: format!("dt_{}", c.name),
@@ -364,6 +383,23 @@ impl Syscall {
                     cookie: None,
                 },
                 attach: Attach::tracepoint("syscalls", &event),
+            });
+            out.extend(deferred);
+        }
+        if !shared.is_empty() && !ret {
+            out.push(PlannedProgram {
+                plan: ProgramPlan {
+                    name: "dt_sys_exit_deferred".to_string(),
+                    kind: ProgKind::RawTracepoint,
+                    context: ArgContext::Hook(HookRef::new(SyscallHook::DeferredRaw)),
+                    phase: Phase::Normal,
+                    probes: shared.clone(),
+                    dispatch: Some(DispatchKey::Hook),
+                    tick_gate: None,
+                    guard: None,
+                    cookie: None,
+                },
+                attach: Attach::raw_tracepoint("sys_exit"),
             });
         }
         if !shared.is_empty() {
@@ -409,11 +445,27 @@ enum SyscallHook {
     EnterRaw,
     /// Raw `sys_exit`: ctx = { struct pt_regs *regs; long ret }.
     ExitRaw,
+    /// `syscalls:sys_exit_NAME`, for the entry probe's clauses its
+    /// `EnterTp` program deferred (`dtrace_bpf::program::defer`).
+    DeferredTp,
+    /// Raw `sys_exit`, dispatched as `ExitRaw`, for the entry probes'
+    /// clauses `EnterRaw` deferred.
+    DeferredRaw,
 }
 
 impl Hook for SyscallHook {
     fn has_errno(&self) -> bool {
         matches!(self, SyscallHook::ExitTp | SyscallHook::ExitRaw)
+    }
+
+    /// At entry, a user string or buffer in a page not touched yet is
+    /// read again at the return, where the kernel has touched it.
+    fn defers_user_faults(&self) -> bool {
+        matches!(self, SyscallHook::EnterTp { .. } | SyscallHook::EnterRaw)
+    }
+
+    fn runs_deferred(&self) -> bool {
+        matches!(self, SyscallHook::DeferredTp | SyscallHook::DeferredRaw)
     }
 
     /// A dispatched program runs for every system call made on the
@@ -430,7 +482,7 @@ impl Hook for SyscallHook {
             SyscallHook::EnterRaw => t.emit(ldx(Size::DW, R1, R6, 8)),
             // sys_exit(regs, ret): the number is regs->orig_ax, kept in
             // its stack slot for the dispatch.
-            SyscallHook::ExitRaw => {
+            SyscallHook::ExitRaw | SyscallHook::DeferredRaw => {
                 t.emit(mov64_reg(R1, FP));
                 t.emit(alu64_imm(Alu::Add, R1, i32::from(stack::VALUE)));
                 t.emit(mov64_imm(R2, 8));
@@ -461,7 +513,10 @@ impl Hook for SyscallHook {
 
     /// At a raw hook: r10..orig_ax of the task's pt_regs, read in one go.
     fn prepare(&self, t: &mut HookGen<'_, '_, '_>, out: Label) -> Result<(), GenError> {
-        if matches!(self, SyscallHook::EnterRaw | SyscallHook::ExitRaw) {
+        if matches!(
+            self,
+            SyscallHook::EnterRaw | SyscallHook::ExitRaw | SyscallHook::DeferredRaw
+        ) {
             t.emit(mov64_reg(R1, R9));
             t.emit(alu64_imm(Alu::Add, R1, scratch::REGS as i32));
             t.emit(mov64_imm(R2, regs::LEN as i32));
@@ -478,7 +533,9 @@ impl Hook for SyscallHook {
     fn dispatch_key(&self, t: &mut HookGen<'_, '_, '_>, _out: Label) -> Result<(), GenError> {
         match self {
             SyscallHook::EnterRaw => t.emit(ldx(Size::DW, R1, R6, 8)),
-            SyscallHook::ExitRaw => t.emit(ldx(Size::DW, R1, FP, stack::VALUE)),
+            SyscallHook::ExitRaw | SyscallHook::DeferredRaw => {
+                t.emit(ldx(Size::DW, R1, FP, stack::VALUE))
+            }
             _ => return Err(GenError("dispatch requires a raw syscall hook".into())),
         }
         Ok(())
@@ -494,8 +551,13 @@ impl Hook for SyscallHook {
                 }
                 t.zero_args(n);
             }
-            SyscallHook::ExitTp | SyscallHook::ExitRaw => {
-                let at = if matches!(self, SyscallHook::ExitTp) {
+            // (A deferred program's arguments are the entry's, loaded by
+            // the code generator: these are never read.)
+            SyscallHook::ExitTp
+            | SyscallHook::ExitRaw
+            | SyscallHook::DeferredTp
+            | SyscallHook::DeferredRaw => {
+                let at = if matches!(self, SyscallHook::ExitTp | SyscallHook::DeferredTp) {
                     16
                 } else {
                     8
@@ -504,7 +566,7 @@ impl Hook for SyscallHook {
                 t.store_arg(0, R1);
                 t.store_arg(1, R1);
                 t.zero_args(2);
-                if errno {
+                if errno && !self.runs_deferred() {
                     // errno is -ret for returns in [-4095, -1].
                     let zero = t.label();
                     let done = t.label();

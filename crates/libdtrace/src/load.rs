@@ -100,6 +100,14 @@ pub(crate) fn generate(
     btf: bool,
 ) -> Result<(dtrace_providers::Planned, Generated, usize), Error> {
     let mut planned = dtrace_providers::plan(&dt.probes, &dt.enablings)?;
+    // A program that runs clauses deferred from a system call's entry
+    // (`dtrace_bpf::program::defer`) is only for clauses that read user
+    // memory: without one, it goes.
+    planned.drop_idle_deferred(|ci| {
+        dt.clauses
+            .get(ci)
+            .is_some_and(dtrace_bpf::codegen::reads_user)
+    });
     // A probe that is one case of its hook has the provider's condition,
     // a D library inline, compiled into its program (against a copy of
     // the symbols, which the code generator then uses).

@@ -20,6 +20,7 @@ impl ProgGen<'_, '_> {
         if check_activity {
             self.activity_check(next);
         }
+
         let epid = match epid {
             EpidSrc::Slot(slot) => {
                 let dl = self.dl.as_ref().expect("dispatched program has a layout");
@@ -64,6 +65,10 @@ impl ProgGen<'_, '_> {
         // alloca() space lasts for the clause.
         if let Some(at) = self.g.alloca_at {
             self.st_imm_at(R9, at, 0);
+        }
+        if self.runs_deferred() && !in_error {
+            // Only the clauses the entry deferred, for this probe.
+            self.deferred_gate(ci, next)?;
         }
         if let Some(pred) = &c.predicate {
             self.cx.in_predicate = true;
@@ -122,6 +127,14 @@ impl ProgGen<'_, '_> {
             if in_error {
                 self.count_drop(drops::ERROR);
             } else {
+                if self.defers(ci) && !speculative {
+                    // A user read at a system call's entry: deferred to
+                    // its return (`defer.rs`).
+                    let raise = self.a.new_label();
+                    self.defer_or(ci, raise)?;
+                    self.a.ja_to(next);
+                    self.a.bind(raise);
+                }
                 self.raise_error();
             }
             self.a.ja_to(next);

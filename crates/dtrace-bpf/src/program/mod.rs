@@ -21,6 +21,7 @@ pub use atomics::{lock_key, LOCK_BUSY};
 mod atomics;
 mod clause;
 mod context;
+pub(crate) mod defer;
 mod faults;
 mod stmts;
 mod temps;
@@ -389,7 +390,10 @@ impl ProgGen<'_, '_> {
             self.a.jmp_imm_to(Cond::Eq, R1, 0, out);
             self.a.emit(stx(Size::DW, FP, stack::DISPATCH, R0));
         }
-        if uses_args || uses_errno {
+        if self.runs_deferred() {
+            // The arguments the entry kept, not the hook's.
+            self.load_deferred(out);
+        } else if uses_args || uses_errno {
             self.load_args(uses_errno);
         }
         if let Some(guard) = self.plan.guard.clone() {

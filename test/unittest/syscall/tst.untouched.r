@@ -1,0 +1,2 @@
+entry /etc/hostname
+
