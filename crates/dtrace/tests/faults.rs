@@ -270,16 +270,20 @@ fn spawn_started(args: &[&str]) -> (Child, BufReader<std::process::ChildStderr>)
 }
 
 /// A `system()` command never holds off a stop signal: SIGTERM while
-/// `sleep 300` runs ends the command (its whole process group) and dtrace.
+/// `sleep 299.017` runs ends the command (its whole process group) and
+/// dtrace. (A duration no one else sleeps: the command is found by it.)
 fn system_yields_to_stop_signals() {
     let _g = serial();
-    let (mut child, mut err) =
-        spawn_started(&["-w", "-n", "BEGIN { system(\"sleep 300; echo never\"); }"]);
+    let (mut child, mut err) = spawn_started(&[
+        "-w",
+        "-n",
+        "BEGIN { system(\"sleep 299.017; echo never\"); }",
+    ]);
     // The command is running once sh's child sleep exists.
     let t = Instant::now();
     let sleeping = || {
         Command::new("pgrep")
-            .args(["-f", "^sleep 300$"])
+            .args(["-f", "^sleep 299[.]017$"])
             .output()
             .is_ok_and(|o| o.status.success())
     };
