@@ -96,13 +96,7 @@ impl ObjectCfi {
                 }
             }
         }
-        let segments = file
-            .segments()
-            .map(|s| {
-                let (off, size) = s.file_range();
-                (off, s.address(), size)
-            })
-            .collect();
+        let segments = load_segments(&file);
         let mut covered = Vec::new();
         if let Some((range, data)) = &eh_frame {
             fde_ranges(
@@ -168,6 +162,17 @@ impl ObjectCfi {
             },
         )
     }
+}
+
+/// An object's `PT_LOAD` segments: file offset, address, size in the
+/// file.
+pub(crate) fn load_segments(file: &object::File) -> Vec<(u64, u64, u64)> {
+    file.segments()
+        .map(|s| {
+            let (off, size) = s.file_range();
+            (off, s.address(), size)
+        })
+        .collect()
 }
 
 /// The address in an object of byte `offset` of its file (the start of

@@ -512,18 +512,10 @@ fn debug_place(path: &Path, offset: u64) -> Option<(PathBuf, u64)> {
     DEBUG.with(|d| {
         let mut d = d.borrow_mut();
         let place = d.entry(path.to_path_buf()).or_insert_with(|| {
-            use object::{Object, ObjectSegment};
             let debug = debug_file(path)?;
             let bytes = std::fs::read(path).ok()?;
             let file = object::File::parse(&*bytes).ok()?;
-            let segs = file
-                .segments()
-                .map(|s| {
-                    let (off, size) = s.file_range();
-                    (off, s.address(), size)
-                })
-                .collect();
-            Some((debug, segs))
+            Some((debug, crate::unwind::load_segments(&file)))
         });
         let (debug, segs) = place.as_ref()?;
         let svma = crate::unwind::svma_of_offset(segs, offset & !0xfff)? + (offset & 0xfff);

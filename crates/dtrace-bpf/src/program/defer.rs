@@ -39,6 +39,18 @@ pub(crate) fn reads_user(c: &CClause) -> bool {
 }
 
 impl ProgGen<'_, '_> {
+    /// r0 = this thread's deferral in `map`, or 0; its key (the thread's
+    /// pid and tid) left in the stack's VALUE slot.
+    fn thread_lookup(&mut self, map: MapId) {
+        self.a.emit(call(Helper::GetCurrentPidTgid));
+        self.a.emit(stx(Size::DW, FP, stack::VALUE, R0));
+        self.a.ld_map_fd(R1, map);
+        self.a.emit(mov64_reg(R2, FP));
+        self.a
+            .emit(alu64_imm(Alu::Add, R2, i32::from(stack::VALUE)));
+        self.a.emit(call(Helper::MapLookupElem));
+    }
+
     fn hook_says(&self, f: impl Fn(&dyn crate::hook::Hook) -> bool) -> bool {
         match &self.plan.context {
             ArgContext::Hook(h) => f(&*h.0),
@@ -76,13 +88,7 @@ impl ProgGen<'_, '_> {
         let bit = 1u64 << ci;
         let done = self.a.new_label();
         let fresh = self.a.new_label();
-        self.a.emit(call(Helper::GetCurrentPidTgid));
-        self.a.emit(stx(Size::DW, FP, stack::VALUE, R0));
-        self.a.ld_map_fd(R1, map);
-        self.a.emit(mov64_reg(R2, FP));
-        self.a
-            .emit(alu64_imm(Alu::Add, R2, i32::from(stack::VALUE)));
-        self.a.emit(call(Helper::MapLookupElem));
+        self.thread_lookup(map);
         self.a.jmp_imm_to(Cond::Eq, R0, 0, fresh);
         // Another clause of this firing was deferred: one more bit.
         self.a.emit(ldx(Size::DW, R1, R0, 8));
@@ -121,13 +127,7 @@ impl ProgGen<'_, '_> {
             self.a.ja_to(out);
             return;
         };
-        self.a.emit(call(Helper::GetCurrentPidTgid));
-        self.a.emit(stx(Size::DW, FP, stack::VALUE, R0));
-        self.a.ld_map_fd(R1, map);
-        self.a.emit(mov64_reg(R2, FP));
-        self.a
-            .emit(alu64_imm(Alu::Add, R2, i32::from(stack::VALUE)));
-        self.a.emit(call(Helper::MapLookupElem));
+        self.thread_lookup(map);
         self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
         for w in 0..2 {
             self.a.emit(ldx(Size::DW, R1, R0, 8 * w as i16));
