@@ -67,6 +67,12 @@ pub(crate) struct Generator<'a> {
     pub(crate) m_rodata: MapId,
     pub(crate) m_globals: MapId,
     pub(crate) m_scratch: MapId,
+    /// The scratch of sleepable programs, one per thread (see
+    /// [`sleepable`]).
+    pub(crate) m_task_scratch: Option<MapId>,
+    /// Whether programs may be made sleepable at all (not when the
+    /// scratch is too large for task storage).
+    allow_sleep: bool,
     pub(crate) m_drops: MapId,
     pub(crate) spec: Option<SpecMaps>,
     pub(crate) end_reserve: u64,
@@ -167,7 +173,60 @@ impl<'a> Generator<'a> {
 }
 
 /// Builds everything: maps, programs, layouts.
+/// The largest task storage value the kernel makes (a 16-bit size, less
+/// its header), rounded down: a scratch larger than this is per-CPU only,
+/// and no program is sleepable.
+pub const TASK_SCRATCH_MAX: u32 = 65_280;
+
 pub fn generate(inp: &Input) -> Result<Generated, GenError> {
+    let gen = generate_with(inp, true)?;
+    let too_large = gen
+        .maps
+        .iter()
+        .any(|m| m.role == MapRole::TaskScratch && m.value_size > TASK_SCRATCH_MAX);
+    if too_large {
+        return generate_with(inp, false);
+    }
+    Ok(gen)
+}
+
+/// Whether `plan`'s program is loaded sleepable, so that its reads of user
+/// memory may fault pages in (`bpf_copy_from_user`): a uprobe program
+/// (pid, USDT) on a kernel that has sleepable ones, where a clause it
+/// runs (or an ERROR clause) reads user memory. Such a program may be
+/// preempted, and another run on its CPU meanwhile, so it keeps its
+/// scratch per thread and updates aggregations atomically; state that is
+/// per CPU and written in several steps rules it out: speculative
+/// buffers, the `ring` policy's buffers, and the substring searches'
+/// needles of kernels before 6.4 (`with_substr`).
+pub(crate) fn sleepable(inp: &Input, plan: &ProgramPlan, with_substr: bool) -> bool {
+    if plan.kind != ProgKind::Uprobe
+        || !inp.opts.kernel.sleepable_uprobes
+        || inp.opts.policy == BufferPolicy::Ring
+        || with_substr
+    {
+        return false;
+    }
+    let own = plan
+        .probes
+        .iter()
+        .flat_map(|e| &e.clauses)
+        .filter_map(|&(ci, _)| inp.clauses.get(ci));
+    let errors = inp
+        .error_clauses
+        .iter()
+        .filter_map(|&(ci, _)| inp.clauses.get(ci));
+    let mut reads = false;
+    for c in own.chain(errors) {
+        if c.uses_speculations() {
+            return false;
+        }
+        reads |= reads_user(c);
+    }
+    reads
+}
+
+fn generate_with(inp: &Input, allow_sleep: bool) -> Result<Generated, GenError> {
     let opts = inp.opts;
     // A string holds `strsize` characters, then its NUL.
     let strsize = opts.strsize.max(1) + 1;
@@ -213,6 +272,8 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         m_rodata: MapId(0),
         m_globals: MapId(0),
         m_scratch: MapId(0),
+        m_task_scratch: None,
+        allow_sleep,
         m_drops: MapId(0),
         m_targets: None,
         target_slots: Vec::new(),
@@ -847,8 +908,23 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         } else {
             None
         };
-        let code = crate::program::build(&mut g, plan, dmap, gate_off)?;
-        programs.push(GenProgram { plan: pi, code });
+        let sleeps = g.allow_sleep && sleepable(inp, plan, g.m_substr.is_some());
+        if sleeps && g.m_task_scratch.is_none() {
+            g.m_task_scratch = Some(g.add_map(map(
+                "dt_tscratch",
+                MapRole::TaskScratch,
+                MapKind::TaskStorage,
+                4,
+                0,
+                0,
+            )));
+        }
+        let code = crate::program::build(&mut g, plan, dmap, gate_off, sleeps)?;
+        programs.push(GenProgram {
+            plan: pi,
+            code,
+            sleepable: sleeps,
+        });
     }
 
     let targets = match g.m_targets {
@@ -870,6 +946,9 @@ pub fn generate(inp: &Input) -> Result<Generated, GenError> {
         ));
     }
     g.maps[g.m_scratch.0 as usize].value_size = scratch_size;
+    if let Some(m) = g.m_task_scratch {
+        g.maps[m.0 as usize].value_size = scratch_size;
+    }
     Ok(Generated {
         maps: g.maps,
         programs,

@@ -178,7 +178,9 @@ pub enum Helper {
     RingbufSubmit = 132,
     RingbufDiscard = 133,
     RingbufQuery = 134,
+    CopyFromUser = 148,
     ThisCpuPtr = 154,
+    TaskStorageGet = 156,
     GetCurrentTaskBtf = 158,
     GetFuncIp = 173,
     GetAttachCookie = 174,
@@ -212,7 +214,9 @@ impl Helper {
         Helper::RingbufSubmit,
         Helper::RingbufDiscard,
         Helper::RingbufQuery,
+        Helper::CopyFromUser,
         Helper::ThisCpuPtr,
+        Helper::TaskStorageGet,
         Helper::GetCurrentTaskBtf,
         Helper::GetFuncIp,
         Helper::GetAttachCookie,
@@ -246,7 +250,9 @@ impl Helper {
             Helper::RingbufSubmit => "bpf_ringbuf_submit",
             Helper::RingbufDiscard => "bpf_ringbuf_discard",
             Helper::RingbufQuery => "bpf_ringbuf_query",
+            Helper::CopyFromUser => "bpf_copy_from_user",
             Helper::ThisCpuPtr => "bpf_this_cpu_ptr",
+            Helper::TaskStorageGet => "bpf_task_storage_get",
             Helper::GetCurrentTaskBtf => "bpf_get_current_task_btf",
             Helper::GetFuncIp => "bpf_get_func_ip",
             Helper::GetAttachCookie => "bpf_get_attach_cookie",
@@ -396,6 +402,18 @@ pub fn atomic_add64(dst: Reg, off: i16, src: Reg) -> Insn {
         src,
         off,
         Alu::Add as i32,
+    )
+}
+
+/// `src = fetch_add((u64 *)(dst + off), src)`: adds atomically and
+/// leaves the word's old value in `src` (Linux 5.12).
+pub fn atomic_fetch_add64(dst: Reg, off: i16, src: Reg) -> Insn {
+    Insn::new(
+        BPF_STX | BPF_ATOMIC | BPF_DW,
+        dst,
+        src,
+        off,
+        Alu::Add as i32 | 0x01,
     )
 }
 

@@ -314,6 +314,10 @@ pub enum MapRole {
     Globals,
     /// Per-CPU scratch: probe arguments, clause-locals, temporaries.
     Scratch,
+    /// The same scratch, one per thread (task storage): what sleepable
+    /// programs use, since another program may run on their CPU while
+    /// they wait for a page.
+    TaskScratch,
     /// Per-CPU drop counters.
     Drops,
     /// Speculations (see `SpecMaps`).
@@ -359,6 +363,9 @@ pub enum MapKind {
     RingbufPerCpu,
     /// A hash that evicts its least recently used entries when full.
     LruHash,
+    /// Storage local to each thread (`value_size` bytes), made when a
+    /// program first asks for it.
+    TaskStorage,
 }
 
 #[derive(Clone, Debug)]
@@ -582,6 +589,9 @@ pub mod fault {
 pub struct GenProgram {
     pub plan: usize,
     pub code: Assembled,
+    /// Loaded sleepable (`BPF_F_SLEEPABLE`): a uprobe program whose reads
+    /// of user memory may fault pages in (see `codegen::sleepable`).
+    pub sleepable: bool,
 }
 
 /// Initial contents of a dispatch table: (key, value) pairs.
@@ -731,6 +741,9 @@ pub struct KernelCaps {
     /// `bpf_loop` (Linux 5.17), whose callback the verifier checks once:
     /// `chill()` spins on it where there is no number iterator.
     pub bpf_loop: bool,
+    /// Sleepable uprobe programs and task storage (Linux 6.0): a pid or
+    /// USDT probe reading user memory may fault its pages in.
+    pub sleepable_uprobes: bool,
 }
 
 /// Where the current thread's user registers are (`uregs[]`).
@@ -756,6 +769,7 @@ impl Default for KernelCaps {
             grow_maps: true,
             user_regs: UserRegs::Helper,
             bpf_loop: true,
+            sleepable_uprobes: true,
         }
     }
 }

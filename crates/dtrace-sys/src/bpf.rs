@@ -48,6 +48,9 @@ pub enum MapType {
     /// map IDs: 4 bytes each way).
     ArrayOfMaps = 12,
     Ringbuf = 27,
+    /// Storage local to each task (thread), made on first use by a
+    /// program and freed with the task; no element operations here.
+    TaskStorage = 29,
 }
 
 impl MapType {
@@ -62,6 +65,7 @@ impl MapType {
             10 => MapType::LruPercpuHash,
             12 => MapType::ArrayOfMaps,
             27 => MapType::Ringbuf,
+            29 => MapType::TaskStorage,
             _ => return None,
         })
     }
@@ -116,6 +120,12 @@ struct MapCreateAttr {
     inner_map_fd: u32,
     numa_node: u32,
     map_name: [u8; OBJ_NAME_LEN],
+    map_ifindex: u32,
+    /// The BTF object describing the key and value (required by local
+    /// storage maps), and their type ids in it.
+    btf_fd: u32,
+    btf_key_type_id: u32,
+    btf_value_type_id: u32,
 }
 
 #[repr(C)]
@@ -384,6 +394,12 @@ fn functions_btf(n: usize) -> Vec<u8> {
         strings.extend_from_slice(format!("dt_f{}\0", k).as_bytes());
         types.extend_from_slice(&[name, 12 << 24, 2]); // FUNC, static
     }
+    btf_blob(&types, &strings)
+}
+
+/// A BTF object of `types` (their words) and `strings`: the header (magic,
+/// version 1, no flags, 24 bytes), then the types, then the strings.
+fn btf_blob(types: &[u32], strings: &[u8]) -> Vec<u8> {
     let type_len = (types.len() * 4) as u32;
     let mut btf = Vec::new();
     btf.extend_from_slice(&0xeb9fu16.to_le_bytes());
@@ -391,14 +407,37 @@ fn functions_btf(n: usize) -> Vec<u8> {
     for w in [24, 0, type_len, type_len, strings.len() as u32] {
         btf.extend_from_slice(&u32::to_le_bytes(w));
     }
-    for w in types {
+    for &w in types {
         btf.extend_from_slice(&w.to_le_bytes());
     }
-    btf.extend_from_slice(&strings);
+    btf.extend_from_slice(strings);
     btf
 }
 
-fn btf_load(btf: &[u8]) -> io::Result<OwnedFd> {
+/// The BTF a local storage map is described by: type 1 `int` (its key,
+/// as the kernel requires), type 3 an array of `size` bytes (its value).
+pub(crate) fn storage_btf(size: u32) -> Vec<u8> {
+    let strings = b"\0int\0unsigned char\0";
+    let types: [u32; 12] = [
+        1,
+        1 << 24,
+        4,
+        (1 << 24) | 32, // 1: INT int, signed, 32 bits
+        5,
+        1 << 24,
+        1,
+        8, // 2: INT unsigned char, 8 bits
+        0,
+        3 << 24,
+        0, // 3: ARRAY of 2, indexed by 1, `size` of them
+        2,
+    ];
+    let mut all = types.to_vec();
+    all.extend_from_slice(&[1, size]);
+    btf_blob(&all, strings)
+}
+
+pub(crate) fn btf_load(btf: &[u8]) -> io::Result<OwnedFd> {
     let mut attr = BtfLoadAttr {
         btf: btf.as_ptr() as u64,
         btf_size: btf.len() as u32,
@@ -528,6 +567,33 @@ pub fn prog_load_btf(
         expected_attach_type,
         attach_btf_id,
         None,
+        0,
+    )
+}
+
+/// Program flag: the program may sleep (it runs where faults may be
+/// taken: a uprobe, since Linux 6.0), so it may call
+/// `bpf_copy_from_user`, and may use only the maps a sleeping program
+/// may (hashes, arrays, ring buffers, local storage).
+pub const BPF_F_SLEEPABLE: u32 = 1 << 4;
+
+/// As [`prog_load`], with the program flags `prog_flags` (e.g.
+/// [`BPF_F_SLEEPABLE`]).
+pub fn prog_load_flags(
+    prog_type: ProgType,
+    insns: &[u8],
+    name: &str,
+    expected_attach_type: u32,
+    prog_flags: u32,
+) -> Result<OwnedFd, LoadError> {
+    prog_load_in(
+        prog_type,
+        insns,
+        name,
+        expected_attach_type,
+        0,
+        None,
+        prog_flags,
     )
 }
 
@@ -548,6 +614,7 @@ pub fn prog_load_module_btf(
         expected_attach_type,
         attach_btf_id,
         Some(module_btf),
+        0,
     )
 }
 
@@ -558,6 +625,7 @@ fn prog_load_in(
     expected_attach_type: u32,
     attach_btf_id: u32,
     btf_obj: Option<&OwnedFd>,
+    prog_flags: u32,
 ) -> Result<OwnedFd, LoadError> {
     let insn_cnt = match u32::try_from(insns.len() / 8) {
         Ok(n) if insns.len().is_multiple_of(8) && n > 0 => n,
@@ -581,6 +649,7 @@ fn prog_load_in(
         insns: insns.as_ptr() as u64,
         license: license.as_ptr() as u64,
         prog_name: obj_name(name),
+        prog_flags,
         expected_attach_type,
         attach_btf_id,
         attach_btf_obj_fd: btf_obj.map_or(0, |fd| fd.as_raw_fd() as u32),
@@ -1004,6 +1073,31 @@ mod tests {
     }
 
     #[test]
+    fn storage_btf_describes_an_int_key_and_a_byte_array() {
+        let btf = storage_btf(4096);
+        assert_eq!(&btf[..4], &[0x9f, 0xeb, 1, 0]);
+        // Two INTs (16 bytes each), an ARRAY (12 and 12).
+        let type_len = u32::from_le_bytes(btf[12..16].try_into().unwrap());
+        assert_eq!(type_len, 16 + 16 + 24);
+        let words: Vec<u32> = btf[24..24 + type_len as usize]
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        // The array: of type 2 (a byte), indexed by 1, 4096 elements.
+        assert_eq!(&words[8..], &[0, 3 << 24, 0, 2, 1, 4096]);
+        assert!(btf.ends_with(b"\0int\0unsigned char\0"));
+        if crate::geteuid() != 0 {
+            eprintln!("skipped the kernel's part: needs root");
+            return;
+        }
+        // The kernel takes it for a task storage map, whose elements are
+        // the programs' alone.
+        let m = Map::create_task_storage(4096, "dtsys_tstore").expect("task storage");
+        let e = m.lookup(&[0u8; 4], &mut [0u8; 4096]).expect_err("refused");
+        assert_eq!(e.kind(), io::ErrorKind::Unsupported, "{}", e);
+    }
+
+    #[test]
     fn object_names_are_sanitised_and_truncated() {
         let n = obj_name("dtrace-syscall:read:entry");
         assert_eq!(&n[..15], b"dtrace_syscall_");
@@ -1073,6 +1167,8 @@ mod tests {
     #[test]
     fn attribute_layouts_match_the_kernel() {
         assert_eq!(std::mem::offset_of!(MapCreateAttr, map_name), 28);
+        assert_eq!(std::mem::offset_of!(MapCreateAttr, btf_fd), 48);
+        assert_eq!(std::mem::offset_of!(MapCreateAttr, btf_value_type_id), 56);
         assert_eq!(std::mem::offset_of!(MapInfoHead, name), 24);
         assert_eq!(size_of::<InfoAttr>(), 16);
         assert_eq!(size_of::<MapElemAttr>(), 32);

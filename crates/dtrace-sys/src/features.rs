@@ -57,6 +57,11 @@ pub struct Features {
     pub kprobe_multi: bool,
     /// uprobe_multi links (Linux 6.6).
     pub uprobe_multi: bool,
+    /// Sleepable uprobe programs (Linux 6.0), with task storage (5.11):
+    /// a pid or USDT probe's program may fault a page of user memory in
+    /// (`bpf_copy_from_user`). Learnt by loading a sleepable program;
+    /// false when `DTRACE_NO_SLEEPABLE` is set, to run the other path.
+    pub sleepable_uprobes: bool,
     /// BPF links for perf events (Linux 5.15); before, a program is set
     /// on a perf event with an ioctl.
     pub perf_link: bool,
@@ -141,6 +146,11 @@ impl Features {
                 && no_cookie.is_none()
                 && btf.find("bpf_uprobe_multi_link", Kind::Struct).is_some(),
             perf_link: no_cookie.is_none() && btf.find("bpf_perf_link", Kind::Struct).is_some(),
+            sleepable_uprobes: !old
+                && std::env::var_os("DTRACE_NO_SLEEPABLE").is_none()
+                && enumerator("bpf_map_type", "BPF_MAP_TYPE_TASK_STORAGE")
+                && helper("BPF_FUNC_get_current_task_btf")
+                && probe_sleepable(&COPY_FROM_USER),
             exit_group_dead: tracepoint_arity(&btf, "sched_process_exit") >= 2,
             tcp_reset_nosock: tracepoint_arity(&btf, "tcp_send_reset") >= 3,
             probe_write_user: helper("BPF_FUNC_probe_write_user") && !lockdown,
@@ -150,7 +160,7 @@ impl Features {
 
     /// Each feature by name, whether this kernel has it, and what brings
     /// it (for messages: "needs uprobe_multi links (Linux 6.6)").
-    pub fn rows(&self) -> [(&'static str, bool, &'static str); 26] {
+    pub fn rows(&self) -> [(&'static str, bool, &'static str); 27] {
         let open = !self.lockdown;
         // Why a feature lockdown takes away is missing.
         let locked = |under: &'static str, other: &'static str| {
@@ -234,6 +244,11 @@ impl Features {
                 "uprobe_multi",
                 self.uprobe_multi,
                 "uprobe_multi links (Linux 6.6)",
+            ),
+            (
+                "sleepable_uprobes",
+                self.sleepable_uprobes,
+                "sleepable uprobe programs (Linux 6.0)",
             ),
             (
                 "perf_link",
@@ -382,6 +397,30 @@ const GOTOL: [[u8; 8]; 3] = [
 fn probe_load(insns: &[[u8; 8]]) -> bool {
     let bytes: Vec<u8> = insns.concat();
     crate::bpf::prog_load(crate::bpf::ProgType::SocketFilter, &bytes, "dt_probe", 0).is_ok()
+}
+
+/// `bpf_copy_from_user(fp - 8, 8, NULL); r0 = 0; exit` as a sleepable
+/// kprobe-type program: kernels before 6.0 refuse the flag for the type.
+const COPY_FROM_USER: [[u8; 8]; 7] = [
+    [0xbf, 0xa1, 0, 0, 0, 0, 0, 0],
+    [0x07, 0x01, 0, 0, 0xf8, 0xff, 0xff, 0xff],
+    [0xb7, 0x02, 0, 0, 8, 0, 0, 0],
+    [0xb7, 0x03, 0, 0, 0, 0, 0, 0],
+    [0x85, 0, 0, 0, 148, 0, 0, 0],
+    [0xb7, 0x00, 0, 0, 0, 0, 0, 0],
+    [0x95, 0, 0, 0, 0, 0, 0, 0],
+];
+
+fn probe_sleepable(insns: &[[u8; 8]]) -> bool {
+    let bytes: Vec<u8> = insns.concat();
+    crate::bpf::prog_load_flags(
+        crate::bpf::ProgType::Kprobe,
+        &bytes,
+        "dt_probe",
+        0,
+        crate::bpf::BPF_F_SLEEPABLE,
+    )
+    .is_ok()
 }
 
 #[cfg(test)]

@@ -620,7 +620,19 @@ pub(crate) fn start_with(
                 continue;
             }
         }
+        if m.kind == MapKind::TaskStorage {
+            let fd = Map::create_task_storage(m.value_size, &m.name).map_err(|e| {
+                if is_eperm(&e) {
+                    Error::Privilege(PRIVILEGE.into())
+                } else {
+                    Error::Enable(format!("failed to create BPF map '{}': {}", m.name, e))
+                }
+            })?;
+            maps.push(fd);
+            continue;
+        }
         let (ty, key, value, entries) = match m.kind {
+            MapKind::TaskStorage => unreachable!("made above"),
             MapKind::Ringbuf => (MapType::Ringbuf, 0, 0, m.max_entries),
             MapKind::RingbufPerCpu => unreachable!("made above"),
             MapKind::Hash => (MapType::Hash, m.key_size, m.value_size, m.max_entries),
@@ -742,6 +754,9 @@ pub(crate) fn start_with(
         let loaded = match &btf_obj {
             Some(obj) => {
                 bpf::prog_load_module_btf(ty, &bytes, &pp.plan.name, attach_type, btf_id, obj)
+            }
+            None if p.sleepable => {
+                bpf::prog_load_flags(ty, &bytes, &pp.plan.name, attach_type, bpf::BPF_F_SLEEPABLE)
             }
             None => bpf::prog_load_btf(ty, &bytes, &pp.plan.name, attach_type, btf_id),
         };
@@ -1167,6 +1182,7 @@ fn kernel_caps(f: &dtrace_sys::features::Features) -> dtrace_bpf::plan::KernelCa
             UserRegs::Unknown("bpf_task_pt_regs (Linux 5.15)")
         },
         bpf_loop: f.bpf_loop,
+        sleepable_uprobes: f.sleepable_uprobes,
     }
 }
 

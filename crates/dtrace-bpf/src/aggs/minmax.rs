@@ -7,12 +7,46 @@ pub(super) struct MinMax {
     pub(super) min: bool,
 }
 
+/// Tries a preemptible update makes before it gives way to the updates
+/// that kept overtaking it.
+const TRIES: usize = 4;
+
+impl MinMax {
+    /// The update of a program that may be preempted (sleepable), so
+    /// that another may update the same CPU's value meanwhile: the value
+    /// is installed by compare-and-exchange, then marked present (a
+    /// value not yet marked is replaced, whatever it is).
+    fn update_preemptible(&self, p: &mut ProgGen, value: Option<Temp>, done: Label) {
+        p.a.emit(mov64_reg(R4, R0));
+        for _ in 0..TRIES {
+            let again = p.a.new_label();
+            let set = p.a.new_label();
+            p.load_temp(value.expect("min()/max() have a value"), R2);
+            p.a.emit(ldx(Size::DW, R1, R4, 8));
+            p.a.emit(ldx(Size::DW, R0, R4, 0));
+            p.a.jmp_imm_to(Cond::Eq, R1, 0, set);
+            let keep = if self.min { Cond::Sge } else { Cond::Sle };
+            p.a.jmp_reg_to(keep, R2, R0, done);
+            p.a.bind(set);
+            p.a.emit(mov64_reg(R3, R0));
+            p.a.emit(atomic_cmpxchg64(R4, 0, R2));
+            p.a.jmp_reg_to(Cond::Ne, R0, R3, again);
+            p.a.emit(st_imm(Size::DW, R4, 8, 1));
+            p.a.ja_to(done);
+            p.a.bind(again);
+        }
+    }
+}
+
 impl AggOps for MinMax {
     fn words(&self) -> usize {
         2
     }
 
     fn update(&self, p: &mut ProgGen, value: Option<Temp>, _incr: Option<Temp>, done: Label) {
+        if p.sleepable {
+            return self.update_preemptible(p, value, done);
+        }
         let set = p.a.new_label();
         p.load_temp(value.expect("min()/max() have a value"), R2);
         p.a.emit(ldx(Size::DW, R1, R0, 8));

@@ -94,9 +94,14 @@ pub(crate) fn sum_word(cpus: &[&[u8]], i: usize) -> i64 {
     cpus.iter().fold(0i64, |a, c| a.wrapping_add(word(c, i)))
 }
 
-/// `*(u64 *)(base + off) += r` on this CPU's copy (no atomics needed:
-/// per-CPU data, and a program is not preempted on its CPU). Clobbers r1.
+/// `*(u64 *)(base + off) += r` on this CPU's copy: no atomics needed
+/// (per-CPU data, and a program is not preempted on its CPU), except in a
+/// sleepable program, which may be. Clobbers r1.
 pub(crate) fn add_at(p: &mut ProgGen, base: Reg, off: i16, r: Reg) {
+    if p.sleepable {
+        p.a.emit(atomic_add64(base, off, r));
+        return;
+    }
     p.a.emit(ldx(Size::DW, R1, base, off));
     p.a.emit(alu64_reg(Alu::Add, R1, r));
     p.a.emit(stx(Size::DW, base, off, R1));

@@ -41,10 +41,18 @@ impl AggOps for Stddev {
         p.a.bind(no_carry);
         p.a.emit(alu64_imm(Alu::Rsh, R4, 31));
         p.a.emit(alu64_reg(Alu::Add, R3, R4));
-        // Add (r3:r5) to words 3:2.
-        p.a.emit(ldx(Size::DW, R1, R0, 16));
-        p.a.emit(alu64_reg(Alu::Add, R1, R5));
-        p.a.emit(stx(Size::DW, R0, 16, R1));
+        // Add (r3:r5) to words 3:2 (the low word's old value fetched
+        // atomically in a program that may be preempted, so that the
+        // carry is the one its own addition made).
+        if p.sleepable {
+            p.a.emit(mov64_reg(R1, R5));
+            p.a.emit(atomic_fetch_add64(R0, 16, R1));
+            p.a.emit(alu64_reg(Alu::Add, R1, R5));
+        } else {
+            p.a.emit(ldx(Size::DW, R1, R0, 16));
+            p.a.emit(alu64_reg(Alu::Add, R1, R5));
+            p.a.emit(stx(Size::DW, R0, 16, R1));
+        }
         let no_carry = p.a.new_label();
         p.a.jmp_reg_to(Cond::Ge, R1, R5, no_carry);
         p.a.emit(alu64_imm(Alu::Add, R3, 1));

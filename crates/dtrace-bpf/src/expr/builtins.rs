@@ -332,7 +332,7 @@ impl ProgGen<'_, '_> {
             self.a.emit(mov64_reg(R4, R1));
             self.ptr(R1, R9, buf + us::BYTES as u32);
             self.a.emit(alu64_reg(Alu::Add, R1, R4));
-            self.a.emit(call(Helper::ProbeReadUser));
+            self.a.emit(call(self.user_read()));
             self.a.jmp_imm_to(Cond::Ne, R0, 0, done);
             self.ldx_at(R1, R9, buf + us::LEN as u32, Size::DW);
             self.ldx_at(R2, R9, chunk_at, Size::DW);

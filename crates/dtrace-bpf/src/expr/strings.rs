@@ -490,20 +490,17 @@ impl ProgGen<'_, '_> {
                     }) => (*v).clamp(0, i64::from(cap)) as i32,
                     _ => cap as i32,
                 };
-                match tn {
-                    Some(tn) => {
-                        self.load_temp(tn, R2);
-                        self.free(tn);
-                        let ok = self.a.new_label();
-                        self.a.jmp_imm_to(Cond::Le, R2, cap as i32, ok);
-                        self.a.emit(mov64_imm(R2, cap as i32));
-                        self.a.bind(ok);
-                    }
-                    None => self.a.emit(mov64_imm(R2, fixed)),
+                if self.sleepable {
+                    self.copyinstr_faulting(dst, ta, tn, fixed, cap);
+                } else {
+                    self.copyinstr_size(tn, fixed, cap);
+                    self.dst_ptr(dst, R1);
+                    self.load_temp(ta, R3);
+                    self.a.emit(call(Helper::ProbeReadUserStr));
                 }
-                self.dst_ptr(dst, R1);
-                self.load_temp(ta, R3);
-                self.a.emit(call(Helper::ProbeReadUserStr));
+                if let Some(tn) = tn {
+                    self.free(tn);
+                }
                 self.check_read(ta);
                 self.free(ta);
                 Ok(())
@@ -544,6 +541,55 @@ impl ProgGen<'_, '_> {
     }
 
     /// After a probe_read: faults with the address in `addr` on failure.
+    /// r2 = copyinstr()'s size: `tn`'s value at most `cap`, or `fixed`.
+    fn copyinstr_size(&mut self, tn: Option<Temp>, fixed: i32, cap: u32) {
+        match tn {
+            Some(tn) => {
+                self.load_temp(tn, R2);
+                let ok = self.a.new_label();
+                self.a.jmp_imm_to(Cond::Le, R2, cap as i32, ok);
+                self.a.emit(mov64_imm(R2, cap as i32));
+                self.a.bind(ok);
+            }
+            None => self.a.emit(mov64_imm(R2, fixed)),
+        }
+    }
+
+    /// copyinstr() in a sleepable program: the string is read as
+    /// elsewhere (without faults); where that fails, the page the string
+    /// goes on in is faulted in with `bpf_copy_from_user` (a byte of it)
+    /// and the read made again, a page at a time. A page is touched only
+    /// once every page before it was read without the string ending
+    /// there, so no page past the string's end is faulted in. r0 is left
+    /// as the last read's result (or the touch's failure).
+    fn copyinstr_faulting(&mut self, dst: Dst, ta: Temp, tn: Option<Temp>, fixed: i32, cap: u32) {
+        const PAGE: u32 = 4096;
+        let done = self.a.new_label();
+        // A string of `cap` bytes is on `cap / PAGE + 2` pages at most.
+        let pages = cap / PAGE + 2;
+        for k in 0..=pages {
+            self.copyinstr_size(tn, fixed, cap);
+            self.dst_ptr(dst, R1);
+            self.load_temp(ta, R3);
+            self.a.emit(call(Helper::ProbeReadUserStr));
+            if k == pages {
+                break;
+            }
+            self.a.jmp_imm_to(Cond::Sge, R0, 0, done);
+            // Page k, from the string's start on the first.
+            self.load_temp(ta, R3);
+            if k > 0 {
+                self.a.emit(alu64_imm(Alu::And, R3, -(PAGE as i32)));
+                self.a.emit(alu64_imm(Alu::Add, R3, (k * PAGE) as i32));
+            }
+            self.dst_ptr(dst, R1);
+            self.a.emit(mov64_imm(R2, 1));
+            self.a.emit(call(Helper::CopyFromUser));
+            self.a.jmp_imm_to(Cond::Ne, R0, 0, done);
+        }
+        self.a.bind(done);
+    }
+
     pub(crate) fn check_read(&mut self, addr: Temp) {
         let ok = self.a.new_label();
         self.a.jmp_imm_to(Cond::Sge, R0, 0, ok);

@@ -70,6 +70,9 @@ pub(crate) struct ClauseCx {
     pub(crate) spec_slot: Option<i16>,
 }
 
+/// `bpf_task_storage_get` flag: make the thread's value if it has none.
+const BPF_LOCAL_STORAGE_GET_F_CREATE: i32 = 1;
+
 /// `bpf_ringbuf_submit` flag: do not wake the consumer.
 const BPF_RB_NO_WAKEUP: i32 = 1;
 
@@ -105,6 +108,10 @@ pub(crate) struct ProgGen<'g, 'a> {
     pub(crate) dmap: Option<MapId>,
     pub(crate) dl: Option<DispatchLayout>,
     pub(crate) raw: bool,
+    /// The program is loaded sleepable (`codegen::sleepable`): its
+    /// scratch is its thread's, it reads user memory with
+    /// `bpf_copy_from_user`, and updates aggregations atomically.
+    pub(crate) sleepable: bool,
     pub(crate) error_sub: Label,
     pub(crate) error_used: bool,
     /// The callback chill() spins in with `bpf_loop`, once used.
@@ -135,6 +142,7 @@ pub(crate) fn build(
     plan: &ProgramPlan,
     dmap: Option<MapId>,
     gate_off: Option<u32>,
+    sleepable: bool,
 ) -> Result<Assembled, GenError> {
     let mut a = Asm::new();
     let error_sub = a.new_label();
@@ -185,6 +193,7 @@ pub(crate) fn build(
                 | ProgKind::Uprobe
                 | ProgKind::Kprobe
         ),
+        sleepable,
         error_sub,
         error_used: false,
         chill_sub: None,
@@ -244,6 +253,16 @@ impl ProgGen<'_, '_> {
             Phase::Begin => activity::WARMUP,
             Phase::Normal => activity::ACTIVE,
             Phase::End => activity::COOLDOWN,
+        }
+    }
+
+    /// The helper that reads user memory: one that faults pages in, in a
+    /// sleepable program.
+    pub(crate) fn user_read(&self) -> Helper {
+        if self.sleepable {
+            Helper::CopyFromUser
+        } else {
+            Helper::ProbeReadUser
         }
     }
 
@@ -312,6 +331,19 @@ impl ProgGen<'_, '_> {
         if let (Some(off), Some(period)) = (gate_off, self.plan.tick_gate) {
             self.tick_gate(off, period, out);
         }
+        if let (true, Some(ts)) = (self.sleepable, self.g.m_task_scratch) {
+            // This thread's scratch, made on its first firing: another
+            // program may run on this CPU while this one waits for a page.
+            self.a.emit(call(Helper::GetCurrentTaskBtf));
+            self.a.emit(mov64_reg(R2, R0));
+            self.a.ld_map_fd(R1, ts);
+            self.a.emit(mov64_imm(R3, 0));
+            self.a.emit(mov64_imm(R4, BPF_LOCAL_STORAGE_GET_F_CREATE));
+            self.a.emit(call(Helper::TaskStorageGet));
+            self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
+            self.a.emit(mov64_reg(R9, R0));
+            return self.after_scratch(hook, out);
+        }
         // The scratch element for this CPU and context.
         self.a.emit(call(Helper::GetSmpProcessorId));
         self.a.emit(alu64_imm(Alu::Lsh, R0, 1));
@@ -326,6 +358,15 @@ impl ProgGen<'_, '_> {
         self.a.emit(call(Helper::MapLookupElem));
         self.a.jmp_imm_to(Cond::Eq, R0, 0, out);
         self.a.emit(mov64_reg(R9, R0));
+        self.after_scratch(hook, out)
+    }
+
+    /// The rest of `main`, once r9 holds the scratch element.
+    fn after_scratch(
+        &mut self,
+        hook: Option<crate::hook::HookRef>,
+        out: Label,
+    ) -> Result<(), GenError> {
         // strtok()'s saved place lasts for one probe firing.
         if let Some(at) = self.g.strtok_at {
             self.st_imm_at(R9, at, -1);

@@ -132,7 +132,7 @@ impl ProgGen<'_, '_> {
         match src {
             Some(ta) => {
                 self.load_temp(ta, R3);
-                self.a.emit(call(Helper::ProbeReadUser));
+                self.a.emit(call(self.user_read()));
                 self.check_read(ta);
             }
             None => {
@@ -202,7 +202,7 @@ impl ProgGen<'_, '_> {
         self.free(tn);
         self.load_temp(ts, R3);
         self.a.emit(call(if user {
-            Helper::ProbeReadUser
+            self.user_read()
         } else {
             Helper::ProbeReadKernel
         }));

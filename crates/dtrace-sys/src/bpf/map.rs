@@ -67,6 +67,13 @@ impl Shape {
                     self.name
                 ),
             )),
+            Some(MapType::TaskStorage) => Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                format!(
+                    "BPF map '{}' is task storage: its elements are the programs'",
+                    self.name
+                ),
+            )),
             Some(_) => Ok(()),
             None => Err(io::Error::new(
                 io::ErrorKind::Unsupported,
@@ -167,6 +174,40 @@ impl Map {
                 max_entries,
                 flags,
                 ncpus,
+                name: name.to_string(),
+            },
+        })
+    }
+
+    /// Creates a task storage map whose value, made for a task the first
+    /// time a program asks for it, is `value_size` bytes. The kernel
+    /// requires such a map be described by BTF: an `int` key and here an
+    /// array of bytes (loaded for the creation; the map keeps it).
+    pub fn create_task_storage(value_size: u32, name: &str) -> io::Result<Map> {
+        let btf = super::btf_load(&super::storage_btf(value_size))?;
+        let mut attr = MapCreateAttr {
+            map_type: MapType::TaskStorage as u32,
+            key_size: 4,
+            value_size,
+            max_entries: 0,
+            map_flags: super::BPF_F_NO_PREALLOC,
+            map_name: obj_name(name),
+            btf_fd: btf.as_raw_fd() as u32,
+            btf_key_type_id: 1,
+            btf_value_type_id: 3,
+            ..Default::default()
+        };
+        let fd = sys_bpf(BPF_MAP_CREATE, &mut attr).map(fd_result)?;
+        Ok(Map {
+            fd,
+            shape: Shape {
+                raw_type: MapType::TaskStorage as u32,
+                map_type: Some(MapType::TaskStorage),
+                key_size: 4,
+                value_size,
+                max_entries: 0,
+                flags: super::BPF_F_NO_PREALLOC,
+                ncpus: 1,
                 name: name.to_string(),
             },
         })
