@@ -38,7 +38,7 @@
 //!    (stacks unwound a second of its CPU time).
 //!
 //! Usage: `bench/run.sh [--calls N] [--rounds R] [--no-wide]
-//! [--baseline PATH] [--only probe-effect|startup|wide|stream|snapshot|usdt|ustack]
+//! [--baseline PATH] [--only probe-effect|startup|wide|stream|snapshot|scale|usdt|ustack]
 //! [--shape TEXT]` (`--shape` keeps the probe-effect shapes whose label
 //! contains TEXT).
 
@@ -157,7 +157,7 @@ fn main() {
             "--shape" => cfg.shape = it.next().cloned(),
             other => {
                 eprintln!("dtrace-bench: unknown argument {}", other);
-                eprintln!("usage: dtrace-bench [--calls N] [--rounds R] [--no-wide] [--no-bpftrace] [--dtrace PATH] [--baseline PATH] [--only probe-effect|startup|wide|stream|snapshot|usdt|ustack] [--shape TEXT]");
+                eprintln!("usage: dtrace-bench [--calls N] [--rounds R] [--no-wide] [--no-bpftrace] [--dtrace PATH] [--baseline PATH] [--only probe-effect|startup|wide|stream|snapshot|scale|usdt|ustack] [--shape TEXT]");
                 std::process::exit(2);
             }
         }
@@ -198,6 +198,9 @@ fn main() {
     }
     if run("snapshot") {
         agg_snapshot(&cfg);
+    }
+    if run("scale") {
+        scale(&cfg);
     }
     if run("usdt") {
         usdt_effect(&cfg);
@@ -1474,6 +1477,162 @@ fn agg_snapshot(cfg: &Config) {
         );
     }
     println!();
+}
+
+/// Key counts of the scale part.
+const SCALE_KEYS: [u64; 3] = [10_000, 100_000, 1_000_000];
+
+/// Big aggregations (part 5b): a target makes N getpid calls on one CPU,
+/// each a new key (`@[timestamp] = count()`, bpftrace's `@[nsecs]`), and
+/// the aggregation is printed at exit: the time from END to exit, the
+/// peak resident memory of the tracer, and the memory a key adds (the
+/// largest run's peak less the smallest's, over the keys between).
+fn scale(cfg: &Config) {
+    println!("== big aggregations: N getpid calls on CPU 0, each a new key, printed at exit");
+    let me = std::env::current_exe().expect("current_exe");
+    let prog = "syscall::getpid:entry /pid == $target/ { @[timestamp] = count(); } END { printf(\"end %d\\n\", walltimestamp); }";
+    let bt_prog = "tracepoint:syscalls:sys_enter_getpid /pid == cpid/ { @[nsecs] = count(); } END { printf(\"end %lld\\n\", nsecs); }";
+    let mut peaks: Vec<(u64, Option<f64>, Option<f64>)> = Vec::new();
+    for keys in SCALE_KEYS {
+        // By its path: bpftrace refuses a name that two directories of
+        // PATH hold (/bin and /usr/bin, one directory on a merged /usr).
+        let taskset = which("taskset").unwrap_or_else(|| PathBuf::from("taskset"));
+        let target = format!(
+            "{} -c 0 {} {} {}",
+            taskset.display(),
+            me.display(),
+            LOOP_ARG,
+            keys
+        );
+        let mut d = Scale::default();
+        let mut b = Scale::default();
+        for _ in 0..cfg.rounds {
+            let mut cmd = Command::new(&cfg.dtrace);
+            // Room for every key (56 bytes an element, the map's limit).
+            cmd.args(["-q", "-x", "aggsize=128m", "-n", prog, "-c", &target]);
+            d.round(cmd, keys, Clock::Wall, |l| {
+                let mut w = l.split_whitespace();
+                match (w.next(), w.next(), w.next()) {
+                    (Some(k), Some(c), None) if k.parse::<u64>().is_ok() => c.parse().ok(),
+                    _ => None,
+                }
+            });
+            if let Some(bt) = &cfg.bpftrace {
+                let mut cmd = Command::new(bt);
+                cmd.env("BPFTRACE_MAP_KEYS_MAX", (2 * keys).to_string())
+                    .args(["-e", bt_prog, "-c", &target]);
+                b.round(cmd, keys, Clock::Monotonic, |l| {
+                    let (_, c) = l.strip_prefix("@[")?.split_once("]: ")?;
+                    c.trim().parse().ok()
+                });
+            }
+        }
+        let (dt, dr) = d.medians();
+        let (bt, br) = b.medians();
+        peaks.push((keys, dr, br));
+        let show = |who: &str, t: Option<f64>, r: Option<f64>, s: &Scale| {
+            format!(
+                "{} {:>8} ms {:>7} MB{}",
+                who,
+                t.map_or("-".into(), |t| format!("{:.0}", t)),
+                r.map_or("-".into(), |r| format!("{:.0}", r / 1024.0)),
+                s.short
+                    .as_ref()
+                    .map(|x| format!(" (short: {})", x))
+                    .unwrap_or_default()
+            )
+        };
+        println!(
+            "  {:>9} keys  {}  {}{}",
+            keys,
+            show("dtrace", dt, dr, &d),
+            if cfg.bpftrace.is_some() {
+                show("bpftrace", bt, br, &b)
+            } else {
+                String::new()
+            },
+            match (dt, bt) {
+                (Some(x), Some(y)) if y > 0.0 => format!("  ratio {:.2}x", x / y),
+                _ => String::new(),
+            }
+        );
+    }
+    // Memory a key adds: between the smallest and the largest run.
+    if let (Some(first), Some(last)) = (peaks.first(), peaks.last()) {
+        let per_key = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) => {
+                format!("{:.0} bytes", (b - a) * 1024.0 / (last.0 - first.0) as f64)
+            }
+            _ => "-".into(),
+        };
+        println!(
+            "  memory a key adds: dtrace {}, bpftrace {}",
+            per_key(first.1, last.1),
+            per_key(first.2, last.2)
+        );
+    }
+    println!();
+}
+
+/// One tracer's big-aggregation rounds: END-to-exit times, peak RSS
+/// (KiB), and what a round found missing.
+#[derive(Default)]
+struct Scale {
+    times: Vec<f64>,
+    rss: Vec<f64>,
+    short: Option<String>,
+}
+
+impl Scale {
+    fn round(
+        &mut self,
+        mut cmd: Command,
+        made: u64,
+        clock: Clock,
+        count: impl Fn(&str) -> Option<u64>,
+    ) {
+        let Ok(mut child) = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+        else {
+            return;
+        };
+        let out = drain_output(child.stdout.take().expect("piped"));
+        let err = drain_output(child.stderr.take().expect("piped"));
+        let Ok((_, peak)) = dtrace_sys::process::wait_peak_rss(child.id()) else {
+            return;
+        };
+        let done = clock.now_ns();
+        let out = out.recv().unwrap_or_default();
+        let end = out
+            .lines()
+            .find_map(|l| l.strip_prefix("end ")?.trim().parse::<i128>().ok());
+        let (mut rows, mut total) = (0u64, 0u64);
+        for c in out.lines().filter_map(&count) {
+            rows += 1;
+            total += c;
+        }
+        if rows != made || total != made {
+            self.short = Some(format!(
+                "{} rows, {} counted of {} ({})",
+                rows,
+                total,
+                made,
+                err.recv().unwrap_or_default().trim()
+            ));
+        }
+        if let Some(e) = end {
+            self.times.push((done - e) as f64 / 1e6);
+        }
+        self.rss.push(peak as f64);
+    }
+
+    fn medians(&mut self) -> (Option<f64>, Option<f64>) {
+        let m = |v: &mut Vec<f64>| (!v.is_empty()).then(|| median(v));
+        (m(&mut self.times), m(&mut self.rss))
+    }
 }
 
 /// The clock a tracer's END time is read from.

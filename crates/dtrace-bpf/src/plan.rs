@@ -533,9 +533,12 @@ pub struct AggLayout {
     pub id: u64,
     pub func: AggFunc,
     pub keys: Vec<KeyField>,
-    /// The map's key size in bytes.
+    /// The map's key size in bytes. A key begins with a word holding
+    /// the aggregation's id (low half) and the CPU (high half): each CPU
+    /// keeps its own element of a key (see [`agg_key_word`]).
     pub key_size: u32,
-    /// The map's per-CPU value size in bytes (at least the function's).
+    /// The map's value size in bytes, one CPU's (at least the
+    /// function's).
     pub value_size: u32,
     /// An aggregation with no keys: its index in the per-CPU array
     /// `map` (`MapRole::AggregationSlots`), whose element on each CPU is
@@ -551,6 +554,17 @@ pub struct AggLayout {
     /// user stack, which only the consumer can unwind, so each update is
     /// a record (`ActionLayout::AggUpdate`); `keys` gives the key types.
     pub streamed: bool,
+}
+
+/// The first word of an aggregation's key: its id and the CPU whose
+/// element it is.
+pub fn agg_key_word(id: u64, cpu: u32) -> u64 {
+    (u64::from(cpu) << 32) | (id & 0xffff_ffff)
+}
+
+/// The aggregation id and CPU of an aggregation key's first word.
+pub fn agg_key_parts(word: u64) -> (u64, u32) {
+    (word & 0xffff_ffff, (word >> 32) as u32)
 }
 
 /// Where the tuples of an aggregation too large for a hash key are kept:

@@ -365,6 +365,28 @@ impl Drop for Target {
     }
 }
 
+/// Waits for child process `pid` to end: its wait status, and the most
+/// memory it held (peak resident set, KiB), which the kernel keeps until
+/// the child is reaped (what `/usr/bin/time` reports). For a child
+/// `std::process::Child` made: it must not be waited for again.
+pub fn wait_peak_rss(pid: u32) -> io::Result<(i32, u64)> {
+    let mut status: libc::c_int = 0;
+    // SAFETY: a zeroed `rusage` is a valid value of the plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: wait4 writes only the status word and the rusage
+        // struct, both live locals of the right types.
+        let r = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage) };
+        if r >= 0 {
+            return Ok((status, usage.ru_maxrss.max(0) as u64));
+        }
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EINTR) {
+            return Err(e);
+        }
+    }
+}
+
 /// Reads a whole small file, for /proc lookups.
 pub fn read_small(path: &str) -> io::Result<String> {
     let mut s = String::new();

@@ -165,14 +165,6 @@ pub fn decode_field(ty: &Type, bytes: &[u8]) -> KeyValue {
     }
 }
 
-/// Merges one key's per-CPU values.
-pub fn merge(layout: &AggLayout, percpu: &PerCpuValues) -> AggValue {
-    let cpus: Vec<&[u8]> = (0..percpu.ncpus())
-        .map(|c| percpu.cpu(c).unwrap_or(&[]))
-        .collect();
-    aggs::merge(layout.func, &cpus)
-}
-
 /// The per-CPU values of an aggregation with no keys (`layout.slot`),
 /// each CPU's element past its updated word; `None` if no CPU has
 /// updated it.
@@ -226,50 +218,28 @@ pub fn clear_slot(map: &Map, slot: u32, keep: bool) -> io::Result<()> {
     map.update(&slot.to_ne_bytes(), vals.as_bytes(), 0)
 }
 
-/// Reads every key of one aggregation from the map it shares (the keys
-/// whose first word is its id).
+/// Reads every key of one aggregation from the map it shares (the
+/// elements whose first word's low half is its id, one for each CPU that
+/// updated the key, its CPU in the high half), each key's elements merged
+/// into one row; with `percpu` (the number of CPUs), each CPU's value
+/// kept too.
 ///
 /// An aggregation whose tuples are interned (`layout.interned`) has
 /// them read from `tuples`, by the hash its keys hold.
 pub fn snapshot(
     map: &Map,
     layout: &AggLayout,
-    percpu: bool,
+    percpu: Option<usize>,
     tuples: Option<&Map>,
 ) -> io::Result<Vec<AggEntry>> {
     if let Some(slot) = layout.slot {
-        return snapshot_slot(map, layout, slot, percpu);
+        return snapshot_slot(map, layout, slot, percpu.is_some());
     }
-    let mut tuple = vec![0u8; layout.interned.map_or(0, |ik| ik.tuple_size as usize)];
-    let id = layout.id.to_ne_bytes();
     let mut out: Vec<AggEntry> = Vec::new();
     // Rows merged from several keys, by decoded key.
     let mut merged: HashMap<Vec<KeyValue>, usize> = HashMap::new();
-    // The map is shared by the aggregations of one value size: this
-    // one's keys start with its id. Values come thousands at a time.
-    map.lookup_percpu_batch(|k, vals| {
-        if k.get(..8) != Some(&id[..]) || out.len() > 4 << 20 {
-            return;
-        }
-        let key = match (layout.interned, tuples) {
-            (Some(_), Some(t)) => match k.get(8..16).map(|h| t.lookup(h, &mut tuple)) {
-                Some(Ok(true)) => decode_key(layout, &tuple),
-                // Its tuple not there (yet): not a row.
-                _ => return,
-            },
-            _ => decode_key(layout, k),
-        };
-        let value = merge(layout, vals);
-        let cpus = percpu.then(|| {
-            (0..vals.ncpus())
-                .map(|c| aggs::merge(layout.func, &[vals.cpu(c).unwrap_or(&[])]))
-                .collect::<Vec<_>>()
-        });
-        // Keys that decode alike (addresses in one function) are one row.
-        let merges = key
-            .iter()
-            .any(|k| matches!(k, KeyValue::Sym(_) | KeyValue::Mod(_)));
-        if merges {
+    for_each_key(map, layout, percpu, tuples, |key, value, cpus, raw| {
+        if merges(layout) {
             if let Some(e) = merged.get(&key).map(|&i| &mut out[i]) {
                 e.value.absorb(&value);
                 if let (Some(mine), Some(theirs)) = (e.percpu.as_mut(), cpus.as_ref()) {
@@ -277,7 +247,7 @@ pub fn snapshot(
                         m.absorb(t);
                     }
                 }
-                e.merged_keys.push(k.to_vec());
+                e.merged_keys.extend(raw.map(<[u8]>::to_vec));
                 return;
             }
             merged.insert(key.clone(), out.len());
@@ -285,12 +255,301 @@ pub fn snapshot(
         out.push(AggEntry {
             key,
             value,
-            raw_key: k.to_vec(),
-            merged_keys: Vec::new(),
+            raw_key: raw.next().map(<[u8]>::to_vec).unwrap_or_default(),
+            merged_keys: raw.map(<[u8]>::to_vec).collect(),
             percpu: cpus,
         });
     })?;
     Ok(out)
+}
+
+/// Whether keys of `layout` that differ may decode alike (addresses in
+/// one function, `sym()`, `usym()`, `mod()`...), and so be one row.
+fn merges(layout: &AggLayout) -> bool {
+    layout.keys.iter().any(|f| {
+        f.ty.special()
+            .is_some_and(|s| !matches!(s, Special::Stack(_) | Special::UStack(_)))
+    })
+}
+
+/// Calls `each` with every key of aggregation `layout` in `map`: the
+/// key decoded, its value merged over the CPUs, with `percpu` (the
+/// number of CPUs) each CPU's value, and the stored keys of its
+/// elements (one a CPU that updated it).
+fn for_each_key(
+    map: &Map,
+    layout: &AggLayout,
+    percpu: Option<usize>,
+    tuples: Option<&Map>,
+    mut each: impl FnMut(
+        Vec<KeyValue>,
+        AggValue,
+        Option<Vec<AggValue>>,
+        &mut dyn Iterator<Item = &[u8]>,
+    ),
+) -> io::Result<()> {
+    let mut tuple = vec![0u8; layout.interned.map_or(0, |ik| ik.tuple_size as usize)];
+    let (klen, vlen) = (map.key_size() as usize, map.value_size() as usize);
+    // Every element of this aggregation, a key on one CPU: the map is
+    // shared by the aggregations of one value size, and a key's first
+    // word holds its aggregation's id and the CPU. Read thousands at a
+    // time, into two flat tables.
+    let (mut keys, mut vals) = (Vec::new(), Vec::new());
+    map.lookup_batch(|k, v| {
+        let (id, _) = dtrace_bpf::plan::agg_key_parts(read_i64(k, 0) as u64);
+        if id != layout.id || keys.len() / klen.max(1) >= 16 << 20 {
+            return;
+        }
+        keys.extend_from_slice(k);
+        vals.extend_from_slice(v);
+    })?;
+    let n = keys.len() / klen.max(1);
+    let key = |i: usize| &keys[i * klen..(i + 1) * klen];
+    let val = |i: usize| &vals[i * vlen..(i + 1) * vlen];
+    // The elements of one key, whatever their CPUs, next to each other:
+    // ordered by a hash of the key (a compact table), then its bytes.
+    let hash = |b: &[u8]| {
+        use std::hash::Hasher;
+        let mut h = rustc_hash::FxHasher::default();
+        h.write(b);
+        h.finish()
+    };
+    let mut by_hash: Vec<(u64, u32)> = (0..n).map(|i| (hash(&key(i)[8..]), i as u32)).collect();
+    by_hash.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| key(a.1 as usize)[8..].cmp(&key(b.1 as usize)[8..]))
+    });
+    let zero = vec![0u8; vlen];
+    let mut slices: Vec<&[u8]> = Vec::new();
+    let mut at = 0;
+    while at < by_hash.len() {
+        let (h, first) = (by_hash[at].0, by_hash[at].1 as usize);
+        let mut end = at + 1;
+        while end < by_hash.len()
+            && by_hash[end].0 == h
+            && key(by_hash[end].1 as usize)[8..] == key(first)[8..]
+        {
+            end += 1;
+        }
+        let group = &by_hash[at..end];
+        at = end;
+        let k = key(first);
+        let decoded = match (layout.interned, tuples) {
+            (Some(_), Some(t)) => match k.get(8..16).map(|h| t.lookup(h, &mut tuple)) {
+                Some(Ok(true)) => decode_key(layout, &tuple),
+                // Its tuple not there (yet): not a row.
+                _ => continue,
+            },
+            _ => decode_key(layout, k),
+        };
+        let value = match group {
+            [one] => aggs::merge(layout.func, &[val(one.1 as usize)]),
+            _ => {
+                slices.clear();
+                slices.extend(group.iter().map(|g| val(g.1 as usize)));
+                aggs::merge(layout.func, &slices)
+            }
+        };
+        let cpus = percpu.map(|ncpus| {
+            (0..ncpus)
+                .map(|c| {
+                    let mine = group.iter().find(|g| {
+                        let word = read_i64(key(g.1 as usize), 0) as u64;
+                        dtrace_bpf::plan::agg_key_parts(word).1 as usize == c
+                    });
+                    let v = mine.map_or(&zero[..], |g| val(g.1 as usize));
+                    aggs::merge(layout.func, &[v])
+                })
+                .collect::<Vec<_>>()
+        });
+        let mut raw = group.iter().map(|g| key(g.1 as usize));
+        each(decoded, value, cpus, &mut raw);
+    }
+    Ok(())
+}
+
+/// One aggregation's rows in flat tables, for printing: a row is its
+/// key's elements and its value, with no heap object of its own where
+/// its key has none (a million integer keys are a few tens of bytes
+/// each).
+#[derive(Debug, Default)]
+pub struct AggTable {
+    /// Key elements per row.
+    nkeys: usize,
+    keys: Vec<KeyValue>,
+    values: Vec<AggValue>,
+    /// With `aggpercpu`: each row's values by CPU.
+    percpu: Vec<Vec<AggValue>>,
+}
+
+impl AggTable {
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    fn key(&self, i: usize) -> &[KeyValue] {
+        &self.keys[i * self.nkeys..(i + 1) * self.nkeys]
+    }
+
+    /// The rows of `entries` (an aggregation with no keys, or one kept
+    /// by the consumer).
+    pub(crate) fn of_entries(entries: Vec<AggEntry>) -> AggTable {
+        let mut t = AggTable {
+            nkeys: entries.first().map_or(0, |e| e.key.len()),
+            ..Default::default()
+        };
+        for e in entries {
+            t.keys.extend(e.key);
+            t.values.push(e.value);
+            if let Some(p) = e.percpu {
+                t.percpu.push(p);
+            }
+        }
+        t
+    }
+
+    /// The order `sort` would put the rows in.
+    pub fn sorted(&self, o: SortOpts) -> Vec<u32> {
+        sorted_order(self.len(), |i| self.key(i), |i| &self.values[i], o)
+    }
+}
+
+/// Reads aggregation `layout` from `map` into an [`AggTable`] (see
+/// [`snapshot`]).
+pub fn table(
+    map: &Map,
+    layout: &AggLayout,
+    percpu: Option<usize>,
+    tuples: Option<&Map>,
+) -> io::Result<AggTable> {
+    if layout.slot.is_some() {
+        return Ok(AggTable::of_entries(snapshot(map, layout, percpu, tuples)?));
+    }
+    let mut t = AggTable {
+        nkeys: layout.keys.len(),
+        ..Default::default()
+    };
+    let mut merged: HashMap<Vec<KeyValue>, usize> = HashMap::new();
+    let merging = merges(layout);
+    for_each_key(map, layout, percpu, tuples, |key, value, cpus, _| {
+        if merging {
+            if let Some(&i) = merged.get(&key) {
+                t.values[i].absorb(&value);
+                if let (Some(mine), Some(theirs)) = (t.percpu.get_mut(i), cpus.as_ref()) {
+                    for (m, x) in mine.iter_mut().zip(theirs) {
+                        m.absorb(x);
+                    }
+                }
+                return;
+            }
+            merged.insert(key.clone(), t.values.len());
+        }
+        t.keys.extend(key);
+        t.values.push(value);
+        if let Some(c) = cpus {
+            t.percpu.push(c);
+        }
+    })?;
+    Ok(t)
+}
+
+/// Rows as the printers read them: joined rows of several aggregations
+/// (`printa(@a, @b)`), or one aggregation's table in an order.
+#[derive(Clone, Copy)]
+pub enum AggRows<'a> {
+    Joined(&'a [Row]),
+    Table {
+        table: &'a AggTable,
+        order: &'a [u32],
+    },
+}
+
+/// One row of [`AggRows`].
+#[derive(Clone, Copy)]
+pub struct RowRef<'a> {
+    pub key: &'a [KeyValue],
+    values: RowValues<'a>,
+}
+
+#[derive(Clone, Copy)]
+enum RowValues<'a> {
+    Joined(&'a Row),
+    One(&'a AggValue, Option<&'a [AggValue]>),
+}
+
+impl<'a> RowRef<'a> {
+    /// How many aggregations' values the row has.
+    pub fn columns(&self) -> usize {
+        match self.values {
+            RowValues::Joined(r) => r.values.len(),
+            RowValues::One(..) => 1,
+        }
+    }
+
+    /// Column `i`'s value (None: the key is not in that aggregation).
+    pub fn value(&self, i: usize) -> Option<&'a AggValue> {
+        match self.values {
+            RowValues::Joined(r) => r.values.get(i).and_then(Option::as_ref),
+            RowValues::One(v, _) => (i == 0).then_some(v),
+        }
+    }
+
+    /// With `aggpercpu`: column `i`'s values by CPU.
+    pub fn percpu(&self, i: usize) -> Option<&'a [AggValue]> {
+        match self.values {
+            RowValues::Joined(r) => r.percpu.get(i).and_then(Option::as_deref),
+            RowValues::One(_, p) => p.filter(|_| i == 0),
+        }
+    }
+}
+
+impl<'a> AggRows<'a> {
+    pub fn len(&self) -> usize {
+        match self {
+            AggRows::Joined(r) => r.len(),
+            AggRows::Table { order, .. } => order.len(),
+        }
+    }
+
+    /// Row `i`.
+    pub fn get(&self, i: usize) -> Option<RowRef<'a>> {
+        match *self {
+            AggRows::Joined(r) => r.get(i).map(|r| RowRef {
+                key: &r.key,
+                values: RowValues::Joined(r),
+            }),
+            AggRows::Table { table, order } => order.get(i).map(|&k| {
+                let k = k as usize;
+                RowRef {
+                    key: table.key(k),
+                    values: RowValues::One(
+                        &table.values[k],
+                        table.percpu.get(k).map(Vec::as_slice),
+                    ),
+                }
+            }),
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = RowRef<'a>> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+
+    /// The rows in pieces of `n`.
+    pub fn pieces(&self, n: usize) -> Vec<AggRows<'a>> {
+        let n = n.max(1);
+        match *self {
+            AggRows::Joined(r) => r.chunks(n).map(AggRows::Joined).collect(),
+            AggRows::Table { table, order } => order
+                .chunks(n)
+                .map(|order| AggRows::Table { table, order })
+                .collect(),
+        }
+    }
 }
 
 fn cmp_key(a: &[KeyValue], b: &[KeyValue]) -> Ordering {
@@ -299,15 +558,7 @@ fn cmp_key(a: &[KeyValue], b: &[KeyValue]) -> Ordering {
             // As DTrace compares them (dt_aggregate_keycmp): the key's
             // bytes as an unsigned integer of its size, so that -1 sorts
             // after 1.
-            (KeyValue::Int(p, t), KeyValue::Int(q, _)) => {
-                let mask = match t.size {
-                    1 => 0xff,
-                    2 => 0xffff,
-                    4 => 0xffff_ffff,
-                    _ => u64::MAX,
-                };
-                (*p as u64 & mask).cmp(&(*q as u64 & mask))
-            }
+            (KeyValue::Int(p, t), KeyValue::Int(q, _)) => int_key(*p, t).cmp(&int_key(*q, t)),
             (KeyValue::Str(p), KeyValue::Str(q)) => p.cmp(q),
             (KeyValue::Stack(p), KeyValue::Stack(q)) => {
                 crate::ksym::frames(p).cmp(crate::ksym::frames(q))
@@ -355,26 +606,94 @@ pub struct SortOpts {
 /// Sorts as DTrace does: by value, ties by key (or by key with
 /// `aggsortkey`), optionally reversed.
 pub fn sort(entries: &mut [AggEntry], o: SortOpts) {
-    let key_cmp = |a: &AggEntry, b: &AggEntry| {
-        let pa = o.key_pos.min(a.key.len());
-        let pb = o.key_pos.min(b.key.len());
-        cmp_key(&a.key[pa..], &b.key[pb..]).then_with(|| cmp_key(&a.key, &b.key))
+    let order = sorted_order(entries.len(), |i| &entries[i].key, |i| &entries[i].value, o);
+    apply_order(entries, &order);
+}
+
+/// The order `sort` puts `n` rows in (their keys and values given by
+/// index): `order[k]` is the row that goes to place `k`. Indices are
+/// sorted, not the rows (which are large): with one integer key, on a
+/// compact table of each row's value and key; otherwise by comparing the
+/// rows.
+fn sorted_order<'a>(
+    n: usize,
+    key: impl Fn(usize) -> &'a [KeyValue],
+    value: impl Fn(usize) -> &'a AggValue,
+    o: SortOpts,
+) -> Vec<u32> {
+    let finish = |ord: Ordering| if o.reverse { ord.reverse() } else { ord };
+    let one_int = (0..n).all(|i| matches!(key(i), [KeyValue::Int(..)]));
+    if one_int {
+        let mut table: Vec<((i128, i128), u64, u32)> = (0..n)
+            .map(|i| {
+                let k = match key(i) {
+                    [KeyValue::Int(v, t)] => int_key(*v, t),
+                    _ => 0,
+                };
+                (value(i).sort_key(), k, i as u32)
+            })
+            .collect();
+        table.sort_unstable_by(|a, b| {
+            finish(if o.by_key {
+                a.1.cmp(&b.1).then_with(|| a.0.cmp(&b.0))
+            } else {
+                a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1))
+            })
+            .then_with(|| a.2.cmp(&b.2))
+        });
+        return table.into_iter().map(|t| t.2).collect();
+    }
+    let key_cmp = |a: &[KeyValue], b: &[KeyValue]| {
+        let pa = o.key_pos.min(a.len());
+        let pb = o.key_pos.min(b.len());
+        cmp_key(&a[pa..], &b[pb..]).then_with(|| cmp_key(a, b))
     };
-    entries.sort_by(|a, b| {
-        let ord = if o.by_key {
-            key_cmp(a, b).then_with(|| a.value.sort_key().cmp(&b.value.sort_key()))
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.sort_by(|&x, &y| {
+        let (x, y) = (x as usize, y as usize);
+        finish(if o.by_key {
+            key_cmp(key(x), key(y)).then_with(|| value(x).sort_key().cmp(&value(y).sort_key()))
         } else {
-            a.value
+            value(x)
                 .sort_key()
-                .cmp(&b.value.sort_key())
-                .then_with(|| key_cmp(a, b))
-        };
-        if o.reverse {
-            ord.reverse()
-        } else {
-            ord
-        }
+                .cmp(&value(y).sort_key())
+                .then_with(|| key_cmp(key(x), key(y)))
+        })
     });
+    order
+}
+
+/// An integer key as DTrace compares them (`dt_aggregate_keycmp`): its
+/// bytes as an unsigned integer of its size, so that -1 sorts after 1.
+fn int_key(v: i64, t: &IntType) -> u64 {
+    let mask = match t.size {
+        1 => 0xff,
+        2 => 0xffff,
+        4 => 0xffff_ffff,
+        _ => u64::MAX,
+    };
+    v as u64 & mask
+}
+
+/// Puts `entries` in `order` (`order[k]` the entry that goes to place
+/// `k`), a cycle of swaps at a time.
+fn apply_order<T>(entries: &mut [T], order: &[u32]) {
+    let mut done = vec![false; entries.len()];
+    for i in 0..entries.len() {
+        if done[i] {
+            continue;
+        }
+        let mut j = i;
+        loop {
+            done[j] = true;
+            let k = order[j] as usize;
+            if k == i {
+                break;
+            }
+            entries.swap(j, k);
+            j = k;
+        }
+    }
 }
 
 /// The width of the distribution bar.
@@ -575,29 +894,30 @@ fn normal_of(normals: &[u64], i: usize) -> u64 {
 /// Prints aggregations in the default layout; each column's
 /// `normalize()` factor and value over no data (printed for a key the
 /// row lacks) are in `cols`.
-pub fn print_default(out: &mut Vec<u8>, rows: &[Row], cols: (&[u64], &[AggValue]), indent: usize) {
+pub fn print_default(
+    out: &mut Vec<u8>,
+    rows: &AggRows,
+    cols: (&[u64], &[AggValue]),
+    indent: usize,
+) {
     let (normals, zeros) = cols;
-    for Row { key, values, .. } in rows {
-        let values: Vec<Option<&AggValue>> = values
-            .iter()
-            .enumerate()
-            .map(|(i, v)| v.as_ref().or(zeros.get(i)))
-            .collect();
-        let dist = values.iter().flatten().any(|v| v.is_distribution());
-        for k in key {
+    for row in rows.iter() {
+        let value = |i: usize| row.value(i).or(zeros.get(i));
+        let dist = (0..row.columns()).any(|i| value(i).is_some_and(AggValue::is_distribution));
+        for k in row.key {
             key_default(out, k, indent);
         }
         if dist {
             // The key line is ended by the newline that opens the table.
-            for (i, v) in values.iter().enumerate() {
-                if let Some(AggValue::Dist(d)) = v {
+            for i in 0..row.columns() {
+                if let Some(AggValue::Dist(d)) = value(i) {
                     print_distribution(out, d, normal_of(normals, i));
                     out.push(b'\n');
                 }
             }
         } else {
-            for (i, v) in values.iter().enumerate() {
-                match v {
+            for i in 0..row.columns() {
+                match value(i) {
                     Some(v) => value_default(out, v, normal_of(normals, i)),
                     None => out.extend_from_slice(format!(" {:>16}", 0).as_bytes()),
                 }
@@ -612,13 +932,14 @@ pub fn print_default(out: &mut Vec<u8>, rows: &[Row], cols: (&[u64], &[AggValue]
 pub fn print_formatted(
     out: &mut Vec<u8>,
     fmt: &Format,
-    rows: &[Row],
+    rows: &AggRows,
     cols: (&[u64], &[AggValue]),
     indent: usize,
     target: i64,
 ) {
     let (normals, zeros) = cols;
-    for Row { key, values, .. } in rows {
+    for row in rows.iter() {
+        let key = row.key;
         let mut ki = 0;
         let mut vi = 0;
         for seg in &fmt.segments {
@@ -626,8 +947,8 @@ pub fn print_formatted(
                 Segment::Literal(b) => out.extend_from_slice(b),
                 Segment::Conv(c) if c.is_agg() => {
                     // With one aggregation, every %@ is its value.
-                    let col = if values.len() == 1 { 0 } else { vi };
-                    let v = values.get(col).and_then(Option::as_ref).or(zeros.get(col));
+                    let col = if row.columns() == 1 { 0 } else { vi };
+                    let v = row.value(col).or(zeros.get(col));
                     format_value(out, c, v, normal_of(normals, col), target);
                     vi += 1;
                 }
@@ -684,9 +1005,23 @@ fn format_value(out: &mut Vec<u8>, c: &Conversion, v: Option<&AggValue>, normal:
 }
 
 /// Joins the snapshots of several aggregations by key, sorted.
-pub fn rows(snaps: &[Vec<AggEntry>], o: SortOpts) -> Vec<Row> {
+pub fn rows(mut snaps: Vec<Vec<AggEntry>>, o: SortOpts) -> Vec<Row> {
     if snaps.is_empty() {
         return Vec::new();
+    }
+    if snaps.len() == 1 {
+        // One aggregation: its entries, sorted, become the rows as they
+        // are (a million keys must not be copied, nor indexed).
+        let mut only = snaps.pop().unwrap_or_default();
+        sort(&mut only, o);
+        return only
+            .into_iter()
+            .map(|e| Row {
+                key: e.key,
+                values: vec![Some(e.value)],
+                percpu: vec![e.percpu],
+            })
+            .collect();
     }
     let pos = o.value_pos.min(snaps.len() - 1);
     // Each snapshot's entries by key: a join of thousands of keys must
@@ -766,6 +1101,61 @@ mod tests {
     }
 
     #[test]
+    fn an_order_is_applied_in_place() {
+        let mut v = vec!['a', 'b', 'c', 'd', 'e'];
+        apply_order(&mut v, &[2, 0, 1, 4, 3]);
+        assert_eq!(v, vec!['c', 'a', 'b', 'e', 'd']);
+        let mut w: Vec<u32> = (0..100).collect();
+        let order: Vec<u32> = (0..100).rev().collect();
+        apply_order(&mut w, &order);
+        assert_eq!(w, order);
+    }
+
+    #[test]
+    fn integer_keys_sort_as_dtrace_compares_them() {
+        let ty = INT;
+        // Equal values: by key, -1 (0xffffffff) after 1; then by value,
+        // reversed too.
+        let t = AggTable {
+            nkeys: 1,
+            keys: vec![
+                KeyValue::Int(-1, ty),
+                KeyValue::Int(1, ty),
+                KeyValue::Int(7, ty),
+            ],
+            values: vec![AggValue::Count(2), AggValue::Count(2), AggValue::Count(1)],
+            percpu: Vec::new(),
+        };
+        assert_eq!(t.sorted(SortOpts::default()), vec![2, 1, 0]);
+        let by_key = SortOpts {
+            by_key: true,
+            ..Default::default()
+        };
+        assert_eq!(t.sorted(by_key), vec![1, 2, 0]);
+        let reversed = SortOpts {
+            reverse: true,
+            ..Default::default()
+        };
+        assert_eq!(t.sorted(reversed), vec![0, 1, 2]);
+        // Printed a piece at a time, the same text as whole.
+        let order = t.sorted(SortOpts::default());
+        let rows = AggRows::Table {
+            table: &t,
+            order: &order,
+        };
+        let (mut whole, mut pieces) = (Vec::new(), Vec::new());
+        print_default(&mut whole, &rows, (&[1], &[AggValue::Count(0)]), 0);
+        for p in rows.pieces(2) {
+            print_default(&mut pieces, &p, (&[1], &[AggValue::Count(0)]), 0);
+        }
+        assert_eq!(whole, pieces);
+        assert_eq!(
+            String::from_utf8(whole).unwrap(),
+            "        7                1\n        1                2\n       -1                2\n"
+        );
+    }
+
+    #[test]
     fn default_rows_and_sorting() {
         let mut e = vec![
             AggEntry {
@@ -803,7 +1193,7 @@ mod tests {
         let mut out = Vec::new();
         print_default(
             &mut out,
-            &[Row::new(vec![KeyValue::Int(3, INT)], AggValue::Sum(500))],
+            &AggRows::Joined(&[Row::new(vec![KeyValue::Int(3, INT)], AggValue::Sum(500))]),
             (&[1], &[AggValue::Sum(0)]),
             14,
         );

@@ -64,6 +64,18 @@ impl AggState {
     }
 }
 
+/// Rows printed at a time by `aggregate_print`, where the output allows.
+const ROWS_PER_PIECE: usize = 4096;
+
+/// Writes what `aggregate_print` made.
+fn emit_printed(sink: &mut sink::Sink, out: &mut dyn Write, text: &[u8]) -> Result<(), Error> {
+    sink.flush_pending(out)?;
+    sink.emit_origin = BufOrigin::AggregatePrint;
+    let res = sink.emit(out, text);
+    sink.emit_origin = BufOrigin::Work;
+    Ok(res?)
+}
+
 /// How the options sort aggregations.
 pub(crate) fn sort_opts(opts: &Options) -> aggregate::SortOpts {
     aggregate::SortOpts {
@@ -95,30 +107,45 @@ impl Dtrace {
             if self.aggs.printed.contains(&id) {
                 continue;
             }
-            let snap = r.snapshot_with(id, self.opts.aggpercpu)?;
-            if snap.is_empty() {
+            // Flat tables, sorted by index: a million keys are a few
+            // tens of megabytes, and no heap object each.
+            let table = r.table_with(id, self.opts.aggpercpu)?;
+            if table.is_empty() {
                 continue;
             }
-            let rows = aggregate::rows(&[snap], self.sort_opts());
+            let order = table.sorted(self.sort_opts());
+            let rows = aggregate::AggRows::Table {
+                table: &table,
+                order: &order,
+            };
             let name = self.syms.aggs[id].name.as_str();
-            self.sink.output.aggregations(
-                &mut text,
-                &output::AggPrint {
-                    names: &[name],
-                    rows: &rows,
-                    normals: &[self.normal(id)],
-                    zeros: &[AggValue::zero(self.syms.aggs[id].func)],
-                    format: None,
-                    in_firing: false,
-                },
-                cx,
-            );
+            // Where the output allows it, the rows go out a piece at a
+            // time: a million of them need not be text all at once.
+            let piece = if self.sink.output.rows_in_pieces() {
+                ROWS_PER_PIECE
+            } else {
+                rows.len()
+            };
+            for rows in rows.pieces(piece) {
+                self.sink.output.aggregations(
+                    &mut text,
+                    &output::AggPrint {
+                        names: &[name],
+                        rows,
+                        normals: &[self.normal(id)],
+                        zeros: &[AggValue::zero(self.syms.aggs[id].func)],
+                        format: None,
+                        in_firing: false,
+                    },
+                    cx,
+                );
+                if text.len() >= 1 << 20 {
+                    emit_printed(&mut self.sink, out, &text)?;
+                    text.clear();
+                }
+            }
         }
-        self.sink.flush_pending(out)?;
-        self.sink.emit_origin = BufOrigin::AggregatePrint;
-        let res = self.sink.emit(out, &text);
-        self.sink.emit_origin = BufOrigin::Work;
-        res?;
+        emit_printed(&mut self.sink, out, &text)?;
         self.write_flamegraph()
     }
 

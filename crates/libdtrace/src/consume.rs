@@ -1245,7 +1245,7 @@ fn present(
                 for &id in aggs {
                     snaps.push(p.agg_snapshot(id)?);
                 }
-                let rows = aggregate::rows(&snaps, crate::aggregations::sort_opts(p.opts));
+                let rows = aggregate::rows(snaps, crate::aggregations::sort_opts(p.opts));
                 let normals: Vec<u64> = aggs.iter().map(|&id| p.aggs.normal(id)).collect();
                 let zeros: Vec<aggregate::AggValue> = aggs
                     .iter()
@@ -1268,7 +1268,7 @@ fn present(
                     &mut text,
                     &output::AggPrint {
                         names: &names,
-                        rows: &rows,
+                        rows: aggregate::AggRows::Joined(&rows),
                         normals: &normals,
                         zeros: &zeros,
                         format: format.as_ref(),

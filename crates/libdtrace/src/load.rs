@@ -970,7 +970,24 @@ impl Running {
         Ok(aggregate::snapshot(
             self.agg(id),
             layout,
-            percpu,
+            percpu.then_some(self.rings.len()),
+            layout.interned.map(|ik| self.map(ik.map)),
+        )?)
+    }
+
+    /// Aggregation `id` as [`snapshot_with`](Self::snapshot_with) reads
+    /// it, in flat tables (for printing).
+    pub(crate) fn table_with(&self, id: usize, percpu: bool) -> Result<aggregate::AggTable, Error> {
+        let layout = &self.gen.aggs[id];
+        if layout.streamed || layout.slot.is_some() {
+            return Ok(aggregate::AggTable::of_entries(
+                self.snapshot_with(id, percpu)?,
+            ));
+        }
+        Ok(aggregate::table(
+            self.agg(id),
+            layout,
+            percpu.then_some(self.rings.len()),
             layout.interned.map(|ik| self.map(ik.map)),
         )?)
     }
@@ -994,10 +1011,10 @@ impl Running {
         if let Some(slot) = self.gen.aggs[id].slot {
             return Ok(aggregate::clear_slot(map, slot, true)?);
         }
-        let zero = map.percpu_values()?;
+        let zero = vec![0u8; map.value_len()];
         for e in self.snapshot(id)? {
             for k in std::iter::once(&e.raw_key).chain(&e.merged_keys) {
-                map.update(k, zero.as_bytes(), bpf::BPF_EXIST)?;
+                map.update(k, &zero, bpf::BPF_EXIST)?;
             }
         }
         Ok(())

@@ -12,7 +12,7 @@ use std::io::Write as _;
 use dtrace_lang::pdesc::ProbeDesc;
 use dtrace_lang::printf::Format;
 
-use crate::aggregate::{self, AggValue, KeyValue, Row};
+use crate::aggregate::{self, AggValue, KeyValue};
 use crate::consume::{ErrorData, ProbeData};
 use crate::format::{self, Arg};
 use crate::{ksym, DropData, DropKind};
@@ -40,7 +40,7 @@ pub struct AggPrint<'a> {
     /// The aggregations' names.
     pub names: &'a [&'a str],
     /// Their rows, joined by key and sorted.
-    pub rows: &'a [Row],
+    pub rows: aggregate::AggRows<'a>,
     /// Each aggregation's `normalize()` factor.
     pub normals: &'a [u64],
     /// Each aggregation's value over no data, printed for a key a row
@@ -74,6 +74,12 @@ pub trait Output: Send {
     }
     /// Aggregations printed.
     fn aggregations(&mut self, buf: &mut Vec<u8>, p: &AggPrint<'_>, cx: RenderCx);
+    /// True if an aggregation printed outside a firing may be given to
+    /// [`aggregations`](Self::aggregations) a few rows at a time, the
+    /// pieces making the same text as the whole.
+    fn rows_in_pieces(&self) -> bool {
+        false
+    }
     /// True if a `system()` command's output is to be captured and given
     /// to [`system`](Self::system), not written straight to the output.
     fn captures_system(&self) -> bool {
@@ -131,12 +137,16 @@ impl Output for Text {
         true
     }
 
+    fn rows_in_pieces(&self) -> bool {
+        true
+    }
+
     fn aggregations(&mut self, buf: &mut Vec<u8>, p: &AggPrint<'_>, cx: RenderCx) {
         match p.format {
             Some(f) => aggregate::print_formatted(
                 buf,
                 f,
-                p.rows,
+                &p.rows,
                 (p.normals, p.zeros),
                 cx.indent,
                 cx.target,
@@ -145,7 +155,7 @@ impl Output for Text {
                 if p.in_firing {
                     buf.push(b'\n');
                 }
-                aggregate::print_default(buf, p.rows, (p.normals, p.zeros), cx.indent);
+                aggregate::print_default(buf, &p.rows, (p.normals, p.zeros), cx.indent);
             }
         }
     }
@@ -515,45 +525,37 @@ fn aggregation_json(out: &mut Vec<u8>, p: &AggPrint<'_>) {
         json_str(out, format!("@{}", n).as_bytes());
     }
     out.extend_from_slice(b"],\"rows\":[");
-    for (
-        i,
-        Row {
-            key: keys,
-            values,
-            percpu,
-        },
-    ) in p.rows.iter().enumerate()
-    {
+    for (i, row) in p.rows.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
         out.extend_from_slice(b"{\"keys\":[");
-        for (j, k) in keys.iter().enumerate() {
+        for (j, k) in row.key.iter().enumerate() {
             if j > 0 {
                 out.push(b',');
             }
             key_json(out, k);
         }
         out.extend_from_slice(b"],\"values\":[");
-        for (j, v) in values.iter().enumerate() {
+        for j in 0..row.columns() {
             if j > 0 {
                 out.push(b',');
             }
-            match v {
+            match row.value(j) {
                 Some(v) => value_json(out, v, p.normals.get(j).copied().unwrap_or(1)),
                 None => out.extend_from_slice(b"0"),
             }
         }
         out.push(b']');
         // `aggpercpu`: each aggregation's values by CPU.
-        if percpu.iter().any(Option::is_some) {
+        if (0..row.columns()).any(|j| row.percpu(j).is_some()) {
             out.extend_from_slice(b",\"percpu\":[");
-            for (j, cpus) in percpu.iter().enumerate() {
+            for j in 0..row.columns() {
                 if j > 0 {
                     out.push(b',');
                 }
                 out.push(b'[');
-                for (c, v) in cpus.iter().flatten().enumerate() {
+                for (c, v) in row.percpu(j).unwrap_or(&[]).iter().enumerate() {
                     if c > 0 {
                         out.push(b',');
                     }
@@ -598,7 +600,7 @@ mod tests {
 
     #[test]
     fn aggregation_objects() {
-        let rows: Vec<Row> = vec![Row::new(
+        let rows: Vec<aggregate::Row> = vec![aggregate::Row::new(
             vec![KeyValue::Str(b"cat".to_vec()), KeyValue::Int(-2, INT)],
             AggValue::Count(3),
         )];
@@ -608,7 +610,7 @@ mod tests {
             &mut buf,
             &AggPrint {
                 names: &["c"],
-                rows: &rows,
+                rows: aggregate::AggRows::Joined(&rows),
                 normals: &[1],
                 zeros: &[AggValue::Count(0)],
                 format: None,

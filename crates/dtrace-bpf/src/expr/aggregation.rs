@@ -25,10 +25,15 @@ impl ProgGen<'_, '_> {
         let kb = self.alloc_buf(al.key_size);
         let have = self.a.new_label();
         let done = self.a.new_label();
-        // The id, then the tuple (or its hash); the padding past this
+        // The id and the CPU (each CPU keeps its own element of a key, as
+        // DTrace's CPUs each keep their own aggregation buffer: a new key
+        // costs one allocation, where per-CPU values cost one on every
+        // CPU), then the tuple (or its hash); the padding past this
         // aggregation's own key is zeroed so equal keys hash equally.
-        crate::codegen::load_imm(&mut self.a, R1, al.id as i64);
-        self.stx_at(R9, kb, R1, Size::DW);
+        self.a.emit(call(Helper::GetSmpProcessorId));
+        self.a.emit(alu64_imm(Alu::Lsh, R0, 32));
+        self.a.emit(alu64_imm(Alu::Or, R0, al.id as i32));
+        self.stx_at(R9, kb, R0, Size::DW);
         for w in own.div_ceil(8)..al.key_size / 8 {
             self.st_imm_at(R9, kb + 8 * w, 0);
         }

@@ -429,15 +429,26 @@ impl Map {
     }
 
     /// Calls `each` with every key of a per-CPU map and its values, read
-    /// thousands at a time (BPF_MAP_LOOKUP_BATCH) rather than with two
-    /// system calls a key; a kernel without batches for the map type
-    /// gets the keys walked one by one. Keys added or removed meanwhile
-    /// may or may not be seen, as with a walk.
+    /// thousands at a time (see [`lookup_batch`](Self::lookup_batch)).
     pub fn lookup_percpu_batch(
         &self,
         mut each: impl FnMut(&[u8], &PerCpuValues),
     ) -> io::Result<()> {
         let mut vals = self.percpu_values()?;
+        self.lookup_batch(|k, v| {
+            vals.buf.copy_from_slice(v);
+            each(k, &vals)
+        })
+    }
+
+    /// Calls `each` with every key of the map and its value
+    /// (`value_len()` bytes: every CPU's, for a per-CPU map), read
+    /// thousands at a time (BPF_MAP_LOOKUP_BATCH) rather than with two
+    /// system calls a key; a kernel without batches for the map type
+    /// gets the keys walked one by one. Keys added or removed meanwhile
+    /// may or may not be seen, as with a walk.
+    pub fn lookup_batch(&self, mut each: impl FnMut(&[u8], &[u8])) -> io::Result<()> {
+        self.shape.check_elements()?;
         let (klen, vlen) = (self.shape.key_size as usize, self.value_len());
         let mut count: usize = 4096;
         let mut keys = vec![0u8; count * klen];
@@ -475,10 +486,11 @@ impl Map {
                             Some(libc::EINVAL | libc::EOPNOTSUPP | 524)
                         ) =>
                 {
+                    let mut value = vec![0u8; vlen];
                     for k in self.keys() {
                         let k = k?;
-                        if self.lookup_percpu(&k, &mut vals)? {
-                            each(&k, &vals);
+                        if self.lookup(&k, &mut value)? {
+                            each(&k, &value);
                         }
                     }
                     return Ok(());
@@ -486,8 +498,10 @@ impl Map {
                 Err(_) => return r.map(|_| ()),
             };
             for i in 0..got {
-                vals.buf.copy_from_slice(&values[i * vlen..(i + 1) * vlen]);
-                each(&keys[i * klen..(i + 1) * klen], &vals);
+                each(
+                    &keys[i * klen..(i + 1) * klen],
+                    &values[i * vlen..(i + 1) * vlen],
+                );
             }
             if done {
                 return Ok(());
