@@ -6,7 +6,7 @@
 #   --rounds R  rounds per measurement, median shown (default 3)
 #   --no-wide   skip the every-syscall enabling (bpftrace takes ~30 s)
 #   --only PART run one part: probe-effect, startup, wide, stream, snapshot,
-#               usdt, ustack
+#               scale, usdt, ustack
 #   --shape TEXT  the probe effect of the shapes whose label has TEXT
 #   --no-bpftrace  leave bpftrace out
 #   --baseline PATH  another dtrace binary run beside ours in the printf

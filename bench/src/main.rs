@@ -22,6 +22,10 @@
 //! 5. The aggregation snapshot: 50,000 keys counted on each loaded CPU,
 //!    timed from END to exit, beside bpftrace's (its map made big
 //!    enough), every count checked.
+//!    5b. Big aggregations (`scale`): 10,000, 100,000 and 1,000,000 keys
+//!    (N getpid calls on CPU 0, each a new key), printed at exit: END to
+//!    exit, the tracer's peak resident memory (`wait4`), and the memory
+//!    a key adds, beside bpftrace, every row and count checked.
 //! 6. The USDT probe effect: N firings of this program's own static
 //!    probe (declared with `dtrace-usdt`), untraced, under a hand-written
 //!    floor (a count on one uprobe_multi link with the probe's semaphore

@@ -383,10 +383,12 @@ pub struct AggTable {
 }
 
 impl AggTable {
+    /// How many rows.
     pub fn len(&self) -> usize {
         self.values.len()
     }
 
+    /// True if there are no rows.
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }
@@ -461,9 +463,13 @@ pub fn table(
 /// (`printa(@a, @b)`), or one aggregation's table in an order.
 #[derive(Clone, Copy)]
 pub enum AggRows<'a> {
+    /// Rows made whole (several aggregations joined by key).
     Joined(&'a [Row]),
+    /// One aggregation's table, its rows in `order` (indices).
     Table {
+        /// The rows.
         table: &'a AggTable,
+        /// The order they are printed in: `order[k]` is the `k`th row.
         order: &'a [u32],
     },
 }
@@ -471,6 +477,7 @@ pub enum AggRows<'a> {
 /// One row of [`AggRows`].
 #[derive(Clone, Copy)]
 pub struct RowRef<'a> {
+    /// The key's elements.
     pub key: &'a [KeyValue],
     values: RowValues<'a>,
 }
@@ -505,9 +512,23 @@ impl<'a> RowRef<'a> {
             RowValues::One(_, p) => p.filter(|_| i == 0),
         }
     }
+
+    /// The row, owned.
+    pub fn to_row(&self) -> Row {
+        Row {
+            key: self.key.to_vec(),
+            values: (0..self.columns())
+                .map(|i| self.value(i).cloned())
+                .collect(),
+            percpu: (0..self.columns())
+                .map(|i| self.percpu(i).map(<[AggValue]>::to_vec))
+                .collect(),
+        }
+    }
 }
 
 impl<'a> AggRows<'a> {
+    /// How many rows.
     pub fn len(&self) -> usize {
         match self {
             AggRows::Joined(r) => r.len(),
@@ -535,8 +556,19 @@ impl<'a> AggRows<'a> {
         }
     }
 
+    /// The rows in order.
     pub fn iter(&self) -> impl Iterator<Item = RowRef<'a>> + '_ {
         (0..self.len()).filter_map(|i| self.get(i))
+    }
+
+    /// True if there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The rows as owned [`Row`]s.
+    pub fn to_rows(&self) -> Vec<Row> {
+        self.iter().map(|r| r.to_row()).collect()
     }
 
     /// The rows in pieces of `n`.
@@ -847,13 +879,13 @@ fn value_default(out: &mut Vec<u8>, v: &AggValue, normal: u64) {
 /// together (several for `printa(@a, @b)`).
 ///
 /// ```
-/// use libdtrace::{Consume, Consumer, ProbeData, Row};
+/// use libdtrace::{AggRows, Consume, Consumer, ProbeData, Row};
 /// /// Keeps printa()'s rows to draw them, printing nothing.
 /// #[derive(Default)]
 /// struct Chart(Vec<Row>);
 /// impl Consumer for Chart {
-///     fn aggregation(&mut self, _out: &mut dyn std::io::Write, _pd: &ProbeData, _names: &[&str], rows: &[Row]) -> Consume {
-///         self.0.extend_from_slice(rows);
+///     fn aggregation(&mut self, _out: &mut dyn std::io::Write, _pd: &ProbeData, _names: &[&str], rows: &AggRows) -> Consume {
+///         self.0.extend(rows.to_rows());
 ///         Consume::Next
 ///     }
 /// }

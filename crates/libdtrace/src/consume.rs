@@ -1241,11 +1241,33 @@ fn present(
             }
             ActionLayout::Exit(_) => {}
             ActionLayout::Printa { format, aggs } => {
-                let mut snaps = Vec::new();
-                for &id in aggs {
-                    snaps.push(p.agg_snapshot(id)?);
-                }
-                let rows = aggregate::rows(snaps, crate::aggregations::sort_opts(p.opts));
+                let sort = crate::aggregations::sort_opts(p.opts);
+                // One aggregation read now: flat tables, sorted by index
+                // (a million keys printed each second stay tens of
+                // megabytes); several joined, or one as read at the last
+                // aggregation tick (`aggrate`), as owned rows.
+                let (table, order, joined);
+                let rows = match aggs.as_slice() {
+                    [id] if !p.opts.is_set(crate::Opt::aggrate) => {
+                        table = match p.running.as_ref() {
+                            Some(r) => r.table_with(*id, p.opts.aggpercpu)?,
+                            None => aggregate::AggTable::default(),
+                        };
+                        order = table.sorted(sort);
+                        aggregate::AggRows::Table {
+                            table: &table,
+                            order: &order,
+                        }
+                    }
+                    _ => {
+                        let mut snaps = Vec::new();
+                        for &id in aggs {
+                            snaps.push(p.agg_snapshot(id)?);
+                        }
+                        joined = aggregate::rows(snaps, sort);
+                        aggregate::AggRows::Joined(&joined)
+                    }
+                };
                 let normals: Vec<u64> = aggs.iter().map(|&id| p.aggs.normal(id)).collect();
                 let zeros: Vec<aggregate::AggValue> = aggs
                     .iter()
@@ -1268,7 +1290,7 @@ fn present(
                     &mut text,
                     &output::AggPrint {
                         names: &names,
-                        rows: aggregate::AggRows::Joined(&rows),
+                        rows,
                         normals: &normals,
                         zeros: &zeros,
                         format: format.as_ref(),

@@ -81,7 +81,9 @@ use dtrace_lang::ir::{AggId, CClause, CStmt};
 use dtrace_lang::{MacroEnv, Source, Symbols, Tag};
 use dtrace_providers::{Enabling, Probes};
 
-pub use aggregate::{AggEntry, AggValue, Bound, Bucket, Distribution, KeyValue, Row};
+pub use aggregate::{
+    AggEntry, AggRows, AggTable, AggValue, Bound, Bucket, Distribution, KeyValue, Row, RowRef,
+};
 pub use consume::{ErrorData, Flow, ProbeData, RecDesc, RecKind};
 pub use dtrace_lang::attr::Attr;
 pub use dtrace_lang::pdesc::ProbeDesc;
@@ -758,14 +760,15 @@ pub trait Consumer {
     }
     /// Called for a `printa()` record with what it prints: the
     /// aggregations' names and their rows (decoded keys and merged
-    /// values, distributions included), sorted and joined as printed.
+    /// values, distributions included), sorted and joined as printed,
+    /// as views (`AggRows::to_rows` makes owned `Row`s of them).
     /// `Next` prints nothing for it; `Abort` stops processing.
     fn aggregation(
         &mut self,
         _out: &mut dyn Write,
         _data: &ProbeData,
         _names: &[&str],
-        _rows: &[aggregate::Row],
+        _rows: &aggregate::AggRows,
     ) -> Consume {
         Consume::This
     }

@@ -6,8 +6,8 @@ mod common;
 
 use std::io::Write;
 
+use libdtrace::AggRows;
 use libdtrace::Arg;
-use libdtrace::Row;
 use libdtrace::{
     Consume, Consumer, ProbeData, ProgramSource, RecDesc, RecKind, SpecKind, WorkStatus,
 };
@@ -25,9 +25,9 @@ impl Consumer for Collect {
         _out: &mut dyn Write,
         _pd: &ProbeData,
         names: &[&str],
-        rows: &[Row],
+        rows: &AggRows,
     ) -> Consume {
-        for r in rows {
+        for r in rows.to_rows() {
             self.rows
                 .push(format!("@{} {:?} {:?}", names.join(","), r.key, r.values));
         }

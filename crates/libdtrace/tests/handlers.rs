@@ -58,7 +58,7 @@ impl Consumer for Seen {
         _out: &mut dyn Write,
         _pd: &ProbeData,
         names: &[&str],
-        rows: &[libdtrace::Row],
+        rows: &libdtrace::AggRows,
     ) -> Consume {
         self.log
             .push(format!("printa @{} {} rows", names.join(","), rows.len()));
