@@ -1210,7 +1210,83 @@ fn startup(cfg: &Config) {
         }
         report_startup(label, &mut f, &mut d, &mut b);
     }
+    // Where dtrace's start-up goes: its phases (DTRACE_DEBUG=phases),
+    // framed by the spawn and the exit as seen here.
+    let mut parts: Vec<(String, Vec<f64>)> = Vec::new();
+    for _ in 0..cfg.rounds {
+        let mut c = Command::new(&cfg.dtrace);
+        c.env("DTRACE_DEBUG", "phases")
+            .args(["-q", "-n", "syscall::getpid:entry { exit(0); }"]);
+        let Some(steps) = phases_of(c, Duration::from_secs(60)) else {
+            continue;
+        };
+        for (i, (name, ms)) in steps.into_iter().enumerate() {
+            match parts.get_mut(i) {
+                Some(p) if p.0 == name => p.1.push(ms),
+                Some(_) => {}
+                None => parts.push((name, vec![ms])),
+            }
+        }
+    }
+    if !parts.is_empty() {
+        let shown: Vec<String> = parts
+            .iter_mut()
+            .map(|(n, v)| format!("{} {:.1}", n, median(v)))
+            .collect();
+        println!(
+            "  dtrace's parts, syscall::getpid:entry (ms, each from the step before): {}",
+            shown.join(", ")
+        );
+    }
     println!();
+}
+
+/// Runs `cmd` (a dtrace with `DTRACE_DEBUG=phases`) to its exit, making
+/// getpid calls meanwhile: each step's time since the one before (ms),
+/// from the spawn (`exec` is the time to dtrace's main) to the exit
+/// (`exit`, after the handle closed).
+fn phases_of(mut cmd: Command, limit: Duration) -> Option<Vec<(String, f64)>> {
+    let spawned = dtrace_sys::monotonic_ns();
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let err = drain_output(child.stderr.take()?);
+    let t = Instant::now();
+    let exited = loop {
+        std::hint::black_box(std::process::id());
+        if let Ok(Some(st)) = child.try_wait() {
+            if !st.success() {
+                return None;
+            }
+            break dtrace_sys::monotonic_ns();
+        }
+        if t.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    };
+    let steps = libdtrace::phase::parse(&err.recv().ok()?);
+    let mut out = Vec::new();
+    let mut before = spawned;
+    for (name, at) in steps {
+        let label = if name == "main" {
+            "exec".to_string()
+        } else {
+            name
+        };
+        out.push((label, at.saturating_sub(before) as f64 / 1e6));
+        before = at;
+    }
+    out.push((
+        "exit".to_string(),
+        exited.saturating_sub(before) as f64 / 1e6,
+    ));
+    Some(out)
 }
 
 fn wide(cfg: &Config) {

@@ -29,6 +29,7 @@ const E_ERROR: u8 = 1;
 const E_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
+    libdtrace::phase::mark("main");
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     // Run with nothing to do, dtrace(1M) says how to use it.
     if args.is_empty() {
@@ -55,7 +56,9 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    ExitCode::from(run(cmd))
+    let code = run(cmd);
+    libdtrace::phase::mark("closed");
+    ExitCode::from(code)
 }
 
 /// Prints "dtrace: msg" to stderr.
@@ -315,6 +318,7 @@ fn run(cmd: Cmd) -> u8 {
         Err(e @ Error::Privilege(_)) => return fatal(e),
         Err(e) => return fatal(format!("failed to initialize dtrace: {}", e)),
     };
+    libdtrace::phase::mark("opened");
     for o in &cmd.options {
         match dt.setopt(&o.name, o.value.as_deref()) {
             Ok(()) => {}
@@ -431,6 +435,7 @@ fn run(cmd: Cmd) -> u8 {
             }
         }
     }
+    libdtrace::phase::mark("compiled");
     if matches!(cmd.mode, Mode::Header | Mode::Link) {
         return static_probes::write(&dt, &cmd);
     }
@@ -625,6 +630,9 @@ fn run(cmd: Cmd) -> u8 {
             }
         }
         if done || intr > 0 || (dt.has_procs() && dt.live_procs() == 0) {
+            if !done {
+                libdtrace::phase::mark("stop");
+            }
             done = true;
             if let Err(e) = dt.stop() {
                 return fatal(format!("couldn't stop tracing: {}", e));
@@ -655,6 +663,7 @@ fn run(cmd: Cmd) -> u8 {
             break;
         }
     }
+    libdtrace::phase::mark("drained");
     if !structured {
         let _ = writeln!(out);
     }
@@ -677,6 +686,7 @@ fn run(cmd: Cmd) -> u8 {
             io_reason(&e)
         ));
     }
+    libdtrace::phase::mark("printed");
     chew.status.map(|s| s as u8).unwrap_or(E_SUCCESS)
 }
 

@@ -61,6 +61,7 @@ mod load;
 pub mod offline;
 mod options;
 mod output;
+pub mod phase;
 mod print;
 mod probes;
 mod proc;

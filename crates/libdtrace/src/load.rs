@@ -20,7 +20,7 @@ use std::io::Write;
 use std::os::fd::{AsRawFd, OwnedFd};
 
 use dtrace_sys::bpf::{LoadError, Map};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use dtrace_bpf::plan::{activity, BufferPolicy, Generated, MapKind, Phase, ProgKind, UserRegs};
 use dtrace_lang::ir::{Builtin, CKind};
@@ -435,33 +435,88 @@ fn make_rings(auto: bool, asked: u64, ncpus: u32) -> Result<(Vec<Map>, u64), Err
 /// Principal buffers being made ahead, while the program compiles, for
 /// the options set when they were started (`Dtrace::prepare`): the ring
 /// buffer of each CPU and the array of maps that holds them, filled.
-/// Filling an array of maps waits for an RCU grace period (about 15 ms
-/// here), which this takes off the path from compile to tracing.
 pub(crate) struct Warm {
     shape: (u64, bool, u32),
-    thread: std::thread::JoinHandle<Result<WarmRings, Error>>,
+    /// The rings and the array, once made (before it is filled).
+    made: std::sync::mpsc::Receiver<Result<WarmRings, Error>>,
+    /// The thread, which then fills the array (see [`until_filled`]).
+    thread: std::thread::JoinHandle<Result<(), Error>>,
 }
 
-/// Rings made ahead: each CPU's, the size made, the filled array of maps.
+/// Rings made ahead: each CPU's, the size made, the array of maps.
 type WarmRings = (Vec<Map>, u64, Map);
 
 /// Starts making the principal buffers on a thread.
 pub(crate) fn warm_up(dt: &Dtrace) -> Option<Warm> {
     let shape = ring_shape(dt).ok()?;
     let (asked, auto, ncpus) = shape;
+    let (tx, made) = std::sync::mpsc::channel();
     let thread = std::thread::spawn(move || {
-        let (rings, size) = make_rings(auto, asked, ncpus)?;
         let fail = |e: std::io::Error| Error::Enable(format!("failed to create a buffer: {}", e));
-        let first = rings
-            .first()
-            .ok_or_else(|| Error::Enable("no CPU to make a buffer for".into()))?;
-        let outer = Map::create_array_of_maps(first, ncpus, "dt_buffer").map_err(fail)?;
-        outer
-            .set_maps(&rings.iter().collect::<Vec<_>>())
-            .map_err(fail)?;
-        Ok((rings, size, outer))
+        let make = || -> Result<(WarmRings, Map, Vec<Map>), Error> {
+            let (rings, size) = make_rings(auto, asked, ncpus)?;
+            let first = rings
+                .first()
+                .ok_or_else(|| Error::Enable("no CPU to make a buffer for".into()))?;
+            let outer = Map::create_array_of_maps(first, ncpus, "dt_buffer").map_err(fail)?;
+            let o = outer.try_clone().map_err(fail)?;
+            let i = rings
+                .iter()
+                .map(Map::try_clone)
+                .collect::<std::io::Result<Vec<_>>>()
+                .map_err(fail)?;
+            Ok(((rings, size, outer), o, i))
+        };
+        match make() {
+            Ok((warm, o, i)) => {
+                let _ = tx.send(Ok(warm));
+                o.set_maps(&i.iter().collect::<Vec<_>>()).map_err(fail)
+            }
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                Ok(())
+            }
+        }
     });
-    Some(Warm { shape, thread })
+    Some(Warm {
+        shape,
+        made,
+        thread,
+    })
+}
+
+/// Waits until the `n` elements of array of maps `outer` are set by
+/// `setter`, a thread filling it. The kernel sets them at once, then
+/// waits for an RCU grace period (about 13 ms here) before the system
+/// call returns, for programs that might hold the old elements: none
+/// can, since nothing is attached yet, so tracing goes on as soon as the
+/// elements read back, and the thread ends alone.
+fn until_filled(
+    outer: &Map,
+    n: u32,
+    setter: std::thread::JoinHandle<Result<(), Error>>,
+) -> Result<(), Error> {
+    let filled = || {
+        let mut id = [0u8; 4];
+        (0..n).all(|k| outer.lookup(&k.to_ne_bytes(), &mut id).unwrap_or(false))
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if filled() {
+            return Ok(());
+        }
+        if setter.is_finished() || Instant::now() > deadline {
+            setter
+                .join()
+                .map_err(|_| Error::Enable("failed to fill the principal buffers".into()))??;
+            return if filled() {
+                Ok(())
+            } else {
+                Err(Error::Enable("failed to fill the principal buffers".into()))
+            };
+        }
+        std::thread::sleep(Duration::from_micros(20));
+    }
 }
 
 fn premake(dt: &mut Dtrace) -> Result<Premade, Error> {
@@ -476,8 +531,11 @@ fn premake(dt: &mut Dtrace) -> Result<Premade, Error> {
         .warm
         .take()
         .filter(|w| w.shape == (asked, auto, ncpus))
-        .and_then(|w| w.thread.join().ok())
-        .and_then(Result::ok);
+        .and_then(|w| {
+            let made = w.made.recv().ok()?.ok()?;
+            until_filled(&made.2, ncpus, w.thread).ok()?;
+            Some(made)
+        });
     let ((rings, ring_size), filled) = match warm {
         Some((rings, size, outer)) => ((rings, size), Some(outer)),
         None => (make_rings(auto, asked, ncpus)?, None),
@@ -556,7 +614,9 @@ pub(crate) fn start_with(
         return Err(Error::Enable("Destructive actions not allowed".into()));
     }
     dt.premade = Some(premake(dt)?);
+    crate::phase::mark("buffers");
     let (planned, mut gen, _) = generate(dt, true)?;
+    crate::phase::mark("generated");
     fits_buffer(dt, &gen)?;
     let mut premade = dt.premade.take().expect("made above");
 
@@ -603,11 +663,13 @@ pub(crate) fn start_with(
                     .map_err(fail)?,
             );
             let name = m.name.clone();
-            ring_setter = Some(std::thread::spawn(move || {
+            let n = m.max_entries;
+            let setter = std::thread::spawn(move || {
                 o.set_maps(&i.iter().collect::<Vec<_>>()).map_err(|e| {
                     Error::Enable(format!("failed to create BPF map '{}': {}", name, e))
                 })
-            }));
+            });
+            ring_setter = Some((outer.try_clone().map_err(fail)?, n, setter));
             for r in inner {
                 rings.push(RingBuf::new(r)?);
             }
@@ -662,6 +724,7 @@ pub(crate) fn start_with(
         })?;
         maps.push(fd);
     }
+    crate::phase::mark("maps");
     let map = |id: dtrace_bpf::asm::MapId| &maps[id.0 as usize];
 
     // Read-only data: the wall-clock offset, then freeze.
@@ -824,9 +887,9 @@ pub(crate) fn start_with(
             }
         }
     }
-    if let Some(t) = ring_setter {
-        t.join()
-            .map_err(|_| Error::Enable("failed to fill the principal buffers".into()))??;
+    crate::phase::mark("programs");
+    if let Some((outer, n, setter)) = ring_setter {
+        until_filled(&outer, n, setter)?;
     }
     // Edge-triggered: the consumer leaves records unread on purpose (a
     // switchrate not yet due, a fill buffer read at the end), and a

@@ -469,11 +469,13 @@ impl Dtrace {
         }
         self.flame_file = self.open_flamegraph(cancelled)?;
         let running = load::start(&mut self, cancelled)?;
+        crate::phase::mark("attached");
         self.running = Some(running);
         self.sink.output =
             output::for_format((self.opts.oformat == OFormat::Json).then_some("json"));
         self.last_status = Instant::now();
         let begin_cpu = load::fire_begin(&mut self)?;
+        crate::phase::mark("begin");
         // DTrace's first status check comes as tracing starts: an exit()
         // in BEGIN is acted on at the first work; otherwise the next
         // check is a status period away.
