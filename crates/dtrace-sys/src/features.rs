@@ -140,7 +140,10 @@ impl Features {
             attach_cookie: no_cookie.is_none() && helper("BPF_FUNC_get_attach_cookie"),
             func_ip: helper("BPF_FUNC_get_func_ip"),
             bpf_loop: helper("BPF_FUNC_loop"),
-            iter_num: !old && btf.find_func("bpf_iter_num_new").is_some(),
+            // By the iterator's struct, whose name is indexed, not by its
+            // kfunc: functions are indexed on first use (5 ms, most of a
+            // kernel's names), which only fbt and loops need.
+            iter_num: !old && btf.find("bpf_iter_num", Kind::Struct).is_some(),
             kprobe_multi: btf.find("bpf_kprobe_multi_link", Kind::Struct).is_some(),
             uprobe_multi: std::env::var_os("DTRACE_NO_UPROBE_MULTI").is_none()
                 && no_cookie.is_none()
