@@ -1588,8 +1588,8 @@ fn scale(cfg: &Config) {
         let mut b = Scale::default();
         for _ in 0..cfg.rounds {
             let mut cmd = Command::new(&cfg.dtrace);
-            // Room for every key (56 bytes an element, the map's limit).
-            cmd.args(["-q", "-x", "aggsize=128m", "-n", prog, "-c", &target]);
+            // Room for every key (56 bytes an element on a CPU).
+            cmd.args(["-q", "-x", "aggsize=64m", "-n", prog, "-c", &target]);
             d.round(cmd, keys, Clock::Wall, |l| {
                 let mut w = l.split_whitespace();
                 match (w.next(), w.next(), w.next()) {

@@ -738,9 +738,11 @@ fn generate_with(inp: &Input, allow_sleep: bool) -> Result<Generated, GenError> 
     }
     for (n, c) in classes.iter_mut().enumerate() {
         let (vsize, ksize) = (c.0, c.1);
-        // As many elements (a key on a CPU) as `aggsize` holds, however
-        // few (DTrace drops an update that does not fit, and says so).
-        let entries = (opts.aggsize / u64::from(ksize + vsize + 32)).clamp(1, 1 << 24) as u32;
+        // As many elements (a key on a CPU) as `aggsize` holds on each
+        // CPU, as DTrace sizes each CPU's aggregation buffer, however few
+        // (DTrace drops an update that does not fit, and says so).
+        let entries = (opts.aggsize.saturating_mul(u64::from(cpus)) / u64::from(ksize + vsize + 32))
+            .clamp(1, 1 << 24) as u32;
         // A hash whose elements are a key on one CPU (the key's first
         // word holds the CPU), not a per-CPU hash: a new key there costs
         // a per-CPU allocation, about 11 us, where this costs one small
