@@ -1513,24 +1513,13 @@ fn agg_snapshot(cfg: &Config) {
         for _ in 0..cfg.rounds {
             let mut cmd = Command::new(&cfg.dtrace);
             cmd.args(["-q", "-n", &prog, "-c", &target]);
-            d.round(cmd, made, Clock::Wall, |l| {
-                // "  key  count"
-                let mut w = l.split_whitespace();
-                match (w.next(), w.next(), w.next()) {
-                    (Some(k), Some(c), None) if k.parse::<u64>().is_ok() => c.parse().ok(),
-                    _ => None,
-                }
-            });
+            d.round(cmd, made, Clock::Wall, dtrace_count);
             if let Some(bt) = &cfg.bpftrace {
                 let mut cmd = Command::new(bt);
                 // bpftrace's maps hold 4,096 keys unless told otherwise.
                 cmd.env("BPFTRACE_MAP_KEYS_MAX", (2 * SNAP_KEYS).to_string())
                     .args(["-e", &bt_prog, "-c", &target]);
-                b.round(cmd, made, Clock::Monotonic, |l| {
-                    // "@[key]: count"
-                    let (_, c) = l.strip_prefix("@[")?.split_once("]: ")?;
-                    c.trim().parse().ok()
-                });
+                b.round(cmd, made, Clock::Monotonic, bpftrace_count);
             }
         }
         let show = |who: &str, s: &mut Snap| {
@@ -1590,21 +1579,12 @@ fn scale(cfg: &Config) {
             let mut cmd = Command::new(&cfg.dtrace);
             // Room for every key (56 bytes an element on a CPU).
             cmd.args(["-q", "-x", "aggsize=64m", "-n", prog, "-c", &target]);
-            d.round(cmd, keys, Clock::Wall, |l| {
-                let mut w = l.split_whitespace();
-                match (w.next(), w.next(), w.next()) {
-                    (Some(k), Some(c), None) if k.parse::<u64>().is_ok() => c.parse().ok(),
-                    _ => None,
-                }
-            });
+            d.round(cmd, keys, Clock::Wall, dtrace_count);
             if let Some(bt) = &cfg.bpftrace {
                 let mut cmd = Command::new(bt);
                 cmd.env("BPFTRACE_MAP_KEYS_MAX", (2 * keys).to_string())
                     .args(["-e", bt_prog, "-c", &target]);
-                b.round(cmd, keys, Clock::Monotonic, |l| {
-                    let (_, c) = l.strip_prefix("@[")?.split_once("]: ")?;
-                    c.trim().parse().ok()
-                });
+                b.round(cmd, keys, Clock::Monotonic, bpftrace_count);
             }
         }
         let (dt, dr) = d.medians();
@@ -1686,14 +1666,7 @@ impl Scale {
         };
         let done = clock.now_ns();
         let out = out.recv().unwrap_or_default();
-        let end = out
-            .lines()
-            .find_map(|l| l.strip_prefix("end ")?.trim().parse::<i128>().ok());
-        let (mut rows, mut total) = (0u64, 0u64);
-        for c in out.lines().filter_map(&count) {
-            rows += 1;
-            total += c;
-        }
+        let (end, rows, total) = tally_rows(&out, count);
         if rows != made || total != made {
             self.short = Some(format!(
                 "{} rows, {} counted of {} ({})",
@@ -1713,6 +1686,36 @@ impl Scale {
         let m = |v: &mut Vec<f64>| (!v.is_empty()).then(|| median(v));
         (m(&mut self.times), m(&mut self.rss))
     }
+}
+
+/// A row of dtrace's default aggregation output, `  key  count`: its
+/// count.
+fn dtrace_count(l: &str) -> Option<u64> {
+    let mut w = l.split_whitespace();
+    match (w.next(), w.next(), w.next()) {
+        (Some(k), Some(c), None) if k.parse::<u64>().is_ok() => c.parse().ok(),
+        _ => None,
+    }
+}
+
+/// A row of bpftrace's map output, `@[key]: count`: its count.
+fn bpftrace_count(l: &str) -> Option<u64> {
+    let (_, c) = l.strip_prefix("@[")?.split_once("]: ")?;
+    c.trim().parse().ok()
+}
+
+/// A tracer's output: END's time (its `end T` line), and the rows
+/// `count` reads with their total.
+fn tally_rows(out: &str, count: impl Fn(&str) -> Option<u64>) -> (Option<i128>, u64, u64) {
+    let end = out
+        .lines()
+        .find_map(|l| l.strip_prefix("end ")?.trim().parse::<i128>().ok());
+    let (mut rows, mut total) = (0u64, 0u64);
+    for c in out.lines().filter_map(count) {
+        rows += 1;
+        total += c;
+    }
+    (end, rows, total)
 }
 
 /// The clock a tracer's END time is read from.
@@ -1757,14 +1760,7 @@ impl Snap {
         };
         let done = clock.now_ns();
         let out = String::from_utf8_lossy(&o.stdout);
-        let end = out
-            .lines()
-            .find_map(|l| l.strip_prefix("end ")?.trim().parse::<i128>().ok());
-        let (mut rows, mut total) = (0u64, 0u64);
-        for c in out.lines().filter_map(|l| count(l)) {
-            rows += 1;
-            total += c;
-        }
+        let (end, rows, total) = tally_rows(&out, count);
         if rows != SNAP_KEYS || total != made {
             self.short = Some(format!(
                 "{} rows of {}, {} counted of {} ({})",

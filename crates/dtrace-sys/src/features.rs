@@ -153,7 +153,11 @@ impl Features {
                 && std::env::var_os("DTRACE_NO_SLEEPABLE").is_none()
                 && enumerator("bpf_map_type", "BPF_MAP_TYPE_TASK_STORAGE")
                 && helper("BPF_FUNC_get_current_task_btf")
-                && probe_sleepable(&COPY_FROM_USER),
+                && probe_load_as(
+                    crate::bpf::ProgType::Kprobe,
+                    crate::bpf::BPF_F_SLEEPABLE,
+                    &COPY_FROM_USER,
+                ),
             exit_group_dead: tracepoint_arity(&btf, "sched_process_exit") >= 2,
             tcp_reset_nosock: tracepoint_arity(&btf, "tcp_send_reset") >= 3,
             probe_write_user: helper("BPF_FUNC_probe_write_user") && !lockdown,
@@ -398,8 +402,14 @@ const GOTOL: [[u8; 8]; 3] = [
 /// True if the kernel loads this socket filter: a test of instructions
 /// that BTF cannot tell of.
 fn probe_load(insns: &[[u8; 8]]) -> bool {
+    probe_load_as(crate::bpf::ProgType::SocketFilter, 0, insns)
+}
+
+/// Whether the kernel loads `insns` as a program of type `ty` with the
+/// program flags `flags`.
+fn probe_load_as(ty: crate::bpf::ProgType, flags: u32, insns: &[[u8; 8]]) -> bool {
     let bytes: Vec<u8> = insns.concat();
-    crate::bpf::prog_load(crate::bpf::ProgType::SocketFilter, &bytes, "dt_probe", 0).is_ok()
+    crate::bpf::prog_load_flags(ty, &bytes, "dt_probe", 0, flags).is_ok()
 }
 
 /// `bpf_copy_from_user(fp - 8, 8, NULL); r0 = 0; exit` as a sleepable
@@ -413,18 +423,6 @@ const COPY_FROM_USER: [[u8; 8]; 7] = [
     [0xb7, 0x00, 0, 0, 0, 0, 0, 0],
     [0x95, 0, 0, 0, 0, 0, 0, 0],
 ];
-
-fn probe_sleepable(insns: &[[u8; 8]]) -> bool {
-    let bytes: Vec<u8> = insns.concat();
-    crate::bpf::prog_load_flags(
-        crate::bpf::ProgType::Kprobe,
-        &bytes,
-        "dt_probe",
-        0,
-        crate::bpf::BPF_F_SLEEPABLE,
-    )
-    .is_ok()
-}
 
 #[cfg(test)]
 mod tests {

@@ -238,8 +238,9 @@ pub fn snapshot(
     let mut out: Vec<AggEntry> = Vec::new();
     // Rows merged from several keys, by decoded key.
     let mut merged: HashMap<Vec<KeyValue>, usize> = HashMap::new();
+    let merging = merges(layout);
     for_each_key(map, layout, percpu, tuples, |key, value, cpus, raw| {
-        if merges(layout) {
+        if merging {
             if let Some(e) = merged.get(&key).map(|&i| &mut out[i]) {
                 e.value.absorb(&value);
                 if let (Some(mine), Some(theirs)) = (e.percpu.as_mut(), cpus.as_ref()) {

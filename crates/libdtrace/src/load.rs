@@ -682,40 +682,36 @@ pub(crate) fn start_with(
                 continue;
             }
         }
-        if m.kind == MapKind::TaskStorage {
-            let fd = Map::create_task_storage(m.value_size, &m.name).map_err(|e| {
-                if is_eperm(&e) {
-                    Error::Privilege(PRIVILEGE.into())
-                } else {
-                    Error::Enable(format!("failed to create BPF map '{}': {}", m.name, e))
+        let made = if m.kind == MapKind::TaskStorage {
+            Map::create_task_storage(m.value_size, &m.name)
+        } else {
+            let (ty, key, value, entries) = match m.kind {
+                MapKind::TaskStorage => unreachable!("made above"),
+                MapKind::Ringbuf => (MapType::Ringbuf, 0, 0, m.max_entries),
+                MapKind::RingbufPerCpu => unreachable!("made above"),
+                MapKind::Hash => (MapType::Hash, m.key_size, m.value_size, m.max_entries),
+                MapKind::LruHash => (MapType::LruHash, m.key_size, m.value_size, m.max_entries),
+                MapKind::Array => (MapType::Array, m.key_size, m.value_size, m.max_entries),
+                MapKind::PercpuHash => {
+                    (MapType::PercpuHash, m.key_size, m.value_size, m.max_entries)
                 }
-            })?;
-            maps.push(fd);
-            continue;
-        }
-        let (ty, key, value, entries) = match m.kind {
-            MapKind::TaskStorage => unreachable!("made above"),
-            MapKind::Ringbuf => (MapType::Ringbuf, 0, 0, m.max_entries),
-            MapKind::RingbufPerCpu => unreachable!("made above"),
-            MapKind::Hash => (MapType::Hash, m.key_size, m.value_size, m.max_entries),
-            MapKind::LruHash => (MapType::LruHash, m.key_size, m.value_size, m.max_entries),
-            MapKind::Array => (MapType::Array, m.key_size, m.value_size, m.max_entries),
-            MapKind::PercpuHash => (MapType::PercpuHash, m.key_size, m.value_size, m.max_entries),
-            MapKind::PercpuArray => (
-                MapType::PercpuArray,
-                m.key_size,
-                m.value_size,
-                m.max_entries,
-            ),
+                MapKind::PercpuArray => (
+                    MapType::PercpuArray,
+                    m.key_size,
+                    m.value_size,
+                    m.max_entries,
+                ),
+            };
+            let mut flags = 0;
+            if m.readonly_prog {
+                flags |= bpf::BPF_F_RDONLY_PROG;
+            }
+            if m.no_prealloc {
+                flags |= bpf::BPF_F_NO_PREALLOC;
+            }
+            Map::create(ty, key, value, entries, flags, &m.name)
         };
-        let mut flags = 0;
-        if m.readonly_prog {
-            flags |= bpf::BPF_F_RDONLY_PROG;
-        }
-        if m.no_prealloc {
-            flags |= bpf::BPF_F_NO_PREALLOC;
-        }
-        let fd = Map::create(ty, key, value, entries, flags, &m.name).map_err(|e| {
+        let fd = made.map_err(|e| {
             if is_eperm(&e) {
                 Error::Privilege(PRIVILEGE.into())
             } else {
