@@ -309,7 +309,11 @@ impl Floor {
         let raw = GETPID_NR.is_some();
         let code = program(kind, raw)?;
         let fd = counts.as_fd().as_raw_fd();
-        let bytes: Vec<u8> = code.link(|_| fd).iter().flat_map(|i| i.encode()).collect();
+        let bytes: Vec<u8> = code
+            .link(|_, _| fd)
+            .iter()
+            .flat_map(|i| i.encode())
+            .collect();
         let ty = if raw {
             ProgType::RawTracepoint
         } else {
@@ -351,7 +355,11 @@ impl Floor {
             .finish()
             .map_err(|e| io::Error::other(format!("floor program: {:?}", e)))?;
         let fd = counts.as_fd().as_raw_fd();
-        let bytes: Vec<u8> = code.link(|_| fd).iter().flat_map(|i| i.encode()).collect();
+        let bytes: Vec<u8> = code
+            .link(|_, _| fd)
+            .iter()
+            .flat_map(|i| i.encode())
+            .collect();
         let prog = bpf::prog_load(
             ProgType::Kprobe,
             &bytes,

@@ -37,6 +37,9 @@ pub struct MapReloc {
     /// Index of the first half of the `lddw`.
     pub insn: usize,
     pub map: MapId,
+    /// One of the maps a map stands for (a CPU's ring buffer, of the
+    /// principal buffers), or the map itself.
+    pub part: Option<u32>,
 }
 
 #[derive(Default)]
@@ -160,6 +163,18 @@ impl Asm {
         self.relocs.push(MapReloc {
             insn: self.insns.len(),
             map,
+            part: None,
+        });
+        self.emit2(lddw_pseudo(dst, BPF_PSEUDO_MAP_FD, 0, 0));
+    }
+
+    /// Loads a handle on map `part` of the maps `map` stands for (CPU
+    /// `part`'s ring buffer, of the principal buffers).
+    pub fn ld_map_fd_part(&mut self, dst: Reg, map: MapId, part: u32) {
+        self.relocs.push(MapReloc {
+            insn: self.insns.len(),
+            map,
+            part: Some(part),
         });
         self.emit2(lddw_pseudo(dst, BPF_PSEUDO_MAP_FD, 0, 0));
     }
@@ -169,6 +184,7 @@ impl Asm {
         self.relocs.push(MapReloc {
             insn: self.insns.len(),
             map,
+            part: None,
         });
         self.emit2(lddw_pseudo(dst, BPF_PSEUDO_MAP_VALUE, 0, offset as i32));
     }
@@ -287,7 +303,7 @@ impl Asm {
             .iter()
             .map(|r| MapReloc {
                 insn: pos[r.insn],
-                map: r.map,
+                ..*r
             })
             .collect();
         let (insns, relocs) = drop_unreachable(insns, relocs);
@@ -403,7 +419,7 @@ fn drop_unreachable(insns: Vec<Insn>, relocs: Vec<MapReloc>) -> (Vec<Insn>, Vec<
         .filter(|r| live[r.insn])
         .map(|r| MapReloc {
             insn: new_index[r.insn],
-            map: r.map,
+            ..r
         })
         .collect();
     (out, relocs)
@@ -411,11 +427,12 @@ fn drop_unreachable(insns: Vec<Insn>, relocs: Vec<MapReloc>) -> (Vec<Insn>, Vec<
 
 impl Assembled {
     /// Little-endian bytes for `BPF_PROG_LOAD`, with each relocated `lddw`
-    /// given the file descriptor `fd_of` returns for its map.
-    pub fn link(&self, fd_of: impl Fn(MapId) -> i32) -> Vec<Insn> {
+    /// given the file descriptor `fd_of` returns for its map (and the
+    /// part of it, for `ld_map_fd_part`).
+    pub fn link(&self, fd_of: impl Fn(MapId, Option<u32>) -> i32) -> Vec<Insn> {
         let mut out = self.insns.clone();
         for r in &self.relocs {
-            out[r.insn].imm = fd_of(r.map);
+            out[r.insn].imm = fd_of(r.map, r.part);
         }
         out
     }
@@ -581,7 +598,7 @@ mod tests {
         a.ld_map_fd(R1, MapId(3));
         a.emit(exit());
         let p = a.finish().unwrap();
-        let linked = p.link(|m| 100 + m.0 as i32);
+        let linked = p.link(|m, _| 100 + m.0 as i32);
         assert_eq!(linked[0].imm, 103);
         assert_eq!(linked[0].src, BPF_PSEUDO_MAP_FD);
     }

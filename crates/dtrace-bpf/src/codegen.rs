@@ -77,6 +77,10 @@ pub(crate) struct Generator<'a> {
     pub(crate) spec: Option<SpecMaps>,
     pub(crate) end_reserve: u64,
     pub(crate) ring_size: u64,
+    /// The number of CPUs whose principal buffers the programs choose
+    /// between in code (`plan::rings_chosen_in_code`), or None when
+    /// they look theirs up in the array of maps.
+    pub(crate) rings_in_code: Option<u32>,
     pub(crate) ring: Option<RingMaps>,
     pub(crate) thread_maps: Vec<MapId>,
     pub(crate) array_maps: Vec<MapId>,
@@ -280,6 +284,7 @@ fn generate_with(inp: &Input, allow_sleep: bool) -> Result<Generated, GenError> 
         spec: None,
         end_reserve: 0,
         ring_size: 0,
+        rings_in_code: None,
         ring: None,
         thread_maps: Vec::new(),
         array_maps: Vec::new(),
@@ -305,7 +310,8 @@ fn generate_with(inp: &Input, allow_sleep: bool) -> Result<Generated, GenError> 
     };
 
     // The principal buffers: a BPF ring buffer per CPU, each `bufsize`
-    // rounded up to a power of two, in an array of maps by CPU.
+    // rounded up to a power of two, chosen by CPU in code or in an array
+    // of maps by CPU.
     let ring = opts
         .bufsize
         .max(4096)
@@ -320,6 +326,8 @@ fn generate_with(inp: &Input, allow_sleep: bool) -> Result<Generated, GenError> 
         opts.ncpus.max(1),
     ));
     g.ring_size = u64::from(ring);
+    let ncpus = opts.ncpus.max(1);
+    g.rings_in_code = crate::plan::rings_chosen_in_code(ncpus).then_some(ncpus);
 
     let ngates = inp.plans.iter().filter(|p| p.tick_gate.is_some()).count() as u32;
     // Each tick gate: the time it last opened, and the CPU (plus one)

@@ -358,14 +358,30 @@ pub enum MapKind {
     PercpuHash,
     PercpuArray,
     Ringbuf,
-    /// One ring buffer per CPU (`value_size` bytes each), in an array of
-    /// maps indexed by CPU (`max_entries` of them).
+    /// One ring buffer per CPU (`value_size` bytes each, `max_entries`
+    /// of them): on a machine of up to `RINGS_CHOSEN_IN_CODE` CPUs, each
+    /// one's map is named in the programs (`Asm::ld_map_fd_part`), which
+    /// choose theirs by CPU; on a larger one they are in an array of
+    /// maps indexed by CPU.
     RingbufPerCpu,
     /// A hash that evicts its least recently used entries when full.
     LruHash,
     /// Storage local to each thread (`value_size` bytes), made when a
     /// program first asks for it.
     TaskStorage,
+}
+
+/// Up to this many CPUs, a program chooses its CPU's principal buffer
+/// with a comparison per CPU instead of an array of maps: setting the
+/// elements of an array of maps waits for an RCU grace period (10-13 ms
+/// on the machines measured), longer than the rest of a one-liner's
+/// start-up, and the comparisons cost less than the lookup.
+pub const RINGS_CHOSEN_IN_CODE: u32 = 8;
+
+/// Whether the programs for `ncpus` CPUs choose their buffer in code
+/// (see `RINGS_CHOSEN_IN_CODE`).
+pub fn rings_chosen_in_code(ncpus: u32) -> bool {
+    ncpus <= RINGS_CHOSEN_IN_CODE
 }
 
 #[derive(Clone, Debug)]

@@ -179,7 +179,15 @@ fn render(text: &str) -> Result<String, String> {
             .is_some_and(dtrace_bpf::codegen::reads_user)
     });
     let plans: Vec<_> = planned.programs.iter().map(|p| p.plan.clone()).collect();
-    let opts = GenOptions::default();
+    // `@@ncpus: N` in a comment: the machine has N CPUs (1 otherwise).
+    let opts = GenOptions {
+        ncpus: text
+            .split("@@ncpus:")
+            .nth(1)
+            .and_then(|t| t.split_whitespace().next()?.parse().ok())
+            .unwrap_or(1),
+        ..GenOptions::default()
+    };
     let input = dtrace_bpf::Input {
         syms: &syms,
         clauses: &checked.clauses,
@@ -240,6 +248,14 @@ fn text_of(planned: &Planned, gen: &Generated) -> String {
             ));
         }
         s.push_str(&p.code.disassemble());
+        for r in p.code.relocs.iter().filter(|r| r.part.is_some()) {
+            s.push_str(&format!(
+                "insn {}: map {} part {}\n",
+                r.insn,
+                r.map.0,
+                r.part.unwrap_or_default()
+            ));
+        }
     }
     s
 }

@@ -1060,7 +1060,7 @@ mod tests {
         assert_eq!(id_of(&mut all, "dtrace:::ERROR"), Some(3));
         let read = id_of(&mut all, "syscall::read:entry").unwrap();
         assert_eq!(id_of(&mut all, "syscall::write:entry"), Some(read + 2));
-        assert_eq!(openat, Some(read + 7));
+        assert_eq!(openat, Some(read + 2 * 257 + 1));
         let tick = id_of(&mut all, "tick-2s").unwrap();
         assert!(tick > openat.unwrap());
         // An id of a fixed set is found by asking for it.

@@ -25,6 +25,10 @@ use crate::{
 /// Groups not offered as sdt probes.
 const SKIP_GROUPS: &[&str] = &["syscalls", "kprobes", "uprobes", "ftrace", "dt_pid"];
 
+/// How many ids the tracepoints' range holds: every event type the
+/// kernel can number (16 bits).
+const SDT_IDS: u32 = 1 << 16;
+
 pub struct Sdt {
     root: Option<PathBuf>,
     /// Every tracepoint (group, event), sorted, once a description that
@@ -205,10 +209,12 @@ impl Provider for Sdt {
         }
     }
 
-    /// A tracepoint's id is its place in the kernel's list, read here.
+    /// A tracepoint's id is its place in the kernel's list, read when a
+    /// description first names the provider, not here: the list is
+    /// 1 ms of a one-liner's start. The kernel numbers its event types
+    /// in 16 bits, so no list is longer than the range.
     fn id_span(&mut self) -> u32 {
-        self.read_events();
-        self.events.len() as u32
+        SDT_IDS
     }
 
     fn provide(&mut self, _sink: &mut ProbeSink<'_>) {}

@@ -35,6 +35,10 @@ fn numbers() -> HashMap<&'static str, u32> {
     }
 }
 
+/// The calls numbered below this have ids of their own
+/// (`Provider::id_span`): x86-64's numbers end below 512.
+const NUMBERED: u32 = 1024;
+
 /// One call's number in that table.
 fn number(name: &str) -> Option<u32> {
     #[cfg(target_arch = "x86_64")]
@@ -68,12 +72,6 @@ pub struct Syscall {
     made: HashSet<String>,
     /// Every call the kernel knows has its probes.
     listed: bool,
-    /// Each call's place in number order (unknown numbers last, by
-    /// name): its probes' ids are the `2 * place`th and the next of the
-    /// provider's range.
-    order: HashMap<String, u32>,
-    /// The kernel's syscall tracepoints, once listed.
-    events: Option<Vec<String>>,
     root: Option<PathBuf>,
     unavailable: Option<String>,
 }
@@ -103,11 +101,7 @@ impl Syscall {
         let Some(root) = self.root.clone() else {
             return;
         };
-        let Some(events) = self
-            .events
-            .take()
-            .or_else(|| dtrace_sys::tracefs::events(&root, "syscalls").ok())
-        else {
+        let Ok(events) = dtrace_sys::tracefs::events(&root, "syscalls") else {
             return;
         };
         let nrs = numbers();
@@ -141,8 +135,8 @@ impl Syscall {
             });
             let probe = if ret { "return" } else { "entry" };
             let local = self.probes.len() as u32 - 1;
-            match self.order.get(name) {
-                Some(&i) => sink.add_at(2 * i + u32::from(ret), MODULE, name, probe, local),
+            match nr.filter(|&n| n < NUMBERED) {
+                Some(n) => sink.add_at(2 * n + u32::from(ret), MODULE, name, probe, local),
                 None => sink.add(MODULE, name, probe, local),
             };
         }
@@ -159,9 +153,6 @@ impl Syscall {
             .map(|&(n, nr)| (n.to_string(), true, Some(nr)))
             .collect();
         s.calls.sort_by_key(|c| c.2);
-        s.order = (s.calls.iter().enumerate())
-            .map(|(i, c)| (c.0.clone(), i as u32))
-            .collect();
         s
     }
 
@@ -172,8 +163,6 @@ impl Syscall {
             probes: Vec::new(),
             made: HashSet::new(),
             listed: true,
-            order: HashMap::new(),
-            events: None,
             root: None,
             unavailable: Some(why),
         }
@@ -189,24 +178,11 @@ impl Provider for Syscall {
         attrs::KERNEL_FUNCTIONS
     }
 
-    /// Two ids a call, in number order: the kernel's calls are listed
-    /// here (one directory), their probes made on demand.
+    /// Two ids a call, by its number (`2 * number` and the next of the
+    /// range), so that nothing is listed to give them; a call the table
+    /// has no number for takes ids as probes made on demand do.
     fn id_span(&mut self) -> u32 {
-        if let Some(root) = &self.root {
-            let events = dtrace_sys::tracefs::events(root, "syscalls").unwrap_or_default();
-            let nrs = numbers();
-            let mut names: Vec<(Option<u32>, &str)> = events
-                .iter()
-                .filter_map(|e| e.strip_prefix("sys_enter_"))
-                .map(|n| (nrs.get(n).copied(), n))
-                .collect();
-            names.sort_by(|a, b| (a.0.is_none(), a.0, a.1).cmp(&(b.0.is_none(), b.0, b.1)));
-            self.order = (names.iter().enumerate())
-                .map(|(i, (_, n))| (n.to_string(), i as u32))
-                .collect();
-            self.events = Some(events);
-        }
-        2 * self.order.len() as u32
+        2 * NUMBERED
     }
 
     fn provide(&mut self, sink: &mut ProbeSink<'_>) {

@@ -101,18 +101,43 @@ impl Features {
         let module_btf = std::fs::read_dir("/sys/kernel/btf")
             .map(|d| d.flatten().any(|e| e.file_name() != "vmlinux"))
             .unwrap_or(false);
+        // The test knobs change what is probed: a run with one neither
+        // reads nor writes the boot's record.
+        let knobs = KNOBS.iter().any(|k| std::env::var_os(k).is_some());
+        let record = (!knobs).then(cache::Record::here).flatten();
+        let mut f = match record.as_ref().and_then(|r| r.load()) {
+            Some(f) => f,
+            None => {
+                let f = Features::probe_kernel();
+                if let Some(r) = &record {
+                    r.store(&f);
+                }
+                f
+            }
+        };
+        // What may change within a boot is read each time: lockdown
+        // only tightens, and modules come and go.
+        f.release = release;
+        f.module_btf = module_btf;
+        f.lockdown = lockdown;
+        f.probe_write_user &= !lockdown;
+        f
+    }
+
+    /// The facts that stay the same for a boot, probed: from the
+    /// kernel's BTF and by loading small programs. `release`,
+    /// `module_btf` and `lockdown` are left to `probe`, and
+    /// `probe_write_user` says whether the kernel has the helper.
+    fn probe_kernel() -> Features {
         let old = std::env::var_os("DTRACE_OLD_BPF").is_some();
         let atomics = !old && probe_load(&CMPXCHG);
         let cpu_v4 = !old && probe_load(&SDIV);
         let long_jumps = !old && probe_load(&GOTOL);
         let Ok(btf) = Btf::vmlinux() else {
             return Features {
-                release,
-                module_btf,
                 atomics,
                 cpu_v4,
                 long_jumps,
-                lockdown,
                 ..Default::default()
             };
         };
@@ -121,9 +146,7 @@ impl Features {
         let enumerator = |en: &str, name: &str| enum_has(&btf, en, name);
         let helper = |name: &str| enumerator("bpf_func_id", name);
         Features {
-            release,
             btf: true,
-            module_btf,
             btf_vars: btf.find(".data..percpu", Kind::Datasec).is_some(),
             ringbuf: enumerator("bpf_map_type", "BPF_MAP_TYPE_RINGBUF"),
             atomics,
@@ -160,8 +183,8 @@ impl Features {
                 ),
             exit_group_dead: tracepoint_arity(&btf, "sched_process_exit") >= 2,
             tcp_reset_nosock: tracepoint_arity(&btf, "tcp_send_reset") >= 3,
-            probe_write_user: helper("BPF_FUNC_probe_write_user") && !lockdown,
-            lockdown,
+            probe_write_user: helper("BPF_FUNC_probe_write_user"),
+            ..Default::default()
         }
     }
 
@@ -324,6 +347,172 @@ impl Features {
     }
 }
 
+/// The environment variables that make `probe` take another path (the
+/// paths of older kernels, for tests).
+const KNOBS: [&str; 4] = [
+    "DTRACE_OLD_BPF",
+    "DTRACE_NO_ATTACH_COOKIE",
+    "DTRACE_NO_UPROBE_MULTI",
+    "DTRACE_NO_SLEEPABLE",
+];
+
+/// The boot's record of what was probed. Reading the kernel's BTF and
+/// loading the test programs costs 5 ms, more than the rest of a
+/// one-liner's start; what they tell does not change until the next
+/// boot, so the first run writes it to `/run/dtrace/features` (a tmpfs,
+/// emptied at boot) under the boot's id and this source's hash, and the
+/// runs after it read it back. A record that is not root's, that others
+/// may write, or that was made by another boot or another dtrace is
+/// probed again and replaced.
+mod cache {
+    use super::Features;
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+    use std::path::{Path, PathBuf};
+
+    const DIR: &str = "/run/dtrace";
+
+    /// The facts a record keeps, by name: every one but those `probe`
+    /// reads afresh.
+    type Flag = (&'static str, fn(&mut Features) -> &mut bool);
+    pub(super) const FLAGS: [Flag; 23] = [
+        ("btf", |f| &mut f.btf),
+        ("btf_vars", |f| &mut f.btf_vars),
+        ("ringbuf", |f| &mut f.ringbuf),
+        ("atomics", |f| &mut f.atomics),
+        ("cpu_v4", |f| &mut f.cpu_v4),
+        ("long_jumps", |f| &mut f.long_jumps),
+        ("strncmp", |f| &mut f.strncmp),
+        ("task_btf", |f| &mut f.task_btf),
+        ("task_pt_regs", |f| &mut f.task_pt_regs),
+        ("mem_alloc", |f| &mut f.mem_alloc),
+        ("attach_cookie", |f| &mut f.attach_cookie),
+        ("func_ip", |f| &mut f.func_ip),
+        ("bpf_loop", |f| &mut f.bpf_loop),
+        ("iter_num", |f| &mut f.iter_num),
+        ("kprobe_multi", |f| &mut f.kprobe_multi),
+        ("uprobe_multi", |f| &mut f.uprobe_multi),
+        ("sleepable_uprobes", |f| &mut f.sleepable_uprobes),
+        ("perf_link", |f| &mut f.perf_link),
+        ("lock_tracepoints", |f| &mut f.lock_tracepoints),
+        ("sched_bare_tracepoints", |f| &mut f.sched_bare_tracepoints),
+        ("exit_group_dead", |f| &mut f.exit_group_dead),
+        ("tcp_reset_nosock", |f| &mut f.tcp_reset_nosock),
+        ("probe_write_user", |f| &mut f.probe_write_user),
+    ];
+
+    /// Where the record is and the first line it must have.
+    pub(super) struct Record {
+        pub(super) path: PathBuf,
+        pub(super) key: String,
+    }
+
+    impl Record {
+        /// This boot's record, if the boot has an id.
+        pub(super) fn here() -> Option<Record> {
+            let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+            Some(Record {
+                path: Path::new(DIR).join("features"),
+                key: key(boot.trim()),
+            })
+        }
+
+        /// The facts recorded, if the record is this boot's and this
+        /// dtrace's, and safe to believe.
+        pub(super) fn load(&self) -> Option<Features> {
+            let dir = self.path.parent()?;
+            if !trusted(dir) || !trusted(&self.path) {
+                return None;
+            }
+            parse(&std::fs::read_to_string(&self.path).ok()?, &self.key)
+        }
+
+        /// Writes the record (a new file renamed over the old, so that
+        /// no reader sees half of it); a failure leaves things as they
+        /// were, and the next run probes again.
+        pub(super) fn store(&self, f: &Features) {
+            let Some(dir) = self.path.parent() else {
+                return;
+            };
+            let _ = std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o755)
+                .create(dir);
+            if !trusted(dir) {
+                return;
+            }
+            let tmp = dir.join(format!(".features.{}", std::process::id()));
+            let written = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o644)
+                .open(&tmp)
+                .and_then(|mut file| {
+                    std::io::Write::write_all(&mut file, format(f, &self.key).as_bytes())
+                });
+            if written.is_err() || std::fs::rename(&tmp, &self.path).is_err() {
+                let _ = std::fs::remove_file(&tmp);
+            }
+        }
+    }
+
+    /// The record's first line: this dtrace (its version and the hash of
+    /// the source that probes, so that a build probing differently
+    /// does not believe an older one) and the boot.
+    fn key(boot: &str) -> String {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for &b in include_str!("features.rs").as_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        format!(
+            "dtrace-features {} {:016x} {}",
+            env!("CARGO_PKG_VERSION"),
+            h,
+            boot
+        )
+    }
+
+    /// Root's, and written by no one else.
+    fn trusted(path: &Path) -> bool {
+        std::fs::symlink_metadata(path)
+            .is_ok_and(|m| m.uid() == 0 && m.mode() & 0o022 == 0 && !m.file_type().is_symlink())
+    }
+
+    pub(super) fn format(f: &Features, key: &str) -> String {
+        let mut f = f.clone();
+        let mut s = format!("{}\n", key);
+        for (name, field) in FLAGS {
+            s.push_str(name);
+            s.push_str(if *field(&mut f) { " yes\n" } else { " no\n" });
+        }
+        s
+    }
+
+    /// The facts of a record whose first line is `key` and which names
+    /// every fact once.
+    pub(super) fn parse(text: &str, key: &str) -> Option<Features> {
+        let mut lines = text.lines();
+        if lines.next()? != key {
+            return None;
+        }
+        let mut f = Features::default();
+        let mut seen = [false; FLAGS.len()];
+        for line in lines {
+            let (name, value) = line.split_once(' ')?;
+            let i = FLAGS.iter().position(|(n, _)| *n == name)?;
+            if std::mem::replace(&mut seen[i], true) {
+                return None;
+            }
+            *FLAGS[i].1(&mut f) = match value {
+                "yes" => true,
+                "no" => false,
+                _ => return None,
+            };
+        }
+        seen.iter().all(|&s| s).then_some(f)
+    }
+}
+
 /// How many arguments raw tracepoint `name` gives its programs (its
 /// `btf_trace_NAME` prototype, less the context), 0 if BTF does not
 /// say.
@@ -427,6 +616,86 @@ const COPY_FROM_USER: [[u8; 8]; 7] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every fact a record keeps, set: the struct is written out whole,
+    /// so that a new fact must be placed here, and in `cache::FLAGS`
+    /// for the round trip to hold.
+    fn all_recorded() -> Features {
+        Features {
+            release: String::new(),
+            btf: true,
+            module_btf: false,
+            btf_vars: true,
+            ringbuf: true,
+            atomics: true,
+            cpu_v4: true,
+            long_jumps: true,
+            strncmp: true,
+            task_btf: true,
+            task_pt_regs: true,
+            mem_alloc: true,
+            attach_cookie: true,
+            func_ip: true,
+            bpf_loop: true,
+            iter_num: true,
+            kprobe_multi: true,
+            uprobe_multi: true,
+            sleepable_uprobes: true,
+            perf_link: true,
+            lock_tracepoints: true,
+            sched_bare_tracepoints: true,
+            exit_group_dead: true,
+            tcp_reset_nosock: true,
+            probe_write_user: true,
+            lockdown: false,
+        }
+    }
+
+    #[test]
+    fn record_round_trip() {
+        let all = all_recorded();
+        let text = cache::format(&all, "k 1");
+        assert_eq!(cache::parse(&text, "k 1"), Some(all.clone()));
+        // Each fact alone.
+        for (name, field) in cache::FLAGS {
+            let mut one = Features::default();
+            *field(&mut one) = true;
+            let back = cache::parse(&cache::format(&one, "k"), "k").unwrap();
+            assert_eq!(back, one, "{}", name);
+        }
+        // Another boot's or dtrace's, a fact missing, twice or unknown.
+        assert_eq!(cache::parse(&text, "k 2"), None);
+        let short: String = text.lines().take(5).map(|l| format!("{}\n", l)).collect();
+        assert_eq!(cache::parse(&short, "k 1"), None);
+        assert_eq!(cache::parse(&format!("{}btf no\n", text), "k 1"), None);
+        assert_eq!(cache::parse(&format!("{}fast yes\n", text), "k 1"), None);
+        assert_eq!(
+            cache::parse(&text.replace("btf yes", "btf maybe"), "k 1"),
+            None
+        );
+    }
+
+    #[test]
+    fn record_in_a_directory() {
+        let dir = std::env::temp_dir().join(format!("dt-features-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let r = cache::Record {
+            path: dir.join("sub").join("features"),
+            key: "dtrace-features test".into(),
+        };
+        assert_eq!(r.load(), None);
+        let mut f = all_recorded();
+        f.cpu_v4 = false;
+        r.store(&f);
+        if crate::geteuid() == 0 {
+            assert_eq!(r.load(), Some(f));
+            // Writable by others: not believed.
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&r.path, std::fs::Permissions::from_mode(0o666)).unwrap();
+            assert_eq!(r.load(), None);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn lockdown_modes() {

@@ -1,7 +1,10 @@
 //! Consumer side of a `BPF_MAP_TYPE_RINGBUF`: the consumer position page is
 //! mapped read-write, the producer position and the data area read-only
 //! (the kernel maps the data twice in a row, so a record that wraps around
-//! the end is still contiguous in our address space).
+//! the end is still contiguous in our address space). The data area is
+//! mapped when the first record is read: mapping it sets up a page table
+//! entry for each of its pages, twice (a millisecond for 4 MB), and the
+//! buffers of CPUs that write nothing are never mapped.
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
@@ -18,7 +21,8 @@ pub struct RingBuf {
     map: Map,
     consumer: NonNull<u8>,
     producer: NonNull<u8>,
-    data: *const u8,
+    /// The data area, twice, once mapped.
+    data: Option<NonNull<u8>>,
     mask: u64,
     page: usize,
     size: usize,
@@ -47,14 +51,12 @@ impl RingBuf {
         if consumer == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
         }
-        // SAFETY: the producer page followed by the data area mapped twice,
-        // read-only, at offset one page, as the kernel lays them out; `size`
-        // is the map's own data size (checked by `ring_size`), so the
-        // length matches what the kernel provides.
+        // SAFETY: the producer page, read-only, at offset one page, as the
+        // kernel lays it out.
         let producer = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
-                page + 2 * size,
+                page,
                 libc::PROT_READ,
                 libc::MAP_SHARED,
                 fd.as_raw_fd(),
@@ -69,13 +71,11 @@ impl RingBuf {
         }
         let consumer = NonNull::new(consumer as *mut u8).expect("mmap returned a non-null page");
         let producer = NonNull::new(producer as *mut u8).expect("mmap returned a non-null page");
-        // SAFETY: the data area starts one page into the second mapping.
-        let data = unsafe { producer.as_ptr().add(page) } as *const u8;
         Ok(RingBuf {
             map,
             consumer,
             producer,
-            data,
+            data: None,
             mask: size as u64 - 1,
             page,
             size,
@@ -85,6 +85,11 @@ impl RingBuf {
     /// The ring buffer map's descriptor (readable when records wait).
     pub fn fd(&self) -> BorrowedFd<'_> {
         self.map.as_fd()
+    }
+
+    /// The ring buffer map.
+    pub fn map(&self) -> &Map {
+        &self.map
     }
 
     fn consumer_pos(&self) -> &AtomicU64 {
@@ -97,6 +102,32 @@ impl RingBuf {
     fn producer_pos(&self) -> &AtomicU64 {
         // SAFETY: as for the consumer page; the kernel writes it atomically.
         unsafe { &*(self.producer.as_ptr() as *const AtomicU64) }
+    }
+
+    /// The data area, mapped on first use (None if it cannot be).
+    fn data(&mut self) -> Option<*const u8> {
+        if let Some(d) = self.data {
+            return Some(d.as_ptr());
+        }
+        // SAFETY: the data area mapped twice, read-only, at offset two
+        // pages, as the kernel lays it out; `size` is the map's own data
+        // size (checked by `ring_size`), so the length matches what the
+        // kernel provides.
+        let data = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                2 * self.size,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                self.map.as_fd().as_raw_fd(),
+                (2 * self.page) as libc::off_t,
+            )
+        };
+        if data == libc::MAP_FAILED {
+            return None;
+        }
+        self.data = NonNull::new(data as *mut u8);
+        self.data.map(|d| d.as_ptr() as *const u8)
     }
 
     /// True if records are waiting.
@@ -112,8 +143,18 @@ impl RingBuf {
     /// The consumer position is published every `RELEASE_EVERY` records
     /// and at the end, not after each record: every store to it takes the
     /// cache line the producers read on each reservation away from them.
+    ///
+    /// Nothing is read while the data area cannot be mapped (no memory
+    /// for its page tables): the records wait, and the producers count
+    /// drops once the buffer is full.
     pub fn consume(&mut self, mut f: impl FnMut(&[u8]) -> bool) -> usize {
         const RELEASE_EVERY: usize = 256;
+        if !self.has_data() {
+            return 0;
+        }
+        let Some(data) = self.data() else {
+            return 0;
+        };
         let mut n = 0;
         let start = self.consumer_pos().load(Ordering::Acquire);
         let mut cons = start;
@@ -129,7 +170,7 @@ impl RingBuf {
                 // SAFETY: `off` is inside the data area and record headers
                 // are 8-byte aligned; the kernel publishes the header word
                 // with a release store.
-                let hdr = unsafe { &*(self.data.add(off) as *const AtomicU32) };
+                let hdr = unsafe { &*(data.add(off) as *const AtomicU32) };
                 let len = hdr.load(Ordering::Acquire);
                 if len & BUSY_BIT != 0 {
                     stop = true;
@@ -146,7 +187,7 @@ impl RingBuf {
                     // header; the double mapping keeps it contiguous, and the
                     // kernel does not reuse the space until the consumer
                     // position moves past it, after `f` returns.
-                    let rec = unsafe { std::slice::from_raw_parts(self.data.add(off + 8), size) };
+                    let rec = unsafe { std::slice::from_raw_parts(data.add(off + 8), size) };
                     n += 1;
                     if !f(rec) {
                         stop = true;
@@ -174,14 +215,14 @@ impl RingBuf {
 
 impl Drop for RingBuf {
     fn drop(&mut self) {
-        // SAFETY: unmapping the two regions mapped in `new`, which nothing
-        // references any more.
+        // SAFETY: unmapping the regions mapped in `new` and `data`, which
+        // nothing references any more.
         unsafe {
             libc::munmap(self.consumer.as_ptr() as *mut libc::c_void, self.page);
-            libc::munmap(
-                self.producer.as_ptr() as *mut libc::c_void,
-                self.page + 2 * self.size,
-            );
+            libc::munmap(self.producer.as_ptr() as *mut libc::c_void, self.page);
+            if let Some(d) = self.data {
+                libc::munmap(d.as_ptr() as *mut libc::c_void, 2 * self.size);
+            }
         }
     }
 }

@@ -308,7 +308,7 @@ fn requested_specsize(dt: &Dtrace) -> u32 {
 /// refused size is halved until one is accepted, and the handle notes
 /// what was lowered; under `manual` a refusal is an error.
 pub(crate) struct Premade {
-    rings: Vec<Map>,
+    rings: Vec<RingBuf>,
     /// The array of maps holding `rings`, already filled, when they were
     /// made ahead (`Warm`).
     filled: Option<Map>,
@@ -422,19 +422,57 @@ fn ring_shape(dt: &Dtrace) -> Result<(u64, bool, u32), Error> {
 }
 
 /// A ring buffer of `asked` bytes (halved as `auto` allows) for each of
-/// `ncpus` CPUs, and the size made.
-fn make_rings(auto: bool, asked: u64, ncpus: u32) -> Result<(Vec<Map>, u64), Error> {
+/// `ncpus` CPUs, mapped for reading, and the size made.
+fn make_rings(auto: bool, asked: u64, ncpus: u32) -> Result<(Vec<RingBuf>, u64), Error> {
     with_halving(auto, asked, 4096, |size| {
         let size = u32::try_from(size).map_err(|_| std::io::Error::from_raw_os_error(7))?;
-        (0..ncpus)
-            .map(|_| Map::create(MapType::Ringbuf, 0, 0, size, 0, "dt_buffer"))
-            .collect::<std::io::Result<Vec<Map>>>()
+        rings_in_parallel(size, ncpus as usize)
     })
+}
+
+/// `n` ring buffers of `size` bytes, mapped. The kernel gives each its
+/// pages and maps them twice over, and mapping them here does as much
+/// again: a millisecond or more per 4 MB buffer, the longest step of a
+/// one-liner's start. Threads share the work, one for each CPU to run
+/// them on (a few at most), each making the rings of every
+/// `workers`th CPU.
+fn rings_in_parallel(size: u32, n: usize) -> std::io::Result<Vec<RingBuf>> {
+    let make = |_| -> std::io::Result<RingBuf> {
+        RingBuf::new(Map::create(MapType::Ringbuf, 0, 0, size, 0, "dt_buffer")?)
+    };
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |p| p.get())
+        .clamp(1, 4)
+        .min(n);
+    if workers <= 1 {
+        return (0..n).map(make).collect();
+    }
+    // Worker w makes the rings of CPUs w, w + workers, ...; this thread
+    // is worker 0.
+    let share =
+        |w: usize| -> Vec<std::io::Result<RingBuf>> { (w..n).step_by(workers).map(make).collect() };
+    let shares: Vec<Vec<std::io::Result<RingBuf>>> = std::thread::scope(|s| {
+        let others: Vec<_> = (1..workers).map(|w| s.spawn(move || share(w))).collect();
+        let mut all = vec![share(0)];
+        for h in others {
+            all.push(h.join().unwrap_or_default());
+        }
+        all
+    });
+    let mut shares: Vec<_> = shares.into_iter().map(Vec::into_iter).collect();
+    (0..n)
+        .map(|cpu| {
+            shares[cpu % workers]
+                .next()
+                .unwrap_or_else(|| Err(std::io::Error::other("a buffer was not made")))
+        })
+        .collect()
 }
 
 /// Principal buffers being made ahead, while the program compiles, for
 /// the options set when they were started (`Dtrace::prepare`): the ring
-/// buffer of each CPU and the array of maps that holds them, filled.
+/// buffer of each CPU and, on a machine whose programs do not choose
+/// theirs in code, the array of maps that holds them, filled.
 pub(crate) struct Warm {
     shape: (u64, bool, u32),
     /// The rings and the array, once made (before it is filled).
@@ -443,8 +481,9 @@ pub(crate) struct Warm {
     thread: std::thread::JoinHandle<Result<(), Error>>,
 }
 
-/// Rings made ahead: each CPU's, the size made, the array of maps.
-type WarmRings = (Vec<Map>, u64, Map);
+/// Rings made ahead: each CPU's, the size made, the array of maps (if
+/// one is needed).
+type WarmRings = (Vec<RingBuf>, u64, Option<Map>);
 
 /// Starts making the principal buffers on a thread.
 pub(crate) fn warm_up(dt: &Dtrace) -> Option<Warm> {
@@ -453,24 +492,31 @@ pub(crate) fn warm_up(dt: &Dtrace) -> Option<Warm> {
     let (tx, made) = std::sync::mpsc::channel();
     let thread = std::thread::spawn(move || {
         let fail = |e: std::io::Error| Error::Enable(format!("failed to create a buffer: {}", e));
-        let make = || -> Result<(WarmRings, Map, Vec<Map>), Error> {
+        type Fill = Option<(Map, Vec<Map>)>;
+        let make = || -> Result<(WarmRings, Fill), Error> {
             let (rings, size) = make_rings(auto, asked, ncpus)?;
+            if dtrace_bpf::plan::rings_chosen_in_code(ncpus) {
+                return Ok(((rings, size, None), None));
+            }
             let first = rings
                 .first()
                 .ok_or_else(|| Error::Enable("no CPU to make a buffer for".into()))?;
-            let outer = Map::create_array_of_maps(first, ncpus, "dt_buffer").map_err(fail)?;
+            let outer = Map::create_array_of_maps(first.map(), ncpus, "dt_buffer").map_err(fail)?;
             let o = outer.try_clone().map_err(fail)?;
             let i = rings
                 .iter()
-                .map(Map::try_clone)
+                .map(|r| r.map().try_clone())
                 .collect::<std::io::Result<Vec<_>>>()
                 .map_err(fail)?;
-            Ok(((rings, size, outer), o, i))
+            Ok(((rings, size, Some(outer)), Some((o, i))))
         };
         match make() {
-            Ok((warm, o, i)) => {
+            Ok((warm, fill)) => {
                 let _ = tx.send(Ok(warm));
-                o.set_maps(&i.iter().collect::<Vec<_>>()).map_err(fail)
+                match fill {
+                    Some((o, i)) => o.set_maps(&i.iter().collect::<Vec<_>>()).map_err(fail),
+                    None => Ok(()),
+                }
             }
             Err(e) => {
                 let _ = tx.send(Err(e));
@@ -533,11 +579,14 @@ fn premake(dt: &mut Dtrace) -> Result<Premade, Error> {
         .filter(|w| w.shape == (asked, auto, ncpus))
         .and_then(|w| {
             let made = w.made.recv().ok()?.ok()?;
-            until_filled(&made.2, ncpus, w.thread).ok()?;
+            match &made.2 {
+                Some(outer) => until_filled(outer, ncpus, w.thread).ok()?,
+                None => w.thread.join().ok()?.ok()?,
+            }
             Some(made)
         });
     let ((rings, ring_size), filled) = match warm {
-        Some((rings, size, outer)) => ((rings, size), Some(outer)),
+        Some((rings, size, outer)) => ((rings, size), outer),
         None => (make_rings(auto, asked, ncpus)?, None),
     };
     if ring_size < requested_bufsize(dt) {
@@ -624,6 +673,8 @@ pub(crate) fn start_with(
     let mut maps = Vec::new();
     let mut rings = Vec::new();
     let mut ring_setter = None;
+    // Each CPU's ring, for programs that choose theirs in code.
+    let mut ring_fds: Vec<i32> = Vec::new();
     for m in &gen.maps {
         check()?;
         if m.kind == MapKind::RingbufPerCpu {
@@ -636,20 +687,31 @@ pub(crate) fn start_with(
                 }
             };
             let inner = std::mem::take(&mut premade.rings);
+            if inner.is_empty() {
+                return Err(Error::Enable("no CPU to make a buffer for".into()));
+            }
+            if dtrace_bpf::plan::rings_chosen_in_code(m.max_entries)
+                && inner.len() as u32 == m.max_entries
+            {
+                // Named in the programs: the map's own place holds the
+                // first ring, which no program names.
+                maps.push(inner[0].map().try_clone().map_err(fail)?);
+                ring_fds.extend(inner.iter().map(|r| r.map().as_raw_fd()));
+                rings.extend(inner);
+                continue;
+            }
             if let Some(outer) = premade
                 .filled
                 .take()
                 .filter(|o| o.max_entries() == m.max_entries && inner.len() as u32 == m.max_entries)
             {
                 // Made ahead, and filled already.
-                for r in inner {
-                    rings.push(RingBuf::new(r)?);
-                }
+                rings.extend(inner);
                 maps.push(outer);
                 continue;
             }
             let outer =
-                Map::create_array_of_maps(&inner[0], m.max_entries, &m.name).map_err(fail)?;
+                Map::create_array_of_maps(inner[0].map(), m.max_entries, &m.name).map_err(fail)?;
             // Filling a map of maps waits for an RCU grace period: it is
             // done beside the loading of the programs, which cannot reach
             // a buffer before BEGIN has run, and waited for before
@@ -658,7 +720,7 @@ pub(crate) fn start_with(
                 outer.try_clone().map_err(fail)?,
                 inner
                     .iter()
-                    .map(Map::try_clone)
+                    .map(|r| r.map().try_clone())
                     .collect::<std::io::Result<Vec<_>>>()
                     .map_err(fail)?,
             );
@@ -670,9 +732,7 @@ pub(crate) fn start_with(
                 })
             });
             ring_setter = Some((outer.try_clone().map_err(fail)?, n, setter));
-            for r in inner {
-                rings.push(RingBuf::new(r)?);
-            }
+            rings.extend(inner);
             maps.push(outer);
             continue;
         }
@@ -763,7 +823,7 @@ pub(crate) fn start_with(
         map(t.map)
             .update(&0u32.to_ne_bytes(), &v, bpf::BPF_ANY)
             .map_err(|e| Error::Enable(format!("failed to fill the target table: {}", e)))?;
-        let linked = t.exec_watch.link(|m| fds[m.0 as usize]);
+        let linked = t.exec_watch.link(|m, _| fds[m.0 as usize]);
         let bytes: Vec<u8> = linked.iter().flat_map(|i| i.encode()).collect();
         let fd = bpf::prog_load_btf(ProgType::RawTracepoint, &bytes, "dt_exec_watch", 0, 0)
             .map_err(|e| Error::Enable(format!("failed to load the exec watch: {}", e)))?;
@@ -784,7 +844,10 @@ pub(crate) fn start_with(
     for p in &gen.programs {
         check()?;
         let pp = &planned.programs[p.plan];
-        let linked = p.code.link(|m| fds[m.0 as usize]);
+        let linked = p.code.link(|m, part| match part {
+            Some(cpu) => ring_fds.get(cpu as usize).copied().unwrap_or(-1),
+            None => fds[m.0 as usize],
+        });
         let bytes: Vec<u8> = linked.iter().flat_map(|i| i.encode()).collect();
         let ty = match pp.plan.kind {
             ProgKind::Tracepoint => ProgType::Tracepoint,
@@ -1329,6 +1392,26 @@ pub(crate) fn exit_requested(dt: &Dtrace) -> bool {
 mod tests {
     use super::*;
     use dtrace_bpf::plan::{ArgContext, ProbeEnabling, ProbeIdentity, ProgramPlan};
+
+    #[test]
+    fn rings_made_on_threads() {
+        if dtrace_sys::geteuid() != 0 {
+            return;
+        }
+        for n in [1, 2, 5] {
+            let rings = rings_in_parallel(1 << 14, n).expect("rings");
+            assert_eq!(rings.len(), n);
+            let mut fds: Vec<i32> = Vec::new();
+            for r in &rings {
+                assert_eq!(r.map().max_entries(), 1 << 14);
+                assert!(!r.has_data());
+                fds.push(r.map().as_raw_fd());
+            }
+            fds.sort_unstable();
+            fds.dedup();
+            assert_eq!(fds.len(), n);
+        }
+    }
 
     fn plan(probes: &[&str]) -> ProgramPlan {
         ProgramPlan {

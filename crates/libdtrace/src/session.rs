@@ -529,8 +529,13 @@ impl Dtrace {
         // up; were we to read it at once, a steady stream would wake us
         // record by record, each wake-up costing the traced CPU too. A
         // moment's wait lets the records gather: at most COALESCE of
-        // latency, at most one wake-up per COALESCE.
-        if !switching && !hold && r.rings.iter().any(|g| g.has_data()) {
+        // latency, at most one wake-up per COALESCE. An exit() is acted
+        // on at once.
+        if !switching
+            && !hold
+            && r.rings.iter().any(|g| g.has_data())
+            && !load::exit_requested(self)
+        {
             std::thread::sleep(COALESCE);
         }
     }

@@ -205,10 +205,28 @@ impl ProgGen<'_, '_> {
         self.a.bind(got);
     }
 
-    /// r1 = this CPU's principal buffer (its ring buffer, from the array
-    /// of them), or `out` if it has none. Clobbers r0-r5.
+    /// r1 = this CPU's principal buffer (its ring buffer, chosen by
+    /// comparing the CPU with each, or from the array of them), or `out`
+    /// if it has none. Clobbers r0-r5.
     pub(crate) fn principal_buffer(&mut self, out: Label) {
         self.a.emit(call(Helper::GetSmpProcessorId));
+        if let Some(n) = self.g.rings_in_code {
+            let found = self.a.new_label();
+            let each: Vec<Label> = (0..n).map(|_| self.a.new_label()).collect();
+            for (cpu, &l) in each.iter().enumerate() {
+                self.a.jmp_imm_to(Cond::Eq, R0, cpu as i32, l);
+            }
+            self.a.ja_to(out);
+            for (cpu, &l) in each.iter().enumerate() {
+                self.a.bind(l);
+                self.a.ld_map_fd_part(R1, self.g.m_buffer, cpu as u32);
+                if cpu + 1 < each.len() {
+                    self.a.ja_to(found);
+                }
+            }
+            self.a.bind(found);
+            return;
+        }
         self.a.emit(stx(Size::W, FP, stack::KEY, R0));
         self.lookup_at_key(self.g.m_buffer, out);
         self.a.emit(mov64_reg(R1, R0));
