@@ -106,6 +106,10 @@ pub(crate) struct Generator<'a> {
     /// (0 until then): DTrace's `timestamp` is one value for the whole
     /// firing, every clause of it.
     pub(crate) time_at: Option<u32>,
+    /// The scratch word that holds `bpf_get_current_pid_tgid()` once a
+    /// firing has asked for it (0 until then), where the clauses read
+    /// `pid` or `tid` more than once (`@[pid] = sum(pid)`).
+    pub(crate) pidtgid_at: Option<u32>,
     /// Deferred clauses (`program/defer.rs`): their map, and the scratch
     /// words where a program that runs them keeps the probe's ID and the
     /// clauses' bits.
@@ -299,6 +303,7 @@ fn generate_with(inp: &Input, allow_sleep: bool) -> Result<Generated, GenError> 
         alloca_at: None,
         strtok_at: None,
         time_at: None,
+        pidtgid_at: None,
         m_deferred: None,
         deferred_at: None,
         chill_at: None,
@@ -457,6 +462,19 @@ fn generate_with(inp: &Input, allow_sleep: bool) -> Result<Generated, GenError> 
     }
     if times {
         g.time_at = Some(g.temp_base);
+        g.temp_base += 8;
+    }
+    let mut ids = 0;
+    for c in inp.clauses {
+        visit_clause_exprs(c, &mut |e| {
+            ids += usize::from(matches!(
+                e.kind,
+                CKind::Builtin(Builtin::Pid | Builtin::Tid)
+            ))
+        });
+    }
+    if ids > 1 {
+        g.pidtgid_at = Some(g.temp_base);
         g.temp_base += 8;
     }
     let mut chills = false;

@@ -13,6 +13,16 @@ use std::ptr::NonNull;
 use crate::bpf::{Map, MapType};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
+/// What a reader does with the record it was handed.
+enum Step {
+    /// Consumes it and goes on.
+    Take,
+    /// Consumes it and stops.
+    TakeLast,
+    /// Leaves it (and all after it) in the buffer.
+    Leave,
+}
+
 const BUSY_BIT: u32 = 1 << 31;
 const DISCARD_BIT: u32 = 1 << 30;
 const HDR_SIZE: u64 = 8;
@@ -148,6 +158,17 @@ impl RingBuf {
     /// for its page tables): the records wait, and the producers count
     /// drops once the buffer is full.
     pub fn consume(&mut self, mut f: impl FnMut(&[u8]) -> bool) -> usize {
+        self.consume_steps(|rec| if f(rec) { Step::Take } else { Step::TakeLast })
+    }
+
+    /// As `consume`, but a record `f` refuses (returns false for) stays
+    /// in the buffer, the first the next read sees; none after it is
+    /// handed over.
+    pub fn consume_until(&mut self, mut f: impl FnMut(&[u8]) -> bool) -> usize {
+        self.consume_steps(|rec| if f(rec) { Step::Take } else { Step::Leave })
+    }
+
+    fn consume_steps(&mut self, mut f: impl FnMut(&[u8]) -> Step) -> usize {
         const RELEASE_EVERY: usize = 256;
         if !self.has_data() {
             return 0;
@@ -188,9 +209,16 @@ impl RingBuf {
                     // kernel does not reuse the space until the consumer
                     // position moves past it, after `f` returns.
                     let rec = unsafe { std::slice::from_raw_parts(data.add(off + 8), size) };
-                    n += 1;
-                    if !f(rec) {
-                        stop = true;
+                    match f(rec) {
+                        Step::Take => n += 1,
+                        Step::TakeLast => {
+                            n += 1;
+                            stop = true;
+                        }
+                        Step::Leave => {
+                            stop = true;
+                            break;
+                        }
                     }
                 }
                 cons += (size as u64 + HDR_SIZE + 7) & !7;

@@ -623,6 +623,9 @@ pub(crate) fn consume_all(
         order.push(e);
     }
     let res = loop {
+        if let Err(e) = plain_from_rings(p, r, &order, out, consumer) {
+            break Err(e);
+        }
         bytes.clear();
         ends.clear();
         {
@@ -679,6 +682,53 @@ pub(crate) fn consume_all(
     res.and(flush_plain(p, r, out))
 }
 
+/// The fast path of a stream of printf()s: while the plain path applies
+/// (see `Plain`), each CPU's records that are firings of printf()s alone
+/// are formatted where they lie in its ring buffer, with no copy and no
+/// per-record dispatch; the first other record (or one of an EPID not
+/// seen yet) is left for `consume_one`, and with it the rest of that
+/// CPU's records, so that each CPU's stay in order.
+fn plain_from_rings(
+    p: &mut Parts<'_>,
+    r: &mut Reader,
+    order: &[usize],
+    out: &mut dyn Write,
+    consumer: &mut dyn Consumer,
+) -> Result<(), Error> {
+    let cx = p.render_cx();
+    if cx.flowindent || consumer.sees_printf() || !p.sink.output.text_is_verbatim() {
+        return Ok(());
+    }
+    let (indent, target) = (cx.indent, cx.target);
+    for &c in order {
+        loop {
+            let Some(ring) = p.running.as_mut().and_then(|run| run.rings.get_mut(c)) else {
+                return Ok(());
+            };
+            let (cache, text) = (&r.epid_cache, &mut r.plain_text);
+            ring.consume_until(|rec| {
+                if text.len() >= PLAIN_FLUSH {
+                    return false;
+                }
+                let epid = rd_u32(rec, 0) as usize;
+                let Some(Some(info)) = cache.get(epid) else {
+                    return false;
+                };
+                let Some(plan) = &info.plain else {
+                    return false;
+                };
+                plain_printf(text, rec, plan, indent, target);
+                true
+            });
+            if r.plain_text.len() < PLAIN_FLUSH {
+                break;
+            }
+            flush_plain(p, r, out)?;
+        }
+    }
+    flush_plain(p, r, out)
+}
+
 /// The records the ring policy's chunks hold, each CPU's oldest first.
 fn ring_records(p: &Parts<'_>) -> Result<Vec<Vec<u8>>, Error> {
     let Some(r) = p.running.as_ref() else {
@@ -729,48 +779,59 @@ pub(crate) struct EpidInfo {
     probe: Arc<ProbeDesc>,
     layout: Arc<ClauseLayout>,
     /// When the record is printf()s alone, every one always run and with
-    /// no `*` width or precision: how the plain path (`plain_printf`)
-    /// reads each one's arguments.
-    plain: Option<Arc<[Vec<PlainArg>]>>,
+    /// no `*` width or precision: the plain path's steps
+    /// (`plain_printf`).
+    plain: Option<Arc<PlainPlan>>,
 }
 
-/// How the plain path reads a printf() argument.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum PlainArg {
-    /// An integer of this type, 8 bytes at this offset (no float, no
-    /// symbol or module address): formatted straight from the record
-    /// when its conversion is an integer's.
-    Int {
-        offset: usize,
-        it: dtrace_lang::types::IntType,
-    },
-    /// As `Int`, for a bare `%d`, `%i` or `%u` (no flag, width or
-    /// precision, no `h` or `hh`): its digits alone.
+/// One step of the plain path: the firing's printf()s flattened into
+/// literal text and conversions, worked out once per EPID.
+#[derive(Clone, Debug, PartialEq)]
+enum PlainOp {
+    /// Bytes `start..end` of the plan's text.
+    Text { start: usize, end: usize },
+    /// A bare `%d`, `%i` or `%u` (no flag, width or precision, no `h` or
+    /// `hh`) of the integer of this type at this offset: its digits.
     Decimal {
         offset: usize,
         it: dtrace_lang::types::IntType,
         signed: bool,
     },
-    /// Anything else: decoded by `value_arg`.
-    Other,
+    /// Another integer conversion of an integer (no float, no symbol or
+    /// module address), formatted straight from the record.
+    Int {
+        offset: usize,
+        it: dtrace_lang::types::IntType,
+        conv: dtrace_lang::printf::Conversion,
+    },
+    /// Anything else: the value decoded by `value_arg`.
+    Other {
+        conv: dtrace_lang::printf::Conversion,
+        value: Value,
+    },
+}
+
+/// The plain path's steps for one EPID, and the literal text they copy.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct PlainPlan {
+    ops: Vec<PlainOp>,
+    text: Vec<u8>,
 }
 
 /// The plain path's plan for a clause whose records are printf()s alone
 /// (no other action, no flag saying whether one ran, no width or
 /// precision from an argument); `None` for any other clause.
-fn plain_plan(layout: &ClauseLayout) -> Option<Arc<[Vec<PlainArg>]>> {
+fn plain_plan(layout: &ClauseLayout) -> Option<Arc<PlainPlan>> {
+    use dtrace_lang::printf::{ConvKind, Segment};
     if layout.actions.is_empty() {
         return None;
     }
-    let mut plan = Vec::with_capacity(layout.actions.len());
+    let mut plan = PlainPlan::default();
     for a in &layout.actions {
         let (format, kind, args) = match &a.action {
             ActionLayout::Printf { format, kind, args } => (format, kind, args),
             // A statement prints nothing, run or not.
-            ActionLayout::Statement(_) => {
-                plan.push(Vec::new());
-                continue;
-            }
+            ActionLayout::Statement(_) => continue,
             _ => return None,
         };
         let simple = format.conversions().all(|c| {
@@ -781,30 +842,58 @@ fn plain_plan(layout: &ClauseLayout) -> Option<Arc<[Vec<PlainArg>]>> {
         if a.ran_flag.is_some() || *kind != PrintfKind::Printf || !simple {
             return None;
         }
-        // With no `*`, the arguments are the conversions'
-        // one for one.
-        plan.push(
-            args.iter()
-                .zip(
-                    format
-                        .conversions()
-                        .map(Some)
-                        .chain(std::iter::repeat(None)),
-                )
-                .map(|(v, c)| match v {
-                    Value::Int { offset, ty } if !ty.is_float() && ty.special().is_none() => {
-                        let (offset, it) = (*offset as usize, format::int_type_of(ty));
-                        match c.and_then(format::bare_decimal) {
-                            Some(signed) => PlainArg::Decimal { offset, it, signed },
-                            None => PlainArg::Int { offset, it },
-                        }
+        // With no `*`, the arguments are the conversions' one for one;
+        // a conversion with none prints nothing.
+        let mut args = args.iter();
+        for seg in &format.segments {
+            let c = match seg {
+                Segment::Literal(b) => {
+                    let start = plan.text.len();
+                    plan.text.extend_from_slice(b);
+                    let end = plan.text.len();
+                    match plan.ops.last_mut() {
+                        Some(PlainOp::Text { end: e, .. }) if *e == start => *e = end,
+                        _ => plan.ops.push(PlainOp::Text { start, end }),
                     }
-                    _ => PlainArg::Other,
-                })
-                .collect(),
-        );
+                    continue;
+                }
+                Segment::Conv(c) => c,
+            };
+            let Some(v) = args.next() else {
+                continue;
+            };
+            let op = match v {
+                Value::Int { offset, ty } if !ty.is_float() && ty.special().is_none() => {
+                    let (offset, it) = (*offset as usize, format::int_type_of(ty));
+                    match (format::bare_decimal(c), c.kind) {
+                        (Some(signed), _) => PlainOp::Decimal { offset, it, signed },
+                        (
+                            None,
+                            ConvKind::Signed
+                            | ConvKind::Unsigned
+                            | ConvKind::Octal
+                            | ConvKind::Hex { .. }
+                            | ConvKind::Pointer,
+                        ) => PlainOp::Int {
+                            offset,
+                            it,
+                            conv: c.clone(),
+                        },
+                        _ => PlainOp::Other {
+                            conv: c.clone(),
+                            value: v.clone(),
+                        },
+                    }
+                }
+                _ => PlainOp::Other {
+                    conv: c.clone(),
+                    value: v.clone(),
+                },
+            };
+            plan.ops.push(op);
+        }
     }
-    Some(plan.into())
+    Some(Arc::new(plan))
 }
 
 fn epid_info(p: &mut Parts<'_>, r: &mut Reader, epid: u32, probe: u32, clause: usize) -> EpidInfo {
@@ -873,7 +962,7 @@ fn consume_one(
         }
         if let Some(Some(info)) = r.epid_cache.get(epid as usize) {
             if let Some(plan) = &info.plain {
-                plain_printf(&mut r.plain_text, rec, &info.layout, plan, indent, target);
+                plain_printf(&mut r.plain_text, rec, plan, indent, target);
                 if r.plain_text.len() >= PLAIN_FLUSH {
                     flush_plain(p, r, out)?;
                 }
@@ -1028,50 +1117,31 @@ fn consume_one(
 /// conversion read from the record as it is formatted, with none of the
 /// descriptions the callbacks need. What it prints is what `present`
 /// prints for the same record.
-fn plain_printf(
-    text: &mut Vec<u8>,
-    rec: &[u8],
-    layout: &ClauseLayout,
-    plan: &[Vec<PlainArg>],
-    indent: usize,
-    target: i64,
-) {
-    use dtrace_lang::printf::{ConvKind, Segment};
-    for (a, plain) in layout.actions.iter().zip(plan) {
-        let ActionLayout::Printf { format, args, .. } = &a.action else {
-            continue;
-        };
-        let mut next = args.iter().zip(plain);
-        for seg in &format.segments {
-            let c = match seg {
-                Segment::Literal(b) => {
-                    text.extend_from_slice(b);
-                    continue;
-                }
-                Segment::Conv(c) => c,
-            };
-            let Some((v, how)) = next.next() else {
-                continue;
-            };
-            if let &PlainArg::Decimal { offset, it, signed } = how {
+fn plain_printf(text: &mut Vec<u8>, rec: &[u8], plan: &PlainPlan, indent: usize, target: i64) {
+    for op in &plan.ops {
+        match op {
+            PlainOp::Text { start, end } => {
+                format::push_short(text, plan.text.get(*start..*end).unwrap_or(&[]))
+            }
+            &PlainOp::Decimal { offset, it, signed } => {
                 let v = format::normalize(rd_u64(rec, offset) as i64, it);
                 format::push_decimal(text, v, it, signed);
-                continue;
             }
-            let (width, prec) = (format::fixed(c.width), format::fixed(c.precision));
-            match (how, c.kind) {
-                (
-                    &PlainArg::Int { offset, it },
-                    ConvKind::Signed
-                    | ConvKind::Unsigned
-                    | ConvKind::Octal
-                    | ConvKind::Hex { .. }
-                    | ConvKind::Pointer,
-                ) => {
-                    let v = format::normalize(rd_u64(rec, offset) as i64, it);
-                    format::format_int(text, c, v, it, width, prec);
-                }
-                _ => format::format_conv(text, c, value_arg(v, rec, indent), width, prec, target),
+            PlainOp::Int { offset, it, conv } => {
+                let v = format::normalize(rd_u64(rec, *offset) as i64, *it);
+                let (width, prec) = (format::fixed(conv.width), format::fixed(conv.precision));
+                format::format_int(text, conv, v, *it, width, prec);
+            }
+            PlainOp::Other { conv, value } => {
+                let (width, prec) = (format::fixed(conv.width), format::fixed(conv.precision));
+                format::format_conv(
+                    text,
+                    conv,
+                    value_arg(value, rec, indent),
+                    width,
+                    prec,
+                    target,
+                );
             }
         }
     }

@@ -198,7 +198,22 @@ pub(crate) fn push_decimal(out: &mut Vec<u8>, v: i64, t: IntType, signed: bool) 
         v as u64 & ((1u64 << (8 * t.size)) - 1)
     };
     let at = decimal(u, &mut buf);
-    out.extend_from_slice(&buf[at..]);
+    push_short(out, &buf[at..]);
+}
+
+/// Appends `bytes` (at most 24 of them, a number's digits or a short
+/// literal) to `out` without a call to `memmove`: the consumer appends a
+/// few bytes many times a record, and a library copy's call costs more
+/// than the copy.
+pub(crate) fn push_short(out: &mut Vec<u8>, bytes: &[u8]) {
+    if bytes.len() > 24 {
+        out.extend_from_slice(bytes);
+        return;
+    }
+    out.reserve(24);
+    for &b in bytes {
+        out.push(b);
+    }
 }
 
 /// Formats one integer conversion, straight into `out`: the consumer

@@ -20,6 +20,21 @@ impl ProgGen<'_, '_> {
         self.a.bind(done);
     }
 
+    /// `r0 = bpf_get_current_pid_tgid()`, kept in scratch for the rest of
+    /// the firing where the clauses ask more than once.
+    fn pid_tgid(&mut self) {
+        let Some(at) = self.g.pidtgid_at else {
+            self.a.emit(call(Helper::GetCurrentPidTgid));
+            return;
+        };
+        let done = self.a.new_label();
+        self.ldx_at(R0, R9, at, Size::DW);
+        self.a.jmp_imm_to(Cond::Ne, R0, 0, done);
+        self.a.emit(call(Helper::GetCurrentPidTgid));
+        self.stx_at(R9, at, R0, Size::DW);
+        self.a.bind(done);
+    }
+
     pub(crate) fn builtin_int(&mut self, b: Builtin) -> R<Temp> {
         match b {
             Builtin::Pid | Builtin::Tid | Builtin::Uid | Builtin::Gid
@@ -34,11 +49,11 @@ impl ProgGen<'_, '_> {
                 }
             }
             Builtin::Pid => {
-                self.a.emit(call(Helper::GetCurrentPidTgid));
+                self.pid_tgid();
                 self.a.emit(alu64_imm(Alu::Rsh, R0, 32));
             }
             Builtin::Tid => {
-                self.a.emit(call(Helper::GetCurrentPidTgid));
+                self.pid_tgid();
                 self.a.emit(alu32_reg(Alu::Mov, R0, R0));
             }
             Builtin::Uid => {

@@ -375,6 +375,10 @@ impl ProgGen<'_, '_> {
         if let Some(at) = self.g.time_at {
             self.st_imm_at(R9, at, 0);
         }
+        // And its process and thread IDs.
+        if let Some(at) = self.g.pidtgid_at {
+            self.st_imm_at(R9, at, 0);
+        }
 
         if let ArgContext::RawArgs { guards, after, .. } = &self.plan.context {
             self.raw_filter(guards, after.as_ref(), out)?;
