@@ -56,6 +56,15 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const LOOP_ARG: &str = "--getpid-loop";
+/// `--peak-rss CMD ARGS...`: runs CMD (its output this process's), waits
+/// for it, and says on stderr its peak resident memory and when it
+/// ended (`PEAK_LINE KiB wall-ns monotonic-ns`). A process started
+/// straight from the bench would count the bench's own peak as its own:
+/// the kernel keeps the high-water mark of the memory image an exec
+/// replaces, here a copy of the bench's; this small process stands
+/// between them.
+const PEAK_ARG: &str = "--peak-rss";
+const PEAK_LINE: &str = "dtrace-bench-peak";
 /// `--usdt-loop N`: fires `benchusdt:::tick` N times, then prints the
 /// nanoseconds that took.
 const USDT_LOOP_ARG: &str = "--usdt-loop";
@@ -101,6 +110,32 @@ fn main() {
             println!("{}", t.elapsed().as_nanos());
         }
         return;
+    }
+    if args.first().map(String::as_str) == Some(PEAK_ARG) {
+        let Some((prog, rest)) = args[1..].split_first() else {
+            std::process::exit(2);
+        };
+        let Ok(child) = Command::new(prog).args(rest).spawn() else {
+            std::process::exit(127);
+        };
+        let code = match dtrace_sys::process::wait_peak_rss(child.id()) {
+            Ok((status, peak)) => {
+                eprintln!(
+                    "{} {} {} {}",
+                    PEAK_LINE,
+                    peak,
+                    Clock::Wall.now_ns(),
+                    Clock::Monotonic.now_ns()
+                );
+                if status & 0x7f == 0 {
+                    (status >> 8) & 0xff
+                } else {
+                    128 + (status & 0x7f)
+                }
+            }
+            Err(_) => 1,
+        };
+        std::process::exit(code);
     }
     if args.first().map(String::as_str) == Some(USDT_LOOP_ARG) {
         let n: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(0);
@@ -1587,13 +1622,23 @@ fn scale(cfg: &Config) {
         let mut d = Scale::default();
         let mut b = Scale::default();
         for _ in 0..cfg.rounds {
-            let mut cmd = Command::new(&cfg.dtrace);
+            let mut cmd = Command::new(&me);
             // Room for every key (56 bytes an element on a CPU).
-            cmd.args(["-q", "-x", "aggsize=64m", "-n", prog, "-c", &target]);
+            cmd.arg(PEAK_ARG).arg(&cfg.dtrace).args([
+                "-q",
+                "-x",
+                "aggsize=64m",
+                "-n",
+                prog,
+                "-c",
+                &target,
+            ]);
             d.round(cmd, keys, Clock::Wall, dtrace_count);
             if let Some(bt) = &cfg.bpftrace {
-                let mut cmd = Command::new(bt);
+                let mut cmd = Command::new(&me);
                 cmd.env("BPFTRACE_MAP_KEYS_MAX", (2 * keys).to_string())
+                    .arg(PEAK_ARG)
+                    .arg(bt)
                     .args(["-e", bt_prog, "-c", &target]);
                 b.round(cmd, keys, Clock::Monotonic, bpftrace_count);
             }
@@ -1672,10 +1717,22 @@ impl Scale {
         };
         let out = drain_output(child.stdout.take().expect("piped"));
         let err = drain_output(child.stderr.take().expect("piped"));
-        let Ok((_, peak)) = dtrace_sys::process::wait_peak_rss(child.id()) else {
+        if child.wait().is_err() {
+            return;
+        }
+        // The tracer's peak and end, as `PEAK_ARG` says them.
+        let err = err.recv().unwrap_or_default();
+        let Some((peak, wall, mono)) = err.lines().rev().find_map(|l| {
+            let mut w = l.strip_prefix(PEAK_LINE)?.split_whitespace();
+            let mut num = || w.next()?.parse::<i128>().ok();
+            Some((num()?, num()?, num()?))
+        }) else {
             return;
         };
-        let done = clock.now_ns();
+        let done = match clock {
+            Clock::Wall => wall,
+            Clock::Monotonic => mono,
+        };
         let out = out.recv().unwrap_or_default();
         let (end, rows, total) = tally_rows(&out, count);
         if rows != made || total != made {
@@ -1684,7 +1741,7 @@ impl Scale {
                 rows,
                 total,
                 made,
-                err.recv().unwrap_or_default().trim()
+                err.trim()
             ));
         }
         if let Some(e) = end {
