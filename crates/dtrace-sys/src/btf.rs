@@ -408,6 +408,16 @@ fn bad(msg: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, msg.to_string())
 }
 
+/// The little-endian word at `off` of a record whose length is known to
+/// hold it (a chunk of `chunks_exact`): 0 past its end, which cannot be.
+#[inline]
+fn le32(b: &[u8], off: usize) -> u32 {
+    match b.get(off..off + 4) {
+        Some(&[a, b, c, d]) => u32::from_le_bytes([a, b, c, d]),
+        _ => 0,
+    }
+}
+
 fn rd32(b: &[u8], off: usize) -> io::Result<u32> {
     off.checked_add(4)
         .and_then(|end| b.get(off..end))
@@ -538,6 +548,15 @@ impl Reader<'_> {
         let v = rd32(self.data, self.pos).map_err(|_| bad("truncated BTF type"))?;
         self.pos += 4;
         Ok(v)
+    }
+
+    /// The `n` records of `size` bytes that follow, read past (fails if
+    /// they are not all there).
+    fn take(&mut self, n: usize, size: usize) -> io::Result<&[u8]> {
+        self.expect(n, size)?;
+        let start = self.pos;
+        self.pos += n * size;
+        Ok(&self.data[start..self.pos])
     }
 
     /// Fails unless `n` records of `size` bytes follow, so that nothing is
@@ -728,9 +747,8 @@ impl Btf {
     /// without building it: its name offset, and the largest type id it
     /// refers to (0 if none).
     fn check_next(&self, r: &mut Reader) -> io::Result<(u32, TypeId, Kind)> {
-        let name_off = r.u32()?;
-        let info = r.u32()?;
-        let t = r.u32()?;
+        let head = r.take(1, 12)?;
+        let (name_off, info, t) = (le32(head, 0), le32(head, 4), le32(head, 8));
         let vlen = (info & 0xffff) as usize;
         let kind = Kind::from_u32((info >> 24) & 0x1f).ok_or_else(|| bad("unknown BTF kind"))?;
         let refs = match kind {
@@ -757,34 +775,29 @@ impl Btf {
                 r.u32()?;
                 elem.max(index)
             }
+            // The members, parameters and entries are walked in place:
+            // their bytes are known to be there, so each word is read
+            // without a check of its own.
             Kind::Struct | Kind::Union => {
-                r.expect(vlen, 12)?;
                 let mut most = 0;
-                for _ in 0..vlen {
-                    self.check_name(r.u32()?)?;
-                    most = most.max(r.u32()?);
-                    r.u32()?;
+                for m in r.take(vlen, 12)?.chunks_exact(12) {
+                    self.check_name(le32(m, 0))?;
+                    most = most.max(le32(m, 4));
                 }
                 most
             }
             Kind::Enum | Kind::Enum64 => {
-                let words = if kind == Kind::Enum64 { 3 } else { 2 };
-                r.expect(vlen, 4 * words)?;
-                for _ in 0..vlen {
-                    self.check_name(r.u32()?)?;
-                    for _ in 1..words {
-                        r.u32()?;
-                    }
+                let size = if kind == Kind::Enum64 { 12 } else { 8 };
+                for e in r.take(vlen, size)?.chunks_exact(size) {
+                    self.check_name(le32(e, 0))?;
                 }
                 0
             }
             Kind::FuncProto => {
-                r.expect(vlen, 8)?;
                 let mut most = t;
-                for i in 0..vlen {
-                    let name = r.u32()?;
+                for (i, p) in r.take(vlen, 8)?.chunks_exact(8).enumerate() {
+                    let (name, ty) = (le32(p, 0), le32(p, 4));
                     self.check_name(name)?;
-                    let ty = r.u32()?;
                     // Only a last, nameless void parameter (`...`) may be
                     // void.
                     if ty == 0 && !(i + 1 == vlen && name == 0) {
@@ -795,12 +808,9 @@ impl Btf {
                 most
             }
             Kind::Datasec => {
-                r.expect(vlen, 12)?;
                 let mut most = 0;
-                for _ in 0..vlen {
-                    most = most.max(r.u32()?);
-                    r.u32()?;
-                    r.u32()?;
+                for v in r.take(vlen, 12)?.chunks_exact(12) {
+                    most = most.max(le32(v, 0));
                 }
                 most
             }
@@ -993,6 +1003,7 @@ impl Btf {
 
     /// Fails unless `off` is a name (as `checked_name`, without finding
     /// its end).
+    #[inline]
     fn check_name(&self, off: u32) -> io::Result<()> {
         if off < self.str_base {
             return match &self.base {
