@@ -81,6 +81,41 @@ fn lib_dir(tag: &str, text: &str) -> String {
     dir.display().to_string()
 }
 
+/// `BEGIN { @calls["x"] = count(); }` served with `-x metrics` (and
+/// `extra` options), scraped once it counts, then stopped by SIGINT:
+/// dtrace's output and the scrape's answer.
+fn scraped(extra: &[&str]) -> Result<(Output, String), Failed> {
+    use std::io::{Read, Write};
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    let child = Command::new(DTRACE)
+        .args(["-q", "-x", &format!("metrics=127.0.0.1:{}", port)])
+        .args(extra)
+        .args(["-n", "BEGIN { @calls[\"x\"] = count(); }"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let mut body = String::new();
+    for _ in 0..600 {
+        body.clear();
+        if let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) {
+            let _ = s.write_all(b"GET /metrics HTTP/1.0\r\n\r\n");
+            let _ = s.read_to_string(&mut body);
+            if body.contains("dtrace_calls") {
+                break;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let o = child.wait_with_output()?;
+    Ok((o, body))
+}
+
 fn check(cond: bool, what: &str, o: &Output) -> Result<(), Failed> {
     if cond {
         Ok(())
@@ -626,6 +661,43 @@ const DEMOS: &[(&str, Demo)] = &[
         let body = std::fs::read_to_string(&svg).unwrap_or_default();
         std::fs::remove_file(&svg).ok();
         check(body.contains("<svg"), "no SVG written", &o)
+    }),
+    ("metrics", || {
+        let (o, body) = scraped(&[])?;
+        check(
+            body.contains("# TYPE dtrace_calls_total counter\ndtrace_calls_total{key1=\"x\"} 1\n"),
+            &format!("not served: {}", body),
+            &o,
+        )
+    }),
+    ("metriclabels", || {
+        let (o, body) = scraped(&["-x", "metriclabels=@calls:name"])?;
+        check(
+            body.contains("dtrace_calls_total{name=\"x\"} 1\n"),
+            &format!("label not named: {}", body),
+            &o,
+        )
+    }),
+    ("pprof", || {
+        let file = std::env::temp_dir().join(format!("dtrace-opt-{}.pb.gz", std::process::id()));
+        let o = dtrace(&[
+            "-q",
+            "-x",
+            &format!("pprof={}", file.display()),
+            "-n",
+            "syscall::getpid:entry /pid == $target/ { @[stack()] = count(); }",
+            "-c",
+            &getpids(3),
+        ]);
+        let body = std::fs::read(&file).unwrap_or_default();
+        std::fs::remove_file(&file).ok();
+        // A gzip stream (the profile is read back by `go tool pprof` in
+        // the export tests).
+        check(
+            body.starts_with(&[0x1f, 0x8b]),
+            "no gzipped profile written",
+            &o,
+        )
     }),
     ("nspec", || {
         let prog =

@@ -1117,8 +1117,9 @@ mod tests {
 
     #[test]
     fn quantize_table_layout() {
-        let mut words = vec![0u8; 8 * dtrace_lang::ir::QUANTIZE_BUCKETS];
-        let at = 8 * (dtrace_lang::ir::QUANTIZE_ZERO + 7); // 64
+        // The sum of the values, then the buckets.
+        let mut words = vec![0u8; 8 * (dtrace_lang::ir::QUANTIZE_BUCKETS + 1)];
+        let at = 8 * (dtrace_lang::ir::QUANTIZE_ZERO + 7 + 1); // 64
         words[at..at + 8].copy_from_slice(&1i64.to_ne_bytes());
         let AggValue::Dist(d) = aggs::merge(dtrace_lang::ir::AggFunc::Quantize, &[&words]) else {
             panic!("quantize() decodes to a distribution")

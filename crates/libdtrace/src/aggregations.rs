@@ -146,7 +146,194 @@ impl Dtrace {
             }
         }
         emit_printed(&mut self.sink, out, &text)?;
-        self.write_flamegraph()
+        self.write_flamegraph()?;
+        self.write_pprof()
+    }
+
+    /// The label names of aggregation `id`'s keys given by the
+    /// `metriclabels` option, if any.
+    fn labels_of(&self, id: AggId) -> Option<&[String]> {
+        let name = &self.syms.aggs[id].name;
+        self.metric_labels
+            .iter()
+            .find(|(a, _)| a == name)
+            .map(|(_, l)| l.as_slice())
+    }
+
+    /// Checks the `metriclabels` options against the program's
+    /// aggregations: each names one, with no more labels than its keys.
+    fn check_metric_labels(&self) -> Result<(), Error> {
+        for (agg, labels) in &self.metric_labels {
+            let Some(a) = self.syms.aggs.iter().find(|a| a.name == *agg) else {
+                return Err(Error::Enable(format!(
+                    "metriclabels: the program has no aggregation @{}",
+                    agg
+                )));
+            };
+            if labels.len() > a.keys.len() {
+                return Err(Error::Enable(format!(
+                    "metriclabels: @{} has {} key{}, {} labels are given",
+                    agg,
+                    a.keys.len(),
+                    if a.keys.len() == 1 { "" } else { "s" },
+                    labels.len()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// With the `metrics` option, before tracing starts: its socket,
+    /// bound (a bad or busy address is reported before the trace).
+    pub(crate) fn bind_metrics(&self) -> Result<Option<std::net::TcpListener>, Error> {
+        let Some(v) = self.opts.metrics.as_deref() else {
+            return Ok(None);
+        };
+        self.check_metric_labels()?;
+        let addr = metrics::metrics_address(v)
+            .ok_or_else(|| Error::Enable(format!("cannot serve metrics on {}", v)))?;
+        metrics::bind(addr)
+            .map(Some)
+            .map_err(|e| Error::Enable(format!("cannot serve metrics on {}: {}", v, e)))
+    }
+
+    /// The `# HELP` of aggregation `id`: its function and the probes of
+    /// the clauses that update it.
+    fn metric_help(&self, id: AggId) -> String {
+        let a = &self.syms.aggs[id];
+        let mut probes: Vec<&str> = Vec::new();
+        for c in &self.clauses {
+            let mut updates = false;
+            dtrace_lang::ir::visit_stmts(&c.stmts, &mut |s| {
+                updates |= matches!(s, CStmt::AggUpdate { agg, .. } if *agg == id);
+            });
+            if updates {
+                for (_, text, _) in &c.probes {
+                    if !probes.contains(&text.as_str()) {
+                        probes.push(text);
+                    }
+                }
+            }
+        }
+        let name = if a.name.is_empty() {
+            "@".to_string()
+        } else {
+            format!("@{}", a.name)
+        };
+        format!("{} = {}() in {}", name, a.func.name(), probes.join(", "))
+    }
+
+    /// With the `metrics` option, once tracing has started: serves the
+    /// aggregations on `listener` until the handle is closed.
+    pub(crate) fn start_metrics(&mut self, listener: std::net::TcpListener) -> Result<(), Error> {
+        let Some(r) = &self.running else {
+            return Ok(());
+        };
+        let families = (0..r.gen.aggs.len())
+            .map(|id| {
+                metrics::Family::new(
+                    &self.syms.aggs[id].name,
+                    self.metric_help(id),
+                    r.gen.aggs[id].clone(),
+                    self.labels_of(id),
+                )
+            })
+            .collect();
+        let source = metrics::Source {
+            maps: r.maps.clone(),
+            families,
+            drops_map: r.gen.drops_map.0 as usize,
+            streamed: r.streamed.clone(),
+            ncpus: r.rings.len(),
+            errors: r.errors.clone(),
+        };
+        self.metrics_server = Some(
+            metrics::Server::start(listener, source)
+                .map_err(|e| Error::Enable(format!("cannot serve metrics: {}", e)))?,
+        );
+        Ok(())
+    }
+
+    /// With the `pprof` option, before tracing starts: its file, created
+    /// (a bad path is found before the trace), and an aggregation keyed
+    /// by a stack to write.
+    pub(crate) fn open_pprof(&self) -> Result<Option<std::fs::File>, Error> {
+        let Some(path) = self.opts.pprof.as_deref() else {
+            return Ok(None);
+        };
+        if !self
+            .syms
+            .aggs
+            .iter()
+            .any(|a| flame::keyed_by_stack(&a.keys))
+        {
+            return Err(Error::Enable(format!(
+                "cannot write a pprof profile to {}: no aggregation is keyed by stack(), ustack() or jstack()",
+                path
+            )));
+        }
+        std::fs::File::create(path).map(Some).map_err(|e| {
+            Error::Enable(format!(
+                "cannot write a pprof profile to {}: {}",
+                path,
+                io_reason_opening(&e)
+            ))
+        })
+    }
+
+    /// With the `pprof` option: writes every aggregation keyed by a stack
+    /// as one gzipped profile (`pprof.rs`).
+    pub(crate) fn write_pprof(&mut self) -> Result<(), Error> {
+        let (Some(path), Some(r)) = (self.opts.pprof.as_deref(), &self.running) else {
+            return Ok(());
+        };
+        let Some(file) = self.pprof_file.take() else {
+            return Ok(());
+        };
+        let ids: Vec<AggId> = (0..self.syms.aggs.len())
+            .filter(|&id| flame::keyed_by_stack(&self.syms.aggs[id].keys))
+            .collect();
+        let snaps = ids
+            .iter()
+            .map(|&id| r.snapshot(id))
+            .collect::<Result<Vec<_>, _>>()?;
+        let aggs: Vec<pprof::StackAgg<'_>> = ids
+            .iter()
+            .zip(&snaps)
+            .map(|(&id, rows)| {
+                let a = &self.syms.aggs[id];
+                let nkeys = a.keys.len();
+                let named = self.labels_of(id);
+                pprof::StackAgg {
+                    name: if a.name.is_empty() {
+                        a.func.name().to_string()
+                    } else {
+                        a.name.clone()
+                    },
+                    unit: if a.func == dtrace_lang::ir::AggFunc::Count {
+                        "count"
+                    } else {
+                        a.func.name()
+                    },
+                    labels: metrics::label_names(nkeys, named),
+                    rows,
+                    normal: self.normal(id),
+                }
+            })
+            .collect();
+        let now = std::time::SystemTime::now();
+        let nanos = |t: std::time::SystemTime| {
+            t.duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as i64)
+        };
+        let since = self.traced_since.unwrap_or(now);
+        let bytes = pprof::profile(&aggs, nanos(since), nanos(now) - nanos(since));
+        pprof::write_gzipped(io::BufWriter::new(file), &bytes).map_err(|e| {
+            Error::Io(io::Error::other(format!(
+                "cannot write the pprof profile to {}: {}",
+                path, e
+            )))
+        })
     }
 
     /// With the `flamegraph` option, before tracing starts: its file,

@@ -414,10 +414,7 @@ fn fold_streamed(p: &mut Parts, rec: &[u8], agg: usize, keys: &[Value], words: u
     let w = rec
         .get(words as usize..words as usize + size)
         .unwrap_or(&[]);
-    running
-        .streamed
-        .borrow_mut()
-        .fold(layout, key, w, cpu, p.opts.aggsize);
+    running.streamed().fold(layout, key, w, cpu, p.opts.aggsize);
 }
 
 /// trace()'s view of a value: a float's bits as an integer, a
@@ -1593,6 +1590,9 @@ fn report_error_at(
     addr: u64,
     what: &str,
 ) {
+    if let Some(r) = p.running.as_ref() {
+        r.errors.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
     let desc = p.epid(epid);
     let probe_id = desc.map(|d| d.probe).unwrap_or(0);
     let probe = p

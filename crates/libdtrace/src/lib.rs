@@ -58,10 +58,12 @@ mod header;
 mod ksym;
 mod ktypes;
 mod load;
+mod metrics;
 pub mod offline;
 mod options;
 mod output;
 pub mod phase;
+mod pprof;
 mod print;
 mod probes;
 mod proc;
@@ -92,6 +94,7 @@ pub use dtrace_lang::types::IntType;
 pub use dtrace_lang::CompileError;
 pub use dtrace_providers::{ArgDesc, Attributes};
 pub use format::Arg;
+pub use metrics::metrics_address;
 pub use options::{
     size_text, version_number, BufPolicy, BufResize, Change, LinkMode, OFormat, Opt, OptionError,
     OptionInfo, Options, Stdc, Support, Values,
@@ -1012,6 +1015,14 @@ pub struct Dtrace {
     cpp_args: Vec<cpp::CppArg>,
     /// The `flamegraph` option's file, opened when tracing starts.
     flame_file: Option<std::fs::File>,
+    /// The `pprof` option's file, opened when tracing starts.
+    pprof_file: Option<std::fs::File>,
+    /// When tracing started (the profile's time).
+    traced_since: Option<std::time::SystemTime>,
+    /// The `metriclabels` options: label names by aggregation name.
+    metric_labels: Vec<(String, Vec<String>)>,
+    /// The `metrics` endpoint, while tracing runs.
+    metrics_server: Option<metrics::Server>,
     /// Where output goes, and how it is rendered.
     pub(crate) sink: sink::Sink,
     /// What the aggregations keep on the consumer's side.
@@ -1132,6 +1143,10 @@ impl Dtrace {
             drops_seen: Vec::new(),
             cpp_args: Vec::new(),
             flame_file: None,
+            pprof_file: None,
+            traced_since: None,
+            metric_labels: Vec::new(),
+            metrics_server: None,
         }
     }
 
@@ -1161,7 +1176,20 @@ impl Dtrace {
         if Options::change(name).is_none() {
             return Err(fail(OptionError::UnknownName));
         }
+        let labels = match (name, value) {
+            ("metrics", Some(v)) if metrics::metrics_address(v).is_none() => {
+                return Err(fail(OptionError::BadValue))
+            }
+            ("metriclabels", Some(v)) => {
+                Some(metrics::parse_labels(v).ok_or_else(|| fail(OptionError::BadValue))?)
+            }
+            _ => None,
+        };
         self.opts.set(name, value).map_err(fail)?;
+        if let Some((agg, names)) = labels {
+            self.metric_labels.retain(|(a, _)| *a != agg);
+            self.metric_labels.push((agg, names));
+        }
         self.render_cache.set(None);
         if let Some(v) = value {
             match name {

@@ -36,7 +36,9 @@ use crate::{Dtrace, Error};
 
 pub(crate) struct Running {
     pub(crate) gen: Generated,
-    maps: Vec<Map>,
+    /// Shared with the metrics endpoint's thread (`metrics.rs`), which
+    /// reads the aggregation and drop maps at scrape time.
+    pub(crate) maps: std::sync::Arc<Vec<Map>>,
     _progs: Vec<OwnedFd>,
     _links: Vec<Link>,
     begin: Option<OwnedFd>,
@@ -46,7 +48,12 @@ pub(crate) struct Running {
     poller: Poller,
     watched: std::cell::RefCell<Vec<i32>>,
     /// The streamed aggregations' rows (`streamed.rs`).
-    pub(crate) streamed: std::cell::RefCell<crate::streamed::Tables>,
+    /// Shared with the metrics endpoint's thread, which locks them only
+    /// to copy a scrape's rows.
+    pub(crate) streamed: std::sync::Arc<std::sync::Mutex<crate::streamed::Tables>>,
+    /// Runtime errors reported (ERROR probe firings), for the metrics
+    /// endpoint.
+    pub(crate) errors: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Drop for Running {
@@ -971,7 +978,7 @@ pub(crate) fn start_with(
     }
     Ok(Running {
         gen,
-        maps,
+        maps: std::sync::Arc::new(maps),
         _progs: progs,
         _links: links,
         begin,
@@ -980,10 +987,17 @@ pub(crate) fn start_with(
         poller,
         watched: std::cell::RefCell::new(Vec::new()),
         streamed: Default::default(),
+        errors: Default::default(),
     })
 }
 
 impl Running {
+    /// The streamed aggregations' rows, locked (a thread that panicked
+    /// holding them left them whole: every change is one call).
+    pub(crate) fn streamed(&self) -> std::sync::MutexGuard<'_, crate::streamed::Tables> {
+        self.streamed.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn state(&self) -> &Map {
         &self.maps[self.gen.state_map.0 as usize]
     }
@@ -1067,7 +1081,7 @@ impl Running {
         map.lookup_percpu(&0u32.to_ne_bytes(), &mut vals)?;
         let mut counts: Vec<[u64; DROP_KINDS]> = vals.iter().map(drop_counts).collect();
         // The consumer's own: streamed aggregations' updates it dropped.
-        for (cpu, n) in self.streamed.borrow().drops.iter().enumerate() {
+        for (cpu, n) in self.streamed().drops.iter().enumerate() {
             if let Some(c) = counts.get_mut(cpu) {
                 c[dtrace_bpf::plan::drops::AGGREGATION as usize / 8] += n;
             }
@@ -1084,10 +1098,7 @@ impl Running {
     pub(crate) fn snapshot_with(&self, id: usize, percpu: bool) -> Result<Vec<AggEntry>, Error> {
         let layout = &self.gen.aggs[id];
         if layout.streamed {
-            return Ok(self
-                .streamed
-                .borrow()
-                .snapshot(layout, percpu, self.rings.len()));
+            return Ok(self.streamed().snapshot(layout, percpu, self.rings.len()));
         }
         Ok(aggregate::snapshot(
             self.agg(id),
@@ -1126,7 +1137,7 @@ impl Running {
     /// clear(): zeroes every value of aggregation `id`, keeping its keys.
     pub(crate) fn clear_agg(&self, id: usize) -> Result<(), Error> {
         if self.gen.aggs[id].streamed {
-            self.streamed.borrow_mut().clear(id);
+            self.streamed().clear(id);
             return Ok(());
         }
         let map = self.agg(id);
@@ -1161,9 +1172,7 @@ impl Running {
                 .skip(keep.unsigned_abs() as usize)
                 .map(|e| e.key)
                 .collect();
-            self.streamed
-                .borrow_mut()
-                .remove(id, &gone, &self.gen.aggs[id]);
+            self.streamed().remove(id, &gone, &self.gen.aggs[id]);
             return Ok(());
         }
         for e in snap.iter().skip(keep.unsigned_abs() as usize) {

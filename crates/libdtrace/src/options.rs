@@ -388,10 +388,16 @@ options! {
         "(Solaris) how -G objects are linked";
     maxframes: u32 = Count, 127, (1, MAX_FRAMES), BeforeGo, Honoured,
         "most frames a stack(), ustack() or jstack() records (more are cut to it)";
+    metriclabels: Option<String> = Text, 0, ANY, BeforeGo, Honoured,
+        "name an aggregation's keys as metric labels: @name:label,label (once for each aggregation)";
+    metrics: Option<String> = Text, 0, ANY, BeforeGo, Honoured,
+        "serve the aggregations as Prometheus metrics on ADDR:PORT, at /metrics";
     nspec: u32 = Count, 1, (1, MAX_NSPEC), BeforeGo, Honoured,
         "number of speculations";
     oformat: OFormat = Enum(OFormat::WORDS), 0, ANY, BeforeGo, Honoured,
         "output format: text or json";
+    pprof: Option<String> = Text, 0, ANY, BeforeGo, Honoured,
+        "write the stack-keyed aggregations as a gzipped pprof profile in this file";
     pspec: bool = Bool, 0, ANY, BeforeGo, Honoured,
         "interpret ambiguous specifiers (a declaration or a probe description) as probe descriptions";
     quiet: bool = Bool, 0, ANY, Anytime, Honoured,

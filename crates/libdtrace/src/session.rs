@@ -468,9 +468,15 @@ impl Dtrace {
             ));
         }
         self.flame_file = self.open_flamegraph(cancelled)?;
+        self.pprof_file = self.open_pprof()?;
+        let metrics = self.bind_metrics()?;
         let running = load::start(&mut self, cancelled)?;
         crate::phase::mark("attached");
         self.running = Some(running);
+        self.traced_since = Some(std::time::SystemTime::now());
+        if let Some(listener) = metrics {
+            self.start_metrics(listener)?;
+        }
         self.sink.output =
             output::for_format((self.opts.oformat == OFormat::Json).then_some("json"));
         self.last_status = Instant::now();

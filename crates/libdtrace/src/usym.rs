@@ -716,8 +716,39 @@ pub fn ustack_frames(bytes: &[u8]) -> Vec<String> {
 
 /// As `ustack_frames`, with how each frame was found.
 pub fn ustack_frames_how(bytes: &[u8]) -> Vec<(String, How)> {
+    ustack_places(bytes)
+        .into_iter()
+        .map(|(place, how)| (place.text(UserHow::Addr), how))
+        .collect()
+}
+
+/// Where a user stack's frame is.
+pub(crate) enum UPlace {
+    /// In an object: its file and the offset in it.
+    Object(PathBuf, u64),
+    /// In code no object holds, named by the process's perf map (JIT).
+    Jit(String),
+    /// Nowhere known: the address in the process (or an object's offset
+    /// whose object is unknown).
+    Unknown(u64),
+}
+
+impl UPlace {
+    /// The frame as `how` prints it.
+    pub(crate) fn text(&self, how: UserHow) -> String {
+        match self {
+            UPlace::Object(path, off) => object_text(path, *off, how),
+            UPlace::Jit(t) => t.clone(),
+            UPlace::Unknown(a) => format!("0x{:x}", a),
+        }
+    }
+}
+
+/// The frames of a recorded `ustack()`, innermost first: where each is
+/// and how it was found. A snapshot is unwound first.
+pub(crate) fn ustack_places(bytes: &[u8]) -> Vec<(UPlace, How)> {
     if crate::unwind::is_snapshot(bytes) {
-        return ustack_frames_how(&crate::unwind::unwind(bytes));
+        return ustack_places(&crate::unwind::unwind(bytes));
     }
     let mut words = bytes
         .chunks_exact(8)
@@ -735,11 +766,20 @@ pub fn ustack_frames_how(bytes: &[u8]) -> Vec<(String, How)> {
         let w = w & !USTACK_FP;
         if w & USTACK_IP != 0 {
             let addr = w & !USTACK_IP;
-            let text = match jit.then(|| jit_text(pid, addr)).flatten() {
-                Some(t) => t,
-                None => user_text(pid, addr, UserHow::Addr),
+            let place = match jit.then(|| jit_text(pid, addr)).flatten() {
+                Some(t) => UPlace::Jit(t),
+                None => {
+                    let found = u32::try_from(pid)
+                        .ok()
+                        .filter(|&p| p != 0)
+                        .and_then(|p| with_known(|k| k.place(p, addr)));
+                    match found {
+                        Some((path, off)) => UPlace::Object(path, off),
+                        None => UPlace::Unknown(addr),
+                    }
+                }
             };
-            out.push((text, how));
+            out.push((place, how));
             continue;
         }
         let (id, offset) = ((w >> 32) as u32 & BUILD_ID_KEY, w & 0xffff_ffff);
@@ -756,13 +796,23 @@ pub fn ustack_frames_how(bytes: &[u8]) -> Vec<(String, How)> {
                 path = with_known(|k| k.by_build_id.get(&id).cloned());
             }
         }
-        let text = match path {
-            Some(p) => object_text(&p, offset, UserHow::Addr),
-            None => format!("0x{:x}", offset),
+        let place = match path {
+            Some(p) => UPlace::Object(p, offset),
+            None => UPlace::Unknown(offset),
         };
-        out.push((text, how));
+        out.push((place, how));
     }
     out
+}
+
+/// An object's name as frames show it, and its build ID (hex) where it
+/// has one.
+pub(crate) fn object_identity(path: &Path) -> (String, Option<String>) {
+    let id = blazesym::helper::read_elf_build_id(path)
+        .ok()
+        .flatten()
+        .map(|b| b.iter().map(|x| format!("{:02x}", x)).collect());
+    (module_name(path), id)
 }
 
 /// A recorded user stack as DTrace prints it: a newline, then each frame

@@ -64,11 +64,12 @@ impl Llquantize {
 
 impl AggOps for Llquantize {
     fn words(&self) -> usize {
-        self.buckets.len()
+        self.buckets.len() + 1
     }
 
     fn update(&self, p: &mut ProgGen, value: Option<Temp>, incr: Option<Temp>, _done: Label) {
-        p.load_temp(value.expect("llquantize() has a value"), R2);
+        let value = value.expect("llquantize() has a value");
+        p.load_temp(value, R2);
         let ok = p.a.new_label();
         let next = p.a.new_label();
         p.a.emit(mov64_imm(R3, 0));
@@ -97,22 +98,11 @@ impl AggOps for Llquantize {
         p.a.bind(next);
         p.a.emit(mov64_imm(R3, self.buckets.len() as i32 - 1));
         p.a.bind(ok);
-        bump_bucket(p, self.buckets.len() as i32 - 1, incr);
+        bump_bucket_and_sum(p, self.buckets.len() as i32 - 1, value, incr);
     }
 
     fn merge(&self, cpus: &[&[u8]]) -> AggValue {
-        AggValue::Dist(Distribution {
-            buckets: self
-                .buckets
-                .iter()
-                .enumerate()
-                .map(|(i, b)| Bucket {
-                    bound: *b,
-                    count: sum_word(cpus, i),
-                })
-                .collect(),
-            empty_rows: (0, 1),
-        })
+        dist_of(cpus, self.buckets.iter().copied(), (0, 1))
     }
 }
 

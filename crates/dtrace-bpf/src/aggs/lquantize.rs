@@ -23,11 +23,12 @@ impl Lquantize {
 
 impl AggOps for Lquantize {
     fn words(&self) -> usize {
-        self.levels + 2
+        self.levels + 3
     }
 
     fn update(&self, p: &mut ProgGen, value: Option<Temp>, incr: Option<Temp>, _done: Label) {
-        p.load_temp(value.expect("lquantize() has a value"), R2);
+        let value = value.expect("lquantize() has a value");
+        p.load_temp(value, R2);
         let levels = self.levels as i32;
         let base = self.base;
         let top = i64::from(base) + i64::from(levels) * i64::from(self.step);
@@ -51,27 +52,22 @@ impl AggOps for Lquantize {
         p.a.bind(over);
         p.a.emit(mov64_imm(R3, levels + 1));
         p.a.bind(ok);
-        bump_bucket(p, levels + 1, incr);
+        bump_bucket_and_sum(p, levels + 1, value, incr);
     }
 
     fn merge(&self, cpus: &[&[u8]]) -> AggValue {
         let n = self.levels + 2;
         let base = i64::from(self.base);
         let step = i64::from(self.step);
-        AggValue::Dist(Distribution {
-            buckets: (0..n)
-                .map(|i| Bucket {
-                    bound: if i == 0 {
-                        Bound::Below(base)
-                    } else if i == n - 1 {
-                        Bound::AtLeast(base + self.levels as i64 * step)
-                    } else {
-                        Bound::From(base + (i as i64 - 1) * step)
-                    },
-                    count: sum_word(cpus, i),
-                })
-                .collect(),
-            empty_rows: (0, 2.min(n - 1)),
-        })
+        let bound = |i: usize| {
+            if i == 0 {
+                Bound::Below(base)
+            } else if i == n - 1 {
+                Bound::AtLeast(base + self.levels as i64 * step)
+            } else {
+                Bound::From(base + (i as i64 - 1) * step)
+            }
+        };
+        dist_of(cpus, (0..n).map(bound), (0, 2.min(n - 1)))
     }
 }

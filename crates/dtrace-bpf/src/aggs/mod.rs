@@ -128,6 +128,42 @@ pub(crate) fn bump_bucket(p: &mut ProgGen, max: i32, incr: Option<Temp>) {
     add_at(p, R0, 0, R2);
 }
 
+/// Adds the increment to bucket r3 of a distribution's words at r0 (the
+/// buckets follow word 0) and `value` times the increment to word 0, the
+/// sum of the values (which the metrics endpoint's histograms report).
+/// May clobber r1-r5.
+pub(crate) fn bump_bucket_and_sum(p: &mut ProgGen, max: i32, value: Temp, incr: Option<Temp>) {
+    p.a.emit(mov64_reg(R5, R0));
+    p.a.emit(alu64_imm(Alu::Add, R0, 8));
+    bump_bucket(p, max, incr);
+    p.load_temp(value, R4);
+    if let Some(t) = incr {
+        p.load_temp(t, R2);
+        p.a.emit(alu64_reg(Alu::Mul, R4, R2));
+    }
+    add_at(p, R5, 0, R4);
+}
+
+/// The buckets of a distribution's words (those after its sum, word 0),
+/// with their bounds.
+pub(crate) fn dist_of(
+    cpus: &[&[u8]],
+    bounds: impl Iterator<Item = Bound>,
+    empty_rows: (usize, usize),
+) -> AggValue {
+    AggValue::Dist(Distribution {
+        buckets: bounds
+            .enumerate()
+            .map(|(i, bound)| Bucket {
+                bound,
+                count: sum_word(cpus, i + 1),
+            })
+            .collect(),
+        empty_rows,
+        sum: sum_word(cpus, 0),
+    })
+}
+
 /// An aggregation's merged value for one key.
 ///
 /// ```
@@ -174,6 +210,7 @@ pub enum AggValue {
 /// let d = Distribution {
 ///     buckets: vec![Bucket { bound: Bound::From(1), count: 3 }, Bucket { bound: Bound::From(2), count: 1 }],
 ///     empty_rows: (0, 0),
+///     sum: 5, // 1 + 1 + 1 + 2
 /// };
 /// for b in &d.buckets {
 ///     println!("{:>10} | {}", b.bound.label(), b.count);
@@ -186,6 +223,8 @@ pub struct Distribution {
     /// The rows printed when no bucket has data (DTrace shows the
     /// neighbourhood of the zero bucket, or the first rows).
     pub empty_rows: (usize, usize),
+    /// The sum of the values counted (each times its increment).
+    pub sum: i64,
 }
 
 /// One bucket of a distribution: what it holds and how many.
@@ -362,6 +401,7 @@ impl AggValue {
                 *sumsq = sumsq.wrapping_add(*q);
             }
             (AggValue::Dist(a), AggValue::Dist(b)) => {
+                a.sum = a.sum.wrapping_add(b.sum);
                 for (x, y) in a.buckets.iter_mut().zip(&b.buckets) {
                     x.count = x.count.wrapping_add(y.count);
                 }
@@ -401,6 +441,7 @@ impl AggValue {
                     })
                     .collect(),
                 empty_rows: d.empty_rows,
+                sum: 0,
             }),
         }
     }

@@ -10,11 +10,12 @@ pub(super) struct Quantize;
 
 impl AggOps for Quantize {
     fn words(&self) -> usize {
-        QUANTIZE_BUCKETS
+        QUANTIZE_BUCKETS + 1
     }
 
     fn update(&self, p: &mut ProgGen, value: Option<Temp>, incr: Option<Temp>, _done: Label) {
-        p.load_temp(value.expect("quantize() has a value"), R2);
+        let value = value.expect("quantize() has a value");
+        p.load_temp(value, R2);
         let pos = p.a.new_label();
         let zero = p.a.new_label();
         let ok = p.a.new_label();
@@ -37,19 +38,15 @@ impl AggOps for Quantize {
         p.a.emit(mov64_imm(R3, (QUANTIZE_ZERO + 1) as i32));
         p.a.emit(alu64_reg(Alu::Add, R3, R5));
         p.a.bind(ok);
-        bump_bucket(p, (QUANTIZE_BUCKETS - 1) as i32, incr);
+        bump_bucket_and_sum(p, (QUANTIZE_BUCKETS - 1) as i32, value, incr);
     }
 
     fn merge(&self, cpus: &[&[u8]]) -> AggValue {
-        AggValue::Dist(Distribution {
-            buckets: (0..QUANTIZE_BUCKETS)
-                .map(|i| Bucket {
-                    bound: Bound::From(quantize_bucket_value(i)),
-                    count: sum_word(cpus, i),
-                })
-                .collect(),
-            empty_rows: (QUANTIZE_ZERO - 1, QUANTIZE_ZERO + 1),
-        })
+        dist_of(
+            cpus,
+            (0..QUANTIZE_BUCKETS).map(|i| Bound::From(quantize_bucket_value(i))),
+            (QUANTIZE_ZERO - 1, QUANTIZE_ZERO + 1),
+        )
     }
 }
 
