@@ -197,12 +197,14 @@ impl Source {
         Ok(sum)
     }
 
-    /// One aggregation's rows as they are now.
-    fn rows(&self, layout: &AggLayout) -> io::Result<Vec<aggregate::AggEntry>> {
+    /// One aggregation's rows as they are now, in flat tables (a
+    /// million keys are tens of megabytes, not an allocation each).
+    fn rows(&self, layout: &AggLayout) -> io::Result<aggregate::AggTable> {
         if layout.streamed {
-            return Ok(lock(&self.streamed).snapshot(layout, false, self.ncpus));
+            let rows = lock(&self.streamed).snapshot(layout, false, self.ncpus);
+            return Ok(aggregate::AggTable::of_entries(rows));
         }
-        aggregate::snapshot(
+        aggregate::table(
             &self.maps[layout.map.0 as usize],
             layout,
             None,
@@ -295,7 +297,12 @@ fn lowest(b: Bound) -> i64 {
 impl Collector for Source {
     fn encode(&self, mut enc: DescriptorEncoder) -> Result<(), fmt::Error> {
         for fam in &self.families {
-            let rows = self.rows(&fam.layout).map_err(|_| fmt::Error)?;
+            let table = self.rows(&fam.layout).map_err(|_| fmt::Error)?;
+            let order: Vec<u32> = (0..table.len() as u32).collect();
+            let rows = aggregate::AggRows::Table {
+                table: &table,
+                order: &order,
+            };
             let kind = match fam.layout.func {
                 AggFunc::Count | AggFunc::Sum => MetricType::Counter,
                 AggFunc::Quantize | AggFunc::Lquantize { .. } | AggFunc::Llquantize { .. } => {
@@ -304,7 +311,8 @@ impl Collector for Source {
                 _ => MetricType::Gauge,
             };
             let mut m = enc.encode_descriptor(&fam.name, &fam.help, None, kind)?;
-            for row in &rows {
+            for row in rows.iter() {
+                let Some(value) = row.value(0) else { continue };
                 let labels: Vec<(&str, String)> = fam
                     .labels
                     .iter()
@@ -312,7 +320,7 @@ impl Collector for Source {
                     .zip(row.key.iter().map(label_value))
                     .collect();
                 let mut f = m.encode_family(&labels)?;
-                match &row.value {
+                match value {
                     AggValue::Count(v) => {
                         f.encode_counter::<NoLabelSet, _, f64>(&((*v).max(0) as u64), None)?
                     }
