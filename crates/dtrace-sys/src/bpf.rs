@@ -18,6 +18,8 @@ const BPF_MAP_UPDATE_ELEM: u32 = 2;
 const BPF_MAP_DELETE_ELEM: u32 = 3;
 const BPF_MAP_GET_NEXT_KEY: u32 = 4;
 const BPF_PROG_LOAD: u32 = 5;
+const BPF_OBJ_PIN: u32 = 6;
+const BPF_OBJ_GET: u32 = 7;
 const BPF_PROG_TEST_RUN: u32 = 10;
 const BPF_PROG_GET_NEXT_ID: u32 = 11;
 const BPF_MAP_GET_NEXT_ID: u32 = 12;
@@ -887,6 +889,65 @@ pub fn perf_event_link(prog: &OwnedFd, event: &OwnedFd, cookie: u64) -> io::Resu
         ..Default::default()
     };
     sys_bpf(BPF_LINK_CREATE, &mut attr).map(fd_result)
+}
+
+/// `BPF_OBJ_PIN` and `BPF_OBJ_GET` (`bpf_attr`'s `obj` member).
+#[repr(C)]
+#[derive(Default)]
+struct ObjAttr {
+    pathname: u64,
+    bpf_fd: u32,
+    file_flags: u32,
+}
+
+fn path_cstring(path: &std::path::Path) -> io::Result<CString> {
+    use std::os::unix::ffi::OsStrExt;
+    CString::new(path.as_os_str().as_bytes()).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} contains a NUL byte", path.display()),
+        )
+    })
+}
+
+/// Pins the BPF object `fd` (a map, program or link) at `path`, in a
+/// BPF file system: it lives until the path is removed, whatever
+/// process made it.
+pub fn obj_pin(fd: &impl AsRawFd, path: &std::path::Path) -> io::Result<()> {
+    let c = path_cstring(path)?;
+    let mut attr = ObjAttr {
+        pathname: c.as_ptr() as u64,
+        bpf_fd: fd.as_raw_fd() as u32,
+        ..Default::default()
+    };
+    sys_bpf(BPF_OBJ_PIN, &mut attr).map(|_| ())
+}
+
+/// Opens the BPF object pinned at `path`.
+pub fn obj_get(path: &std::path::Path) -> io::Result<OwnedFd> {
+    let c = path_cstring(path)?;
+    let mut attr = ObjAttr {
+        pathname: c.as_ptr() as u64,
+        ..Default::default()
+    };
+    sys_bpf(BPF_OBJ_GET, &mut attr).map(fd_result)
+}
+
+/// Where BPF objects are pinned: `/sys/fs/bpf`, a BPF file system
+/// mounted there first if none is (mounting another over one would hide
+/// what it holds).
+pub fn bpffs() -> io::Result<std::path::PathBuf> {
+    const BPF_FS_MAGIC: i64 = 0xcafe_4a11;
+    let at = c"/sys/fs/bpf";
+    // SAFETY: `at` is NUL-terminated and `st` a statfs the call fills.
+    let is_bpf = unsafe {
+        let mut st: libc::statfs = std::mem::zeroed();
+        libc::statfs(at.as_ptr(), &mut st) == 0 && st.f_type as i64 == BPF_FS_MAGIC
+    };
+    if !is_bpf {
+        crate::tracefs::mount_pseudo(c"bpf", at)?;
+    }
+    Ok(std::path::PathBuf::from("/sys/fs/bpf"))
 }
 
 /// Runs a raw tracepoint program once, now, on `cpu` (or on the calling

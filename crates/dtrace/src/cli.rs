@@ -24,6 +24,12 @@ pub enum Mode {
     Header,
     /// `-G`: write the object file build scripts link.
     Link,
+    /// `-A`: save the programs as the anonymous enabling (none: remove
+    /// it), with the unit that starts it at boot (`anon.rs`).
+    Anon,
+    /// `--anonymous-start`: start the saved anonymous enabling, pin it
+    /// and exit (what the unit runs).
+    AnonStart,
 }
 
 #[derive(Debug)]
@@ -43,6 +49,8 @@ pub struct Cmd {
     /// Script arguments: `$1`, `$2`, ..., as given: their bytes reach D
     /// strings unchanged.
     pub args: Vec<OsString>,
+    /// `-a`: claim the anonymous state.
+    pub grab_anon: bool,
 }
 
 /// An option set on the command line, and how it was written there (for
@@ -244,6 +252,7 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
         exit_after_compile: false,
         show_programs: false,
         args: Vec::new(),
+        grab_anon: false,
     };
     let mut p = lexopt::Parser::from_args(args.iter().cloned());
     let usage_err = |e: lexopt::Error| CliError::Usage(Some(e.to_string()));
@@ -356,14 +365,8 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
                 });
                 cpp_only = Some(c);
             }
-            Short('a') | Short('A') => {
-                return Err(CliError::Fatal(
-                    "anonymous tracing (-a, -A) is not supported on Linux: there is no DTrace \
-                     driver to keep enablings from boot until a consumer claims them (run dtrace \
-                     itself from an early boot service instead)"
-                        .into(),
-                ))
-            }
+            Short('a') => cmd.options.push(CliOption::flag("grabanon", "-a")),
+            Short('A') => cmd.mode = Mode::Anon,
             Short('S') => cmd.show_programs = true,
             Short('X') => {
                 let v = os(p.value().map_err(usage_err)?);
@@ -386,6 +389,8 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
             Short(c) => return Err(CliError::Usage(Some(format!("illegal option -- {}", c)))),
             // `dtrace --man` alone prints the manual page (roff).
             Long("man") if args.len() == 1 => return Err(CliError::Exit(0, crate::manual::page())),
+            // What dtrace-anon.service runs at boot (`dtrace -A`).
+            Long("anonymous-start") if args.len() == 1 => cmd.mode = Mode::AnonStart,
             Long(l) => return Err(CliError::Usage(Some(format!("illegal option -- -{}", l)))),
         }
     }
@@ -396,6 +401,18 @@ pub fn parse(args: &[OsString]) -> Result<Cmd, CliError> {
                 c
             )));
         }
+    }
+    // -a, or -x grabanon, which it stands for.
+    cmd.grab_anon = cmd.options.iter().any(|o| o.name == "grabanon");
+    if cmd.mode == Mode::Anon && (!cmd.commands.is_empty() || !cmd.pids.is_empty()) {
+        return Err(CliError::Fatal(
+            "-A cannot be combined with -c or -p: an anonymous enabling starts at boot".into(),
+        ));
+    }
+    if cmd.mode == Mode::Anon && cmd.grab_anon {
+        return Err(CliError::Fatal(
+            "-A and -a cannot be combined: -A saves an enabling, -a claims one".into(),
+        ));
     }
     if matches!(cmd.mode, Mode::Header | Mode::Link) {
         let flag = if cmd.mode == Mode::Header { 'h' } else { 'G' };

@@ -6,6 +6,7 @@
 
 #[macro_use]
 mod output;
+mod anon;
 mod cli;
 mod list;
 mod manual;
@@ -302,7 +303,62 @@ pub(crate) fn resolve_id(dt: &mut Dtrace, spec: &Spec) -> Result<Spec, Vec<u8>> 
     ))
 }
 
-fn run(cmd: Cmd) -> u8 {
+/// `-A`, `--anonymous-start` and `-a` before the handle opens: the
+/// enabling removed (`-A` alone), or the saved one (to start) or the
+/// started one (to claim) read into `cmd`; `Err` is the exit status.
+fn anonymous(cmd: &mut Cmd) -> Result<(), u8> {
+    let state = || libdtrace::anonymous_dir().map_err(fatal);
+    match cmd.mode {
+        Mode::Anon if cmd.specs.is_empty() => {
+            let dir = state()?;
+            for said in anon::clean(Some(&dir)) {
+                note!("dtrace: {}", said);
+            }
+            return Err(E_SUCCESS);
+        }
+        Mode::AnonStart => {
+            if state()?.exists() {
+                return Err(fatal(format!(
+                    "could not enable tracing: anonymous state exists already in {}: claim it (dtrace -a) or remove it (dtrace -A)",
+                    state()?.display()
+                )));
+            }
+            let e = anon::load(std::path::Path::new(anon::SAVED)).map_err(fatal)?;
+            cmd.specs = e.specs;
+            cmd.options = e.options;
+            cmd.args = e.args;
+            libdtrace::want_pinnable(true);
+        }
+        _ => {}
+    }
+    if cmd.grab_anon {
+        if !cmd.specs.is_empty() {
+            return Err(fatal(
+                "could not enable tracing: Can't claim anonymous state and enable probes",
+            ));
+        }
+        let e = match anon::load(&anon::started()) {
+            Ok(e) if state()?.is_dir() => e,
+            _ => {
+                return Err(fatal(
+                    "could not enable tracing: No anonymous tracing state",
+                ))
+            }
+        };
+        // The enabling's options, then the command line's.
+        let mine = std::mem::take(&mut cmd.options);
+        cmd.options = e.options;
+        cmd.options.extend(mine);
+        cmd.specs = e.specs;
+        cmd.args = e.args;
+    }
+    Ok(())
+}
+
+fn run(mut cmd: Cmd) -> u8 {
+    if let Err(code) = anonymous(&mut cmd) {
+        return code;
+    }
     let mut dt = match Dtrace::open() {
         Ok(d) => d,
         // -h and -G trace nothing: without the privilege to trace, they
@@ -330,7 +386,12 @@ fn run(cmd: Cmd) -> u8 {
     }
     // The principal buffers are made from here on, while the programs
     // compile (not for -l or -e, which run nothing).
-    if cmd.mode != Mode::List && !cmd.exit_after_compile && !cmd.specs.is_empty() {
+    if cmd.mode != Mode::List
+        && cmd.mode != Mode::Anon
+        && !cmd.grab_anon
+        && !cmd.exit_after_compile
+        && !cmd.specs.is_empty()
+    {
         dt.prepare();
     }
 
@@ -439,7 +500,11 @@ fn run(cmd: Cmd) -> u8 {
     if matches!(cmd.mode, Mode::Header | Mode::Link) {
         return static_probes::write(&dt, &cmd);
     }
-    if cmd.exit_after_compile {
+    if cmd.mode == Mode::Anon {
+        return save_anonymous(&cmd);
+    }
+    // -a with -e claims the state, then stops at once.
+    if cmd.exit_after_compile && !cmd.grab_anon {
         // -v with -e: each program's stability report, and what each of
         // its descriptions matches, as dtrace(1M) lists them.
         if cmd.verbose {
@@ -492,7 +557,7 @@ fn run(cmd: Cmd) -> u8 {
                     stability_report(&mut report, spec, &info);
                     report.push('\n');
                 }
-                if !quiet {
+                if !quiet && !cmd.grab_anon {
                     let n = info.matches;
                     let what = match spec {
                         Spec::Script(path) => [b"script '", path.as_bytes(), b"'"].concat(),
@@ -576,6 +641,7 @@ fn run(cmd: Cmd) -> u8 {
     // A stop signal during the set-up abandons it: dtrace ends as the
     // signal would have ended it, with nothing left behind.
     // A cancelled or failed set-up has closed the handle.
+    // With grabanon (-a), go claims the anonymous state.
     let mut dt = match dt.go_until(&|| libdtrace::signals::stop_signals() > 0) {
         Ok(session) => session,
         Err(Error::Cancelled) => {
@@ -584,6 +650,13 @@ fn run(cmd: Cmd) -> u8 {
         }
         Err(e) => return fatal(e),
     };
+    if cmd.mode == Mode::AnonStart {
+        return pin_anonymous(&dt);
+    }
+    if cmd.grab_anon {
+        // Claimed: the enabling as started goes with the pins.
+        let _ = std::fs::remove_dir_all(anon::started());
+    }
     // Buffers the kernel made smaller (bufresize=auto), as dtrace(1M)
     // reports them.
     for (what, size) in dt.lowered_sizes() {
@@ -611,7 +684,7 @@ fn run(cmd: Cmd) -> u8 {
         }
     }
 
-    let mut done = false;
+    let mut done = cmd.grab_anon && cmd.exit_after_compile;
     let fds: Vec<i32> = vec![signals.fd()];
     loop {
         let intr = signals.count();
@@ -688,6 +761,51 @@ fn run(cmd: Cmd) -> u8 {
     }
     libdtrace::phase::mark("printed");
     chew.status.map(|s| s as u8).unwrap_or(E_SUCCESS)
+}
+
+/// `-A` with programs, compiled: the old enabling cleaned up, the new
+/// one saved and its unit added, as dtrace(1M) says it (whatever
+/// `quiet` says: these are not notices).
+fn save_anonymous(cmd: &Cmd) -> u8 {
+    for said in anon::clean(None) {
+        note!("dtrace: {}", said);
+    }
+    let e = anon::Enabling {
+        specs: cmd.specs.clone(),
+        options: cmd.options.clone(),
+        args: cmd.args.clone(),
+    };
+    if let Err(msg) = anon::store(&e, std::path::Path::new(anon::SAVED)) {
+        return fatal(msg);
+    }
+    note!("dtrace: saved anonymous enabling in {}", anon::SAVED);
+    if let Err(msg) = anon::install_unit() {
+        return fatal(msg);
+    }
+    note!("dtrace: added {}", anon::UNIT);
+    note!("dtrace: reboot, or run systemctl start dtrace-anon, to enable changes");
+    E_SUCCESS
+}
+
+/// `--anonymous-start`, tracing: the enabling pinned, recorded as
+/// started, and left running as dtrace exits.
+fn pin_anonymous(dt: &libdtrace::Session) -> u8 {
+    let dir = match libdtrace::anonymous_dir() {
+        Ok(d) => d,
+        Err(e) => return fatal(e),
+    };
+    if let Err(e) = dt.pin_anonymous(&dir) {
+        return fatal(e);
+    }
+    if let Err(msg) = anon::mark_started() {
+        let _ = std::fs::remove_dir_all(&dir);
+        return fatal(msg);
+    }
+    note!(
+        "dtrace: anonymous enabling started, pinned in {}",
+        dir.display()
+    );
+    E_SUCCESS
 }
 
 /// If a write to the output failed: says so (quietly for a closed pipe)

@@ -699,6 +699,16 @@ const DEMOS: &[(&str, Demo)] = &[
             &o,
         )
     }),
+    ("grabanon", || {
+        // Claims the anonymous state as -a does: there is none here
+        // (the anonymous tests make some).
+        let o = dtrace(&["-x", "grabanon"]);
+        check(
+            text(&o.stderr) == "dtrace: could not enable tracing: No anonymous tracing state\n",
+            "grabanon did not claim",
+            &o,
+        )
+    }),
     ("nspec", || {
         let prog =
             "BEGIN { a = speculation(); b = speculation(); printf(\"%d %d\\n\", a, b); exit(0); }";

@@ -48,6 +48,7 @@ mod readme {}
 
 mod aggregate;
 mod aggregations;
+mod anon;
 mod compile;
 mod consume;
 mod cpp;
@@ -87,6 +88,7 @@ use dtrace_providers::{Enabling, Probes};
 pub use aggregate::{
     AggEntry, AggRows, AggTable, AggValue, Bound, Bucket, Distribution, KeyValue, Row, RowRef,
 };
+pub use anon::{anonymous_dir, want_pinnable};
 pub use consume::{ErrorData, Flow, ProbeData, RecDesc, RecKind};
 pub use dtrace_lang::attr::Attr;
 pub use dtrace_lang::pdesc::ProbeDesc;

@@ -40,7 +40,7 @@ pub(crate) struct Running {
     /// reads the aggregation and drop maps at scrape time.
     pub(crate) maps: std::sync::Arc<Vec<Map>>,
     _progs: Vec<OwnedFd>,
-    _links: Vec<Link>,
+    pub(crate) _links: Vec<Link>,
     begin: Option<OwnedFd>,
     end: Option<OwnedFd>,
     /// The principal buffers, by CPU.
@@ -98,6 +98,26 @@ fn is_eperm(e: &std::io::Error) -> bool {
 /// so far is closed and the set-up ends with [`Error::Cancelled`].
 pub(crate) fn start(dt: &mut Dtrace, cancelled: &dyn Fn() -> bool) -> Result<Running, Error> {
     start_with(dt, true, cancelled)
+}
+
+/// `generate` for buffers made already, of `ring_size` bytes each and
+/// speculation buffers of `specsize` (anonymous state being claimed).
+pub(crate) fn generate_for(
+    dt: &mut Dtrace,
+    ring_size: u32,
+    specsize: Option<u32>,
+) -> Result<(dtrace_providers::Planned, Generated), Error> {
+    dt.premade = Some(Premade {
+        rings: Vec::new(),
+        filled: None,
+        ring_size,
+        spec_buf: None,
+        specsize: specsize.unwrap_or_else(|| requested_specsize(dt).min(4 << 20)),
+    });
+    let made = generate(dt, true);
+    dt.premade = None;
+    let (planned, gen, _) = made?;
+    Ok((planned, gen))
 }
 
 /// Plans and generates the programs of every enabled probe; `btf` says
@@ -992,6 +1012,31 @@ pub(crate) fn start_with(
 }
 
 impl Running {
+    /// A running enabling taken from pinned objects (`anon.rs`): no
+    /// BEGIN (it ran when the enabling started).
+    pub(crate) fn claimed(
+        gen: Generated,
+        maps: Vec<Map>,
+        links: Vec<Link>,
+        end: Option<OwnedFd>,
+        rings: Vec<RingBuf>,
+        poller: Poller,
+    ) -> Running {
+        Running {
+            gen,
+            maps: std::sync::Arc::new(maps),
+            _progs: Vec::new(),
+            _links: links,
+            begin: None,
+            end,
+            rings,
+            poller,
+            watched: std::cell::RefCell::new(Vec::new()),
+            streamed: Default::default(),
+            errors: Default::default(),
+        }
+    }
+
     /// The streamed aggregations' rows, locked (a thread that panicked
     /// holding them left them whole: every change is one call).
     pub(crate) fn streamed(&self) -> std::sync::MutexGuard<'_, crate::streamed::Tables> {

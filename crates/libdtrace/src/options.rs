@@ -372,8 +372,8 @@ options! {
         "draw the first stack-keyed aggregation as an SVG flame graph in this file";
     flowindent: bool = Bool, 0, ANY, Anytime, Honoured,
         "indent function entry and return (-F)";
-    grabanon: bool = Bool, 0, ANY, BeforeGo, Refused("anonymous tracing is not supported"),
-        "(Solaris) claim anonymous state";
+    grabanon: bool = Bool, 0, ANY, BeforeGo, Honoured,
+        "claim the anonymous state (-a): go takes the pinned enabling dtrace -A saved";
     incdir: Option<String> = Text, 0, ANY, CommandLine, Honoured,
         "add a directory to the preprocessor's search path (-I)";
     jstackframes: u32 = Count, 50, (1, MAX_FRAMES), BeforeGo, Honoured,
@@ -929,10 +929,10 @@ mod tests {
     #[test]
     fn refused_options_say_why_and_change_nothing() {
         let mut o = Options::default();
-        let e = o.set("grabanon", None).unwrap_err();
-        assert!(e.to_string().contains("anonymous"), "{}", e);
-        assert!(!o.grabanon);
-        assert!(!o.is_set(Opt::grabanon));
+        let e = o.set("quietresize", None).unwrap_err();
+        assert!(e.to_string().contains("resized"), "{}", e);
+        assert!(!o.quietresize);
+        assert!(!o.is_set(Opt::quietresize));
     }
 
     #[test]

@@ -49,6 +49,11 @@ impl std::ops::DerefMut for Session {
 }
 
 impl Session {
+    /// The session of handle `dt`, tracing, with `reader`.
+    pub(crate) fn new(dt: Dtrace, reader: consume::Reader) -> Session {
+        Session { dt, reader }
+    }
+
     /// Stops tracing, detaches every probe and closes the handle
     /// (`dtrace_close`), as dropping the session does.
     pub fn close(self) {
@@ -466,6 +471,11 @@ impl Dtrace {
             return Err(Error::Enable(
                 "the handle was opened with no device: it cannot trace".into(),
             ));
+        }
+        // grabanon (-a): the anonymous enabling, claimed.
+        if self.opts.grabanon {
+            let dir = crate::anon::anonymous_dir()?;
+            return self.go_claiming(&dir);
         }
         self.flame_file = self.open_flamegraph(cancelled)?;
         self.pprof_file = self.open_pprof()?;

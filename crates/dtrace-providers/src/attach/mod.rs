@@ -42,6 +42,36 @@ pub use tracepoint::Tracepoint;
 pub use uprobe::{UprobeMulti, UNSTEPPABLE};
 pub use uprobe_perf::UprobePerf;
 
+/// Whether attachments must be ones a BPF file system can pin
+/// ([`want_pinnable`]).
+static PINNABLE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// From now on, attachments are ones a BPF file system can pin, for an
+/// enabling that outlives its process (anonymous tracing): a program
+/// reaches a perf event through a BPF link (Linux 5.15), not the event's
+/// ioctl, which lasts only as long as the event's descriptor.
+pub fn want_pinnable(on: bool) {
+    PINNABLE.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Sets `prog` on perf event `ev` and enables it: through a BPF link
+/// when attachments must be pinnable (the link, then the event), else by
+/// the event's ioctl (the event).
+pub(crate) fn program_on_event(prog: &OwnedFd, ev: OwnedFd) -> io::Result<Vec<Link>> {
+    if PINNABLE.load(std::sync::atomic::Ordering::Relaxed) {
+        if !dtrace_sys::features::Features::get().perf_link {
+            return Err(io::Error::other(
+                "an enabling that outlives dtrace needs BPF links to perf events (Linux 5.15)",
+            ));
+        }
+        let link = dtrace_sys::bpf::perf_event_link(prog, &ev, 0)?;
+        dtrace_sys::perf::enable(&ev)?;
+        return Ok(vec![Link::Fd(link), Link::Fd(ev)]);
+    }
+    dtrace_sys::perf::attach_bpf(&ev, prog)?;
+    Ok(vec![Link::Fd(ev)])
+}
+
 /// Places of uprobes left out of an attachment: each one's cookie, and
 /// why.
 pub type LeftOut = Vec<(u64, &'static str)>;

@@ -25,10 +25,9 @@ impl AttachKind for CpuClock {
         let mut out = Vec::new();
         for cpu in dtrace_sys::cpus::online_cpus()? {
             let ev = dtrace_sys::perf::open_cpu_clock(cpu, self.period_ns)?;
-            dtrace_sys::perf::attach_bpf(&ev, prog)?;
-            out.push(ev);
+            out.extend(super::program_on_event(prog, ev)?);
         }
-        Ok((out.into_iter().map(Link::Fd).collect(), Vec::new()))
+        Ok((out, Vec::new()))
     }
 }
 
@@ -82,9 +81,8 @@ impl AttachKind for Counter {
                 )),
                 _ => e,
             })?;
-            dtrace_sys::perf::attach_bpf(&ev, prog)?;
-            out.push(ev);
+            out.extend(super::program_on_event(prog, ev)?);
         }
-        Ok((out.into_iter().map(Link::Fd).collect(), Vec::new()))
+        Ok((out, Vec::new()))
     }
 }

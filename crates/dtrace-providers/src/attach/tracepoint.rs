@@ -27,8 +27,9 @@ impl AttachKind for Tracepoint {
         tracefs: Option<&PathBuf>,
     ) -> io::Result<(Vec<Link>, LeftOut)> {
         let root = tracefs.ok_or_else(|| io::Error::other("tracefs is not available"))?;
-        let ev = with_program(root, &self.system, &self.event, prog)?;
-        Ok((vec![Link::Fd(ev)], Vec::new()))
+        let id = dtrace_sys::tracefs::event_id(root, &self.system, &self.event)?;
+        let ev = dtrace_sys::perf::open_tracepoint(id)?;
+        Ok((super::program_on_event(prog, ev)?, Vec::new()))
     }
 }
 
