@@ -741,6 +741,11 @@ pub struct GenOptions {
     pub policy: BufferPolicy,
     /// What the kernel's BPF has, where code generation has a choice.
     pub kernel: KernelCaps,
+    /// Whether the quantizations keep the sum of their values (word 0 of
+    /// their data, there either way), which only the metrics endpoint's
+    /// histograms read: updating it touches another cache line, about 8
+    /// ns a firing, so it is kept only when asked.
+    pub dist_sums: bool,
 }
 
 /// What the kernel's BPF offers where the code generator has another
@@ -863,6 +868,7 @@ impl Default for GenOptions {
             specsize: 4 << 20,
             policy: BufferPolicy::Switch,
             kernel: KernelCaps::default(),
+            dist_sums: false,
         }
     }
 }

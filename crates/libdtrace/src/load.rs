@@ -182,6 +182,8 @@ pub(crate) fn generate(
             BufPolicy::Ring => BufferPolicy::Ring,
         },
         kernel: kernel_caps(dtrace_sys::features::Features::get()),
+        // The histograms' `_sum` (metrics.rs).
+        dist_sums: dt.opts.metrics.is_some(),
         ..Default::default()
     };
     if let Some(p) = &dt.premade {

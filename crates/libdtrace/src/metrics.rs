@@ -8,7 +8,9 @@
 //!   `sum()` counters (`dtrace_name_total`), `min()`, `max()`, `avg()`
 //!   and `stddev()` gauges, the quantizations histograms whose `le`
 //!   bounds are DTrace's buckets' (an integer bucket `[lo, next)` is
-//!   `le = next - 1`, the last one `+Inf`).
+//!   `le = next - 1`, the last one `+Inf`), their `_sum` the sum the
+//!   programs keep beside the buckets when this endpoint is asked for
+//!   (`GenOptions::dist_sums`).
 //! - Its keys are labels, `key1`, `key2`... by position, or named by the
 //!   `metriclabels` option (`-x metriclabels=@calls:syscall`, once for
 //!   each aggregation named).

@@ -129,10 +129,16 @@ pub(crate) fn bump_bucket(p: &mut ProgGen, max: i32, incr: Option<Temp>) {
 }
 
 /// Adds the increment to bucket r3 of a distribution's words at r0 (the
-/// buckets follow word 0) and `value` times the increment to word 0, the
+/// buckets follow word 0) and, where the options keep it
+/// (`GenOptions::dist_sums`), `value` times the increment to word 0, the
 /// sum of the values (which the metrics endpoint's histograms report).
 /// May clobber r1-r5.
 pub(crate) fn bump_bucket_and_sum(p: &mut ProgGen, max: i32, value: Temp, incr: Option<Temp>) {
+    if !p.g.inp.opts.dist_sums {
+        p.a.emit(alu64_imm(Alu::Add, R0, 8));
+        bump_bucket(p, max, incr);
+        return;
+    }
     p.a.emit(mov64_reg(R5, R0));
     p.a.emit(alu64_imm(Alu::Add, R0, 8));
     bump_bucket(p, max, incr);

@@ -8,29 +8,27 @@ impl ProgGen<'_, '_> {
     /// time a firing asks, kept in scratch for the rest of it (DTrace's
     /// is one value for a whole firing).
     fn firing_time(&mut self) {
-        let Some(at) = self.g.time_at else {
-            self.a.emit(call(Helper::KtimeGetNs));
-            return;
-        };
-        let done = self.a.new_label();
-        self.ldx_at(R0, R9, at, Size::DW);
-        self.a.jmp_imm_to(Cond::Ne, R0, 0, done);
-        self.a.emit(call(Helper::KtimeGetNs));
-        self.stx_at(R9, at, R0, Size::DW);
-        self.a.bind(done);
+        self.helper_once(Helper::KtimeGetNs, self.g.time_at);
     }
 
     /// `r0 = bpf_get_current_pid_tgid()`, kept in scratch for the rest of
     /// the firing where the clauses ask more than once.
     fn pid_tgid(&mut self) {
-        let Some(at) = self.g.pidtgid_at else {
-            self.a.emit(call(Helper::GetCurrentPidTgid));
+        self.helper_once(Helper::GetCurrentPidTgid, self.g.pidtgid_at);
+    }
+
+    /// `r0 = helper()`, its value kept in the scratch word `at` (zeroed as
+    /// a firing starts) for the rest of the firing, when there is one: the
+    /// helper is called at the first use, read back after.
+    fn helper_once(&mut self, helper: Helper, at: Option<u32>) {
+        let Some(at) = at else {
+            self.a.emit(call(helper));
             return;
         };
         let done = self.a.new_label();
         self.ldx_at(R0, R9, at, Size::DW);
         self.a.jmp_imm_to(Cond::Ne, R0, 0, done);
-        self.a.emit(call(Helper::GetCurrentPidTgid));
+        self.a.emit(call(helper));
         self.stx_at(R9, at, R0, Size::DW);
         self.a.bind(done);
     }
