@@ -12,6 +12,9 @@
 //! - `/pid != 1/ { @ = count(); }`: a compare, then a per-CPU array slot;
 //! - `/execname == "dtrace-bench"/ { @ = count(); }`: two 8-byte compares
 //!   of the comm, then the slot;
+//! - `@ = quantize(pid)`: the power-of-two bucket of the thread group id
+//!   (a binary search of its highest bit), one slot of a per-CPU array of
+//!   64 buckets;
 //! - `printf("%d %d\n", pid, tid)`: 16 bytes reserved in this CPU's ring
 //!   buffer (one per CPU, in an array of maps, as dtrace's principal
 //!   buffers), filled and submitted with no wake-up; a thread here drains
@@ -40,6 +43,7 @@ pub enum Kind {
     PredPid,
     PredComm,
     Printf,
+    QuantizePid,
 }
 
 /// getpid's number, where the raw `sys_enter` hook can filter on it.
@@ -186,6 +190,30 @@ fn program(kind: Kind, raw: bool) -> io::Result<dtrace_bpf::asm::Assembled> {
             a.jmp_reg_to(Cond::Ne, R1, R2, out);
             bump_slot(&mut a, out);
         }
+        Kind::QuantizePid => {
+            a.emit(call(Helper::GetCurrentPidTgid));
+            a.emit(alu64_imm(Alu::Rsh, R0, 32));
+            // r5 = floor(log2(pid)), pid > 0: six halvings of the range.
+            a.emit(mov64_imm(R5, 0));
+            for sh in [32, 16, 8, 4, 2, 1] {
+                let skip = a.new_label();
+                a.emit(mov64_reg(R1, R0));
+                a.emit(alu64_imm(Alu::Rsh, R1, sh));
+                a.jmp_imm_to(Cond::Eq, R1, 0, skip);
+                a.emit(mov64_reg(R0, R1));
+                a.emit(alu64_imm(Alu::Add, R5, sh));
+                a.bind(skip);
+            }
+            a.emit(stx(Size::W, FP, -4, R5));
+            a.ld_map_fd(R1, MapId(0));
+            a.emit(mov64_reg(R2, FP));
+            a.emit(alu64_imm(Alu::Add, R2, -4));
+            a.emit(call(Helper::MapLookupElem));
+            a.jmp_imm_to(Cond::Eq, R0, 0, out);
+            a.emit(ldx(Size::DW, R1, R0, 0));
+            a.emit(alu64_imm(Alu::Add, R1, 1));
+            a.emit(stx(Size::DW, R0, 0, R1));
+        }
         Kind::Printf => {
             a.emit(call(Helper::GetSmpProcessorId));
             a.emit(stx(Size::W, FP, -4, R0));
@@ -286,6 +314,7 @@ impl Floor {
             Kind::PredPid | Kind::PredComm => {
                 Map::create(MapType::PercpuArray, 4, 8, 1, 0, "floor_slot")?
             }
+            Kind::QuantizePid => Map::create(MapType::PercpuArray, 4, 8, 64, 0, "floor_buckets")?,
             Kind::Printf => {
                 let ncpus = dtrace_sys::cpus::possible_cpus()? as u32;
                 let mk = || Map::create(MapType::Ringbuf, 0, 0, RING_BYTES, 0, "floor_ring");
@@ -435,6 +464,14 @@ impl Floor {
                 Ok(true) => sum(&vals),
                 _ => 0,
             },
+            Kind::QuantizePid => (0u32..64)
+                .filter_map(
+                    |b| match self.counts.lookup_percpu(&b.to_ne_bytes(), &mut vals) {
+                        Ok(true) => Some(sum(&vals)),
+                        _ => None,
+                    },
+                )
+                .sum(),
             Kind::CountPid | Kind::CountFunc | Kind::SumPid | Kind::Printf => {
                 let keys: Vec<Vec<u8>> = self.counts.keys().filter_map(Result::ok).collect();
                 let mut total = 0;

@@ -886,6 +886,9 @@ enum Tally {
     /// The lines of two numbers (printf): counted, or where dtrace's
     /// output goes to /dev/null, the calls less the drops it reports.
     Lines,
+    /// The counts of a histogram's rows: dtrace's `value |@@@ count`,
+    /// bpftrace's `[lo, hi)  count |@@@|`.
+    Hist,
 }
 
 fn shapes() -> Vec<Shape> {
@@ -943,6 +946,14 @@ fn shapes() -> Vec<Shape> {
             tally: Tally::Rows,
         },
         Shape {
+            label: "@ = quantize(pid)",
+            d_opts: &[],
+            d: "syscall::getpid:entry { @ = quantize(pid); }",
+            bpftrace: bt("{ @ = hist(pid); }"),
+            floor: Kind::QuantizePid,
+            tally: Tally::Hist,
+        },
+        Shape {
             label: "printf(\"%d %d\\n\", pid, tid)",
             d_opts: &["-o", "/dev/null"],
             d: "syscall::getpid:entry { printf(\"%d %d\\n\", pid, tid); }",
@@ -987,6 +998,19 @@ fn tally(t: Tally, out: &str, me: &str) -> u64 {
                 (Some(&k), v) if k > 0 => v / k,
                 _ => 0,
             })
+            .sum(),
+        Tally::Hist => out
+            .lines()
+            .filter_map(|l| {
+                let l = l.trim_end();
+                match l.strip_suffix('|') {
+                    // bpftrace: the count before the bar.
+                    Some(rest) => rest.split('|').next()?.split_whitespace().last(),
+                    None if l.contains('|') => l.split_whitespace().last(),
+                    None => None,
+                }
+            })
+            .filter_map(|n| n.parse::<u64>().ok())
             .sum(),
         Tally::Lines => out
             .lines()
@@ -1842,5 +1866,22 @@ impl Snap {
         if let Some(e) = end {
             self.times.push((done - e) as f64 / 1e6);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_counts_of_both_tools() {
+        let dtrace = "\n           value  ------------- Distribution ------------- count    \n\
+                      \x20           4096 |                                         0        \n\
+                      \x20           8192 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 1000     \n\
+                      \x20          16384 |                                         0        \n";
+        assert_eq!(tally(Tally::Hist, dtrace, "x"), 1000);
+        let bpftrace = "@: \n[8K, 16K)           1000 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n\
+                        [16K, 32K)            2 |                                                    |\n";
+        assert_eq!(tally(Tally::Hist, bpftrace, "x"), 1002);
     }
 }
