@@ -4,7 +4,8 @@
 //! run it, starts and pins the enabling and returns; a program named
 //! `gpp` makes its calls with no consumer running; `-a` claims the state
 //! and prints what the probes recorded; afterwards nothing of the
-//! enabling is left in the kernel. Also: the ring policy keeps the
+//! enabling is left in the kernel; `systemd-analyze verify` takes the
+//! unit. Also: the ring policy keeps the
 //! newest records of an unclaimed enabling, the default policy reports
 //! its drops when claimed, `-A` alone removes everything, and misuse is
 //! refused with DTrace's words.
@@ -156,6 +157,18 @@ fn whole_cycle() -> Result<(), Failed> {
                 .is_ok(),
         "the unit is not enabled early",
         &o,
+    )?;
+    // systemd's own checker takes the unit: its syntax, its dependencies,
+    // no ordering cycle, an ExecStart that exists.
+    let verified = Command::new("systemd-analyze")
+        .args(["verify", UNIT])
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("systemd-analyze (Debian's systemd package): {}", e))?;
+    check(
+        verified.status.success() && verified.stderr.is_empty(),
+        "systemd-analyze verify refused the unit",
+        &verified,
     )?;
     let started = run_exec_start()?;
     check(
