@@ -118,6 +118,11 @@ fn bump_hash(a: &mut Asm, key_off: i16, amount: Reg, out: Label) {
 /// Adds one to slot 0 of the per-CPU array.
 fn bump_slot(a: &mut Asm, out: Label) {
     a.emit(st_imm(Size::W, FP, -4, 0));
+    bump_slot_at_fp4(a, out);
+}
+
+/// Adds one to the slot of the per-CPU array whose index is at fp-4.
+fn bump_slot_at_fp4(a: &mut Asm, out: Label) {
     a.ld_map_fd(R1, MapId(0));
     a.emit(mov64_reg(R2, FP));
     a.emit(alu64_imm(Alu::Add, R2, -4));
@@ -205,14 +210,7 @@ fn program(kind: Kind, raw: bool) -> io::Result<dtrace_bpf::asm::Assembled> {
                 a.bind(skip);
             }
             a.emit(stx(Size::W, FP, -4, R5));
-            a.ld_map_fd(R1, MapId(0));
-            a.emit(mov64_reg(R2, FP));
-            a.emit(alu64_imm(Alu::Add, R2, -4));
-            a.emit(call(Helper::MapLookupElem));
-            a.jmp_imm_to(Cond::Eq, R0, 0, out);
-            a.emit(ldx(Size::DW, R1, R0, 0));
-            a.emit(alu64_imm(Alu::Add, R1, 1));
-            a.emit(stx(Size::DW, R0, 0, R1));
+            bump_slot_at_fp4(&mut a, out);
         }
         Kind::Printf => {
             a.emit(call(Helper::GetSmpProcessorId));

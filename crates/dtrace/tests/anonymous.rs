@@ -219,29 +219,33 @@ fn without_program_removes_everything() -> Result<(), Failed> {
     )
 }
 
-/// Records numbered in order, into a buffer of 16 KiB that nobody reads
-/// until the claim: `bufpolicy=ring` keeps the newest, so what is
-/// printed is a run of numbers ending at the last.
-fn ring_keeps_newest() -> Result<(), Failed> {
+/// 5,000 records numbered in order, into a buffer of 16 KiB that nobody
+/// reads until the claim (`dtrace -a -e`), with `options`: the claim's
+/// output and the numbers it printed.
+fn numbered_records(options: &[&str]) -> Result<(Output, Vec<u64>), Failed> {
     clean();
-    dtrace(&[
-        "-A",
-        "-q",
-        "-x",
-        "bufpolicy=ring",
-        "-x",
-        "bufsize=16k",
+    let mut args = vec!["-A", "-q", "-x", "bufsize=16k"];
+    args.extend_from_slice(options);
+    args.extend_from_slice(&[
         "-n",
         "syscall::getppid:entry /execname == \"gpp\"/ { printf(\"%d\\n\", ++n); }",
     ]);
+    dtrace(&args);
     run_exec_start()?;
     getppids(5000)?;
     let o = dtrace(&["-a", "-e"]);
     clean();
-    let got: Vec<u64> = text(&o.stdout)
+    let got = text(&o.stdout)
         .lines()
         .filter_map(|l| l.trim().parse().ok())
         .collect();
+    Ok((o, got))
+}
+
+/// `bufpolicy=ring` keeps the newest: what is printed is a run of
+/// numbers ending at the last.
+fn ring_keeps_newest() -> Result<(), Failed> {
+    let (o, got) = numbered_records(&["-x", "bufpolicy=ring"])?;
     let run = got.windows(2).all(|w| w[1] == w[0] + 1);
     check(
         o.status.success() && run && got.last() == Some(&5000) && got.first() > Some(&1),
@@ -257,23 +261,7 @@ fn ring_keeps_newest() -> Result<(), Failed> {
 
 /// The default policy: a full buffer drops, and the claim says how many.
 fn drops_reported_when_claimed() -> Result<(), Failed> {
-    clean();
-    dtrace(&[
-        "-A",
-        "-q",
-        "-x",
-        "bufsize=16k",
-        "-n",
-        "syscall::getppid:entry /execname == \"gpp\"/ { printf(\"%d\\n\", ++n); }",
-    ]);
-    run_exec_start()?;
-    getppids(5000)?;
-    let o = dtrace(&["-a", "-e"]);
-    clean();
-    let got: Vec<u64> = text(&o.stdout)
-        .lines()
-        .filter_map(|l| l.trim().parse().ok())
-        .collect();
+    let (o, got) = numbered_records(&[])?;
     let dropped: u64 = text(&o.stderr)
         .lines()
         .filter_map(|l| l.strip_prefix("dtrace: "))

@@ -183,6 +183,14 @@ impl Dtrace {
         Ok(())
     }
 
+    /// The aggregations keyed by `stack()`, `ustack()` or `jstack()`
+    /// (what `flamegraph` and `pprof` draw), in order.
+    fn stack_aggs(&self) -> Vec<AggId> {
+        (0..self.syms.aggs.len())
+            .filter(|&id| flame::keyed_by_stack(&self.syms.aggs[id].keys))
+            .collect()
+    }
+
     /// With the `metrics` option, before tracing starts: its socket,
     /// bound (a bad or busy address is reported before the trace).
     pub(crate) fn bind_metrics(&self) -> Result<Option<std::net::TcpListener>, Error> {
@@ -261,12 +269,7 @@ impl Dtrace {
         let Some(path) = self.opts.pprof.as_deref() else {
             return Ok(None);
         };
-        if !self
-            .syms
-            .aggs
-            .iter()
-            .any(|a| flame::keyed_by_stack(&a.keys))
-        {
+        if self.stack_aggs().is_empty() {
             return Err(Error::Enable(format!(
                 "cannot write a pprof profile to {}: no aggregation is keyed by stack(), ustack() or jstack()",
                 path
@@ -290,9 +293,7 @@ impl Dtrace {
         let Some(file) = self.pprof_file.take() else {
             return Ok(());
         };
-        let ids: Vec<AggId> = (0..self.syms.aggs.len())
-            .filter(|&id| flame::keyed_by_stack(&self.syms.aggs[id].keys))
-            .collect();
+        let ids = self.stack_aggs();
         let snaps = ids
             .iter()
             .map(|&id| r.snapshot(id))
@@ -347,12 +348,7 @@ impl Dtrace {
         let Some(path) = self.opts.flamegraph.as_deref() else {
             return Ok(None);
         };
-        if !self
-            .syms
-            .aggs
-            .iter()
-            .any(|a| flame::keyed_by_stack(&a.keys))
-        {
+        if self.stack_aggs().is_empty() {
             return Err(Error::Enable(format!(
                 "cannot draw a flame graph in {}: no aggregation is keyed by stack(), ustack() or jstack()",
                 path
@@ -382,12 +378,7 @@ impl Dtrace {
         };
         // The first aggregation keyed by a stack (`open_flamegraph` made
         // sure there is one), drawn even when it has no rows.
-        let Some(id) = self
-            .syms
-            .aggs
-            .iter()
-            .position(|a| flame::keyed_by_stack(&a.keys))
-        else {
+        let Some(&id) = self.stack_aggs().first() else {
             return Ok(());
         };
         let snap = r.snapshot(id)?;

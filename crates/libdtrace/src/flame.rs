@@ -17,6 +17,20 @@ use std::io::{self, BufWriter, Write};
 use crate::aggregate::{AggEntry, KeyValue};
 use crate::ksym;
 
+/// A recorded user stack's functions, root first, without their
+/// offsets (as stackcollapse.pl writes frames).
+pub(crate) fn ustack_functions(b: &[u8]) -> Vec<String> {
+    let mut f: Vec<String> = crate::usym::ustack_frames(b)
+        .into_iter()
+        .map(|t| match t.rsplit_once("+0x") {
+            Some((func, _)) => func.to_string(),
+            None => t,
+        })
+        .collect();
+    f.reverse();
+    f
+}
+
 /// The folded lines of an aggregation's rows (`a;b;c N`), those with a
 /// positive value only. Frames are functions without their offsets, as
 /// stackcollapse.pl writes them, so rows that differ only in offsets are
@@ -46,18 +60,7 @@ pub fn folded(entries: &[AggEntry], normal: u64) -> Vec<String> {
                         frames.extend(f);
                     }
                 }
-                KeyValue::UStack(b) => {
-                    // Functions without offsets, as for kernel frames.
-                    let mut f: Vec<String> = crate::usym::ustack_frames(b)
-                        .into_iter()
-                        .map(|t| match t.rsplit_once("+0x") {
-                            Some((func, _)) => func.to_string(),
-                            None => t,
-                        })
-                        .collect();
-                    f.reverse();
-                    frames.extend(f);
-                }
+                KeyValue::UStack(b) => frames.extend(ustack_functions(b)),
                 KeyValue::Str(s) => frames.push(String::from_utf8_lossy(s).into_owned()),
                 KeyValue::Int(v, _) => frames.push(v.to_string()),
                 KeyValue::Sym(a) => frames.push(ksym::sym_text(*a)),

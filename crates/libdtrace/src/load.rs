@@ -998,24 +998,17 @@ pub(crate) fn start_with(
     if ustack {
         crate::usym::watch_mappings();
     }
-    Ok(Running {
-        gen,
-        maps: std::sync::Arc::new(maps),
-        _progs: progs,
-        _links: links,
-        begin,
-        end,
-        rings,
-        poller,
-        watched: std::cell::RefCell::new(Vec::new()),
-        streamed: Default::default(),
-        errors: Default::default(),
-    })
+    let mut r = Running::claimed(gen, maps, links, end, rings, poller);
+    r._progs = progs;
+    r.begin = begin;
+    Ok(r)
 }
 
 impl Running {
-    /// A running enabling taken from pinned objects (`anon.rs`): no
-    /// BEGIN (it ran when the enabling started).
+    /// A running enabling of these maps, links, END and rings, with no
+    /// BEGIN and no other programs: as taken from pinned objects
+    /// (`anon.rs`), where BEGIN ran when the enabling started; `start`
+    /// adds its own.
     pub(crate) fn claimed(
         gen: Generated,
         maps: Vec<Map>,

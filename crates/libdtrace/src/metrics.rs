@@ -233,17 +233,7 @@ pub(crate) fn label_value(k: &KeyValue) -> String {
             f.reverse();
             f.join(";")
         }
-        KeyValue::UStack(b) => {
-            let mut f: Vec<String> = crate::usym::ustack_frames(b)
-                .into_iter()
-                .map(|t| match t.rsplit_once("+0x") {
-                    Some((func, _)) => func.to_string(),
-                    None => t,
-                })
-                .collect();
-            f.reverse();
-            f.join(";")
-        }
+        KeyValue::UStack(b) => crate::flame::ustack_functions(b).join(";"),
         KeyValue::Bytes(b) => b.iter().map(|x| format!("{:02x}", x)).collect(),
     }
 }
